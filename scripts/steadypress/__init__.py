@@ -1,0 +1,5 @@
+"""steadypress: publish the markdown articles pushed to content/, at once, with nothing lost."""
+
+__all__ = ["__version__"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from steadypress.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""The embedded default's dead letters: one readable Markdown file per item, a line on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from steadypress.alerts.base import find_marker, marker_for
+from steadypress.ledger import DeadItem, PublishedRecord
+from steadypress.timefmt import format_time
+
+__all__ = ["LocalDeadLetters"]
+
+_NUMBERED = re.compile(r"^(\d+)\.md$")
+
+
+class LocalDeadLetters:
+    def __init__(self, folder: Path, *, stream: TextIO | None = None) -> None:
+        self.folder = folder
+        self._stream = stream
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with (self.folder / ".lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _files(self) -> dict[int, Path]:
+        return {
+            int(match.group(1)): path
+            for path in self.folder.glob("*.md")
+            if (match := _NUMBERED.match(path.name))
+        }
+
+    def _find(self, key: str) -> int | None:
+        for number, path in sorted(self._files().items()):
+            if find_marker(path.read_text(encoding="utf-8")) == key:
+                return number
+        return None
+
+    def path_of(self, issue: int) -> Path:
+        return self.folder / f"{issue:04d}.md"
+
+    def open(self, item: DeadItem) -> int:
+        with self._locked():
+            number = item.issue if item.issue in self._files() else self._find(item.key)
+            if number is None:
+                number = max(self._files(), default=0) + 1
+            self.path_of(number).write_text(_describe(item), encoding="utf-8")
+        stream = self._stream or sys.stderr
+        print(
+            f"dead letter #{number}: {item.key} ({self.path_of(number)}): {item.last_error}",
+            file=stream,
+        )
+        return number
+
+    def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
+        with self._locked():
+            path = self.path_of(issue)
+            if not path.exists():
+                return
+            text = path.read_text(encoding="utf-8")
+            if text.startswith("Status: resolved"):
+                return
+            where = f" at {record.url}" if record.url else ""
+            resolved = (
+                f"Status: resolved: {key} was published{where} "
+                f"on {format_time(record.published_at)}.\n\n"
+            )
+            path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
+
+    def key_of(self, issue: int) -> str | None:
+        path = self.path_of(issue)
+        return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _describe(item: DeadItem) -> str:
+    why = "a permanent error" if item.permanent else f"{item.attempts} failed attempts"
+    attempts = "\n".join(f"- {format_time(a.at)}: {a.error}" for a in item.history)
+    return (
+        "Status: open\n\n"
+        f"# Dead letter: {item.path} on target {item.target}\n\n"
+        f"{marker_for(item.key)}\n\n"
+        f"Publishing `{item.path}` (blob `{item.blob}`, commit `{item.commit}`) to `{item.target}` "
+        f"stopped after {why}, on {format_time(item.died_at)}.\n\n"
+        f"## Attempts\n\n{attempts}\n\n"
+        "## Retry\n\n"
+        f"Fix the cause (or the article), then run `steadypress retry {item.path}`; pushing a new "
+        "version of the article retries it too.\n"
+    )

@@ -1,0 +1,30 @@
+"""How long to wait before the next attempt: one pure, clamped exponential with jitter."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["backoff_seconds"]
+
+
+def backoff_seconds(
+    attempt: int, *, wait_initial: float, wait_max: float, jitter: float = 0.0
+) -> float:
+    """Seconds to wait after failed attempt number `attempt` (1-based).
+
+    `wait_initial * 2 ** (attempt - 1)`, plus up to `jitter` of itself so executors that failed
+    together do not retry together, never more than `wait_max`. The exponent is computed in log
+    space first so attempt 10_000 cannot overflow a float.
+    """
+    if attempt < 1:
+        raise ValueError(f"attempt counts from 1, got {attempt}")
+    if not 0.0 <= jitter <= 1.0:
+        raise ValueError(f"jitter is a fraction in [0, 1], got {jitter}")
+    if wait_initial <= 0 or wait_max <= 0:
+        return 0.0
+    exponent = attempt - 1
+    if exponent * math.log(2) + math.log(wait_initial) >= math.log(wait_max):
+        base = wait_max
+    else:
+        base = wait_initial * 2**exponent
+    return min(wait_max, base * (1.0 + jitter))

@@ -1,0 +1,323 @@
+"""The state files on the state branch, read strictly and written deterministically.
+
+Three files, each `{"version": 1, "<section>": {KEY: record}}`, keys sorted, 2-space indent. A
+file that cannot be fully understood is refused with its name and the first problem found: the
+ledger is the only record of unfinished work, so it is never rewritten from a partial reading.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+
+from steadypress import jsonfmt
+from steadypress.errors import StateError
+from steadypress.ledger import (
+    Attempt,
+    DeadItem,
+    Lease,
+    Ledger,
+    PendingItem,
+    PublishedRecord,
+    item_key,
+)
+from steadypress.timefmt import format_time, parse_time
+
+__all__ = [
+    "DEAD_FILE",
+    "FORMAT_VERSION",
+    "PENDING_FILE",
+    "PUBLISHED_FILE",
+    "STATE_FILES",
+    "decode_ledger",
+    "encode_dead",
+    "encode_pending",
+    "encode_published",
+    "ledger_document",
+]
+
+FORMAT_VERSION = 1
+PENDING_FILE = "state/pending.json"
+PUBLISHED_FILE = "state/published.json"
+DEAD_FILE = "state/dead.json"
+STATE_FILES = (PENDING_FILE, PUBLISHED_FILE, DEAD_FILE)
+
+T = TypeVar("T")
+
+
+class _Invalid(Exception):
+    """A problem inside one record; decode_ledger adds the file name."""
+
+
+# ---------------------------------------------------------------------------------------- writing
+
+
+def _time(moment: datetime | None) -> str | None:
+    return None if moment is None else format_time(moment)
+
+
+def _history(history: tuple[Attempt, ...]) -> list[dict[str, Any]]:
+    return [{"at": format_time(attempt.at), "error": attempt.error} for attempt in history]
+
+
+def _pending_record(item: PendingItem) -> dict[str, Any]:
+    lease = item.lease
+    return {
+        "target": item.target,
+        "path": item.path,
+        "blob": item.blob,
+        "commit": item.commit,
+        "enqueued_at": format_time(item.enqueued_at),
+        "not_before": _time(item.not_before),
+        "attempts": item.attempts,
+        "next_attempt_at": _time(item.next_attempt_at),
+        "last_error": item.last_error,
+        "history": _history(item.history),
+        "lease": None
+        if lease is None
+        else {
+            "holder": lease.holder,
+            "token": lease.token,
+            "expires_at": format_time(lease.expires_at),
+        },
+        "issue": item.issue,
+    }
+
+
+def _dead_record(item: DeadItem) -> dict[str, Any]:
+    return {
+        "target": item.target,
+        "path": item.path,
+        "blob": item.blob,
+        "commit": item.commit,
+        "died_at": format_time(item.died_at),
+        "attempts": item.attempts,
+        "history": _history(item.history),
+        "permanent": item.permanent,
+        "issue": item.issue,
+    }
+
+
+def _published_record(record: PublishedRecord) -> dict[str, Any]:
+    return {
+        "blob": record.blob,
+        "commit": record.commit,
+        "published_at": format_time(record.published_at),
+        "url": record.url,
+        "id": record.id,
+    }
+
+
+def _document(section: str, records: dict[str, Any]) -> bytes:
+    return (jsonfmt.dumps({"version": FORMAT_VERSION, section: records}) + "\n").encode()
+
+
+def ledger_document(ledger: Ledger) -> dict[str, Any]:
+    """The three sections as plain JSON data, as `status --json` shows them."""
+    return {
+        "pending": {k: _pending_record(v) for k, v in ledger.pending.items()},
+        "published": {k: _published_record(v) for k, v in ledger.published.items()},
+        "dead": {k: _dead_record(v) for k, v in ledger.dead.items()},
+    }
+
+
+def encode_pending(ledger: Ledger) -> bytes:
+    return _document("pending", {k: _pending_record(v) for k, v in ledger.pending.items()})
+
+
+def encode_published(ledger: Ledger) -> bytes:
+    return _document("published", {k: _published_record(v) for k, v in ledger.published.items()})
+
+
+def encode_dead(ledger: Ledger) -> bytes:
+    return _document("dead", {k: _dead_record(v) for k, v in ledger.dead.items()})
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+
+def _fields(raw: Any, required: set[str], optional: frozenset[str] = frozenset()) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise _Invalid(f"must be an object, not {type(raw).__name__}")
+    missing = required - raw.keys()
+    if missing:
+        raise _Invalid(f"missing field(s) {', '.join(sorted(missing))}")
+    unknown = raw.keys() - required - optional
+    if unknown:
+        raise _Invalid(f"unknown field(s) {', '.join(sorted(unknown))}")
+    return raw
+
+
+def _str(raw: dict[str, Any], name: str) -> str:
+    value = raw[name]
+    if not isinstance(value, str) or not value:
+        raise _Invalid(f"field {name!r} must be a non-empty string")
+    return value
+
+
+def _optional(
+    reader: Callable[[dict[str, Any], str], T], raw: dict[str, Any], name: str
+) -> T | None:
+    return None if raw.get(name) is None else reader(raw, name)
+
+
+def _int(raw: dict[str, Any], name: str) -> int:
+    value = raw[name]
+    if type(value) is not int or value < 0:
+        raise _Invalid(f"field {name!r} must be a whole number >= 0")
+    return value
+
+
+def _when(raw: dict[str, Any], name: str) -> datetime:
+    value = raw[name]
+    try:
+        return parse_time(value)
+    except (TypeError, ValueError):
+        raise _Invalid(f"field {name!r} must be an ISO-8601 UTC time, not {value!r}") from None
+
+
+def _attempts(raw: dict[str, Any], name: str) -> tuple[Attempt, ...]:
+    value = raw[name]
+    if not isinstance(value, list):
+        raise _Invalid(f"field {name!r} must be a list")
+    history = []
+    for entry in value:
+        fields = _fields(entry, {"at", "error"})
+        if not isinstance(fields["error"], str):
+            raise _Invalid(f"field {name!r}: 'error' must be a string")
+        history.append(Attempt(at=_when(fields, "at"), error=fields["error"]))
+    return tuple(history)
+
+
+def _lease(raw: dict[str, Any], name: str) -> Lease:
+    fields = _fields(raw[name], {"holder", "token", "expires_at"})
+    return Lease(
+        holder=_str(fields, "holder"),
+        token=_str(fields, "token"),
+        expires_at=_when(fields, "expires_at"),
+    )
+
+
+def _text(raw: dict[str, Any], name: str) -> str:
+    value = raw[name]
+    if not isinstance(value, str):
+        raise _Invalid(f"field {name!r} must be a string")
+    return value
+
+
+def _bool(raw: dict[str, Any], name: str) -> bool:
+    value = raw[name]
+    if not isinstance(value, bool):
+        raise _Invalid(f"field {name!r} must be true or false")
+    return value
+
+
+_PENDING_REQUIRED = {"target", "path", "blob", "commit", "enqueued_at", "attempts"}
+_PENDING_OPTIONAL = frozenset(
+    {"not_before", "next_attempt_at", "last_error", "history", "lease", "issue"}
+)
+
+
+def _pending_item(key: str, raw: Any) -> PendingItem:
+    fields = _fields(raw, _PENDING_REQUIRED, _PENDING_OPTIONAL)
+    item = PendingItem(
+        target=_str(fields, "target"),
+        path=_str(fields, "path"),
+        blob=_str(fields, "blob"),
+        commit=_str(fields, "commit"),
+        enqueued_at=_when(fields, "enqueued_at"),
+        not_before=_optional(_when, fields, "not_before"),
+        attempts=_int(fields, "attempts"),
+        next_attempt_at=_optional(_when, fields, "next_attempt_at"),
+        last_error=_optional(_text, fields, "last_error"),
+        history=_optional(_attempts, fields, "history") or (),
+        lease=_optional(_lease, fields, "lease"),
+        issue=_optional(_int, fields, "issue"),
+    )
+    _check_key(key, item.target, item.path)
+    return item
+
+
+_DEAD_REQUIRED = {"target", "path", "blob", "commit", "died_at", "attempts", "history", "permanent"}
+
+
+def _dead_item(key: str, raw: Any) -> DeadItem:
+    fields = _fields(raw, _DEAD_REQUIRED, frozenset({"issue"}))
+    item = DeadItem(
+        target=_str(fields, "target"),
+        path=_str(fields, "path"),
+        blob=_str(fields, "blob"),
+        commit=_str(fields, "commit"),
+        died_at=_when(fields, "died_at"),
+        attempts=_int(fields, "attempts"),
+        history=_attempts(fields, "history"),
+        permanent=_bool(fields, "permanent"),
+        issue=_optional(_int, fields, "issue"),
+    )
+    _check_key(key, item.target, item.path)
+    return item
+
+
+_PUBLISHED_REQUIRED = {"blob", "commit", "published_at"}
+_PUBLISHED_OPTIONAL = frozenset({"url", "id"})
+
+
+def _published_record_from(_key: str, raw: Any) -> PublishedRecord:
+    fields = _fields(raw, _PUBLISHED_REQUIRED, _PUBLISHED_OPTIONAL)
+    return PublishedRecord(
+        blob=_str(fields, "blob"),
+        commit=_str(fields, "commit"),
+        published_at=_when(fields, "published_at"),
+        url=_optional(_text, fields, "url"),
+        id=_optional(_text, fields, "id"),
+    )
+
+
+def _check_key(key: str, target: str, path: str) -> None:
+    if key != item_key(target, path):
+        raise _Invalid(f"key does not match its target {target!r} and path {path!r}")
+
+
+def _section(
+    name: str, section: str, data: bytes | None, reader: Callable[[str, Any], T]
+) -> dict[str, T]:
+    if data is None:
+        raise StateError(name, "missing from the state branch")
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise StateError(name, f"not valid JSON ({error})") from None
+    if not isinstance(document, dict):
+        raise StateError(name, "must hold a JSON object")
+    version = document.get("version")
+    if version != FORMAT_VERSION:
+        raise StateError(
+            name,
+            f"format version {version!r} is not {FORMAT_VERSION}; "
+            "this steadypress cannot read it and will not overwrite it",
+        )
+    if set(document) != {"version", section}:
+        raise StateError(name, f"must hold exactly 'version' and {section!r}")
+    records = document[section]
+    if not isinstance(records, dict):
+        raise StateError(name, f"{section!r} must be an object")
+    result: dict[str, T] = {}
+    for key, raw in records.items():
+        try:
+            result[key] = reader(key, raw)
+        except _Invalid as problem:
+            raise StateError(name, f"{key!r}: {problem}") from None
+    return result
+
+
+def decode_ledger(files: Mapping[str, bytes | None]) -> Ledger:
+    """Read the three state files; raises StateError naming the file at the first problem."""
+    return Ledger(
+        pending=_section(PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item),
+        published=_section(
+            PUBLISHED_FILE, "published", files.get(PUBLISHED_FILE), _published_record_from
+        ),
+        dead=_section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item),
+    )

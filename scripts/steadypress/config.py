@@ -1,0 +1,177 @@
+"""`steadypress.yml`: read, validated key by key, with the embedded defaults filled in.
+
+An unknown key or a bad value is refused with the key named (exit code 2): a typo in a timing
+must not silently become the default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from steadypress.errors import ConfigError
+from steadypress.ledger import RetryPolicy
+from steadypress.targets import validate_target_options
+
+__all__ = ["Config", "TargetConfig", "Timings", "load_config", "parse_config", "parse_duration"]
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
+_TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class Timings:
+    lease: timedelta = timedelta(minutes=10)
+    grace: timedelta = timedelta(minutes=5)
+    backoff_initial: timedelta = timedelta(seconds=30)
+    backoff_max: timedelta = timedelta(minutes=30)
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    name: str
+    kind: str
+    options: Mapping[str, Any]
+
+
+def _default_targets() -> dict[str, TargetConfig]:
+    return {"site": TargetConfig(name="site", kind="site", options={})}
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str = "embedded defaults"
+    content_dir: str = "content"
+    state_branch: str = "steadypress-state"
+    dead_letter_dir: str = ".steadypress/dead-letters"
+    max_attempts: int = 5
+    timings: Timings = field(default_factory=Timings)
+    targets: Mapping[str, TargetConfig] = field(default_factory=_default_targets)
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            max_attempts=self.max_attempts,
+            backoff_initial=self.timings.backoff_initial.total_seconds(),
+            backoff_max=self.timings.backoff_max.total_seconds(),
+        )
+
+
+def parse_duration(value: Any, *, key: str, source: str) -> timedelta:
+    """Seconds as a number, or a string such as "90s", "10m", "1h", "2d"."""
+    if isinstance(value, bool):
+        raise ConfigError(source, f"{key}: expected a duration like 90s, 10m or 1h, got {value!r}")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value).strip())
+        if not match:
+            raise ConfigError(
+                source, f"{key}: expected a duration like 90s, 10m or 1h, got {value!r}"
+            )
+        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if seconds < 0:
+        raise ConfigError(source, f"{key}: a duration cannot be negative, got {value!r}")
+    return timedelta(seconds=seconds)
+
+
+def _mapping(value: Any, *, key: str, source: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(source, f"{key}: expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _no_unknown(raw: Mapping[str, Any], allowed: set[str], *, prefix: str, source: str) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise ConfigError(
+            source,
+            f"unknown key {prefix}{unknown[0]!r} (known: {', '.join(sorted(allowed))})",
+        )
+
+
+def _string(raw: Mapping[str, Any], key: str, default: str, *, source: str) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(source, f"{key}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def _targets(raw: Any, source: str) -> dict[str, TargetConfig]:
+    targets = {}
+    for name, spec in _mapping(raw, key="targets", source=source).items():
+        if not isinstance(name, str) or not _TARGET_NAME.match(name):
+            raise ConfigError(
+                source, f"targets: name {name!r} must be lowercase letters, digits, - or _"
+            )
+        options = dict(_mapping(spec, key=f"targets.{name}", source=source))
+        kind = options.pop("kind", None)
+        if not isinstance(kind, str):
+            raise ConfigError(source, f"targets.{name}.kind: required (for example: site)")
+        validate_target_options(name, kind, options, source=source)
+        targets[name] = TargetConfig(name=name, kind=kind, options=options)
+    if not targets:
+        raise ConfigError(source, "targets: at least one target is needed")
+    return targets
+
+
+def parse_config(raw: Any, *, source: str) -> Config:
+    if raw is None:
+        raw = {}
+    raw = _mapping(raw, key="the configuration", source=source)
+    defaults = Config()
+    _no_unknown(
+        raw,
+        {"content_dir", "state_branch", "dead_letter_dir", "max_attempts", "timings", "targets"},
+        prefix="",
+        source=source,
+    )
+    timings_raw = _mapping(raw.get("timings", {}), key="timings", source=source)
+    known_timings = {"lease", "grace", "backoff_initial", "backoff_max"}
+    _no_unknown(timings_raw, known_timings, prefix="timings.", source=source)
+    durations = {
+        name: parse_duration(timings_raw[name], key=f"timings.{name}", source=source)
+        for name in known_timings & timings_raw.keys()
+    }
+    timings = Timings(**durations)
+    if timings.lease <= timedelta(0):
+        raise ConfigError(source, "timings.lease: must be longer than zero")
+    if timings.backoff_max < timings.backoff_initial:
+        raise ConfigError(source, "timings.backoff_max: must not be shorter than backoff_initial")
+    max_attempts = raw.get("max_attempts", defaults.max_attempts)
+    if type(max_attempts) is not int or max_attempts < 1:
+        raise ConfigError(
+            source, f"max_attempts: expected a whole number >= 1, got {max_attempts!r}"
+        )
+    content_dir = _string(raw, "content_dir", defaults.content_dir, source=source).strip("/")
+    if ".." in Path(content_dir).parts or Path(content_dir).is_absolute():
+        raise ConfigError(
+            source, f"content_dir: must be a folder inside the repository, got {content_dir!r}"
+        )
+    return Config(
+        source=source,
+        content_dir=content_dir,
+        state_branch=_string(raw, "state_branch", defaults.state_branch, source=source),
+        dead_letter_dir=_string(raw, "dead_letter_dir", defaults.dead_letter_dir, source=source),
+        max_attempts=max_attempts,
+        timings=timings,
+        targets=_targets(raw["targets"], source) if "targets" in raw else _default_targets(),
+    )
+
+
+def load_config(path: Path) -> Config:
+    """Read `path`; a missing file means the embedded defaults."""
+    if not path.exists():
+        return Config()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(str(path), f"not valid YAML: {error}") from None
+    return parse_config(raw, source=str(path))

@@ -1,0 +1,214 @@
+"""Articles: found in a commit of the content branch, parsed and validated.
+
+What is published is what is committed. Articles are read from a commit, never from a working
+tree, and each version is known by its git blob id, so an unchanged article is recognised
+without reading it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import frontmatter
+import yaml
+
+from steadypress.errors import ArticleError
+from steadypress.gitio import ZERO_OID, Git, GitFailed
+
+__all__ = ["Article", "ContentSource", "parse_article"]
+
+ARTICLE_SUFFIX = ".md"
+_KNOWN_TYPES: dict[str, tuple[type, ...]] = {
+    "title": (str,),
+    "description": (str,),
+    "canonical_url": (str,),
+    "slug": (str,),
+    "draft": (bool,),
+}
+
+
+@dataclass(frozen=True)
+class Article:
+    path: str
+    blob: str
+    title: str
+    body: str
+    description: str | None = None
+    tags: tuple[str, ...] = ()
+    canonical_url: str | None = None
+    date: datetime | None = None
+    publish_at: datetime | None = None
+    draft: bool = False
+    slug: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def not_before(self) -> datetime | None:
+        """When the article may go out: `publish_at`, else its `date` (scheduled publishing)."""
+        return self.publish_at or self.date
+
+
+def _moment(value: Any, *, path: str, key: str) -> datetime:
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time())
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ArticleError(path, f"front matter {key!r}: {value!r} is not a date") from None
+    else:
+        raise ArticleError(path, f"front matter {key!r}: {value!r} is not a date")
+    # A time without an offset is taken as UTC: the one reading that is the same on every runner.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _tags(value: Any, *, path: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(tag, str | int) for tag in items):
+        raise ArticleError(path, "front matter 'tags': expected a list of words or 'a, b, c'")
+    return tuple(dict.fromkeys(str(tag).strip() for tag in items if str(tag).strip()))
+
+
+def _optional_text(metadata: Mapping[str, Any], key: str) -> str | None:
+    value = metadata.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def parse_article(path: str, blob: str, data: bytes) -> Article:
+    """Parse one article version; any problem is an ArticleError naming the file."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArticleError(path, f"not UTF-8 text (bad byte at offset {error.start})") from None
+    try:
+        post = frontmatter.loads(text)
+    except yaml.YAMLError as error:
+        raise ArticleError(path, f"front matter is not valid YAML: {error}") from None
+    metadata = post.metadata
+    if not isinstance(metadata, dict):
+        raise ArticleError(path, "front matter must be a mapping of keys to values")
+    for key, types in _KNOWN_TYPES.items():
+        if metadata.get(key) is not None and not isinstance(metadata[key], types):
+            expected = " or ".join(t.__name__ for t in types)
+            raise ArticleError(
+                path, f"front matter {key!r}: expected {expected}, got {metadata[key]!r}"
+            )
+    title = metadata.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ArticleError(path, "front matter has no 'title' (every article needs one)")
+    return Article(
+        path=path,
+        blob=blob,
+        title=title.strip(),
+        body=post.content,
+        description=_optional_text(metadata, "description"),
+        tags=_tags(metadata.get("tags"), path=path),
+        canonical_url=_optional_text(metadata, "canonical_url"),
+        date=_moment(metadata["date"], path=path, key="date") if metadata.get("date") else None,
+        publish_at=(
+            _moment(metadata["publish_at"], path=path, key="publish_at")
+            if metadata.get("publish_at")
+            else None
+        ),
+        draft=bool(metadata.get("draft", False)),
+        slug=_optional_text(metadata, "slug"),
+        metadata=metadata,
+    )
+
+
+class ContentSource:
+    """The articles of the content branch, read from commits of a git repository."""
+
+    def __init__(self, git: Git, content_dir: str) -> None:
+        self._git = git
+        self._content_dir = content_dir.strip("/")
+        self._commit_times: dict[str, datetime] = {}
+
+    def head(self) -> str:
+        commit = self._git.resolve("HEAD^{commit}")
+        if commit is None:
+            raise ArticleError("HEAD", f"{self._git.repo} has no commit to read articles from")
+        return commit
+
+    def resolve(self, revision: str) -> str | None:
+        return self._git.resolve(f"{revision}^{{commit}}")
+
+    def is_article(self, path: str) -> bool:
+        return path.startswith(f"{self._content_dir}/") and path.endswith(ARTICLE_SUFFIX)
+
+    def list_articles(self, commit: str) -> dict[str, str]:
+        """Every article path at `commit` with its blob id."""
+        listing = self._git.run(
+            "ls-tree", "-r", "-z", "--full-tree", commit, "--", self._content_dir
+        )
+        articles = {}
+        for entry in listing.split(b"\0"):
+            if not entry:
+                continue
+            meta, raw_path = entry.split(b"\t", 1)
+            mode, kind, oid = meta.decode().split()
+            path = raw_path.decode("utf-8", errors="surrogateescape")
+            # Symlinks (mode 120000) point at content outside the commit's reach: not articles.
+            if kind == "blob" and mode != "120000" and self.is_article(path):
+                articles[path] = oid
+        return articles
+
+    def changed_articles(self, before: str | None, after: str) -> dict[str, str] | None:
+        """Articles added, modified or renamed between two commits, with their new blob ids.
+
+        None when `before` gives no usable diff (a first push, a force push, an unknown commit):
+        the caller then reconciles every article against what was published.
+        """
+        if not before or before == ZERO_OID or self.resolve(before) is None:
+            return None
+        try:
+            self._git.run("merge-base", "--is-ancestor", before, after)
+        except GitFailed:
+            return None
+        raw = self._git.run(
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-commit-id",
+            "-M",
+            "--diff-filter=AMR",
+            before,
+            after,
+            "--",
+            self._content_dir,
+        )
+        fields = raw.split(b"\0")
+        changed: dict[str, str] = {}
+        index = 0
+        while index < len(fields) and fields[index]:
+            header = fields[index].decode().split()
+            new_mode, new_oid, status = header[1], header[3], header[4]
+            index += 2 if status[0] == "R" else 1  # a rename is followed by old and new path
+            path = fields[index].decode("utf-8", errors="surrogateescape")
+            index += 1
+            if new_mode != "120000" and self.is_article(path):
+                changed[path] = new_oid
+        return changed
+
+    def read(self, path: str, blob: str, *, commit: str) -> Article:
+        """Parse one article version; an article with no `date` takes its commit's time."""
+        found = self._git.read_objects([blob])[0]
+        if found is None:
+            raise ArticleError(path, f"blob {blob} is not in the repository")
+        article = parse_article(path, blob, found[1])
+        if article.date is None:
+            article = replace(article, date=self._commit_time(commit))
+        return article
+
+    def _commit_time(self, commit: str) -> datetime:
+        if commit not in self._commit_times:
+            stamp = self._git.text("show", "-s", "--format=%ct", commit)
+            self._commit_times[commit] = datetime.fromtimestamp(int(stamp), UTC)
+        return self._commit_times[commit]

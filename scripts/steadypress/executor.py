@@ -1,0 +1,300 @@
+"""The executor: claim, publish, verify, complete; written against the protocols only.
+
+State writes do not grow with the work: one transaction claims a batch, one checkpoint records
+its outcomes (and renews the leases still held), so a push of 100 articles costs a handful of
+commits. A crash between checkpoints costs a republish, which idempotent targets make harmless.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import sys
+import time
+import traceback
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from steadypress.alerts import AlertChannel
+from steadypress.config import Config
+from steadypress.content import ContentSource
+from steadypress.errors import ArticleError, PermanentError, TransientError
+from steadypress.ledger import (
+    Completion,
+    DeadItem,
+    Failure,
+    Ledger,
+    PendingItem,
+    PublishedRecord,
+    Resolution,
+    claim,
+    complete,
+    fail,
+    renew,
+    select,
+    set_issue,
+)
+from steadypress.store import LedgerStore, TransactionStats, transact
+from steadypress.targets import Target
+from steadypress.timefmt import utc_now
+
+__all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "Pipeline", "Report", "drain", "raise_alerts"]
+
+# How many items one claim takes: small enough that racing executors share a big push, large
+# enough that a push of 100 articles is four claims.
+CLAIM_BATCH = 25
+# Outcomes are recorded at least this often within a batch, renewing the leases still held.
+CHECKPOINT_SECONDS = 20.0
+
+Prepare = Callable[[Ledger, datetime], tuple[Ledger, list[str]]]
+
+
+@dataclass
+class Pipeline:
+    """Everything an executor works with; the CLI wires it, tests build it from fakes."""
+
+    config: Config
+    store: LedgerStore
+    content: ContentSource
+    targets: Mapping[str, Target]
+    alerts: AlertChannel
+    holder: str
+    clock: Callable[[], datetime] = utc_now
+    rng: random.Random = field(default_factory=random.Random)
+    stats: TransactionStats = field(default_factory=TransactionStats)
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
+
+    @property
+    def lease_ttl(self) -> timedelta:
+        return self.config.timings.lease
+
+
+@dataclass
+class Report:
+    """What one command did, for the terminal, the job summary and the exit code."""
+
+    enqueued: list[str] = field(default_factory=list)
+    published: list[tuple[str, str | None]] = field(default_factory=list)
+    deferred: list[tuple[str, str]] = field(default_factory=list)
+    dead: list[DeadItem] = field(default_factory=list)
+    retried: list[str] = field(default_factory=list)
+    skipped_targets: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an item failed this run and stays pending; dead letters are not errors."""
+        return 1 if self.deferred else 0
+
+
+def _usable_targets(p: Pipeline, report: Report) -> set[str]:
+    usable = set()
+    for name, target in p.targets.items():
+        reason = target.unavailable_reason()
+        if reason is None:
+            usable.add(name)
+        elif name not in report.skipped_targets:
+            report.skipped_targets[name] = reason
+            p.log(f"target {name} skipped by this executor: {reason}")
+    return usable
+
+
+def drain(
+    p: Pipeline,
+    report: Report,
+    *,
+    grace: timedelta | None = None,
+    prepare: Prepare | None = None,
+) -> Report:
+    """Claim and publish what is claimable now, batch after batch, until nothing is left.
+
+    `prepare` runs inside the first claim's transaction (enqueue and claim in one write) and
+    returns the keys it enqueued; with `grace`, only those and items older than the grace period
+    are taken. A version that failed in this run is not tried again by it: its backoff decides.
+    """
+    usable = _usable_targets(p, report)
+    attempted: set[tuple[str, str]] = set()
+    exempt: set[str] = set()
+    first_round = True
+
+    def accept(item: PendingItem) -> bool:
+        return item.target in usable and (item.key, item.blob) not in attempted
+
+    while True:
+        token = secrets.token_hex(8)
+        run_prepare = prepare if first_round else None
+
+        def take(
+            ledger: Ledger, run_prepare: Prepare | None = run_prepare, token: str = token
+        ) -> tuple[Ledger, tuple[list[str], list[tuple[PendingItem, PublishedRecord | None]]]]:
+            now = p.clock()
+            fresh: list[str] = []
+            if run_prepare is not None:
+                ledger, fresh = run_prepare(ledger, now)
+            keys = select(
+                ledger,
+                now=now,
+                grace=grace,
+                exempt=exempt | set(fresh),
+                accept=accept,
+                limit=CLAIM_BATCH,
+            )
+            ledger, items = claim(
+                ledger, keys, holder=p.holder, token=token, now=now, lease_ttl=p.lease_ttl
+            )
+            return ledger, (fresh, [(item, ledger.published.get(item.key)) for item in items])
+
+        fresh, claimed = transact(
+            p.store, take, message=f"steadypress: claim ({p.holder})", stats=p.stats, rng=p.rng
+        )
+        first_round = False
+        exempt.update(fresh)
+        report.enqueued.extend(fresh)
+        if not claimed:
+            return report
+        attempted.update((item.key, item.blob) for item, _ in claimed)
+        _work(p, report, claimed, token)
+
+
+def _work(
+    p: Pipeline,
+    report: Report,
+    claimed: list[tuple[PendingItem, PublishedRecord | None]],
+    token: str,
+) -> None:
+    completions: list[Completion] = []
+    failures: list[Failure] = []
+    remaining = [item.key for item, _ in claimed]
+    last_checkpoint = time.monotonic()
+    for item, previous in claimed:
+        outcome = _attempt(p, item, previous, token)
+        if isinstance(outcome, Completion):
+            completions.append(outcome)
+        else:
+            failures.append(outcome)
+        remaining.remove(item.key)
+        if remaining and time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS:
+            _checkpoint(
+                p,
+                report,
+                completions=completions,
+                failures=failures,
+                still_working=remaining,
+                token=token,
+            )
+            completions, failures = [], []
+            last_checkpoint = time.monotonic()
+    _checkpoint(
+        p, report, completions=completions, failures=failures, still_working=remaining, token=token
+    )
+
+
+def _attempt(
+    p: Pipeline, item: PendingItem, previous: PublishedRecord | None, token: str
+) -> Completion | Failure:
+    target = p.targets[item.target]
+    try:
+        article = p.content.read(item.path, item.blob, commit=item.commit)
+        receipt = target.publish(article, previous)
+        target.verify(article, receipt)
+    except ArticleError as error:
+        return Failure(key=item.key, blob=item.blob, token=token, error=str(error), permanent=True)
+    except PermanentError as error:
+        return Failure(
+            key=item.key, blob=item.blob, token=token, error=f"{item.path}: {error}", permanent=True
+        )
+    except TransientError as error:
+        return Failure(
+            key=item.key,
+            blob=item.blob,
+            token=token,
+            error=f"{item.path}: {error}",
+            retry_after=error.retry_after,
+        )
+    except Exception as error:  # a bug behind one article must not stop the others
+        p.log("".join(traceback.format_exception(error)).rstrip())
+        return Failure(
+            key=item.key,
+            blob=item.blob,
+            token=token,
+            error=f"{item.path}: unexpected {type(error).__name__}: {error}",
+        )
+    return Completion(
+        key=item.key,
+        blob=item.blob,
+        commit=item.commit,
+        token=token,
+        url=receipt.url,
+        id=receipt.id,
+    )
+
+
+def _checkpoint(
+    p: Pipeline,
+    report: Report,
+    *,
+    completions: list[Completion],
+    failures: list[Failure],
+    still_working: Collection[str],
+    token: str,
+) -> None:
+    def record(ledger: Ledger) -> tuple[Ledger, tuple[list[DeadItem], list[Resolution]]]:
+        now = p.clock()
+        ledger, resolutions = complete(ledger, completions, now=now)
+        ledger, buried = fail(ledger, failures, now=now, policy=p.config.retry_policy, rng=p.rng)
+        ledger = renew(ledger, still_working, token=token, now=now, lease_ttl=p.lease_ttl)
+        return ledger, (buried, resolutions)
+
+    if not completions and not failures and not still_working:
+        return
+    buried, resolutions = transact(
+        p.store,
+        record,
+        message=f"steadypress: record outcomes ({p.holder})",
+        stats=p.stats,
+        rng=p.rng,
+    )
+    for done in completions:
+        report.published.append((done.key, done.url))
+        p.log(f"published {done.key}" + (f" -> {done.url}" if done.url else ""))
+    dead_keys = {item.key for item in buried}
+    for failure in failures:
+        if not failure.permanent and failure.key not in dead_keys:
+            report.deferred.append((failure.key, failure.error))
+            p.log(f"deferred {failure.key}: {failure.error}")
+    report.dead.extend(buried)
+    for resolution in resolutions:
+        _resolve_alert(p, resolution)
+    raise_alerts(p, buried)
+
+
+def _resolve_alert(p: Pipeline, resolution: Resolution) -> None:
+    try:
+        p.alerts.resolve(resolution.issue, resolution.key, resolution.record)
+    except Exception as error:  # the publication stands; a stale alert is only noise
+        p.log(f"could not close dead letter #{resolution.issue} of {resolution.key}: {error}")
+
+
+def raise_alerts(p: Pipeline, items: list[DeadItem]) -> None:
+    """Open an alert per dead item, then record the alert numbers in one transaction.
+
+    The ledger already holds the dead item, so an alert that cannot be opened now is not lost:
+    the item keeps `issue: null` and every sweep tries again.
+    """
+    opened: dict[str, int] = {}
+    for item in items:
+        try:
+            opened[item.key] = p.alerts.open(item)
+        except Exception as error:  # any channel failure: the sweeper opens it later
+            p.log(f"could not open a dead letter for {item.key} (the sweeper will retry): {error}")
+    if not opened:
+        return
+
+    def remember(ledger: Ledger) -> tuple[Ledger, None]:
+        for key, issue in opened.items():
+            ledger = set_issue(ledger, key, issue)
+        return ledger, None
+
+    transact(
+        p.store, remember, message="steadypress: record dead letters", stats=p.stats, rng=p.rng
+    )

@@ -1,0 +1,94 @@
+"""A thin runner for the git plumbing steadypress uses; never touches a working tree or index."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["ZERO_OID", "Git", "GitFailed"]
+
+ZERO_OID = "0" * 40
+
+# Commits made by steadypress must not depend on the user's identity being configured.
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "steadypress",
+    "GIT_AUTHOR_EMAIL": "steadypress@localhost",
+    "GIT_COMMITTER_NAME": "steadypress",
+    "GIT_COMMITTER_EMAIL": "steadypress@localhost",
+}
+
+
+class GitFailed(Exception):
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
+        super().__init__(f"git {' '.join(args)} failed ({returncode}): {stderr.strip()}")
+        self.args_ = tuple(args)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class Git:
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._env = {**os.environ, **_IDENTITY, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        completed = subprocess.run(
+            ["git", "-C", str(self.repo), *args],
+            input=stdin,
+            capture_output=True,
+            env=self._env,
+            check=False,
+        )
+        if completed.returncode != 0:
+            raise GitFailed(args, completed.returncode, completed.stderr.decode(errors="replace"))
+        return completed.stdout
+
+    def text(self, *args: str, stdin: bytes | None = None) -> str:
+        return self.run(*args, stdin=stdin).decode().strip()
+
+    def resolve(self, revision: str) -> str | None:
+        """The object id `revision` names, or None when it names nothing."""
+        try:
+            return self.text("rev-parse", "--verify", "--quiet", "--end-of-options", revision)
+        except GitFailed:
+            return None
+
+    def read_objects(self, specs: Sequence[str]) -> list[tuple[str, bytes] | None]:
+        """(object id, contents) of each `<rev>:<path>` or object id; None where there is none."""
+        if not specs:
+            return []
+        output = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode())
+        results: list[tuple[str, bytes] | None] = []
+        position = 0
+        for _ in specs:
+            end = output.index(b"\n", position)
+            header = output[position:end].split(b" ")
+            position = end + 1
+            if header[-1] in (b"missing", b"ambiguous"):
+                results.append(None)
+                continue
+            size = int(header[2])
+            results.append((header[0].decode(), output[position : position + size]))
+            position += size + 1
+        return results
+
+    def write_blob(self, data: bytes) -> str:
+        return self.text("hash-object", "-w", "--stdin", stdin=data)
+
+    def write_tree(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
+        """entries: (mode, type, oid, name), as `git mktree` reads them."""
+        listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
+        return self.text("mktree", stdin=listing.encode())
+
+    def write_commit(self, tree: str, parent: str | None, message: str) -> str:
+        parents = ["-p", parent] if parent else []
+        return self.text("commit-tree", tree, *parents, stdin=message.encode())
+
+    def is_repository(self) -> bool:
+        try:
+            self.run("rev-parse", "--git-dir")
+        except (GitFailed, FileNotFoundError):
+            return False
+        return True

@@ -1,0 +1,533 @@
+"""The pending ledger: the record of unfinished work, as pure data and pure transitions.
+
+Nothing here reads a clock, a file or the network: every transition takes `now` and returns a new
+`Ledger`, sharing the sections it did not touch, so the store writes only the files that changed.
+The state-branch format is described in DESIGN.md and `state/schema/`; `codec.py` reads and
+writes it.
+
+The rules that make the ledger "what is unfinished", never "who owns it":
+- a lease is information with an expiry; an expired lease is no lease, whatever its holder says;
+- a completion is recorded even if its lease was lost meanwhile (the result is the truth);
+- a newer version of an article replaces the pending older one but keeps its lease, so two
+  executors never publish two versions of one article at the same moment;
+- a dead item stays dead for its blob until retried; a new blob of the article replaces it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+from steadypress.backoff import backoff_seconds
+
+__all__ = [
+    "HISTORY_LIMIT",
+    "Attempt",
+    "Completion",
+    "DeadItem",
+    "Failure",
+    "Lease",
+    "Ledger",
+    "PendingItem",
+    "PublishedRecord",
+    "Resolution",
+    "RetryPolicy",
+    "Sighting",
+    "claim",
+    "complete",
+    "enqueue",
+    "fail",
+    "item_key",
+    "next_wake",
+    "release",
+    "renew",
+    "retry",
+    "select",
+    "set_issue",
+    "split_key",
+]
+
+# A dead letter tells the story of the last attempts; older ones add length, not insight.
+HISTORY_LIMIT = 10
+
+
+def item_key(target: str, path: str) -> str:
+    return f"{target}:{path}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """(target, path) of a key; target names never contain ':'."""
+    target, path = key.split(":", 1)
+    return target, path
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    holder: str
+    token: str
+    expires_at: datetime
+
+    def is_live(self, now: datetime) -> bool:
+        return now < self.expires_at
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One failed attempt, kept so that a dead letter can say what went wrong and when."""
+
+    at: datetime
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingItem:
+    target: str
+    path: str
+    blob: str
+    commit: str
+    enqueued_at: datetime
+    not_before: datetime | None = None
+    attempts: int = 0
+    next_attempt_at: datetime | None = None
+    last_error: str | None = None
+    history: tuple[Attempt, ...] = ()
+    lease: Lease | None = None
+    issue: int | None = None
+
+    @property
+    def key(self) -> str:
+        return item_key(self.target, self.path)
+
+    def is_leased(self, now: datetime) -> bool:
+        return self.lease is not None and self.lease.is_live(now)
+
+    def is_due(self, now: datetime) -> bool:
+        return (self.next_attempt_at is None or self.next_attempt_at <= now) and (
+            self.not_before is None or self.not_before <= now
+        )
+
+    def is_claimable(self, now: datetime) -> bool:
+        return self.is_due(now) and not self.is_leased(now)
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedRecord:
+    blob: str
+    commit: str
+    published_at: datetime
+    url: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeadItem:
+    target: str
+    path: str
+    blob: str
+    commit: str
+    died_at: datetime
+    attempts: int
+    history: tuple[Attempt, ...]
+    permanent: bool
+    issue: int | None = None
+
+    @property
+    def key(self) -> str:
+        return item_key(self.target, self.path)
+
+    @property
+    def last_error(self) -> str:
+        return self.history[-1].error if self.history else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    pending: Mapping[str, PendingItem] = field(default_factory=dict)
+    published: Mapping[str, PublishedRecord] = field(default_factory=dict)
+    dead: Mapping[str, DeadItem] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int
+    backoff_initial: float
+    backoff_max: float
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """An article version seen in a commit of the content branch, to be published to `target`."""
+
+    target: str
+    path: str
+    blob: str
+    commit: str
+    not_before: datetime | None = None
+
+    @property
+    def key(self) -> str:
+        return item_key(self.target, self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    key: str
+    blob: str
+    commit: str
+    token: str
+    url: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    key: str
+    blob: str
+    token: str
+    error: str
+    permanent: bool = False
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """A dead-letter alert that a completion made obsolete: the shell closes it."""
+
+    key: str
+    issue: int
+    record: PublishedRecord
+
+
+def _renewed(
+    mapping: Mapping[str, PendingItem],
+    updates: Mapping[str, PendingItem | None],
+) -> Mapping[str, PendingItem]:
+    """`mapping` with `updates` applied (None removes); the same object when nothing changed."""
+    changed = {key: item for key, item in updates.items() if mapping.get(key) != item}
+    if not changed:
+        return mapping
+    result = dict(mapping)
+    for key, item in changed.items():
+        if item is None:
+            result.pop(key, None)
+        else:
+            result[key] = item
+    return result
+
+
+def enqueue(
+    ledger: Ledger, sightings: Iterable[Sighting], *, now: datetime
+) -> tuple[Ledger, list[str]]:
+    """Record article versions as unfinished work; returns the keys that are newly pending.
+
+    Idempotent: a blob already pending, published or dead is not enqueued again.
+    """
+    pending = dict(ledger.pending)
+    dead = dict(ledger.dead)
+    fresh: list[str] = []
+    for sighting in sightings:
+        key = sighting.key
+        current = pending.get(key)
+        published = ledger.published.get(key)
+        if current is not None:
+            if current.blob == sighting.blob:
+                continue
+            if (
+                published is not None
+                and published.blob == sighting.blob
+                and not current.is_leased(now)
+            ):
+                # The article went back to the version already published: nothing is unfinished.
+                del pending[key]
+                continue
+            # A newer version replaces the older one with fresh chances, but keeps its lease: the
+            # holder may be writing the old version right now, and the new one must follow it.
+            pending[key] = replace(
+                current,
+                blob=sighting.blob,
+                commit=sighting.commit,
+                enqueued_at=now,
+                not_before=sighting.not_before,
+                attempts=0,
+                next_attempt_at=None,
+                last_error=None,
+                history=(),
+            )
+            fresh.append(key)
+            continue
+        if published is not None and published.blob == sighting.blob:
+            continue
+        buried = dead.get(key)
+        if buried is not None and buried.blob == sighting.blob:
+            continue
+        if buried is not None:
+            del dead[key]
+        pending[key] = PendingItem(
+            target=sighting.target,
+            path=sighting.path,
+            blob=sighting.blob,
+            commit=sighting.commit,
+            enqueued_at=now,
+            not_before=sighting.not_before,
+            issue=buried.issue if buried is not None else None,
+        )
+        fresh.append(key)
+    if not fresh and len(pending) == len(ledger.pending):
+        return ledger, []
+    new_dead = dead if len(dead) != len(ledger.dead) else ledger.dead
+    return replace(ledger, pending=pending, dead=new_dead), fresh
+
+
+def select(
+    ledger: Ledger,
+    *,
+    now: datetime,
+    grace: timedelta | None = None,
+    exempt: Collection[str] = (),
+    accept: Callable[[PendingItem], bool] = lambda _item: True,
+    limit: int | None = None,
+) -> list[str]:
+    """Keys an executor may take now, oldest first.
+
+    An item is taken when it is pending, due, not under a live lease and accepted by the executor
+    (it can run that target). With `grace`, only items enqueued at least that long ago are taken,
+    so a sweeper does not race the event-path executor that enqueued them; `exempt` keys (those
+    the sweeper enqueued itself) are taken at once.
+    """
+    horizon = now - grace if grace is not None else None
+    chosen = [
+        item
+        for key, item in ledger.pending.items()
+        if item.is_claimable(now)
+        and (horizon is None or item.enqueued_at <= horizon or key in exempt)
+        and accept(item)
+    ]
+    chosen.sort(key=lambda item: (item.next_attempt_at or item.enqueued_at, item.key))
+    return [item.key for item in chosen[:limit]]
+
+
+def claim(
+    ledger: Ledger,
+    keys: Iterable[str],
+    *,
+    holder: str,
+    token: str,
+    now: datetime,
+    lease_ttl: timedelta,
+) -> tuple[Ledger, list[PendingItem]]:
+    """Lease the claimable items among `keys` to `holder`; returns the items as claimed."""
+    lease = Lease(holder=holder, token=token, expires_at=now + lease_ttl)
+    claimed: dict[str, PendingItem | None] = {}
+    for key in keys:
+        item = ledger.pending.get(key)
+        if item is not None and item.is_claimable(now):
+            claimed[key] = replace(item, lease=lease)
+    if not claimed:
+        return ledger, []
+    pending = _renewed(ledger.pending, claimed)
+    return replace(ledger, pending=pending), [item for item in claimed.values() if item]
+
+
+def renew(
+    ledger: Ledger, keys: Iterable[str], *, token: str, now: datetime, lease_ttl: timedelta
+) -> Ledger:
+    """Extend the leases `token` still holds on `keys`; one taken over by another is left alone."""
+    updates: dict[str, PendingItem | None] = {}
+    for key in keys:
+        item = ledger.pending.get(key)
+        if item is not None and item.lease is not None and item.lease.token == token:
+            updates[key] = replace(item, lease=replace(item.lease, expires_at=now + lease_ttl))
+    pending = _renewed(ledger.pending, updates)
+    return ledger if pending is ledger.pending else replace(ledger, pending=pending)
+
+
+def release(ledger: Ledger, keys: Iterable[str], *, token: str) -> Ledger:
+    """Give back leases without counting an attempt (the executor could not run the target)."""
+    updates: dict[str, PendingItem | None] = {}
+    for key in keys:
+        item = ledger.pending.get(key)
+        if item is not None and item.lease is not None and item.lease.token == token:
+            updates[key] = replace(item, lease=None)
+    pending = _renewed(ledger.pending, updates)
+    return ledger if pending is ledger.pending else replace(ledger, pending=pending)
+
+
+def complete(
+    ledger: Ledger, completions: Iterable[Completion], *, now: datetime
+) -> tuple[Ledger, list[Resolution]]:
+    """Record what was published, even if the lease was lost meanwhile: the result is the truth.
+
+    The current version of an article is its pending blob, else its dead blob, else its published
+    blob. Completing the current version finishes it (and resolves its dead-letter alert). A
+    completion of an older version (a slow executor whose lease was taken over) is recorded too,
+    since that write happened, but the current version is then pending again: the late write may
+    have overwritten it on the target.
+    """
+    completions = list(completions)
+    if not completions:
+        return ledger, []
+    pending = dict(ledger.pending)
+    published = dict(ledger.published)
+    dead = dict(ledger.dead)
+    resolutions: list[Resolution] = []
+    for done in completions:
+        record = PublishedRecord(
+            blob=done.blob, commit=done.commit, published_at=now, url=done.url, id=done.id
+        )
+        previous = published.get(done.key)
+        published[done.key] = record
+        item = pending.get(done.key)
+        buried = dead.get(done.key)
+        if item is not None and item.blob == done.blob:
+            del pending[done.key]
+            if item.issue is not None:
+                resolutions.append(Resolution(key=done.key, issue=item.issue, record=record))
+        elif item is not None:
+            if item.lease is not None and item.lease.token == done.token:
+                pending[done.key] = replace(item, lease=None)
+        elif buried is not None and buried.blob == done.blob:
+            del dead[done.key]
+            if buried.issue is not None:
+                resolutions.append(Resolution(key=done.key, issue=buried.issue, record=record))
+        elif buried is None and previous is not None and previous.blob != done.blob:
+            target, path = split_key(done.key)
+            pending[done.key] = PendingItem(
+                target=target,
+                path=path,
+                blob=previous.blob,
+                commit=previous.commit,
+                enqueued_at=now,
+            )
+    return (
+        Ledger(
+            pending=ledger.pending if pending == ledger.pending else pending,
+            published=published,
+            dead=ledger.dead if len(dead) == len(ledger.dead) else dead,
+        ),
+        resolutions,
+    )
+
+
+def fail(
+    ledger: Ledger,
+    failures: Iterable[Failure],
+    *,
+    now: datetime,
+    policy: RetryPolicy,
+    rng: random.Random,
+) -> tuple[Ledger, list[DeadItem]]:
+    """Count failed attempts, schedule the next with backoff, and bury what keeps failing.
+
+    A failure counts only against the version it was about and only if its lease was not taken
+    over by another executor; otherwise it is news about old work and changes nothing but the
+    lease it held. Returns the items that died.
+    """
+    pending_updates: dict[str, PendingItem | None] = {}
+    dead = dict(ledger.dead)
+    buried: list[DeadItem] = []
+    for failure in failures:
+        if failure.key in pending_updates:
+            item = pending_updates[failure.key]
+        else:
+            item = ledger.pending.get(failure.key)
+        if item is None or item.lease is None or item.lease.token != failure.token:
+            continue
+        if item.blob != failure.blob:
+            pending_updates[failure.key] = replace(item, lease=None)
+            continue
+        attempts = item.attempts + 1
+        history = (*item.history, Attempt(at=now, error=failure.error))[-HISTORY_LIMIT:]
+        if failure.permanent or attempts >= policy.max_attempts:
+            corpse = DeadItem(
+                target=item.target,
+                path=item.path,
+                blob=item.blob,
+                commit=item.commit,
+                died_at=now,
+                attempts=attempts,
+                history=history,
+                permanent=failure.permanent,
+                issue=item.issue,
+            )
+            dead[failure.key] = corpse
+            buried.append(corpse)
+            pending_updates[failure.key] = None
+            continue
+        wait = backoff_seconds(
+            attempts,
+            wait_initial=policy.backoff_initial,
+            wait_max=policy.backoff_max,
+            jitter=rng.random(),
+        )
+        if failure.retry_after is not None:
+            # The server said when it will take the request again; waiting less is wasted work.
+            wait = max(wait, min(failure.retry_after, policy.backoff_max))
+        pending_updates[failure.key] = replace(
+            item,
+            attempts=attempts,
+            next_attempt_at=now + timedelta(seconds=wait),
+            last_error=failure.error,
+            history=history,
+            lease=None,
+        )
+    pending = _renewed(ledger.pending, pending_updates)
+    if pending is ledger.pending and not buried:
+        return ledger, []
+    return replace(ledger, pending=pending, dead=dead if buried else ledger.dead), buried
+
+
+def retry(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger, list[str]]:
+    """Give dead or waiting items a fresh start now; returns the keys that were retried.
+
+    A dead item comes back with attempts reset and its alert number, so a success closes that
+    alert and a second death reuses it. A pending item becomes due at once. A live lease is kept.
+    """
+    pending = dict(ledger.pending)
+    dead = dict(ledger.dead)
+    retried: list[str] = []
+    for key in keys:
+        corpse = dead.pop(key, None)
+        if corpse is not None:
+            pending[key] = PendingItem(
+                target=corpse.target,
+                path=corpse.path,
+                blob=corpse.blob,
+                commit=corpse.commit,
+                enqueued_at=now,
+                history=corpse.history,
+                issue=corpse.issue,
+            )
+            retried.append(key)
+        elif key in pending:
+            pending[key] = replace(pending[key], attempts=0, next_attempt_at=None)
+            retried.append(key)
+    if not retried:
+        return ledger, []
+    return replace(ledger, pending=pending, dead=dead), retried
+
+
+def set_issue(ledger: Ledger, key: str, issue: int) -> Ledger:
+    """Remember the dead-letter alert opened for a dead item."""
+    corpse = ledger.dead.get(key)
+    if corpse is None or corpse.issue == issue:
+        return ledger
+    return replace(ledger, dead={**ledger.dead, key: replace(corpse, issue=issue)})
+
+
+def next_wake(ledger: Ledger, *, now: datetime) -> datetime | None:
+    """The earliest moment after `now` at which some pending item becomes claimable."""
+    moments: list[datetime] = []
+    for item in ledger.pending.values():
+        blockers = [
+            moment
+            for moment in (
+                item.next_attempt_at,
+                item.not_before,
+                item.lease.expires_at if item.lease else None,
+            )
+            if moment is not None and moment > now
+        ]
+        moments.append(max(blockers) if blockers else now)
+    return min(moments) if moments else None

@@ -1,0 +1,39 @@
+"""Live mode: an optional accelerator that polls and publishes as soon as work appears.
+
+Nothing depends on it. It takes what any executor may take (pending, due, unleased) without the
+sweeper's grace period, and it sleeps until the next item becomes due or the next poll.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from steadypress.executor import Pipeline, Report, drain
+from steadypress.ledger import next_wake
+from steadypress.sweeper import reconcile
+
+__all__ = ["live"]
+
+
+def live(
+    p: Pipeline,
+    report: Report,
+    *,
+    interval: float,
+    ticks: int | None,
+    stop: threading.Event,
+) -> Report:
+    """Poll every `interval` seconds (or sooner when an item falls due) until `stop` is set or
+    `ticks` polls have run."""
+    seen_head: str | None = None
+    done = 0
+    while not stop.is_set() and (ticks is None or done < ticks):
+        head = p.content.head()
+        drain(p, report, prepare=reconcile(p) if head != seen_head else None)
+        seen_head = head
+        done += 1
+        now = p.clock()
+        wake = next_wake(p.store.load().ledger, now=now)
+        wait = interval if wake is None else min(interval, max(0.0, (wake - now).total_seconds()))
+        stop.wait(wait)
+    return report

@@ -1,0 +1,82 @@
+"""How a command tells what it did: a closing line, a GitHub job summary, and annotations."""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from pathlib import Path
+
+from steadypress.executor import Report
+from steadypress.store import TransactionStats
+
+__all__ = ["annotate", "closing_line", "write_job_summary"]
+
+
+def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
+    return (
+        f"steadypress {command}: {len(report.published)} published, "
+        f"{len(report.deferred)} deferred, {len(report.dead)} dead-lettered, "
+        f"{len(report.enqueued)} enqueued; {stats.commits} state commit(s), "
+        f"{stats.conflicts} conflict retr{'y' if stats.conflicts == 1 else 'ies'}"
+    )
+
+
+def _cell(text: str) -> str:
+    return escape(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _job_summary(command: str, report: Report) -> str:
+    lines = [f"### steadypress {command}", ""]
+    if not (report.published or report.deferred or report.dead or report.skipped_targets):
+        lines.append("Nothing to do: every article is published.")
+    rows = [
+        (key, "published", f"[{_cell(url)}]({url})" if url else "") for key, url in report.published
+    ]
+    rows += [(key, "deferred (will retry)", _cell(error)) for key, error in report.deferred]
+    rows += [
+        (
+            item.key,
+            "dead letter" + (f" #{item.issue}" if item.issue else ""),
+            _cell(item.last_error),
+        )
+        for item in report.dead
+    ]
+    if rows:
+        lines += ["| article | outcome | details |", "| --- | --- | --- |"]
+        lines += [f"| `{_cell(key)}` | {outcome} | {details} |" for key, outcome, details in rows]
+    for name, reason in sorted(report.skipped_targets.items()):
+        lines.append(f"\nTarget `{name}` was skipped by this run: {_cell(reason)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_job_summary(command: str, report: Report) -> None:
+    """Append to `$GITHUB_STEP_SUMMARY` when running inside GitHub Actions."""
+    destination = os.environ.get("GITHUB_STEP_SUMMARY")
+    if destination:
+        with Path(destination).open("a", encoding="utf-8") as summary:
+            summary.write(_job_summary(command, report))
+
+
+def _escape_data(text: str) -> str:
+    # Workflow commands end at a newline; GitHub documents these escapes for the message.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotate(report: Report) -> list[str]:
+    """`::error`/`::warning` workflow commands, so failures show on the run's page and the file."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return []
+    lines = [
+        f"::error file={_escape_property(item.path)},"
+        f"title={_escape_property(f'Dead letter ({item.target})')}::{_escape_data(item.last_error)}"
+        for item in report.dead
+    ]
+    lines += [
+        f"::warning title=Deferred {_escape_property(key)}::{_escape_data(error)}"
+        for key, error in report.deferred
+    ]
+    return lines

@@ -1,0 +1,44 @@
+"""The storage protocol: load a versioned ledger, save it only if the version is unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from steadypress.ledger import Ledger
+
+__all__ = ["LedgerStore", "Snapshot"]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A ledger as read at `version` (the state branch head; None before the branch exists).
+
+    `handles` lets a backend reuse what it already stored for a section the change did not touch
+    (the local store keeps each file's blob id), so an unchanged 20 MB `published.json` is neither
+    re-encoded nor re-hashed.
+    """
+
+    version: str | None
+    ledger: Ledger
+    handles: Mapping[str, str] = field(default_factory=dict)
+
+
+class LedgerStore(Protocol):
+    """A ledger with one atomic primitive: compare-and-swap on the version.
+
+    `save` raises `LedgerConflict` when the stored version is no longer `based_on.version`;
+    losing that race is an ordinary outcome, handled by `transact`, never by callers.
+    """
+
+    @property
+    def where(self) -> str:
+        """Where the state lives, for messages."""
+        ...
+
+    def load(self) -> Snapshot: ...
+
+    def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+        """Store `ledger` if nothing moved since `based_on`; returns the new version."""
+        ...

@@ -1,0 +1,93 @@
+"""The embedded default store: the state branch of a local git repository.
+
+Written with plumbing only (hash-object, mktree, commit-tree), so the user's working tree, index
+and current branch are never touched, and published with `git update-ref REF NEW OLD`, which
+moves the branch only if it still points at OLD: an exact compare-and-swap on the head commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from steadypress.codec import (
+    DEAD_FILE,
+    PENDING_FILE,
+    PUBLISHED_FILE,
+    STATE_FILES,
+    decode_ledger,
+    encode_dead,
+    encode_pending,
+    encode_published,
+)
+from steadypress.errors import LedgerConflict, StateError
+from steadypress.gitio import ZERO_OID, Git, GitFailed
+from steadypress.ledger import Ledger
+from steadypress.store.base import Snapshot
+
+__all__ = ["LocalGitStore"]
+
+_ENCODERS: dict[str, Callable[[Ledger], bytes]] = {
+    PENDING_FILE: encode_pending,
+    PUBLISHED_FILE: encode_published,
+    DEAD_FILE: encode_dead,
+}
+_SECTIONS = {PENDING_FILE: "pending", PUBLISHED_FILE: "published", DEAD_FILE: "dead"}
+
+# What git says when update-ref lost a race: the ref moved, or another writer holds its lock.
+_RACE_SIGNS = ("but expected", "already exists", "unable to create", "cannot lock ref")
+
+
+class LocalGitStore:
+    def __init__(self, repo: Path, branch: str) -> None:
+        self._git = Git(repo)
+        self._ref = f"refs/heads/{branch}"
+        self.branch = branch
+
+    @property
+    def where(self) -> str:
+        return f"state branch {self.branch!r} in {self._git.repo}"
+
+    def load(self) -> Snapshot:
+        try:
+            head = self._git.resolve(f"{self._ref}^{{commit}}")
+            if head is None:
+                return Snapshot(version=None, ledger=Ledger())
+            objects = self._git.read_objects([f"{head}:{name}" for name in STATE_FILES])
+        except GitFailed as failure:
+            raise StateError(self.where, f"could not be read: {failure.stderr.strip()}") from None
+        found = {name: obj for name, obj in zip(STATE_FILES, objects, strict=True) if obj}
+        ledger = decode_ledger({name: data for name, (_oid, data) in found.items()})
+        handles = {name: oid for name, (oid, _data) in found.items()}
+        return Snapshot(version=head, ledger=ledger, handles=handles)
+
+    def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+        try:
+            blobs = {name: self._blob(name, ledger, based_on) for name in STATE_FILES}
+            state_tree = self._git.write_tree(
+                [("100644", "blob", blobs[name], Path(name).name) for name in STATE_FILES]
+            )
+            root = self._git.write_tree([("040000", "tree", state_tree, "state")])
+            commit = self._git.write_commit(root, based_on.version, message)
+        except GitFailed as failure:
+            raise StateError(
+                self.where, f"could not be written: {failure.stderr.strip()}"
+            ) from None
+        try:
+            self._git.run(
+                "update-ref", "-m", "steadypress", self._ref, commit, based_on.version or ZERO_OID
+            )
+        except GitFailed as failure:
+            if any(sign in failure.stderr.lower() for sign in _RACE_SIGNS):
+                raise LedgerConflict(based_on.version, self._git.resolve(self._ref)) from None
+            raise StateError(
+                self.where, f"could not be written: {failure.stderr.strip()}"
+            ) from None
+        return commit
+
+    def _blob(self, name: str, ledger: Ledger, based_on: Snapshot) -> str:
+        section = _SECTIONS[name]
+        handle = based_on.handles.get(name)
+        if handle is not None and getattr(ledger, section) is getattr(based_on.ledger, section):
+            return handle
+        return self._git.write_blob(_ENCODERS[name](ledger))

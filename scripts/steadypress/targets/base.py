@@ -1,0 +1,42 @@
+"""The publisher protocol: publish is idempotent, verify reads back what publish wrote."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from steadypress.content import Article
+from steadypress.ledger import PublishedRecord
+
+__all__ = ["Receipt", "Target"]
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """Where the article now lives on the target: recorded in published.json."""
+
+    url: str | None
+    id: str | None
+
+
+class Target(Protocol):
+    """One place articles are published to.
+
+    `publish` must be idempotent: called again for a version it already holds (a crash between
+    publish and the ledger's record), it updates or does nothing, never duplicates. `previous` is
+    what the ledger last recorded for this article on this target. Errors are `TransientError`
+    (retry later) or `PermanentError` (dead letter now).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def unavailable_reason(self) -> str | None:
+        """Why this executor cannot run the target (a secret it lacks), or None."""
+        ...
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt: ...
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        """Raise TransientError unless the target now shows what `publish` wrote."""
+        ...

@@ -1,0 +1,302 @@
+"""The static site target: one HTML page per article and an index, newest first.
+
+The site keeps its own manifest (`.steadypress-site.json`: which article owns which URL, at which
+blob), so publishing is idempotent without asking the ledger: the same blob rendered again gives
+the same bytes, and identical bytes are not written. Where the files go is behind `SiteFiles`: a
+directory for the embedded default, a Pages branch later, with the same logic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Protocol
+
+from steadypress import jsonfmt
+from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.ledger import PublishedRecord
+from steadypress.render import IndexEntry, render_index, render_page, slugify
+from steadypress.targets.base import Receipt
+from steadypress.timefmt import format_time, parse_time
+
+if TYPE_CHECKING:
+    from steadypress.config import Config, TargetConfig
+    from steadypress.content import Article
+
+__all__ = [
+    "DirectorySiteFiles",
+    "SiteFiles",
+    "SiteSettings",
+    "SiteTarget",
+    "build_local",
+    "parse_settings",
+]
+
+MANIFEST = ".steadypress-site.json"
+INDEX = "index.html"
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    dir: str = "_site"
+    branch: str = "gh-pages"
+    title: str = "steadypress"
+    base_url: str = "/"
+
+
+def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
+    known = {"dir", "branch", "title", "base_url"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ConfigError(
+            source, f"unknown key 'targets.{name}.{unknown[0]}' (known: {', '.join(sorted(known))})"
+        )
+    for key, value in options.items():
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(
+                source, f"targets.{name}.{key}: expected a non-empty string, got {value!r}"
+            )
+    settings = SiteSettings(**options)
+    if ".." in PurePosixPath(settings.dir).parts:
+        raise ConfigError(source, f"targets.{name}.dir: must stay inside the repository")
+    if not settings.base_url.endswith("/"):
+        settings = SiteSettings(**{**options, "base_url": settings.base_url + "/"})
+    return settings
+
+
+def build_local(spec: TargetConfig, config: Config, repo: Path) -> SiteTarget:
+    settings = parse_settings(spec.name, spec.options, config.source)
+    return SiteTarget(
+        spec.name,
+        DirectorySiteFiles(repo / settings.dir),
+        settings=settings,
+        content_dir=config.content_dir,
+    )
+
+
+class SiteWriter(Protocol):
+    def read(self, path: str) -> bytes | None: ...
+
+    def write(self, path: str, data: bytes) -> None: ...
+
+    def remove(self, path: str) -> None: ...
+
+
+class SiteFiles(Protocol):
+    def session(self) -> contextlib.AbstractContextManager[SiteWriter]:
+        """Exclusive access to the site's files; changes are durable when the session ends."""
+        ...
+
+
+class DirectorySiteFiles:
+    """A site in a local directory; a lock file serialises executors on this machine."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[SiteWriter]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / ".steadypress-site.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield _DirectoryWriter(self.root)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+class _DirectoryWriter:
+    def __init__(self, root: Path) -> None:
+        self._root = root
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return (self._root / path).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write(self, path: str, data: bytes) -> None:
+        # Write then rename: a process killed mid-write leaves the old file or the new, never half.
+        target = self._root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def remove(self, path: str) -> None:
+        target = self._root / path
+        target.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            target.parent.rmdir()  # only when empty
+
+
+@dataclass(frozen=True)
+class _Entry:
+    blob: str
+    slug: str
+    title: str
+    date: datetime
+    description: str | None
+    sha256: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "blob": self.blob,
+            "slug": self.slug,
+            "title": self.title,
+            "date": format_time(self.date),
+            "description": self.description,
+            "sha256": self.sha256,
+        }
+
+
+def _page_path(slug: str) -> str:
+    return f"{slug}/index.html"
+
+
+class SiteTarget:
+    def __init__(
+        self, name: str, files: SiteFiles, *, settings: SiteSettings, content_dir: str
+    ) -> None:
+        self._name = name
+        self._files = files
+        self._settings = settings
+        self._content_prefix = content_dir.strip("/") + "/"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+    def slug_of(self, article: Article) -> str:
+        """The article's stable URL path: its `slug`, else its path under content/ (not its title,
+        so renaming an article's title never breaks links)."""
+        source = article.slug or article.path.removeprefix(self._content_prefix).removesuffix(".md")
+        parts = [slugify(part) for part in source.split("/")]
+        if not all(parts):
+            raise PermanentError(f"{article.path}: cannot make a URL from {source!r}")
+        return "/".join(parts)
+
+    def _render(self, article: Article) -> bytes:
+        return render_page(
+            title=article.title,
+            body_markdown=article.body,
+            date=_date_of(article),
+            tags=article.tags,
+            description=article.description,
+            site_title=self._settings.title,
+            home=self._settings.base_url,
+        )
+
+    def _url(self, slug: str) -> str:
+        return f"{self._settings.base_url}{slug}/"
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        slug = self.slug_of(article)
+        page = self._render(article)
+        entry = _Entry(
+            blob=article.blob,
+            slug=slug,
+            title=article.title,
+            date=_date_of(article),
+            description=article.description,
+            sha256=hashlib.sha256(page).hexdigest(),
+        )
+        with self._files.session() as files:
+            manifest = _read_manifest(files)
+            for path, other in manifest.items():
+                if other.slug == slug and path != article.path:
+                    raise PermanentError(f"{article.path}: URL /{slug}/ is already used by {path}")
+            old = manifest.get(article.path)
+            if old is not None and old.slug != slug:
+                files.remove(_page_path(old.slug))
+            _write_if_changed(files, _page_path(slug), page)
+            if old != entry:
+                manifest[article.path] = entry
+                _write_if_changed(files, INDEX, self._index(manifest))
+                files.write(MANIFEST, _encode_manifest(manifest))
+        return Receipt(url=self._url(slug), id=slug)
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        slug = self.slug_of(article)
+        expected = hashlib.sha256(self._render(article)).hexdigest()
+        with self._files.session() as files:
+            page = files.read(_page_path(slug))
+            entry = _read_manifest(files).get(article.path)
+        if page is None or hashlib.sha256(page).hexdigest() != expected:
+            raise TransientError(
+                f"{article.path}: /{slug}/index.html does not hold what was written"
+            )
+        if entry is None or entry.blob != article.blob:
+            raise TransientError(f"{article.path}: the site index does not list this version")
+
+    def _index(self, manifest: Mapping[str, _Entry]) -> bytes:
+        entries = [
+            IndexEntry(
+                title=entry.title,
+                url=self._url(entry.slug),
+                date=entry.date,
+                description=entry.description,
+            )
+            for entry in manifest.values()
+        ]
+        return render_index(entries, site_title=self._settings.title)
+
+
+def _date_of(article: Article) -> datetime:
+    # ContentSource fills a missing date from the commit; an Article built elsewhere may lack one.
+    if article.date is None:
+        raise PermanentError(f"{article.path}: no date to show")
+    return article.date
+
+
+def _write_if_changed(files: SiteWriter, path: str, data: bytes) -> None:
+    if files.read(path) != data:
+        files.write(path, data)
+
+
+def _read_manifest(files: SiteWriter) -> dict[str, _Entry]:
+    raw = files.read(MANIFEST)
+    if raw is None:
+        return {}
+    try:
+        document = json.loads(raw)
+        return {
+            path: _Entry(
+                blob=fields["blob"],
+                slug=fields["slug"],
+                title=fields["title"],
+                date=parse_time(fields["date"]),
+                description=fields["description"],
+                sha256=fields["sha256"],
+            )
+            for path, fields in document["articles"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        # The site is left as it is: rewriting a manifest we could not read would forget pages.
+        raise TransientError(
+            f"{MANIFEST} in the site cannot be read ({error!r}); fix or remove it"
+        ) from None
+
+
+def _encode_manifest(manifest: Mapping[str, _Entry]) -> bytes:
+    document = {
+        "version": 1,
+        "articles": {path: entry.to_json() for path, entry in manifest.items()},
+    }
+    return (jsonfmt.dumps(document) + "\n").encode()

@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from tests.helpers import Repo
+
+# `HYPOTHESIS_PROFILE=thorough pytest` searches far longer than the default run CI does.
+settings.register_profile("thorough", max_examples=3000, stateful_step_count=60)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "blog")

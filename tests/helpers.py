@@ -1,0 +1,119 @@
+"""Real components for tests: a git repository per test, and the CLI as users run it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from steadypress.cli import main
+from steadypress.codec import STATE_FILES, decode_ledger
+from steadypress.ledger import Ledger
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Author",
+    "GIT_AUTHOR_EMAIL": "author@example.org",
+    "GIT_COMMITTER_NAME": "Author",
+    "GIT_COMMITTER_EMAIL": "author@example.org",
+}
+
+
+def article(title: str, body: str = "Some words.", **front: object) -> str:
+    lines = [f"title: {title!r}"] + [f"{key}: {value}" for key, value in front.items()]
+    return "---\n" + "\n".join(lines) + f"\n---\n\n{body}\n"
+
+
+class Repo:
+    """A real git repository where tests write and commit articles."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str) -> str:
+        completed = subprocess.run(
+            ["git", "-C", str(self.root), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **GIT_ENV},
+        )
+        return completed.stdout.strip()
+
+    def write(self, path: str, text: str | bytes) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            target.write_bytes(text)
+        else:
+            target.write_text(text, encoding="utf-8")
+
+    def commit(self, message: str = "change", **files: str) -> str:
+        for path, text in files.items():
+            self.write(path, text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message)
+        return self.head()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD")
+
+    def blob(self, path: str, commit: str = "HEAD") -> str:
+        return self.git("rev-parse", f"{commit}:{path}")
+
+    def state_head(self, branch: str = "steadypress-state") -> str | None:
+        try:
+            return self.git("rev-parse", "--verify", "-q", f"refs/heads/{branch}")
+        except subprocess.CalledProcessError:
+            return None
+
+    def state_commits(self, branch: str = "steadypress-state") -> int:
+        return int(self.git("rev-list", "--count", branch)) if self.state_head(branch) else 0
+
+    def ledger(self, branch: str = "steadypress-state") -> Ledger:
+        files = {name: self.git("show", f"{branch}:{name}").encode() for name in STATE_FILES}
+        return decode_ledger(files)
+
+    def state_file(self, name: str, branch: str = "steadypress-state") -> bytes:
+        return subprocess.run(
+            ["git", "-C", str(self.root), "show", f"{branch}:{name}"],
+            capture_output=True,
+            check=True,
+        ).stdout
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(repo: Repo, *args: str) -> Result:
+    """The CLI in this process (fast): same code path as the console script."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args[:1], "--repo", str(repo.root), *args[1:]])
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def spawn_cli(repo: Repo, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """The CLI as a separate process, for stories about processes (kills, races)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "steadypress", *args[:1], "--repo", str(repo.root), *args[1:]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def cli_process(repo: Repo, *args: str, env: dict[str, str] | None = None) -> Result:
+    process = spawn_cli(repo, *args, env=env)
+    out, err = process.communicate(timeout=120)
+    return Result(process.returncode, out, err)

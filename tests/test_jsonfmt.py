@@ -1,0 +1,28 @@
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from steadypress import jsonfmt
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+    max_leaves=40,
+)
+
+
+@given(json_values)
+def test_output_is_the_standard_librarys_indented_sorted_json(value: object) -> None:
+    """The fast renderer writes exactly the bytes of json.dumps(indent=2, sort_keys=True)."""
+    assert jsonfmt.dumps(value) == json.dumps(value, indent=2, sort_keys=True)
+
+
+def test_flat_records_with_awkward_strings_match() -> None:
+    """Quotes, newlines, non-ASCII and '-->' in values survive exactly as json.dumps writes them."""
+    value = {"b": {"z": 'he said "hi"\n', "a": "café -->", "n": None, "t": True, "i": 3}, "a": []}
+    assert jsonfmt.dumps(value) == json.dumps(value, indent=2, sort_keys=True)

@@ -1,0 +1,296 @@
+"""Stories of the pure ledger: each transition, one behaviour at a time, time as a parameter."""
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from steadypress.ledger import (
+    Completion,
+    Failure,
+    Lease,
+    Ledger,
+    RetryPolicy,
+    Sighting,
+    claim,
+    complete,
+    enqueue,
+    fail,
+    next_wake,
+    release,
+    renew,
+    retry,
+    select,
+    set_issue,
+)
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TTL = timedelta(minutes=10)
+POLICY = RetryPolicy(max_attempts=3, backoff_initial=30, backoff_max=1800)
+KEY = "site:content/a.md"
+
+
+class NoJitter(random.Random):
+    def random(self) -> float:
+        return 0.0
+
+
+def seen(blob: str, *, path: str = "content/a.md", not_before: datetime | None = None) -> Sighting:
+    return Sighting(target="site", path=path, blob=blob, commit=f"c-{blob}", not_before=not_before)
+
+
+def pending_with(blob: str = "b1") -> Ledger:
+    return enqueue(Ledger(), [seen(blob)], now=T0)[0]
+
+
+def claimed_by(holder: str, token: str, ledger: Ledger, now: datetime = T0) -> Ledger:
+    ledger, items = claim(ledger, [KEY], holder=holder, token=token, now=now, lease_ttl=TTL)
+    assert items, "the item should have been claimable"
+    return ledger
+
+
+def test_enqueue_twice_is_one_item_and_changes_nothing_the_second_time() -> None:
+    """The same blob enqueued twice is one pending item; the second call returns the same ledger."""
+    once, fresh = enqueue(Ledger(), [seen("b1")], now=T0)
+    twice, again = enqueue(once, [seen("b1")], now=T0 + timedelta(minutes=1))
+    assert fresh == [KEY] and again == []
+    assert twice is once
+
+
+def test_a_newer_blob_replaces_the_pending_one_and_keeps_its_lease() -> None:
+    """A new version starts with fresh chances but waits for the holder of the old one."""
+    ledger = claimed_by("workers", "t1", pending_with("b1"))
+    ledger, _ = fail(
+        ledger, [Failure(KEY, "b1", "t1", "timeout")], now=T0, policy=POLICY, rng=NoJitter()
+    )
+    ledger = claimed_by("workers", "t2", ledger, now=T0 + timedelta(hours=1))
+    ledger, fresh = enqueue(ledger, [seen("b2")], now=T0 + timedelta(hours=1))
+    item = ledger.pending[KEY]
+    assert fresh == [KEY]
+    assert (item.blob, item.attempts, item.last_error) == ("b2", 0, None)
+    assert item.lease is not None and item.lease.token == "t2"
+
+
+def test_an_already_published_blob_is_not_enqueued() -> None:
+    """Reconciling an article whose current version is published adds no work."""
+    ledger = claimed_by("a", "t", pending_with("b1"))
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t")], now=T0)
+    after, fresh = enqueue(ledger, [seen("b1")], now=T0)
+    assert fresh == [] and after is ledger and KEY not in after.pending
+
+
+def test_a_dead_item_stays_dead_for_its_blob_but_a_new_blob_replaces_it() -> None:
+    """Dead means dead for that version; a fix pushed as a new version is work again."""
+    ledger = claimed_by("a", "t", pending_with("b1"))
+    ledger, _ = fail(
+        ledger,
+        [Failure(KEY, "b1", "t", "bad", permanent=True)],
+        now=T0,
+        policy=POLICY,
+        rng=NoJitter(),
+    )
+    ledger = set_issue(ledger, KEY, 7)
+    same, fresh = enqueue(ledger, [seen("b1")], now=T0)
+    assert fresh == [] and KEY in same.dead
+    newer, fresh = enqueue(ledger, [seen("b2")], now=T0)
+    assert fresh == [KEY] and KEY not in newer.dead
+    assert newer.pending[KEY].issue == 7, "the alert number follows the item"
+
+
+def test_claim_sets_a_lease_that_expires_by_itself() -> None:
+    """A claim leases the item for the TTL, with the token the executor gave."""
+    _, items = claim(pending_with(), [KEY], holder="actions:1", token="tok", now=T0, lease_ttl=TTL)
+    assert items[0].lease == Lease(holder="actions:1", token="tok", expires_at=T0 + TTL)
+
+
+def test_a_live_lease_blocks_a_claim() -> None:
+    """While the lease runs, no other executor can take the item."""
+    ledger = claimed_by("workers", "t1", pending_with())
+    after, items = claim(
+        ledger, [KEY], holder="actions", token="t2", now=T0 + TTL / 2, lease_ttl=TTL
+    )
+    assert items == [] and after is ledger
+
+
+def test_an_expired_lease_held_by_workers_does_not_stop_a_claim() -> None:
+    """The holder's name is information, never a veto: once expired, anyone takes the item."""
+    ledger = claimed_by("workers", "t1", pending_with())
+    later = T0 + TTL + timedelta(seconds=1)
+    after, items = claim(ledger, [KEY], holder="actions", token="t2", now=later, lease_ttl=TTL)
+    assert [item.lease.holder for item in items if item.lease] == ["actions"]
+    assert after.pending[KEY].lease == Lease("actions", "t2", later + TTL)
+
+
+def test_a_completion_is_recorded_even_after_the_lease_was_lost() -> None:
+    """The result is the truth: a slow executor's success counts although another took over."""
+    ledger = claimed_by("slow", "t1", pending_with())
+    ledger = claimed_by("fast", "t2", ledger, now=T0 + TTL * 2)
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1", url="/a/")], now=T0 + TTL * 3)
+    assert ledger.published[KEY].url == "/a/" and KEY not in ledger.pending
+
+
+def test_completing_an_old_blob_keeps_the_newer_one_pending_and_frees_it() -> None:
+    """An edit during publication is not lost: the new version stays pending, lease released."""
+    ledger = claimed_by("a", "t1", pending_with("b1"))
+    ledger, _ = enqueue(ledger, [seen("b2")], now=T0)
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0)
+    assert ledger.published[KEY].blob == "b1"
+    assert ledger.pending[KEY].blob == "b2" and ledger.pending[KEY].lease is None
+
+
+def test_a_failure_counts_an_attempt_and_schedules_the_next_with_backoff() -> None:
+    """First failure: attempts 1, due again after backoff_initial, lease released, error kept."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, buried = fail(
+        ledger, [Failure(KEY, "b1", "t", "HTTP 503")], now=T0, policy=POLICY, rng=NoJitter()
+    )
+    item = ledger.pending[KEY]
+    assert buried == []
+    assert (item.attempts, item.next_attempt_at, item.lease) == (
+        1,
+        T0 + timedelta(seconds=30),
+        None,
+    )
+    assert item.last_error == "HTTP 503" and [a.error for a in item.history] == ["HTTP 503"]
+
+
+def test_a_retry_after_hint_is_honoured() -> None:
+    """A server's Retry-After longer than the backoff sets the next attempt."""
+    ledger = claimed_by("a", "t", pending_with())
+    failure = Failure(KEY, "b1", "t", "HTTP 429", retry_after=600)
+    ledger, _ = fail(ledger, [failure], now=T0, policy=POLICY, rng=NoJitter())
+    assert ledger.pending[KEY].next_attempt_at == T0 + timedelta(seconds=600)
+
+
+def test_attempts_reaching_the_maximum_bury_the_item() -> None:
+    """The third failure of three allowed moves the item to dead with its whole history."""
+    ledger = pending_with()
+    now = T0
+    for attempt in range(1, 4):
+        ledger = claimed_by("a", f"t{attempt}", ledger, now=now)
+        ledger, buried = fail(
+            ledger,
+            [Failure(KEY, "b1", f"t{attempt}", f"err {attempt}")],
+            now=now,
+            policy=POLICY,
+            rng=NoJitter(),
+        )
+        now += timedelta(hours=1)
+    assert [item.key for item in buried] == [KEY]
+    assert KEY not in ledger.pending
+    corpse = ledger.dead[KEY]
+    assert corpse.attempts == 3 and not corpse.permanent
+    assert [a.error for a in corpse.history] == ["err 1", "err 2", "err 3"]
+
+
+def test_a_permanent_error_buries_at_once() -> None:
+    """Retrying a broken article cannot help: one permanent failure is enough."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, buried = fail(
+        ledger,
+        [Failure(KEY, "b1", "t", "no title", permanent=True)],
+        now=T0,
+        policy=POLICY,
+        rng=NoJitter(),
+    )
+    assert [item.key for item in buried] == [KEY]
+    assert ledger.dead[KEY].permanent and ledger.dead[KEY].attempts == 1
+
+
+def test_a_failure_reported_under_a_lost_lease_changes_nothing() -> None:
+    """News from an executor whose lease was taken over does not punish the new holder."""
+    ledger = claimed_by("slow", "t1", pending_with())
+    ledger = claimed_by("fast", "t2", ledger, now=T0 + TTL * 2)
+    after, _ = fail(
+        ledger, [Failure(KEY, "b1", "t1", "late")], now=T0 + TTL * 2, policy=POLICY, rng=NoJitter()
+    )
+    assert after is ledger
+
+
+def test_retry_brings_a_dead_item_back_with_attempts_reset_and_its_alert() -> None:
+    """Retry moves dead to pending, fresh attempts, same alert number; success resolves it."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, _ = fail(
+        ledger,
+        [Failure(KEY, "b1", "t", "x", permanent=True)],
+        now=T0,
+        policy=POLICY,
+        rng=NoJitter(),
+    )
+    ledger = set_issue(ledger, KEY, 4)
+    ledger, retried = retry(ledger, [KEY], now=T0)
+    assert retried == [KEY] and KEY not in ledger.dead
+    assert (ledger.pending[KEY].attempts, ledger.pending[KEY].issue) == (0, 4)
+    ledger = claimed_by("a", "t2", ledger)
+    ledger, resolutions = complete(ledger, [Completion(KEY, "b1", "c-b1", "t2", url="/a/")], now=T0)
+    assert [(r.key, r.issue) for r in resolutions] == [(KEY, 4)]
+
+
+def test_retry_makes_a_waiting_item_due_now() -> None:
+    """A pending item waiting for its backoff can be pushed forward by hand."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, _ = fail(ledger, [Failure(KEY, "b1", "t", "x")], now=T0, policy=POLICY, rng=NoJitter())
+    assert select(ledger, now=T0) == []
+    ledger, _ = retry(ledger, [KEY], now=T0)
+    assert select(ledger, now=T0) == [KEY]
+
+
+def test_select_respects_grace_except_for_exempt_keys() -> None:
+    """The sweeper leaves fresh items to their executor, but takes the ones it enqueued itself."""
+    ledger = pending_with()
+    assert select(ledger, now=T0 + timedelta(minutes=1), grace=timedelta(minutes=5)) == []
+    assert select(
+        ledger, now=T0 + timedelta(minutes=1), grace=timedelta(minutes=5), exempt={KEY}
+    ) == [KEY]
+    assert select(ledger, now=T0 + timedelta(minutes=5), grace=timedelta(minutes=5)) == [KEY]
+
+
+def test_a_scheduled_item_is_not_selected_before_its_time() -> None:
+    """not_before holds a future-dated article back until it is due."""
+    ledger, _ = enqueue(Ledger(), [seen("b1", not_before=T0 + timedelta(days=1))], now=T0)
+    assert select(ledger, now=T0) == []
+    assert select(ledger, now=T0 + timedelta(days=1)) == [KEY]
+    assert next_wake(ledger, now=T0) == T0 + timedelta(days=1)
+
+
+def test_select_takes_the_oldest_first_and_honours_the_limit() -> None:
+    """Work is taken in the order it became due, a batch at a time."""
+    ledger = Ledger()
+    for minute, name in enumerate(["c", "a", "b"]):
+        ledger, _ = enqueue(
+            ledger, [seen(name, path=f"content/{name}.md")], now=T0 + timedelta(minutes=minute)
+        )
+    assert select(ledger, now=T0 + timedelta(hours=1), limit=2) == [
+        "site:content/c.md",
+        "site:content/a.md",
+    ]
+
+
+def test_renew_and_release_touch_only_our_own_leases() -> None:
+    """An executor extends or gives back its own leases, never someone else's."""
+    ledger = claimed_by("a", "mine", pending_with())
+    renewed = renew(ledger, [KEY], token="mine", now=T0 + TTL / 2, lease_ttl=TTL)
+    assert renewed.pending[KEY].lease.expires_at == T0 + TTL / 2 + TTL  # type: ignore[union-attr]
+    assert renew(ledger, [KEY], token="theirs", now=T0, lease_ttl=TTL) is ledger
+    assert release(ledger, [KEY], token="theirs") is ledger
+    assert release(ledger, [KEY], token="mine").pending[KEY].lease is None
+
+
+def test_transitions_share_the_sections_they_do_not_touch() -> None:
+    """A claim copies no published records: the store then skips re-encoding published.json."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t")], now=T0)
+    ledger, _ = enqueue(ledger, [seen("x", path="content/x.md")], now=T0)
+    claimed, _ = claim(ledger, ["site:content/x.md"], holder="a", token="t", now=T0, lease_ttl=TTL)
+    assert claimed.published is ledger.published and claimed.dead is ledger.dead
+
+
+def test_a_late_completion_of_an_older_version_puts_the_current_one_back_to_work() -> None:
+    """A slow executor finishing v1 after v2 was published may have overwritten v2 on the
+    target: v1 is recorded (it happened) and v2 is pending again, so nothing is lost."""
+    ledger = claimed_by("slow", "t1", pending_with("b1"))
+    ledger, _ = enqueue(ledger, [seen("b2")], now=T0)
+    ledger = claimed_by("fast", "t2", ledger, now=T0 + TTL * 2)
+    ledger, _ = complete(ledger, [Completion(KEY, "b2", "c-b2", "t2")], now=T0 + TTL * 2)
+    assert KEY not in ledger.pending
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 3)
+    assert ledger.published[KEY].blob == "b1"
+    assert (ledger.pending[KEY].blob, ledger.pending[KEY].commit) == ("b2", "c-b2")

@@ -1,0 +1,154 @@
+"""Properties of the ledger under arbitrary sequences of transitions (hypothesis, stateful)."""
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from steadypress import codec
+from steadypress.ledger import (
+    Completion,
+    Failure,
+    Ledger,
+    RetryPolicy,
+    Sighting,
+    claim,
+    complete,
+    enqueue,
+    fail,
+    item_key,
+    retry,
+    select,
+)
+from tests.schema import validate_state_file
+
+PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]
+BLOBS = ["b1", "b2", "b3"]
+TTL = timedelta(minutes=10)
+POLICY = RetryPolicy(max_attempts=3, backoff_initial=30, backoff_max=1800)
+
+
+class LedgerMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ledger = Ledger()
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+        self.rng = random.Random(0)
+        self.latest: dict[str, str] = {}  # the newest version of each article seen
+        self.completed: dict[str, str] = {}  # the last version recorded as published
+        self.held: list[tuple[str, str, str]] = []  # claims an executor is still working on
+        self.tokens = 0
+
+    def _token(self) -> str:
+        self.tokens += 1
+        return f"t{self.tokens}"
+
+    @rule(
+        path=st.sampled_from(PATHS),
+        blob=st.sampled_from(BLOBS),
+        publisher=st.sampled_from(["site", "devto"]),
+    )
+    def push(self, path: str, blob: str, publisher: str) -> None:
+        sighting = Sighting(target=publisher, path=path, blob=blob, commit=f"c{blob}")
+        self.ledger, _ = enqueue(self.ledger, [sighting], now=self.now)
+        self.latest[sighting.key] = blob
+
+    @rule(holder=st.sampled_from(["workers", "actions", "live"]))
+    def claim_what_is_claimable(self, holder: str) -> None:
+        token = self._token()
+        keys = select(self.ledger, now=self.now)
+        self.ledger, items = claim(
+            self.ledger, keys, holder=holder, token=token, now=self.now, lease_ttl=TTL
+        )
+        assert {item.key for item in items} == set(keys)
+        self.held.extend((item.key, item.blob, token) for item in items)
+
+    @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
+    def claim_one(self, path: str, publisher: str) -> None:
+        """An expired lease never blocks a claim and a live one always does."""
+        key = item_key(publisher, path)
+        item = self.ledger.pending.get(key)
+        token = self._token()
+        self.ledger, items = claim(
+            self.ledger, [key], holder="anyone", token=token, now=self.now, lease_ttl=TTL
+        )
+        if item is None or not item.is_due(self.now):
+            assert items == []
+            return
+        live = item.lease is not None and item.lease.expires_at > self.now
+        assert (items == []) == live
+        self.held.extend((claimed.key, claimed.blob, token) for claimed in items)
+
+    @rule(data=st.data())
+    def finish(self, data: st.DataObject) -> None:
+        if not self.held:
+            return
+        key, blob, token = self.held.pop(data.draw(st.integers(0, len(self.held) - 1)))
+        self.ledger, _ = complete(
+            self.ledger, [Completion(key, blob, f"c{blob}", token)], now=self.now
+        )
+        self.completed[key] = blob
+        still = self.ledger.pending.get(key)
+        assert still is None or still.blob != blob, "a finished version must leave pending"
+        assert still is None or still.lease is None or still.lease.token != token
+
+    @rule(data=st.data(), permanent=st.booleans(), retry_after=st.none() | st.floats(0, 10**6))
+    def break_down(self, data: st.DataObject, permanent: bool, retry_after: float | None) -> None:
+        if not self.held:
+            return
+        key, blob, token = self.held.pop(data.draw(st.integers(0, len(self.held) - 1)))
+        failure = Failure(key, blob, token, "boom", permanent=permanent, retry_after=retry_after)
+        self.ledger, _ = fail(self.ledger, [failure], now=self.now, policy=POLICY, rng=self.rng)
+
+    @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
+    def retry_by_hand(self, path: str, publisher: str) -> None:
+        self.ledger, _ = retry(self.ledger, [item_key(publisher, path)], now=self.now)
+
+    @rule(seconds=st.integers(0, 4000))
+    def time_passes(self, seconds: int) -> None:
+        self.now += timedelta(seconds=seconds)
+
+    @invariant()
+    def every_key_is_in_exactly_one_place(self) -> None:
+        """The newest version of every article is pending, finished, or dead: exactly one."""
+        assert not set(self.ledger.pending) & set(self.ledger.dead)
+        for key, blob in self.latest.items():
+            pending = key in self.ledger.pending and self.ledger.pending[key].blob == blob
+            published = self.ledger.published.get(key)
+            finished = (
+                key not in self.ledger.pending and published is not None and published.blob == blob
+            )
+            dead = key in self.ledger.dead and self.ledger.dead[key].blob == blob
+            assert [pending, finished, dead].count(True) == 1, (key, blob, self.ledger)
+
+    @invariant()
+    def no_completion_is_lost(self) -> None:
+        """What was last recorded as published for a key stays recorded."""
+        for key, blob in self.completed.items():
+            assert self.ledger.published[key].blob == blob
+
+    @invariant()
+    def backoff_never_exceeds_its_cap(self) -> None:
+        for item in self.ledger.pending.values():
+            if item.next_attempt_at is not None and item.history:
+                wait = item.next_attempt_at - item.history[-1].at
+                assert timedelta(0) <= wait <= timedelta(seconds=POLICY.backoff_max)
+
+    @invariant()
+    def the_state_files_round_trip_and_match_the_schema(self) -> None:
+        files = {
+            codec.PENDING_FILE: codec.encode_pending(self.ledger),
+            codec.PUBLISHED_FILE: codec.encode_published(self.ledger),
+            codec.DEAD_FILE: codec.encode_dead(self.ledger),
+        }
+        assert codec.decode_ledger(files) == self.ledger
+        for name, data in files.items():
+            validate_state_file(name.removeprefix("state/").removesuffix(".json"), data)
+
+
+LedgerMachine.TestCase.settings = settings(
+    settings.default, max_examples=max(150, settings.default.max_examples), deadline=None
+)
+TestLedgerProperties = LedgerMachine.TestCase
