@@ -93,7 +93,7 @@ def _no_unknown(raw: Mapping[str, Any], allowed: set[str], *, prefix: str, sourc
     if unknown:
         raise ConfigError(
             source,
-            f"unknown key {prefix}{unknown[0]!r} (known: {', '.join(sorted(allowed))})",
+            f"unknown key {prefix + unknown[0]!r} (known: {', '.join(sorted(allowed))})",
         )
 
 

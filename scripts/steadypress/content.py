@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-import frontmatter
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git, GitFailed
@@ -81,19 +81,35 @@ def _optional_text(metadata: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+_YAML = YAMLHandler()
+
+
+def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
+    # python-frontmatter's loads() drops front matter that is not a mapping without a word; its
+    # handler API lets that be reported as what it is.
+    if not _YAML.detect(text):
+        return {}, text
+    try:
+        head, body = _YAML.split(text)
+        metadata = _YAML.load(head)
+    except ValueError:
+        return {}, text
+    except yaml.YAMLError as error:
+        raise ArticleError(path, f"front matter is not valid YAML: {error}") from None
+    if metadata is None:
+        return {}, body.strip()
+    if not isinstance(metadata, dict):
+        raise ArticleError(path, "front matter must be a mapping of keys to values")
+    return metadata, body.strip()
+
+
 def parse_article(path: str, blob: str, data: bytes) -> Article:
     """Parse one article version; any problem is an ArticleError naming the file."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ArticleError(path, f"not UTF-8 text (bad byte at offset {error.start})") from None
-    try:
-        post = frontmatter.loads(text)
-    except yaml.YAMLError as error:
-        raise ArticleError(path, f"front matter is not valid YAML: {error}") from None
-    metadata = post.metadata
-    if not isinstance(metadata, dict):
-        raise ArticleError(path, "front matter must be a mapping of keys to values")
+    metadata, body = _split_front_matter(path, text)
     for key, types in _KNOWN_TYPES.items():
         if metadata.get(key) is not None and not isinstance(metadata[key], types):
             expected = " or ".join(t.__name__ for t in types)
@@ -107,7 +123,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         path=path,
         blob=blob,
         title=title.strip(),
-        body=post.content,
+        body=body,
         description=_optional_text(metadata, "description"),
         tags=_tags(metadata.get("tags"), path=path),
         canonical_url=_optional_text(metadata, "canonical_url"),

@@ -1,0 +1,88 @@
+"""The state files are read strictly: anything not fully understood is refused with its name."""
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from steadypress import codec
+from steadypress.errors import StateError
+from steadypress.ledger import Ledger, Sighting, enqueue
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def files_of(ledger: Ledger) -> dict[str, bytes]:
+    return {
+        codec.PENDING_FILE: codec.encode_pending(ledger),
+        codec.PUBLISHED_FILE: codec.encode_published(ledger),
+        codec.DEAD_FILE: codec.encode_dead(ledger),
+    }
+
+
+def sample() -> Ledger:
+    return enqueue(Ledger(), [Sighting("site", "content/a.md", "b1", "c1")], now=NOW)[0]
+
+
+def test_files_are_sorted_indented_and_versioned() -> None:
+    """Readable diffs: sorted keys, 2-space indent, a version, a final newline."""
+    text = codec.encode_pending(sample()).decode()
+    assert text.startswith('{\n  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,')
+    assert text.endswith('  "version": 1\n}\n')
+
+
+@pytest.mark.parametrize(
+    ("name", "mangle", "message"),
+    [
+        (codec.PENDING_FILE, lambda d: b"{not json", "not valid JSON"),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"version": 1', b'"version": 2'),
+            "format version 2",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"attempts": 0', b'"attempts": "0"'),
+            "'attempts'",
+        ),
+        (codec.PENDING_FILE, lambda d: d.replace(b'"attempts": 0', b'"tries": 0'), "missing field"),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"issue": null', b'"owner": "workers"'),
+            "unknown field",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"target": "site"', b'"target": "devto"'),
+            "key does not match",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"2026-11-29T00:00:00Z"', b'"yesterday"'),
+            "ISO-8601",
+        ),
+        (codec.PUBLISHED_FILE, lambda d: b"[]", "must hold a JSON object"),
+        (codec.DEAD_FILE, lambda d: b"\xff\xfe", "not valid JSON"),
+    ],
+)
+def test_a_damaged_file_is_refused_with_its_name_and_the_problem(name, mangle, message) -> None:  # type: ignore[no-untyped-def]
+    """Corruption is a StateError naming the file, never a partial ledger that could be saved."""
+    files = files_of(sample())
+    files[name] = mangle(files[name])
+    with pytest.raises(StateError, match=message) as caught:
+        codec.decode_ledger(files)
+    assert caught.value.where == name
+
+
+def test_a_missing_file_on_an_existing_branch_is_refused() -> None:
+    """A branch without the three files is not ours to overwrite."""
+    files = files_of(sample())
+    del files[codec.DEAD_FILE]
+    with pytest.raises(StateError, match="missing"):
+        codec.decode_ledger(files)
+
+
+def test_status_json_document_is_plain_json() -> None:
+    """The whole ledger as one JSON document, for scripts."""
+    document = codec.ledger_document(sample())
+    assert json.loads(json.dumps(document))["pending"]["site:content/a.md"]["blob"] == "b1"

@@ -1,0 +1,72 @@
+"""steadypress.yml: every key checked, every mistake named."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from steadypress.config import Config, load_config, parse_config, parse_duration
+from steadypress.errors import ConfigError
+
+
+def test_a_missing_file_means_the_embedded_defaults(tmp_path: Path) -> None:
+    """No configuration at all publishes content/ to a local site with the documented timings."""
+    config = load_config(tmp_path / "steadypress.yml")
+    assert config == Config()
+    assert config.timings.lease == timedelta(minutes=10)
+    assert config.timings.grace == timedelta(minutes=5)
+    assert (config.max_attempts, config.retry_policy.backoff_initial) == (5, 30)
+    assert config.retry_policy.backoff_max == 1800
+    assert list(config.targets) == ["site"]
+
+
+def test_the_shipped_configuration_is_valid() -> None:
+    """The repository's own steadypress.yml loads and equals the defaults it documents."""
+    shipped = load_config(Path(__file__).resolve().parent.parent / "steadypress.yml")
+    assert shipped.timings == Config().timings and shipped.max_attempts == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(90, 90), ("90s", 90), ("10m", 600), ("1h", 3600), ("2d", 172800), ("1.5m", 90), ("45", 45)],
+)
+def test_durations_read_as_seconds(text: object, expected: int) -> None:
+    """Durations are seconds or a number with s, m, h or d."""
+    assert parse_duration(text, key="k", source="f") == timedelta(seconds=expected)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"max_atempts": 3}, "unknown key 'max_atempts'"),
+        ({"timings": {"lease": "10 minutes"}}, "timings.lease: expected a duration"),
+        ({"timings": {"leese": "10m"}}, "unknown key 'timings.leese'"),
+        ({"timings": {"lease": 0}}, "timings.lease: must be longer than zero"),
+        ({"timings": {"backoff_initial": "1h", "backoff_max": "1m"}}, "backoff_max"),
+        ({"timings": {"grace": True}}, "timings.grace"),
+        ({"max_attempts": 0}, "max_attempts"),
+        ({"max_attempts": "5"}, "max_attempts"),
+        ({"content_dir": "../elsewhere"}, "content_dir"),
+        ({"targets": {}}, "at least one target"),
+        ({"targets": {"site": {"dir": "_site"}}}, "targets.site.kind: required"),
+        ({"targets": {"site": {"kind": "gopher"}}}, "unknown kind 'gopher'"),
+        ({"targets": {"site": {"kind": "site", "colour": "red"}}}, "'targets.site.colour'"),
+        ({"targets": {"Site:1": {"kind": "site"}}}, "name 'Site:1'"),
+        ({"targets": {"site": {"kind": "site", "dir": "../../etc"}}}, "targets.site.dir"),
+        (["not", "a", "mapping"], "expected a mapping"),
+    ],
+)
+def test_a_mistake_is_refused_with_the_key_named(raw: object, message: str) -> None:
+    """A typo never silently becomes a default: the error names the key."""
+    with pytest.raises(ConfigError, match=message) as caught:
+        parse_config(raw, source="steadypress.yml")
+    assert str(caught.value).startswith("steadypress.yml: ")
+
+
+def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
+    """A file that is not YAML is a configuration error naming the file."""
+    path = tmp_path / "steadypress.yml"
+    path.write_text("targets: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML") as caught:
+        load_config(path)
+    assert caught.value.source == str(path)

@@ -1,0 +1,123 @@
+"""Articles: front matter validated, versions read from commits, pushes diffed."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from steadypress.content import ContentSource, parse_article
+from steadypress.errors import ArticleError
+from steadypress.gitio import ZERO_OID, Git
+from tests.helpers import Repo, article
+
+
+def test_front_matter_fields_are_read() -> None:
+    """Title, description, tags, dates, draft and slug come from the front matter."""
+    text = article(
+        "Hello",
+        description="'A greeting'",
+        tags="[a, b, a]",
+        date="2026-01-02",
+        publish_at="'2030-01-01T10:00:00+02:00'",
+        draft="false",
+        slug="hi",
+    )
+    parsed = parse_article("content/hello.md", "blob", text.encode())
+    assert (parsed.title, parsed.description, parsed.tags, parsed.slug) == (
+        "Hello",
+        "A greeting",
+        ("a", "b"),
+        "hi",
+    )
+    assert parsed.date == datetime(2026, 1, 2, tzinfo=UTC)
+    assert parsed.not_before == datetime(2030, 1, 1, 8, tzinfo=UTC)
+    assert not parsed.draft
+
+
+def test_comma_separated_tags_are_accepted() -> None:
+    """`tags: a, b` is a list too."""
+    assert parse_article("p.md", "b", article("T", tags="'x, y'").encode()).tags == ("x", "y")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"no front matter at all", "no 'title'"),
+        (article("").encode(), "no 'title'"),
+        (b"---\ntitle: [unclosed\n---\nbody", "not valid YAML"),
+        (b"---\n- a\n- list\n---\nbody", "mapping"),
+        ("---\ntitle: ok\n---\ncaf\u00e9".encode("latin-1"), "not UTF-8"),
+        (article("T", date="'someday'").encode(), "'date'"),
+        (article("T", draft="'maybe'").encode(), "'draft'"),
+        (article("T", tags="{a: 1}").encode(), "'tags'"),
+    ],
+)
+def test_a_broken_article_is_an_error_naming_its_file(data: bytes, message: str) -> None:
+    """Every parse problem is an ArticleError that says which file and what is wrong."""
+    with pytest.raises(ArticleError, match=message) as caught:
+        parse_article("content/broken.md", "blob", data)
+    assert caught.value.path == "content/broken.md"
+    assert str(caught.value).startswith("content/broken.md: ")
+
+
+def test_articles_are_read_from_the_commit_not_the_working_tree(repo: Repo) -> None:
+    """An uncommitted edit is invisible: what is published is what is committed."""
+    commit = repo.commit(
+        **{"content/a.md": article("Committed"), "content/notes.txt": "x", "README.md": "x"}
+    )
+    repo.write("content/a.md", article("Uncommitted"))
+    source = ContentSource(Git(repo.root), "content")
+    listing = source.list_articles(source.head())
+    assert listing == {"content/a.md": repo.blob("content/a.md", commit)}
+    assert source.read("content/a.md", listing["content/a.md"], commit=commit).title == "Committed"
+
+
+def test_an_undated_article_takes_its_commit_time(repo: Repo) -> None:
+    """Without `date`, the commit's time dates the article: the same bytes on every rebuild."""
+    commit = repo.commit(**{"content/a.md": article("A")})
+    source = ContentSource(Git(repo.root), "content")
+    stamp = int(repo.git("show", "-s", "--format=%ct", commit))
+    read = source.read("content/a.md", repo.blob("content/a.md"), commit=commit)
+    assert read.date == datetime.fromtimestamp(stamp, UTC)
+
+
+def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> None:
+    """Added, modified and renamed articles are a push's work; deletions and other files are not."""
+    before = repo.commit(
+        **{
+            "content/keep.md": article("Keep"),
+            "content/edit.md": article("Edit"),
+            "content/old-name.md": article(
+                "Moved", body="long enough body to be detected as a rename"
+            ),
+            "content/gone.md": article("Gone"),
+        }
+    )
+    repo.git("mv", "content/old-name.md", "content/new-name.md")
+    repo.git("rm", "-q", "content/gone.md")
+    after = repo.commit(
+        **{"content/edit.md": article("Edited"), "content/new.md": article("New"), "other.md": "x"}
+    )
+    source = ContentSource(Git(repo.root), "content")
+    changed = source.changed_articles(before, after)
+    assert changed == {
+        path: repo.blob(path)
+        for path in ["content/edit.md", "content/new-name.md", "content/new.md"]
+    }
+
+
+@pytest.mark.parametrize("before", [None, "", ZERO_OID, "f" * 40])
+def test_a_push_without_a_usable_before_falls_back_to_reconciling(
+    repo: Repo, before: str | None
+) -> None:
+    """A first push (zero before) or an unknown commit gives no diff: the caller reconciles all."""
+    after = repo.commit(**{"content/a.md": article("A")})
+    assert ContentSource(Git(repo.root), "content").changed_articles(before, after) is None
+
+
+def test_a_force_push_falls_back_to_reconciling(repo: Repo) -> None:
+    """When before is not an ancestor of after (history rewritten), the diff is not trusted."""
+    repo.commit(**{"content/a.md": article("A")})
+    before = repo.commit(**{"content/b.md": article("B")})
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    after = repo.commit(**{"content/c.md": article("C")})
+    assert ContentSource(Git(repo.root), "content").changed_articles(before, after) is None
