@@ -35,15 +35,15 @@ class Repo:
         root.mkdir(parents=True, exist_ok=True)
         self.git("init", "-q", "-b", "main")
 
-    def git(self, *args: str) -> str:
+    def git(self, *args: str, stdin: str | bytes | None = None) -> str:
         completed = subprocess.run(
             ["git", "-C", str(self.root), *args],
+            input=stdin.encode() if isinstance(stdin, str) else stdin,
             capture_output=True,
-            text=True,
             check=True,
             env={**os.environ, **GIT_ENV},
         )
-        return completed.stdout.strip()
+        return completed.stdout.decode().strip()
 
     def write(self, path: str, text: str | bytes) -> None:
         target = self.root / path
@@ -74,6 +74,21 @@ class Repo:
 
     def state_commits(self, branch: str = "steadypress-state") -> int:
         return int(self.git("rev-list", "--count", branch)) if self.state_head(branch) else 0
+
+    def overwrite_state_file(
+        self, name: str, data: bytes, branch: str = "steadypress-state"
+    ) -> None:
+        """Commit `data` as `name` on the state branch, as a careless hand edit would."""
+        blob = self.git("hash-object", "-w", "--stdin", stdin=data)
+        folder, _, filename = name.rpartition("/")
+        entries = [
+            f"100644 blob {blob}\t{filename}" if line.endswith(f"\t{filename}") else line
+            for line in self.git("ls-tree", f"{branch}:{folder}").splitlines()
+        ]
+        subtree = self.git("mktree", stdin="\n".join(entries) + "\n")
+        root = self.git("mktree", stdin=f"040000 tree {subtree}\t{folder}\n")
+        commit = self.git("commit-tree", root, "-p", branch, "-m", "hand edit")
+        self.git("update-ref", f"refs/heads/{branch}", commit)
 
     def ledger(self, branch: str = "steadypress-state") -> Ledger:
         files = {name: self.git("show", f"{branch}:{name}").encode() for name in STATE_FILES}

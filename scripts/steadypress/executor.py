@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from steadypress.alerts import AlertChannel
@@ -262,10 +262,9 @@ def _checkpoint(
         if not failure.permanent and failure.key not in dead_keys:
             report.deferred.append((failure.key, failure.error))
             p.log(f"deferred {failure.key}: {failure.error}")
-    report.dead.extend(buried)
     for resolution in resolutions:
         _resolve_alert(p, resolution)
-    raise_alerts(p, buried)
+    report.dead.extend(raise_alerts(p, buried))
 
 
 def _resolve_alert(p: Pipeline, resolution: Resolution) -> None:
@@ -275,8 +274,9 @@ def _resolve_alert(p: Pipeline, resolution: Resolution) -> None:
         p.log(f"could not close dead letter #{resolution.issue} of {resolution.key}: {error}")
 
 
-def raise_alerts(p: Pipeline, items: list[DeadItem]) -> None:
-    """Open an alert per dead item, then record the alert numbers in one transaction.
+def raise_alerts(p: Pipeline, items: list[DeadItem]) -> list[DeadItem]:
+    """Open an alert per dead item, then record the alert numbers in one transaction; returns
+    the items with the numbers they now have.
 
     The ledger already holds the dead item, so an alert that cannot be opened now is not lost:
     the item keeps `issue: null` and every sweep tries again.
@@ -288,7 +288,7 @@ def raise_alerts(p: Pipeline, items: list[DeadItem]) -> None:
         except Exception as error:  # any channel failure: the sweeper opens it later
             p.log(f"could not open a dead letter for {item.key} (the sweeper will retry): {error}")
     if not opened:
-        return
+        return items
 
     def remember(ledger: Ledger) -> tuple[Ledger, None]:
         for key, issue in opened.items():
@@ -298,3 +298,4 @@ def raise_alerts(p: Pipeline, items: list[DeadItem]) -> None:
     transact(
         p.store, remember, message="steadypress: record dead letters", stats=p.stats, rng=p.rng
     )
+    return [replace(item, issue=opened.get(item.key, item.issue)) for item in items]

@@ -22,7 +22,8 @@ def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
 
 
 def _cell(text: str) -> str:
-    return escape(text).replace("|", "\\|").replace("\n", " ")
+    # Markdown table cell: no markup from error messages, no column breaks, one line.
+    return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def _job_summary(command: str, report: Report) -> str:

@@ -79,5 +79,7 @@ def sweep(p: Pipeline, report: Report, *, grace: timedelta) -> Report:
     """Reconcile, take stale and due work, then re-open dead letters that have no alert yet."""
     drain(p, report, grace=grace, prepare=reconcile(p))
     orphans = [item for item in p.store.load().ledger.dead.values() if item.issue is None]
-    raise_alerts(p, orphans)
+    if orphans:
+        p.log(f"opening {len(orphans)} dead letter(s) that could not be opened before")
+        raise_alerts(p, orphans)
     return report

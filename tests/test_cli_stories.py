@@ -1,0 +1,342 @@
+"""Stories through the real command line, on a real git repository."""
+
+import json
+import shutil
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from steadypress.cli import main
+from steadypress.ledger import Sighting, claim, enqueue
+from steadypress.store import transact
+from steadypress.store.localgit import LocalGitStore
+from tests.helpers import Repo, article, run_cli
+
+SAMPLES = Path(__file__).resolve().parent.parent / "content"
+FAST = """
+timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}
+max_attempts: 2
+"""
+
+
+def with_samples(repo: Repo) -> str:
+    shutil.copytree(SAMPLES, repo.root / "content")
+    return repo.commit("samples")
+
+
+def published_keys(repo: Repo) -> set[str]:
+    return set(repo.ledger().published)
+
+
+def test_the_sample_articles_publish(repo: Repo) -> None:
+    """`run` on the shipped samples writes a page for each and records each as published."""
+    with_samples(repo)
+    result = run_cli(repo, "run")
+    samples = sorted(str(p.relative_to(SAMPLES.parent)) for p in SAMPLES.rglob("*.md"))
+    assert result.code == 0, result.err
+    assert sorted(published_keys(repo)) == [f"site:{path}" for path in samples]
+    for path in samples:
+        slug = path.removeprefix("content/").removesuffix(".md")
+        assert (repo.root / "_site" / slug / "index.html").exists()
+        assert repo.ledger().published[f"site:{path}"].url == f"/{slug}/"
+    assert f"{len(samples)} published" in result.out
+
+
+def test_a_second_run_makes_no_commit(repo: Repo) -> None:
+    """Once everything is published, running again reads and writes nothing."""
+    with_samples(repo)
+    run_cli(repo, "run")
+    head = repo.state_head()
+    result = run_cli(repo, "run")
+    assert result.code == 0 and repo.state_head() == head
+    assert "0 published" in result.out and "0 state commit(s)" in result.out
+
+
+def test_publishing_a_push_costs_two_state_commits(repo: Repo) -> None:
+    """Enqueue and claim share one commit, the outcomes of the batch another."""
+    with_samples(repo)
+    run_cli(repo, "run")
+    assert repo.state_commits() == 2
+
+
+def test_an_edited_article_is_republished(repo: Repo) -> None:
+    """A new version of an article replaces its page."""
+    repo.commit(**{"content/a.md": article("First title")})
+    run_cli(repo, "run")
+    repo.commit(**{"content/a.md": article("Second title")})
+    result = run_cli(repo, "run")
+    assert result.code == 0 and "1 published" in result.out
+    assert "<h1>Second title</h1>" in (repo.root / "_site/a/index.html").read_text()
+    assert repo.ledger().published["site:content/a.md"].blob == repo.blob("content/a.md")
+
+
+def test_a_broken_article_is_dead_lettered_while_the_others_publish(repo: Repo) -> None:
+    """One bad article never blocks the others; its dead letter names the file and the reason."""
+    repo.commit(
+        **{
+            "content/good.md": article("Good"),
+            "content/broken.md": "---\ndescription: forgot the title\n---\nbody\n",
+            "content/also-good.md": article("Also good"),
+        }
+    )
+    result = run_cli(repo, "run")
+    assert result.code == 0, "a dead letter is reported, not a crash"
+    assert published_keys(repo) == {"site:content/good.md", "site:content/also-good.md"}
+    dead = repo.ledger().dead["site:content/broken.md"]
+    assert dead.permanent and dead.issue == 1
+    assert "content/broken.md: front matter has no 'title'" in dead.last_error
+    letter = (repo.root / ".steadypress/dead-letters/0001.md").read_text()
+    assert "content/broken.md" in letter and "no 'title'" in letter
+    assert "dead letter #1: site:content/broken.md" in result.err
+    assert "1 dead-lettered" in result.out
+
+
+def test_fixing_a_dead_article_with_a_new_version_publishes_it(repo: Repo) -> None:
+    """A new blob of a dead article is new work, and its success resolves the letter."""
+    repo.commit(**{"content/a.md": "---\nno: title\n---\n"})
+    run_cli(repo, "run")
+    repo.commit(**{"content/a.md": article("Fixed")})
+    assert run_cli(repo, "run").code == 0
+    assert "site:content/a.md" in published_keys(repo) and not repo.ledger().dead
+    assert (
+        (repo.root / ".steadypress/dead-letters/0001.md").read_text().startswith("Status: resolved")
+    )
+
+
+def expired_lease_by(repo: Repo, holder: str, *, age: timedelta) -> None:
+    """Leave the ledger as an executor named `holder` would if it died `age` ago mid-publish."""
+    store = LocalGitStore(repo.root, "steadypress-state")
+    then = datetime.now(UTC) - age
+    sighting = Sighting("site", "content/a.md", repo.blob("content/a.md"), repo.head())
+
+    def abandoned(ledger):  # type: ignore[no-untyped-def]
+        ledger, _ = enqueue(ledger, [sighting], now=then)
+        ledger, _ = claim(
+            ledger,
+            [sighting.key],
+            holder=holder,
+            token="dead",
+            now=then,
+            lease_ttl=timedelta(minutes=10),
+        )
+        return ledger, None
+
+    transact(store, abandoned, message="an executor that died")
+
+
+def test_an_expired_lease_held_by_workers_does_not_stop_sweep(repo: Repo) -> None:
+    """'workers' died an hour ago holding the item: the sweeper takes it, no hand-over needed."""
+    repo.commit(**{"content/a.md": article("A")})
+    expired_lease_by(repo, "workers", age=timedelta(hours=1))
+    result = run_cli(repo, "sweep")
+    assert result.code == 0 and "1 published" in result.out
+    assert "site:content/a.md" in published_keys(repo) and not repo.ledger().pending
+
+
+def test_a_live_lease_is_respected_by_sweep(repo: Repo) -> None:
+    """A lease taken a minute ago is still running: the sweeper leaves the item alone."""
+    repo.commit(**{"content/a.md": article("A")})
+    expired_lease_by(repo, "workers", age=timedelta(minutes=1))
+    result = run_cli(repo, "sweep")
+    assert "0 published" in result.out
+    assert repo.ledger().pending["site:content/a.md"].lease.holder == "workers"  # type: ignore[union-attr]
+
+
+def test_sweep_publishes_what_no_push_event_announced(repo: Repo) -> None:
+    """A missed event: the article is committed but never enqueued; the sweep reconciles it."""
+    repo.commit(**{"content/a.md": article("A")})
+    run_cli(repo, "run")
+    repo.commit(**{"content/missed.md": article("Missed")})
+    result = run_cli(repo, "sweep")
+    assert result.code == 0 and "site:content/missed.md" in published_keys(repo)
+
+
+def test_sweep_leaves_fresh_items_to_the_executor_that_enqueued_them(repo: Repo) -> None:
+    """Within the grace period, an item a push enqueued is left to that push's executor."""
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "enqueue", "content/a.md").code == 0
+    result = run_cli(repo, "sweep")
+    assert "0 published" in result.out and "site:content/a.md" in repo.ledger().pending
+    assert run_cli(repo, "drain").code == 0
+    assert "site:content/a.md" in published_keys(repo)
+
+
+def test_a_push_enqueues_only_what_it_changed(repo: Repo) -> None:
+    """`enqueue --push BEFORE AFTER` takes the push's articles; drain publishes them."""
+    before = repo.commit(**{"content/old.md": article("Old")})
+    after = repo.commit(**{"content/new.md": article("New")})
+    assert run_cli(repo, "enqueue", "--push", before, after).code == 0
+    assert set(repo.ledger().pending) == {"site:content/new.md"}
+    assert run_cli(repo, "drain").code == 0
+    assert published_keys(repo) == {"site:content/new.md"}
+
+
+def test_a_first_push_with_a_zero_before_enqueues_everything_unpublished(repo: Repo) -> None:
+    """With no usable BEFORE the push reconciles the whole content folder instead."""
+    after = repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B")})
+    run_cli(repo, "enqueue", "--push", "0" * 40, after)
+    assert set(repo.ledger().pending) == {"site:content/a.md", "site:content/b.md"}
+
+
+def test_a_future_dated_article_is_published_only_once_due(repo: Repo) -> None:
+    """Scheduled publishing: not before `publish_at`, then by the next run."""
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=3)
+    repo.commit(**{"content/later.md": article("Later", publish_at=f"'{due.isoformat()}'")})
+    first = run_cli(repo, "run")
+    assert "0 published" in first.out
+    assert repo.ledger().pending["site:content/later.md"].not_before == due
+    assert "scheduled for" in run_cli(repo, "status").out
+    time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()) + 0.2)
+    assert "1 published" in run_cli(repo, "run").out
+
+
+def test_drafts_wait_until_they_flip(repo: Repo) -> None:
+    """`draft: true` is not published; the commit that removes it publishes the article."""
+    repo.commit(**{"content/d.md": article("D", draft="true")})
+    run_cli(repo, "run")
+    assert repo.state_head() is None, "nothing to record: not even a state branch"
+    repo.commit(**{"content/d.md": article("D", draft="false")})
+    run_cli(repo, "run")
+    assert published_keys(repo) == {"site:content/d.md"}
+
+
+def test_a_transient_failure_stays_pending_and_retry_by_hand_publishes(repo: Repo) -> None:
+    """A failing target defers the item (exit 1) with its error; after the fix, `retry PATH`."""
+    repo.commit(**{"content/a.md": article("A")})
+    (repo.root / "_site").mkdir()
+    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+    result = run_cli(repo, "run")
+    item = repo.ledger().pending["site:content/a.md"]
+    assert result.code == 1 and item.attempts == 1 and "cannot be read" in (item.last_error or "")
+    assert item.next_attempt_at is not None and item.next_attempt_at > datetime.now(UTC)
+    (repo.root / "_site/.steadypress-site.json").unlink()
+    result = run_cli(repo, "retry", "content/a.md")
+    assert result.code == 0 and published_keys(repo) == {"site:content/a.md"}
+
+
+def test_what_keeps_failing_is_dead_lettered_and_retry_by_issue_revives_it(repo: Repo) -> None:
+    """After max_attempts the item is dead with one letter; `retry --issue N` republishes it."""
+    repo.commit(**{"steadypress.yml": FAST, "content/a.md": article("A")})
+    (repo.root / "_site").mkdir()
+    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+    assert run_cli(repo, "run").code == 1
+    assert run_cli(repo, "sweep").code == 0
+    dead = repo.ledger().dead["site:content/a.md"]
+    assert (dead.attempts, dead.issue, dead.permanent) == (2, 1, False)
+    assert len(list((repo.root / ".steadypress/dead-letters").glob("*.md"))) == 1
+    (repo.root / "_site/.steadypress-site.json").unlink()
+    result = run_cli(repo, "retry", "--issue", "1")
+    assert result.code == 0 and published_keys(repo) == {"site:content/a.md"}
+    assert (
+        (repo.root / ".steadypress/dead-letters/0001.md").read_text().startswith("Status: resolved")
+    )
+
+
+def test_retry_all_dead(repo: Repo) -> None:
+    """`retry --all-dead` gives every dead item a fresh start."""
+    repo.commit(**{"content/a.md": "---\n---\nno title\n", "content/b.md": "---\n---\nnone\n"})
+    run_cli(repo, "run")
+    assert len(repo.ledger().dead) == 2
+    result = run_cli(repo, "retry", "--all-dead")
+    assert len(repo.ledger().dead) == 2, "still broken: dead again, same letters"
+    assert {d.issue for d in repo.ledger().dead.values()} == {1, 2} and result.code == 0
+
+
+@pytest.mark.parametrize(
+    "path", ["../etc/passwd", "/etc/passwd.md", "content/../x.md", "notes/a.md", "content/a.txt"]
+)
+def test_retry_refuses_paths_outside_content(repo: Repo, path: str) -> None:
+    """Retry takes only .md files under content/, with no '..': anything else is exit 2."""
+    repo.commit(**{"content/a.md": article("A")})
+    result = run_cli(repo, "retry", path)
+    assert result.code == 2 and "not an article path" in result.err
+
+
+def test_status_shows_the_ledger_and_json_for_scripts(repo: Repo) -> None:
+    """`status` says what is published, pending and dead; `--json` gives the whole ledger."""
+    repo.commit(**{"content/a.md": article("A"), "content/bad.md": "x"})
+    run_cli(repo, "run")
+    text = run_cli(repo, "status").out
+    assert "published: 1" in text and "dead: 1" in text and "site:content/bad.md (#1)" in text
+    document = json.loads(run_cli(repo, "status", "--json").out)
+    assert set(document) == {"state_version", "pending", "published", "dead"}
+    assert document["state_version"] == repo.state_head()
+    assert document["published"]["site:content/a.md"]["url"] == "/a/"
+
+
+def test_inside_github_actions_the_job_summary_and_annotations_are_written(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With GITHUB_STEP_SUMMARY set, the run appends a table with links; errors are annotated."""
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    repo.commit(**{"content/a.md": article("A"), "content/bad.md": "x"})
+    result = run_cli(repo, "run")
+    text = summary.read_text()
+    assert "| `site:content/a.md` | published | [/a/](/a/) |" in text
+    assert "| `site:content/bad.md` | dead letter #1 |" in text
+    assert (
+        "::error file=content/bad.md,title=Dead letter (site)::content/bad.md%3A" not in result.out
+    )
+    assert (
+        "::error file=content/bad.md,title=Dead letter (site)::content/bad.md: front matter"
+        in result.out
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("max_atempts: 3\n", "unknown key 'max_atempts'"),
+        ("timings: {lease: soon}\n", "timings.lease"),
+    ],
+)
+def test_a_configuration_mistake_is_exit_2_with_the_key_named(
+    repo: Repo, config: str, message: str
+) -> None:
+    """Bad configuration stops every command before anything is read or written."""
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    result = run_cli(repo, "run")
+    assert result.code == 2 and message in result.err and repo.state_head() is None
+
+
+def test_a_directory_that_is_not_a_repository_is_exit_2(tmp_path: Path) -> None:
+    """Pointing --repo at a plain folder is a usage error, said plainly."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert main(["run", "--repo", str(plain)]) == 2
+
+
+COMMANDS = [
+    ["run"],
+    ["enqueue", "content/a.md"],
+    ["enqueue", "--push", "HEAD~1", "HEAD"],
+    ["drain"],
+    ["sweep"],
+    ["retry", "content/a.md"],
+    ["retry", "--all-dead"],
+    ["status"],
+    ["status", "--json"],
+    ["live", "--ticks", "1", "--interval", "0"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_a_corrupt_pending_json_makes_every_command_exit_3_without_writing(
+    repo: Repo, command: list[str]
+) -> None:
+    """State that cannot be parsed is never overwritten: exit 3, branch and site untouched."""
+    repo.commit(**{"content/a.md": article("A")})
+    run_cli(repo, "run")
+    repo.commit(**{"content/b.md": article("B")})
+    repo.overwrite_state_file("state/pending.json", b'{"version": 1, "pending": {"x": ')
+    head, site = repo.state_head(), sorted((repo.root / "_site").rglob("*"))
+    result = run_cli(repo, *command)
+    assert result.code == 3, result.err
+    assert (
+        "state/pending.json: not valid JSON" in result.err and "nothing was changed" in result.err
+    )
+    assert repo.state_head() == head and sorted((repo.root / "_site").rglob("*")) == site

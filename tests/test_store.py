@@ -1,0 +1,138 @@
+"""The LedgerStore contract, on memory and on a real git repository, and the transaction loop."""
+
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from steadypress.errors import LedgerConflict, StateError
+from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
+from steadypress.store.localgit import LocalGitStore
+from steadypress.store.memory import MemoryStore
+from tests.helpers import Repo, article
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def add(path: str) -> Callable[[Ledger], tuple[Ledger, list[str]]]:
+    return lambda ledger: enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+
+
+@pytest.fixture(params=["memory", "git"])
+def store(request: pytest.FixtureRequest, repo: Repo) -> LedgerStore:
+    if request.param == "memory":
+        return MemoryStore()
+    repo.commit(**{"content/a.md": article("A")})
+    return LocalGitStore(repo.root, "steadypress-state")
+
+
+def test_a_save_based_on_an_old_version_is_refused(store: LedgerStore) -> None:
+    """Compare-and-swap: a writer that read before another wrote loses, and changes nothing."""
+    first = store.load()
+    store.save(add("content/a.md")(first.ledger)[0], based_on=first, message="one")
+    with pytest.raises(LedgerConflict):
+        store.save(add("content/b.md")(first.ledger)[0], based_on=first, message="two")
+    assert list(store.load().ledger.pending) == ["site:content/a.md"]
+
+
+def test_transact_reapplies_the_change_after_losing_a_race(store: LedgerStore) -> None:
+    """A lost race is re-read and re-applied: both writers' items survive, one conflict counted."""
+    raced = False
+
+    def change(ledger: Ledger) -> tuple[Ledger, None]:
+        nonlocal raced
+        if not raced:  # another executor commits between our read and our write
+            raced = True
+            transact(store, add("content/theirs.md"), message="theirs")
+        return add("content/ours.md")(ledger)[0], None
+
+    stats = TransactionStats()
+    transact(store, change, message="ours", stats=stats, sleep=lambda _s: None)
+    assert sorted(store.load().ledger.pending) == ["site:content/ours.md", "site:content/theirs.md"]
+    assert (stats.conflicts, stats.commits) == (1, 1)
+
+
+def test_a_change_that_changes_nothing_writes_nothing(store: LedgerStore) -> None:
+    """No empty commits: an idle transaction leaves the version as it was."""
+    transact(store, add("content/a.md"), message="add")
+    before = store.load().version
+    stats = TransactionStats()
+    transact(store, add("content/a.md"), message="again", stats=stats)
+    assert store.load().version == before and stats.commits == 0
+
+
+def test_transact_gives_up_after_too_many_conflicts() -> None:
+    """A store that always loses is a StateError after a bounded number of tries, not a hang."""
+
+    class AlwaysMoved(MemoryStore):
+        def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+            raise LedgerConflict(based_on.version, "elsewhere")
+
+    with pytest.raises(StateError, match="gave up after 3"):
+        transact(
+            AlwaysMoved(),
+            add("content/a.md"),
+            message="x",
+            max_conflicts=3,
+            sleep=lambda _s: None,
+            rng=random.Random(0),
+        )
+
+
+def test_the_first_save_creates_an_orphan_branch_and_leaves_the_checkout_alone(repo: Repo) -> None:
+    """The state branch has no parent and shares nothing with main; HEAD, index and files stay."""
+    repo.commit(**{"content/a.md": article("A")})
+    repo.write("content/draft.md", "uncommitted work")
+    repo.git("add", "content/draft.md")
+    status_before = repo.git("status", "--porcelain")
+    head_before = repo.git("symbolic-ref", "HEAD"), repo.head()
+    transact(LocalGitStore(repo.root, "steadypress-state"), add("content/a.md"), message="first")
+    assert repo.git("rev-list", "--max-parents=0", "steadypress-state") == repo.state_head()
+    assert repo.git("ls-tree", "-r", "--name-only", "steadypress-state").split() == [
+        "state/dead.json",
+        "state/pending.json",
+        "state/published.json",
+    ]
+    assert (repo.git("symbolic-ref", "HEAD"), repo.head()) == head_before
+    assert repo.git("status", "--porcelain") == status_before
+
+
+def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
+    """A claim rewrites pending.json only; published.json keeps its blob id."""
+    repo.commit()
+    store = LocalGitStore(repo.root, "steadypress-state")
+    transact(store, add("content/a.md"), message="add")
+    before = repo.git("rev-parse", "steadypress-state:state/published.json")
+
+    def take(ledger: Ledger) -> tuple[Ledger, None]:
+        claimed, _ = claim(
+            ledger, ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=timedelta(1)
+        )
+        return claimed, None
+
+    transact(store, take, message="claim")
+    assert repo.ledger().pending["site:content/a.md"].lease is not None
+    assert repo.git("rev-parse", "steadypress-state:state/published.json") == before
+
+
+def test_a_branch_without_state_files_is_never_overwritten(repo: Repo) -> None:
+    """Pointing state_branch at someone else's branch is refused, not clobbered."""
+    repo.commit(**{"content/a.md": article("A")})
+    store = LocalGitStore(repo.root, "main")
+    with pytest.raises(StateError, match=r"state/pending\.json: missing"):
+        transact(store, add("content/a.md"), message="x")
+    assert repo.git("ls-tree", "-r", "--name-only", "main").split() == ["content/a.md"]
+
+
+def test_a_corrupt_state_file_on_the_branch_is_reported_by_name(repo: Repo) -> None:
+    """A hand-edited pending.json that is not JSON stops the store before any write."""
+    repo.commit()
+    store = LocalGitStore(repo.root, "steadypress-state")
+    transact(store, add("content/a.md"), message="add")
+    repo.overwrite_state_file("state/pending.json", b"{ this is not json")
+    head = repo.state_head()
+    with pytest.raises(StateError, match=r"state/pending\.json: not valid JSON"):
+        transact(store, add("content/b.md"), message="x")
+    assert repo.state_head() == head
