@@ -340,3 +340,18 @@ def test_a_corrupt_pending_json_makes_every_command_exit_3_without_writing(
         "state/pending.json: not valid JSON" in result.err and "nothing was changed" in result.err
     )
     assert repo.state_head() == head and sorted((repo.root / "_site").rglob("*")) == site
+
+
+def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Repo) -> None:
+    """The ledger is written first: when the channel fails, the item is dead with no alert, and
+    every sweep tries again until the alert exists."""
+    repo.commit(**{"content/bad.md": "no front matter"})
+    blocker = repo.root / ".steadypress"
+    blocker.write_text("a file where the dead-letter folder should be")
+    result = run_cli(repo, "run")
+    assert "could not open a dead letter for site:content/bad.md" in result.err
+    assert repo.ledger().dead["site:content/bad.md"].issue is None
+    blocker.unlink()
+    result = run_cli(repo, "sweep")
+    assert result.code == 0 and repo.ledger().dead["site:content/bad.md"].issue == 1
+    assert (repo.root / ".steadypress/dead-letters/0001.md").exists()

@@ -1,0 +1,162 @@
+"""Stories about real processes: killed executors, racing writers, racing drains."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from tests.helpers import Repo, article, cli_process, spawn_cli
+from tests.schema import validate_state_file
+
+pytestmark = pytest.mark.slow
+
+SHORT_LEASES = "timings: {lease: 2s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+
+
+def many_articles(repo: Repo, count: int) -> None:
+    files = {
+        f"content/post-{n:03d}.md": article(f"Post {n}", body=f"Body {n}. " * 50)
+        for n in range(count)
+    }
+    repo.commit(**files, **{"steadypress.yml": SHORT_LEASES})
+
+
+def pages(repo: Repo) -> dict[str, tuple[int, int]]:
+    """Each published page with its inode and modification time: a rewrite changes them."""
+    return {
+        str(p.relative_to(repo.root / "_site")): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in (repo.root / "_site").glob("*/index.html")
+    }
+
+
+def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_once(
+    repo: Repo,
+) -> None:
+    """SIGKILL in the middle of drain leaves readable state with its leases; once they expire,
+    sweep publishes every article, and pages written before the kill are not written again."""
+    count = 150
+    many_articles(repo, count)
+    assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
+    drain = spawn_cli(repo, "drain")
+    manifest = repo.root / "_site" / ".steadypress-site.json"
+    deadline = time.monotonic() + 60
+    while not manifest.exists() and time.monotonic() < deadline and drain.poll() is None:
+        time.sleep(0.002)
+    drain.send_signal(signal.SIGKILL)
+    drain.wait()
+    assert drain.returncode == -signal.SIGKILL, "the drain finished before it could be killed"
+
+    written_before = pages(repo)
+    status = cli_process(repo, "status")
+    assert status.code == 0, status.err
+    ledger = repo.ledger()
+    assert 0 < len(written_before) < count
+    assert len(ledger.published) < count, "the kill came before every outcome was recorded"
+    leased = [item for item in ledger.pending.values() if item.lease is not None]
+    assert leased, "the killed executor left its leases behind"
+
+    time.sleep(2.1)  # the leases expire by themselves; nobody hands anything over
+    sweep = cli_process(repo, "sweep")
+    assert sweep.code == 0, sweep.err
+    ledger = repo.ledger()
+    assert len(ledger.published) == count and not ledger.pending and not ledger.dead
+    after = pages(repo)
+    assert len(after) == count
+    assert {page: after[page] for page in written_before} == written_before, "no page written twice"
+    index = (repo.root / "_site/index.html").read_text()
+    assert all(index.count(f'href="/post-{n:03d}/"') == 1 for n in range(count))
+
+
+WRITER = """
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from steadypress.ledger import Sighting, enqueue
+from steadypress.store import TransactionStats, transact
+from steadypress.store.localgit import LocalGitStore
+
+repo, writer, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+store = LocalGitStore(repo, "steadypress-state")
+stats = TransactionStats()
+for n in range(count):
+    sighting = Sighting("site", f"content/{writer}-{n}.md", f"blob-{writer}-{n}", "c")
+    transact(store, lambda ledger: enqueue(ledger, [sighting], now=datetime.now(UTC)),
+             message=f"{writer} {n}", stats=stats, max_conflicts=500)
+print(stats.commits, stats.conflicts)
+"""
+
+
+def test_eight_processes_writing_one_ledger_lose_no_update(repo: Repo) -> None:
+    """8 processes x 15 transactions on one local repository: all 120 items are there, and
+    the 120 commits form one chain (compare-and-swap never let a write fork or vanish)."""
+    repo.commit()
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(repo.root), f"w{n}", "15"],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for n in range(8)
+    ]
+    reports = [writer.communicate(timeout=300)[0].split() for writer in writers]
+    assert all(writer.returncode == 0 for writer in writers)
+    assert sum(int(commits) for commits, _ in reports) == 120
+    assert len(repo.ledger().pending) == 120
+    assert repo.state_commits() == 120
+    assert sum(int(conflicts) for _, conflicts in reports) > 0, "the writers really raced"
+
+
+def test_four_drains_racing_over_one_push_publish_each_article_once(repo: Repo) -> None:
+    """Four executors started together over 50 articles: every article published by exactly one."""
+    many_articles(repo, 50)
+    assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
+    drains = [spawn_cli(repo, "drain") for _ in range(4)]
+    outputs = [drain.communicate(timeout=300) for drain in drains]
+    assert all(drain.returncode == 0 for drain in drains), outputs
+    published = Counter(
+        line.split()[1]
+        for _out, err in outputs
+        for line in err.splitlines()
+        if line.startswith("published ")
+    )
+    assert len(published) == 50 and set(published.values()) == {1}
+    assert len(repo.ledger().published) == 50 and not repo.ledger().pending
+
+
+def test_live_mode_publishes_new_commits_and_stops_cleanly(repo: Repo) -> None:
+    """A live poller publishes a commit within a poll or two, and SIGTERM ends it with exit 0."""
+    repo.commit(**{"content/a.md": article("A")})
+    live = spawn_cli(repo, "live", "--interval", "0.2")
+    try:
+        deadline = time.monotonic() + 30
+        while not (repo.root / "_site/a/index.html").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        repo.commit(**{"content/b.md": article("B")})
+        while not (repo.root / "_site/b/index.html").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (repo.root / "_site/b/index.html").exists()
+    finally:
+        live.send_signal(signal.SIGTERM)
+        _out, err = live.communicate(timeout=30)
+    assert live.returncode == 0, err
+    assert set(repo.ledger().published) == {"site:content/a.md", "site:content/b.md"}
+
+
+def test_every_state_commit_of_a_run_is_valid_against_the_schema(repo: Repo) -> None:
+    """Not just the last state: each commit on the state branch holds schema-valid files."""
+    repo.commit(
+        **{"content/a.md": article("A"), "content/bad.md": "x", "steadypress.yml": SHORT_LEASES}
+    )
+    cli_process(repo, "run")
+    repo.commit(**{"content/a.md": article("A2")})
+    cli_process(repo, "run")
+    commits = repo.git("rev-list", "steadypress-state").split()
+    assert len(commits) >= 4
+    for commit in commits:
+        for name in ("pending", "published", "dead"):
+            validate_state_file(name, repo.git("show", f"{commit}:state/{name}.json").encode())
