@@ -12,8 +12,8 @@ test: $(VENV)/.test lint
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check scripts tests
-	$(BIN)/ruff format --check scripts tests
+	$(BIN)/ruff check scripts tests benchmarks
+	$(BIN)/ruff format --check scripts tests benchmarks
 	$(BIN)/mypy
 
 $(VENV)/.runtime: pyproject.toml

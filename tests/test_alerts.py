@@ -56,7 +56,11 @@ def test_resolving_marks_the_letter_and_a_second_death_reopens_it(tmp_path: Path
     """Success marks the letter resolved with the URL; dying again reuses the same number."""
     channel = LocalDeadLetters(tmp_path, stream=io.StringIO())
     number = channel.open(corpse())
-    channel.resolve(number, "site:content/a.md", PublishedRecord("b1", "c1", NOW, url="/a/"))
+    channel.resolve(
+        number,
+        "site:content/a.md",
+        PublishedRecord("b1", "c1", None, "2026-11-29T00:00:00Z", "/a/"),
+    )
     assert (
         (tmp_path / "0001.md")
         .read_text()

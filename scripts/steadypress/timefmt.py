@@ -15,7 +15,9 @@ def utc_now() -> datetime:
 def format_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError(f"naive datetime {moment!r}: steadypress times are UTC")
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def parse_time(text: str) -> datetime:

@@ -72,10 +72,7 @@ class LocalDeadLetters:
             if text.startswith("Status: resolved"):
                 return
             where = f" at {record.url}" if record.url else ""
-            resolved = (
-                f"Status: resolved: {key} was published{where} "
-                f"on {format_time(record.published_at)}.\n\n"
-            )
+            resolved = f"Status: resolved: {key} was published{where} on {record.published_at}.\n\n"
             path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
 
     def key_of(self, issue: int) -> str | None:
