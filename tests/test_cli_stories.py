@@ -355,3 +355,12 @@ def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Re
     result = run_cli(repo, "sweep")
     assert result.code == 0 and repo.ledger().dead["site:content/bad.md"].issue == 1
     assert (repo.root / ".steadypress/dead-letters/0001.md").exists()
+
+
+def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
+    """60 new articles cost 3 claims and 3 checkpoints: 6 commits, the enqueue inside the
+    first claim; the commit count follows the batch size (25), not the article count."""
+    repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
+    result = run_cli(repo, "run")
+    assert result.code == 0 and "60 published" in result.out
+    assert repo.state_commits() == 6
