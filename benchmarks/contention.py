@@ -21,23 +21,7 @@ from pathlib import Path
 
 GIT_ENV = ["-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 
-WRITER = """
-import sys
-from datetime import UTC, datetime
-from pathlib import Path
-from steadypress.ledger import Sighting, enqueue
-from steadypress.store import TransactionStats, transact
-from steadypress.store.localgit import LocalGitStore
-
-repo, writer, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-store = LocalGitStore(repo, "steadypress-state")
-stats = TransactionStats()
-for n in range(count):
-    sighting = Sighting("site", f"content/{writer}-{n}.md", f"blob-{writer}-{n}", "c")
-    transact(store, lambda ledger: enqueue(ledger, [sighting], now=datetime.now(UTC)),
-             message=f"{writer} {n}", stats=stats, max_conflicts=1000)
-print(stats.commits, stats.conflicts)
-"""
+WRITER = Path(__file__).resolve().parent / "cas_writer.py"
 
 
 def new_repository(root: Path, articles: int) -> None:
@@ -57,7 +41,7 @@ def cas(executors: int, per_writer: int) -> str:
         start = time.perf_counter()
         writers = [
             subprocess.Popen(
-                [sys.executable, "-c", WRITER, str(root), f"w{n}", str(per_writer)],
+                [sys.executable, str(WRITER), str(root), f"w{n}", str(per_writer)],
                 stdout=subprocess.PIPE,
                 text=True,
             )

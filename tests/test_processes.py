@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -71,23 +72,7 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     assert all(index.count(f'href="/post-{n:03d}/"') == 1 for n in range(count))
 
 
-WRITER = """
-import sys
-from datetime import UTC, datetime
-from pathlib import Path
-from steadypress.ledger import Sighting, enqueue
-from steadypress.store import TransactionStats, transact
-from steadypress.store.localgit import LocalGitStore
-
-repo, writer, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-store = LocalGitStore(repo, "steadypress-state")
-stats = TransactionStats()
-for n in range(count):
-    sighting = Sighting("site", f"content/{writer}-{n}.md", f"blob-{writer}-{n}", "c")
-    transact(store, lambda ledger: enqueue(ledger, [sighting], now=datetime.now(UTC)),
-             message=f"{writer} {n}", stats=stats, max_conflicts=500)
-print(stats.commits, stats.conflicts)
-"""
+WRITER = Path(__file__).resolve().parent.parent / "benchmarks" / "cas_writer.py"
 
 
 def test_eight_processes_writing_one_ledger_lose_no_update(repo: Repo) -> None:
@@ -96,7 +81,7 @@ def test_eight_processes_writing_one_ledger_lose_no_update(repo: Repo) -> None:
     repo.commit()
     writers = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(repo.root), f"w{n}", "15"],
+            [sys.executable, str(WRITER), str(repo.root), f"w{n}", "15"],
             stdout=subprocess.PIPE,
             text=True,
             env=os.environ.copy(),

@@ -17,6 +17,7 @@ import yaml
 
 from steadypress.errors import ConfigError
 from steadypress.ledger import RetryPolicy
+from steadypress.options import reject_unknown_keys, text_option
 from steadypress.targets import validate_target_options
 
 __all__ = ["Config", "TargetConfig", "Timings", "load_config", "parse_config", "parse_duration"]
@@ -88,22 +89,6 @@ def _mapping(value: Any, *, key: str, source: str) -> dict[str, Any]:
     return value
 
 
-def _no_unknown(raw: Mapping[str, Any], allowed: set[str], *, prefix: str, source: str) -> None:
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise ConfigError(
-            source,
-            f"unknown key {prefix + unknown[0]!r} (known: {', '.join(sorted(allowed))})",
-        )
-
-
-def _string(raw: Mapping[str, Any], key: str, default: str, *, source: str) -> str:
-    value = raw.get(key, default)
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(source, f"{key}: expected a non-empty string, got {value!r}")
-    return value
-
-
 def _targets(raw: Any, source: str) -> dict[str, TargetConfig]:
     targets = {}
     for name, spec in _mapping(raw, key="targets", source=source).items():
@@ -127,7 +112,7 @@ def parse_config(raw: Any, *, source: str) -> Config:
         raw = {}
     raw = _mapping(raw, key="the configuration", source=source)
     defaults = Config()
-    _no_unknown(
+    reject_unknown_keys(
         raw,
         {"content_dir", "state_branch", "dead_letter_dir", "max_attempts", "timings", "targets"},
         prefix="",
@@ -135,7 +120,7 @@ def parse_config(raw: Any, *, source: str) -> Config:
     )
     timings_raw = _mapping(raw.get("timings", {}), key="timings", source=source)
     known_timings = {"lease", "grace", "backoff_initial", "backoff_max"}
-    _no_unknown(timings_raw, known_timings, prefix="timings.", source=source)
+    reject_unknown_keys(timings_raw, known_timings, prefix="timings.", source=source)
     durations = {
         name: parse_duration(timings_raw[name], key=f"timings.{name}", source=source)
         for name in known_timings & timings_raw.keys()
@@ -150,7 +135,9 @@ def parse_config(raw: Any, *, source: str) -> Config:
         raise ConfigError(
             source, f"max_attempts: expected a whole number >= 1, got {max_attempts!r}"
         )
-    content_dir = _string(raw, "content_dir", defaults.content_dir, source=source).strip("/")
+    content_dir = text_option(
+        raw, "content_dir", defaults.content_dir, prefix="", source=source
+    ).strip("/")
     if ".." in Path(content_dir).parts or Path(content_dir).is_absolute():
         raise ConfigError(
             source, f"content_dir: must be a folder inside the repository, got {content_dir!r}"
@@ -158,8 +145,12 @@ def parse_config(raw: Any, *, source: str) -> Config:
     return Config(
         source=source,
         content_dir=content_dir,
-        state_branch=_string(raw, "state_branch", defaults.state_branch, source=source),
-        dead_letter_dir=_string(raw, "dead_letter_dir", defaults.dead_letter_dir, source=source),
+        state_branch=text_option(
+            raw, "state_branch", defaults.state_branch, prefix="", source=source
+        ),
+        dead_letter_dir=text_option(
+            raw, "dead_letter_dir", defaults.dead_letter_dir, prefix="", source=source
+        ),
         max_attempts=max_attempts,
         timings=timings,
         targets=_targets(raw["targets"], source) if "targets" in raw else _default_targets(),

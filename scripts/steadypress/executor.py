@@ -192,33 +192,30 @@ def _work(
 def _attempt(
     p: Pipeline, item: PendingItem, previous: PublishedRecord | None, token: str
 ) -> Completion | Failure:
+    def failed(error: str, *, permanent: bool = False, retry_after: float | None = None) -> Failure:
+        return Failure(
+            key=item.key,
+            blob=item.blob,
+            token=token,
+            error=error,
+            permanent=permanent,
+            retry_after=retry_after,
+        )
+
     target = p.targets[item.target]
     try:
         article = p.content.read(item.path, item.blob, commit=item.commit)
         receipt = target.publish(article, previous)
         target.verify(article, receipt)
-    except ArticleError as error:
-        return Failure(key=item.key, blob=item.blob, token=token, error=str(error), permanent=True)
-    except PermanentError as error:
-        return Failure(
-            key=item.key, blob=item.blob, token=token, error=f"{item.path}: {error}", permanent=True
-        )
+    except ArticleError as error:  # names its file already
+        return failed(str(error), permanent=True)
+    except PermanentError as error:  # targets describe the problem; the file is named here
+        return failed(f"{item.path}: {error}", permanent=True)
     except TransientError as error:
-        return Failure(
-            key=item.key,
-            blob=item.blob,
-            token=token,
-            error=f"{item.path}: {error}",
-            retry_after=error.retry_after,
-        )
+        return failed(f"{item.path}: {error}", retry_after=error.retry_after)
     except Exception as error:  # a bug behind one article must not stop the others
         p.log("".join(traceback.format_exception(error)).rstrip())
-        return Failure(
-            key=item.key,
-            blob=item.blob,
-            token=token,
-            error=f"{item.path}: unexpected {type(error).__name__}: {error}",
-        )
+        return failed(f"{item.path}: unexpected {type(error).__name__}: {error}")
     return Completion(
         key=item.key,
         blob=item.blob,

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from steadypress.alerts.base import find_marker, marker_for
+from steadypress.filelock import exclusive_lock
 from steadypress.ledger import DeadItem, PublishedRecord
 from steadypress.timefmt import format_time
 
@@ -23,16 +21,6 @@ class LocalDeadLetters:
     def __init__(self, folder: Path, *, stream: TextIO | None = None) -> None:
         self.folder = folder
         self._stream = stream
-
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with (self.folder / ".lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _files(self) -> dict[int, Path]:
         return {
@@ -51,7 +39,7 @@ class LocalDeadLetters:
         return self.folder / f"{issue:04d}.md"
 
     def open(self, item: DeadItem) -> int:
-        with self._locked():
+        with exclusive_lock(self.folder / ".lock"):
             number = item.issue if item.issue in self._files() else self._find(item.key)
             if number is None:
                 number = max(self._files(), default=0) + 1
@@ -64,7 +52,7 @@ class LocalDeadLetters:
         return number
 
     def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
-        with self._locked():
+        with exclusive_lock(self.folder / ".lock"):
             path = self.path_of(issue)
             if not path.exists():
                 return

@@ -9,20 +9,21 @@ directory for the embedded default, a Pages branch later, with the same logic.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 
 from steadypress import jsonfmt
 from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.filelock import exclusive_lock
 from steadypress.ledger import PublishedRecord
+from steadypress.options import reject_unknown_keys, text_option
 from steadypress.render import IndexEntry, render_index, render_page, slugify
 from steadypress.targets.base import Receipt
 from steadypress.timefmt import format_time, parse_time
@@ -53,17 +54,11 @@ class SiteSettings:
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
-    known = {"dir", "branch", "title", "base_url"}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise ConfigError(
-            source, f"unknown key 'targets.{name}.{unknown[0]}' (known: {', '.join(sorted(known))})"
-        )
-    for key, value in options.items():
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(
-                source, f"targets.{name}.{key}: expected a non-empty string, got {value!r}"
-            )
+    prefix = f"targets.{name}."
+    known = [field.name for field in fields(SiteSettings)]
+    reject_unknown_keys(options, known, prefix=prefix, source=source)
+    for key in options:
+        text_option(options, key, "", prefix=prefix, source=source)
     settings = SiteSettings(**options)
     if ".." in PurePosixPath(settings.dir).parts:
         raise ConfigError(source, f"targets.{name}.dir: must stay inside the repository")
@@ -104,13 +99,8 @@ class DirectorySiteFiles:
 
     @contextlib.contextmanager
     def session(self) -> Iterator[SiteWriter]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / ".steadypress-site.lock").open("a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield _DirectoryWriter(self.root)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with exclusive_lock(self.root / ".steadypress-site.lock"):
+            yield _DirectoryWriter(self.root)
 
 
 class _DirectoryWriter:
@@ -189,7 +179,7 @@ class SiteTarget:
         source = article.slug or article.path.removeprefix(self._content_prefix).removesuffix(".md")
         parts = [slugify(part) for part in source.split("/")]
         if not all(parts):
-            raise PermanentError(f"{article.path}: cannot make a URL from {source!r}")
+            raise PermanentError(f"cannot make a URL from {source!r}")
         return "/".join(parts)
 
     def _render(self, article: Article) -> bytes:
@@ -221,7 +211,7 @@ class SiteTarget:
             manifest = _read_manifest(files)
             for path, other in manifest.items():
                 if other.slug == slug and path != article.path:
-                    raise PermanentError(f"{article.path}: URL /{slug}/ is already used by {path}")
+                    raise PermanentError(f"URL /{slug}/ is already used by {path}")
             old = manifest.get(article.path)
             if old is not None and old.slug != slug:
                 files.remove(_page_path(old.slug))
@@ -239,11 +229,9 @@ class SiteTarget:
             page = files.read(_page_path(slug))
             entry = _read_manifest(files).get(article.path)
         if page is None or hashlib.sha256(page).hexdigest() != expected:
-            raise TransientError(
-                f"{article.path}: /{slug}/index.html does not hold what was written"
-            )
+            raise TransientError(f"/{slug}/index.html does not hold what was written")
         if entry is None or entry.blob != article.blob:
-            raise TransientError(f"{article.path}: the site index does not list this version")
+            raise TransientError("the site index does not list this version")
 
     def _index(self, manifest: Mapping[str, _Entry]) -> bytes:
         entries = [
@@ -261,7 +249,7 @@ class SiteTarget:
 def _date_of(article: Article) -> datetime:
     # ContentSource fills a missing date from the commit; an Article built elsewhere may lack one.
     if article.date is None:
-        raise PermanentError(f"{article.path}: no date to show")
+        raise PermanentError("no date to show")
     return article.date
 
 
