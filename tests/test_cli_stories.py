@@ -364,3 +364,44 @@ def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
     result = run_cli(repo, "run")
     assert result.code == 0 and "60 published" in result.out
     assert repo.state_commits() == 6
+
+
+def failing_site(repo: Repo) -> None:
+    (repo.root / "_site").mkdir(exist_ok=True)
+    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+
+
+def test_a_pending_article_that_is_deleted_is_withdrawn_not_published(repo: Repo) -> None:
+    """HEAD is the desired state: a waiting version of a deleted article is dropped by the next
+    sweep instead of being published from git history."""
+    repo.commit(
+        **{"steadypress.yml": FAST, "content/a.md": article("A"), "content/b.md": article("B")}
+    )
+    failing_site(repo)
+    run_cli(repo, "run")
+    assert set(repo.ledger().pending) == {"site:content/a.md", "site:content/b.md"}
+    repo.git("rm", "-q", "content/a.md")
+    repo.commit("remove a")
+    (repo.root / "_site/.steadypress-site.json").unlink()
+    assert run_cli(repo, "sweep").code == 0
+    assert published_keys(repo) == {"site:content/b.md"} and not repo.ledger().pending
+    assert not (repo.root / "_site/a").exists()
+
+
+def test_a_push_that_deletes_or_drafts_a_pending_article_withdraws_it(repo: Repo) -> None:
+    """The push path sees removals and new drafts too, so its drain publishes neither."""
+    before = repo.commit(
+        **{
+            "steadypress.yml": FAST,
+            "content/a.md": article("A"),
+            "content/b.md": article("B"),
+        }
+    )
+    failing_site(repo)
+    run_cli(repo, "run")
+    repo.git("rm", "-q", "content/a.md")
+    after = repo.commit(**{"content/b.md": article("B", draft="true")})
+    (repo.root / "_site/.steadypress-site.json").unlink()
+    assert run_cli(repo, "enqueue", "--push", before, after).code == 0
+    assert not repo.ledger().pending
+    assert run_cli(repo, "drain").code == 0 and not published_keys(repo)

@@ -81,7 +81,8 @@ def test_an_undated_article_takes_its_commit_time(repo: Repo) -> None:
 
 
 def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> None:
-    """Added, modified and renamed articles are a push's work; deletions and other files are not."""
+    """A push's new versions (added, modified, renamed) and its removed articles; other files
+    are not articles."""
     before = repo.commit(
         **{
             "content/keep.md": article("Keep"),
@@ -98,11 +99,13 @@ def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> No
         **{"content/edit.md": article("Edited"), "content/new.md": article("New"), "other.md": "x"}
     )
     source = ContentSource(Git(repo.root), "content")
-    changed = source.changed_articles(before, after)
-    assert changed == {
+    changes = source.changed_articles(before, after)
+    assert changes is not None
+    assert changes.changed == {
         path: repo.blob(path)
         for path in ["content/edit.md", "content/new-name.md", "content/new.md"]
     }
+    assert changes.removed == {"content/old-name.md", "content/gone.md"}
 
 
 @pytest.mark.parametrize("before", [None, "", ZERO_OID, "f" * 40])

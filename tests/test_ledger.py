@@ -20,6 +20,7 @@ from steadypress.ledger import (
     retry,
     select,
     set_issue,
+    withdraw,
 )
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -294,3 +295,13 @@ def test_a_late_completion_of_an_older_version_puts_the_current_one_back_to_work
     ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 3)
     assert ledger.published[KEY].blob == "b1"
     assert (ledger.pending[KEY].blob, ledger.pending[KEY].commit) == ("b2", "c-b2")
+
+
+def test_withdraw_drops_waiting_work_but_not_work_in_progress() -> None:
+    """A removed article's pending item goes away, unless a live lease says someone is writing."""
+    ledger = pending_with()
+    gone, dropped = withdraw(ledger, [KEY, "site:content/unknown.md"], now=T0)
+    assert dropped == [KEY] and KEY not in gone.pending
+    leased = claimed_by("a", "t", ledger)
+    assert withdraw(leased, [KEY], now=T0) == (leased, [])
+    assert withdraw(leased, [KEY], now=T0 + TTL)[1] == [KEY], "an expired lease protects nothing"

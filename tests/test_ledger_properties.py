@@ -21,6 +21,7 @@ from steadypress.ledger import (
     item_key,
     retry,
     select,
+    withdraw,
 )
 from tests.schema import validate_state_file
 
@@ -105,6 +106,15 @@ class LedgerMachine(RuleBasedStateMachine):
     @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
     def retry_by_hand(self, path: str, publisher: str) -> None:
         self.ledger, _ = retry(self.ledger, [item_key(publisher, path)], now=self.now)
+
+    @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
+    def delete_article(self, path: str, publisher: str) -> None:
+        """The article leaves content/: its waiting work is dropped, work in progress is not."""
+        key = item_key(publisher, path)
+        self.ledger, dropped = withdraw(self.ledger, [key], now=self.now)
+        if dropped:
+            assert key not in self.ledger.pending
+            self.latest.pop(key, None)
 
     @rule(seconds=st.integers(0, 4000))
     def time_passes(self, seconds: int) -> None:

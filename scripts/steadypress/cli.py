@@ -138,8 +138,11 @@ def _enqueue(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
         after = p.content.resolve(after_name)
         if after is None:
             raise ConfigError("--push", f"{after_name!r} is not a commit in {p.content}")
-        changed = p.content.changed_articles(before, after)
-        articles = changed if changed is not None else p.content.list_articles(after)
+        changes = p.content.changed_articles(before, after)
+        if changes is None:
+            articles, removed = p.content.list_articles(after), set()
+        else:
+            articles, removed = changes.changed, changes.removed
         commit = after
     elif args.paths:
         commit = p.content.head()
@@ -150,9 +153,10 @@ def _enqueue(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
             if path not in at_head:
                 raise ConfigError(path, "not an article at HEAD (is it committed?)")
             articles[path] = at_head[path]
+        removed = set()
     else:
         raise ConfigError("enqueue", "give --push BEFORE AFTER or one or more article paths")
-    prepare = enqueue_prepare(p, articles, commit)
+    prepare = enqueue_prepare(p, articles, commit, removed=removed)
     if prepare is not None:
         fresh = transact(
             p.store,

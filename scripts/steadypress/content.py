@@ -18,7 +18,7 @@ from frontmatter.default_handlers import YAMLHandler
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git, GitFailed
 
-__all__ = ["Article", "ContentSource", "parse_article"]
+__all__ = ["Article", "Changes", "ContentSource", "parse_article"]
 
 ARTICLE_SUFFIX = ".md"
 _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
@@ -28,6 +28,14 @@ _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
     "slug": (str,),
     "draft": (bool,),
 }
+
+
+@dataclass
+class Changes:
+    """What a push did to the articles: new versions by path, and paths that are gone."""
+
+    changed: dict[str, str] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -176,8 +184,8 @@ class ContentSource:
                 articles[path] = oid
         return articles
 
-    def changed_articles(self, before: str | None, after: str) -> dict[str, str] | None:
-        """Articles added, modified or renamed between two commits, with their new blob ids.
+    def changed_articles(self, before: str | None, after: str) -> Changes | None:
+        """Articles added, modified, renamed or removed between two commits.
 
         None when `before` gives no usable diff (a first push, a force push, an unknown commit):
         the caller then reconciles every article against what was published.
@@ -189,29 +197,29 @@ class ContentSource:
         except GitFailed:
             return None
         raw = self._git.run(
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-commit-id",
-            "-M",
-            "--diff-filter=AMR",
-            before,
-            after,
-            "--",
-            self._content_dir,
-        )
-        fields = raw.split(b"\0")
-        changed: dict[str, str] = {}
+            "diff-tree", "-r", "-z", "--no-commit-id", "-M", "--diff-filter=AMRD",
+            before, after, "--", self._content_dir,
+        )  # fmt: skip
+        fields = [part.decode("utf-8", errors="surrogateescape") for part in raw.split(b"\0")]
+        changes = Changes()
         index = 0
         while index < len(fields) and fields[index]:
-            header = fields[index].decode().split()
-            new_mode, new_oid, status = header[1], header[3], header[4]
-            index += 2 if status[0] == "R" else 1  # a rename is followed by old and new path
-            path = fields[index].decode("utf-8", errors="surrogateescape")
-            index += 1
-            if new_mode != "120000" and self.is_article(path):
-                changed[path] = new_oid
-        return changed
+            _old_mode, new_mode, _old_oid, new_oid, status = fields[index].split()
+            if status.startswith("R"):  # a rename names the old path, then the new one
+                old, path = fields[index + 1], fields[index + 2]
+                index += 3
+                if self.is_article(old):
+                    changes.removed.add(old)
+            else:
+                path = fields[index + 1]
+                index += 2
+            if not self.is_article(path):
+                continue
+            if status == "D" or new_mode == "120000":
+                changes.removed.add(path)
+            else:
+                changes.changed[path] = new_oid
+        return changes
 
     def read(self, path: str, blob: str, *, commit: str) -> Article:
         """Parse one article version; an article with no `date` takes its commit's time."""

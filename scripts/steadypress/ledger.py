@@ -49,6 +49,7 @@ __all__ = [
     "select",
     "set_issue",
     "split_key",
+    "withdraw",
 ]
 
 # A dead letter tells the story of the last attempts; older ones add length, not insight.
@@ -518,6 +519,19 @@ def retry(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger
     if not retried:
         return ledger, []
     return replace(ledger, pending=pending, dead=dead), retried
+
+
+def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger, list[str]]:
+    """Drop pending work for articles that are no longer to be published (deleted, or turned
+    into drafts); returns the keys dropped. An item under a live lease is left to its holder:
+    it may be writing right now, and what it writes is recorded as what happened."""
+    dropped = [
+        key for key in keys if key in ledger.pending and not ledger.pending[key].is_leased(now)
+    ]
+    if not dropped:
+        return ledger, []
+    pending = {key: item for key, item in ledger.pending.items() if key not in set(dropped)}
+    return replace(ledger, pending=pending), dropped
 
 
 def set_issue(ledger: Ledger, key: str, issue: int) -> Ledger:

@@ -7,14 +7,15 @@ period, due and not under a live lease, whoever last held it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from steadypress.errors import ArticleError
 from steadypress.executor import Pipeline, Prepare, Report, drain, raise_alerts
-from steadypress.ledger import Ledger, Sighting, enqueue, item_key
+from steadypress.ledger import Ledger, Sighting, enqueue, item_key, withdraw
 
-__all__ = ["enqueue_prepare", "reconcile", "sightings", "sweep"]
+__all__ = ["Plan", "enqueue_prepare", "plan", "reconcile", "sweep"]
 
 
 def _known(ledger: Ledger, key: str, blob: str) -> bool:
@@ -26,15 +27,35 @@ def _known(ledger: Ledger, key: str, blob: str) -> bool:
     return False
 
 
-def sightings(
-    p: Pipeline, articles: Mapping[str, str], commit: str, *, ledger: Ledger
-) -> list[Sighting]:
-    """The (target, article) versions at `commit` that the ledger does not know yet.
+@dataclass(frozen=True)
+class Plan:
+    """What reading the content branch asks of the ledger: article versions to enqueue, and
+    pending keys to withdraw because their article was removed or turned into a draft."""
 
-    Only those articles are read, to learn whether they are drafts or scheduled; one that cannot
-    be parsed is still enqueued, so that the executor dead-letters it with its reason.
+    sightings: list[Sighting]
+    withdrawn: list[str]
+
+    def apply(self, ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
+        ledger, _ = withdraw(ledger, self.withdrawn, now=now)
+        return enqueue(ledger, self.sightings, now=now)
+
+
+def plan(
+    p: Pipeline,
+    articles: Mapping[str, str],
+    commit: str,
+    *,
+    removed: Collection[str],
+    ledger: Ledger,
+) -> Plan:
+    """Compare article versions at `commit` with the ledger.
+
+    Only versions the ledger does not know are read, to learn whether they are drafts or
+    scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
+    with its reason.
     """
     found: list[Sighting] = []
+    gone = set(removed)
     for path, blob in sorted(articles.items()):
         targets = [t for t in p.targets if not _known(ledger, item_key(t, path), blob)]
         if not targets:
@@ -46,33 +67,40 @@ def sightings(
             article = None
         if article is not None:
             if article.draft:
+                gone.add(path)
                 continue
             not_before = article.not_before
         found.extend(
             Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
             for target in targets
         )
-    return found
+    withdrawn = sorted(key for key, item in ledger.pending.items() if item.path in gone)
+    return Plan(sightings=found, withdrawn=withdrawn)
 
 
-def enqueue_prepare(p: Pipeline, articles: Mapping[str, str], commit: str) -> Prepare | None:
-    """A change enqueuing these article versions, to run inside the first claim transaction;
-    None when the ledger already knows them all (an idle run reads and writes nothing more)."""
-    found = sightings(p, articles, commit, ledger=p.store.load().ledger)
-    if not found:
-        return None
-
-    def prepare(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
-        return enqueue(ledger, found, now=now)
-
-    return prepare
+def enqueue_prepare(
+    p: Pipeline,
+    articles: Mapping[str, str],
+    commit: str,
+    *,
+    removed: Collection[str] = (),
+    ledger: Ledger | None = None,
+) -> Prepare | None:
+    """The change a plan makes, to run inside the first claim transaction; None when there is
+    nothing to do (an idle run reads and writes nothing more)."""
+    ledger = ledger if ledger is not None else p.store.load().ledger
+    planned = plan(p, articles, commit, removed=removed, ledger=ledger)
+    return planned.apply if planned.sightings or planned.withdrawn else None
 
 
 def reconcile(p: Pipeline) -> Prepare | None:
-    """Every article at the content head that is neither published, pending nor dead: the
-    articles whose push event was missed."""
+    """Every article at the content head that is neither published, pending nor dead (the
+    articles whose push event was missed), and pending work for articles no longer there."""
     commit = p.content.head()
-    return enqueue_prepare(p, p.content.list_articles(commit), commit)
+    articles = p.content.list_articles(commit)
+    ledger = p.store.load().ledger
+    removed = {item.path for item in ledger.pending.values()} - articles.keys()
+    return enqueue_prepare(p, articles, commit, removed=removed, ledger=ledger)
 
 
 def sweep(p: Pipeline, report: Report, *, grace: timedelta) -> Report:
