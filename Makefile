@@ -3,13 +3,26 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint
+# GitHub's own GraphQL schema: the GitHub fake executes it and every query steadypress sends is
+# validated against it. Fetched from the npm registry at a pinned version.
+GRAPHQL_SCHEMA_VERSION := 15.26.1
+SCHEMAS := .cache/octokit
+
+.PHONY: run test lint schemas
 
 run: $(VENV)/.runtime
 	$(BIN)/steadypress run
 
-test: $(VENV)/.test lint
+test: $(VENV)/.test lint schemas
 	$(BIN)/python -m pytest
+
+schemas: $(SCHEMAS)/schema.graphql
+
+$(SCHEMAS)/schema.graphql:
+	mkdir -p $(SCHEMAS)
+	cd $(SCHEMAS) && npm pack --silent @octokit/graphql-schema@$(GRAPHQL_SCHEMA_VERSION) >/dev/null \
+		&& tar -xzf octokit-graphql-schema-$(GRAPHQL_SCHEMA_VERSION).tgz --strip-components=1 package/schema.graphql \
+		&& rm octokit-graphql-schema-$(GRAPHQL_SCHEMA_VERSION).tgz
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check scripts tests benchmarks

@@ -9,10 +9,16 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from steadypress.cli import main
 from steadypress.codec import STATE_FILES, decode_ledger
+from steadypress.github.client import GitHubClient
+from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
+
+if TYPE_CHECKING:
+    from tests.fakes.github import FakeGitHub
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Author",
@@ -100,6 +106,30 @@ class Repo:
             capture_output=True,
             check=True,
         ).stdout
+
+
+def github_client(github: FakeGitHub, **settings: Any) -> GitHubClient:
+    """A client of the fake, with a recorded, instant sleep (`client.sleep.calls`)."""
+    return GitHubClient(
+        token=github.token, api_url=github.api_url, graphql_url=github.graphql_url,
+        sleep=RecordedSleep(), **settings,
+    )  # fmt: skip
+
+
+def github_store(github: FakeGitHub, **settings: Any) -> GitHubStore:
+    return GitHubStore(
+        github_client(github, **settings), repository=github.full_name, branch="steadypress-state"
+    )
+
+
+class RecordedSleep:
+    """Stands in for time.sleep where a test must not wait: records what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The LedgerStore contract, on memory and on a real git repository, and the transaction loop."""
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,7 +11,8 @@ from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
-from tests.helpers import Repo, article
+from tests.fakes.github import FakeGitHub
+from tests.helpers import Repo, article, github_store
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -20,12 +21,16 @@ def add(path: str) -> Callable[[Ledger], tuple[Ledger, list[str]]]:
     return lambda ledger: enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
 
 
-@pytest.fixture(params=["memory", "git"])
-def store(request: pytest.FixtureRequest, repo: Repo) -> LedgerStore:
+@pytest.fixture(params=["memory", "git", "github"])
+def store(request: pytest.FixtureRequest, repo: Repo) -> Iterator[LedgerStore]:
     if request.param == "memory":
-        return MemoryStore()
-    repo.commit(**{"content/a.md": article("A")})
-    return LocalGitStore(repo.root, "steadypress-state")
+        yield MemoryStore()
+    elif request.param == "git":
+        repo.commit(**{"content/a.md": article("A")})
+        yield LocalGitStore(repo.root, "steadypress-state")
+    else:
+        with FakeGitHub() as github:
+            yield github_store(github)
 
 
 def test_a_save_based_on_an_old_version_is_refused(store: LedgerStore) -> None:

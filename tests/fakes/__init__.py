@@ -1,0 +1,1 @@
+"""Test doubles of the remote APIs steadypress talks to, served on loopback."""

@@ -1,0 +1,173 @@
+"""The fake's GraphQL endpoint: GitHub's real schema, executed by graphql-core.
+
+Queries are parsed and validated against `schema.graphql` from the npm package
+@octokit/graphql-schema (fetched by `make schemas`), so a query GitHub would reject is rejected
+here with the same kind of message. Only the fields steadypress reads have resolvers.
+
+Behaviour follows GitHub's GraphQL reference (docs.github.com/graphql/reference):
+- `Blob.text` is "UTF8 text data or null if the Blob is binary"; GitHub truncates it at
+  512,000 bytes and sets `isTruncated` (observed; the limit is undocumented);
+- `createCommitOnBranch` "creates a commit whose parent is the HEAD of the provided branch and
+  also updates that branch to point to the new commit"; when `expectedHeadOid` does not match,
+  GitHub answers HTTP 200 with `data.createCommitOnBranch: null` and an error whose top-level
+  `type` is STALE_DATA (observed, see DESIGN.md);
+- errors carry GitHub's top-level `type` (NOT_FOUND, STALE_DATA, ...), not `extensions`.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync, parse
+
+if TYPE_CHECKING:
+    from tests.fakes.github.server import FakeGitHub
+
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / ".cache" / "octokit" / "schema.graphql"
+TEXT_LIMIT = 512_000
+
+
+@functools.cache
+def github_schema() -> GraphQLSchema:
+    if not SCHEMA_PATH.exists():
+        raise RuntimeError(
+            f"GitHub's GraphQL schema is not at {SCHEMA_PATH}: run `make schemas` "
+            "(it fetches @octokit/graphql-schema from the npm registry)"
+        )
+    # GitHub's published SDL defines two enterprise fields twice; nothing steadypress queries.
+    return build_schema(SCHEMA_PATH.read_text(encoding="utf-8"), assume_valid_sdl=True)
+
+
+class GitHubGraphQLError(GraphQLError):
+    def __init__(self, message: str, github_type: str) -> None:
+        super().__init__(message)
+        self.github_type = github_type
+
+
+def operation_name(document: str) -> str:
+    try:
+        parsed = parse(document)
+    except GraphQLError:
+        return "invalid"
+    for definition in parsed.definitions:
+        name = getattr(definition, "name", None)
+        if getattr(definition, "operation", None) is not None:
+            return name.value if name else "anonymous"
+    return "anonymous"
+
+
+def execute(fake: FakeGitHub, body: dict[str, Any]) -> dict[str, Any]:
+    result = graphql_sync(
+        github_schema(),
+        body.get("query", ""),
+        root_value=_Root(fake).fields(),
+        variable_values=body.get("variables") or {},
+        operation_name=body.get("operationName"),
+    )
+    answer: dict[str, Any] = {}
+    if result.errors:
+        answer["errors"] = [_formatted(error) for error in result.errors]
+    if result.data is not None or not result.errors:
+        answer["data"] = result.data
+    return answer
+
+
+def _formatted(error: GraphQLError) -> dict[str, Any]:
+    formatted = dict(error.formatted)
+    original = error.original_error
+    github_type = getattr(original, "github_type", None) or getattr(error, "github_type", None)
+    if github_type:
+        formatted["type"] = github_type
+    formatted.pop("extensions", None)
+    return formatted
+
+
+class _Root:
+    def __init__(self, fake: FakeGitHub) -> None:
+        self.fake = fake
+        self.repo = fake.repository
+
+    def fields(self) -> dict[str, Any]:
+        return {"repository": self.repository, "createCommitOnBranch": self.create_commit}
+
+    def repository(self, _info: Any, owner: str, name: str, **_: Any) -> dict[str, Any]:
+        if f"{owner}/{name}" != self.fake.full_name:
+            raise GitHubGraphQLError(
+                f"Could not resolve to a Repository with the name '{owner}/{name}'.", "NOT_FOUND"
+            )
+        return {"name": name, "nameWithOwner": self.fake.full_name, "ref": self.ref}
+
+    def ref(self, _info: Any, qualifiedName: str) -> dict[str, Any] | None:
+        branch = qualifiedName.removeprefix("refs/heads/")
+        head = self.repo.head_of(branch)
+        if head is None:
+            return None
+        return {"name": branch, "prefix": "refs/heads/", "target": self.commit(head)}
+
+    def commit(self, oid: str) -> dict[str, Any]:
+        return {
+            "__typename": "Commit",
+            "oid": oid,
+            "message": self.repo.commit_message(oid),
+            "file": lambda _info, path: self.tree_entry(oid, path),
+        }
+
+    def tree_entry(self, commit: str, path: str) -> dict[str, Any] | None:
+        found = self.repo.blob_at(commit, path)
+        if found is None:
+            return None
+        oid, data = found
+        # A cut inside a multi-byte character drops that character, as a byte limit would.
+        binary = b"\0" in data
+        text = None if binary else data[:TEXT_LIMIT].decode("utf-8", errors="ignore")
+        blob = {
+            "__typename": "Blob",
+            "oid": oid,
+            "text": text,
+            "byteSize": len(data),
+            "isTruncated": len(data) > TEXT_LIMIT,
+            "isBinary": binary,
+        }
+        return {"name": path.rsplit("/", 1)[-1], "path": path, "oid": oid, "object": blob}
+
+    def create_commit(self, _info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        branch_spec = input["branch"]
+        if branch_spec.get("repositoryNameWithOwner") != self.fake.full_name:
+            raise GitHubGraphQLError("Could not resolve to a Repository.", "NOT_FOUND")
+        branch = str(branch_spec.get("branchName", "")).removeprefix("refs/heads/")
+        expected = input["expectedHeadOid"]
+        self.fake.run_before_write()
+        with self.repo.lock:
+            head = self.repo.head_of(branch)
+            if head is None:
+                raise GitHubGraphQLError(
+                    f'A ref named "refs/heads/{branch}" does not exist.', "NOT_FOUND"
+                )
+            if head != expected:
+                raise _stale(expected)
+            changes = input.get("fileChanges") or {}
+            if changes.get("deletions"):
+                raise GitHubGraphQLError("the fake does not implement deletions", "UNPROCESSABLE")
+            files = {
+                addition["path"]: self.repo.write_blob(base64.b64decode(addition["contents"]))
+                for addition in changes.get("additions") or []
+            }
+            tree = self.repo.write_tree(files, base_tree=self.repo.tree_of(head))
+            message = input["message"]["headline"]
+            if input["message"].get("body"):
+                message += "\n\n" + input["message"]["body"]
+            commit = self.repo.write_commit(tree, [head], message + "\n")
+            if not self.repo.move_branch(branch, commit, head):
+                raise _stale(expected)
+        return {"commit": self.commit(commit)}
+
+
+def _stale(expected: str) -> GitHubGraphQLError:
+    # Two spaces before "Pull", as GitHub sends it (DESIGN.md).
+    return GitHubGraphQLError(
+        f'Expected branch to point to "{expected}" but it did not.  Pull and try again.',
+        "STALE_DATA",
+    )

@@ -1,0 +1,88 @@
+"""The fake's storage: a real bare git repository, changed with plumbing under one lock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "github-actions[bot]",
+    "GIT_AUTHOR_EMAIL": "41898282+github-actions[bot]@users.noreply.github.com",
+    "GIT_COMMITTER_NAME": "GitHub",
+    "GIT_COMMITTER_EMAIL": "noreply@github.com",
+}
+
+
+class BareRepository:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.RLock()  # GitHub applies a ref update atomically; so does the fake
+        subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+
+    def git(
+        self, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+    ) -> bytes:
+        completed = subprocess.run(
+            ["git", "--git-dir", str(self.path), *args], input=stdin, capture_output=True,
+            env={**os.environ, **IDENTITY, **(env or {})}, check=True,
+        )  # fmt: skip
+        return completed.stdout
+
+    def text(self, *args: str, stdin: bytes | None = None) -> str:
+        return self.git(*args, stdin=stdin).decode().strip()
+
+    def head_of(self, branch: str) -> str | None:
+        try:
+            return self.text("rev-parse", "--verify", "-q", f"refs/heads/{branch}^{{commit}}")
+        except subprocess.CalledProcessError:
+            return None
+
+    def exists(self, oid: str, kind: str) -> bool:
+        try:
+            return self.text("cat-file", "-t", oid) == kind
+        except subprocess.CalledProcessError:
+            return False
+
+    def blob_at(self, commit: str, path: str) -> tuple[str, bytes] | None:
+        try:
+            oid = self.text("rev-parse", f"{commit}:{path}")
+        except subprocess.CalledProcessError:
+            return None
+        if self.text("cat-file", "-t", oid) != "blob":
+            return None
+        return oid, self.git("cat-file", "blob", oid)
+
+    def write_blob(self, data: bytes) -> str:
+        return self.text("hash-object", "-w", "--stdin", stdin=data)
+
+    def write_tree(self, files: Mapping[str, str], base_tree: str | None = None) -> str:
+        """A tree holding `files` (path -> blob id) on top of `base_tree`, nested paths allowed."""
+        with tempfile.TemporaryDirectory() as folder:
+            env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+            if base_tree:
+                self.git("read-tree", base_tree, env=env)
+            for path, oid in files.items():
+                self.git("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
+            return self.git("write-tree", env=env).decode().strip()
+
+    def write_commit(self, tree: str, parents: list[str], message: str) -> str:
+        args = [arg for parent in parents for arg in ("-p", parent)]
+        return self.text("commit-tree", tree, *args, stdin=message.encode())
+
+    def move_branch(self, branch: str, new: str, expected: str | None) -> bool:
+        """Compare-and-swap the branch: False when it no longer points at `expected`."""
+        try:
+            self.git("update-ref", f"refs/heads/{branch}", new, expected or "0" * 40)
+        except subprocess.CalledProcessError:
+            return False
+        return True
+
+    def commit_message(self, commit: str) -> str:
+        return self.git("cat-file", "commit", commit).decode().split("\n\n", 1)[1]
+
+    def tree_of(self, commit: str) -> str:
+        return self.text("rev-parse", f"{commit}^{{tree}}")

@@ -1,0 +1,377 @@
+"""A loopback HTTP server that answers like GitHub for the calls steadypress makes.
+
+Backed by a real bare git repository. It follows GitHub's documentation, and the recorded
+exchanges in shared/fixtures/github-recorded hold it to what GitHub really sends:
+- authentication: no `Authorization` header answers 401 "Requires authentication", a wrong token
+  401 "Bad credentials" (docs.github.com/rest/authentication);
+- every response carries `x-ratelimit-limit`, `-remaining`, `-used`, `-reset` (epoch seconds) and
+  `-resource` ("Rate limits for the REST API");
+- errors are JSON `{"message", "documentation_url", "status"}`; creating a ref that exists is
+  422 "Reference already exists" (docs.github.com/rest/git/refs#create-a-reference);
+- `POST /git/trees` and `POST /git/commits` answer 201 with the new object's `sha`
+  (docs.github.com/rest/git/trees, /rest/git/commits); `GET /git/blobs/{sha}` answers the JSON
+  form (base64 `content`) or, with `Accept: application/vnd.github.raw+json`, the raw bytes
+  (docs.github.com/rest/git/blobs).
+
+Fault injection (`inject`) answers chosen calls with an error status, optionally after doing the
+work (a lost answer), or with rate-limit responses and their headers; `before_write` lets a test
+move the branch between a client's read and its write; `requests` counts calls by endpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.github import graphql
+from tests.fakes.github.repository import BareRepository
+
+DOCS = "https://docs.github.com/rest"
+
+
+@dataclass
+class Fault:
+    """Answer the next `times` requests whose label contains `match` with `status`."""
+
+    match: str
+    status: int = 502
+    times: int = 1
+    apply_first: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+
+    @classmethod
+    def secondary_rate_limit(cls, match: str, *, retry_after: int, times: int = 1) -> Fault:
+        return cls(
+            match,
+            status=429,
+            times=times,
+            headers={"retry-after": str(retry_after)},
+            body={
+                "message": "You have exceeded a secondary rate limit. Please wait a few minutes "
+                "before you try again.",
+                "documentation_url": f"{DOCS}/using-the-rest-api/rate-limits-for-the-rest-api",
+            },
+        )
+
+    @classmethod
+    def primary_rate_limit(cls, match: str, *, reset_in: int, times: int = 1) -> Fault:
+        return cls(
+            match,
+            status=403,
+            times=times,
+            headers={
+                "x-ratelimit-remaining": "0",
+                "x-ratelimit-reset": str(int(time.time()) + reset_in),
+            },
+            body={
+                "message": "API rate limit exceeded for installation ID 1.",
+                "documentation_url": f"{DOCS}/using-the-rest-api/rate-limits-for-the-rest-api",
+            },
+        )
+
+
+_ROUTES = [
+    (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/blobs/(?P<sha>[0-9a-f]{40})$"),
+        "/repos/{repo}/git/blobs/{sha}",
+    ),
+    (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/ref/heads/(?P<branch>.+)$"),
+        "/repos/{repo}/git/ref/heads/{branch}",
+    ),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/trees$"), "/repos/{repo}/git/trees"),
+    (
+        "POST",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/commits$"),
+        "/repos/{repo}/git/commits",
+    ),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/refs$"), "/repos/{repo}/git/refs"),
+]
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, message: str, *, docs: str = DOCS) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"message": message, "documentation_url": docs, "status": str(status)}
+
+
+class FakeGitHub:
+    """Start with `with FakeGitHub() as github:`; point the client at `github.api_url`."""
+
+    def __init__(self, *, full_name: str = "octo/blog", token: str = "test-token") -> None:
+        self.full_name = full_name
+        self.token = token
+        self._folder = tempfile.TemporaryDirectory()
+        self.repository = BareRepository(Path(self._folder.name) / "repo.git")
+        self.requests: Counter[str] = Counter()
+        self.latency = 0.0
+        self.before_write: Callable[[], None] | None = None
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def api_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def graphql_url(self) -> str:
+        return f"{self.api_url}/graphql"
+
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._folder.cleanup()
+
+    def inject(self, fault: Fault) -> None:
+        with self._lock:
+            self._faults.append(fault)
+
+    def run_before_write(self) -> None:
+        hook, self.before_write = self.before_write, None
+        if hook is not None:
+            hook()
+
+    def _take_fault(self, label: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.match in label and fault.times > 0:
+                    fault.times -= 1
+                    return fault
+        return None
+
+    @contextmanager
+    def counting(self) -> Iterator[Counter[str]]:
+        """The requests made inside the block, by endpoint."""
+        before = Counter(self.requests)
+        counted: Counter[str] = Counter()
+        yield counted
+        counted.update(self.requests - before)
+
+    # -- request handling ------------------------------------------------------------------
+
+    def handle(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        label, route = self._label(method, path, body)
+        self.requests[label] += 1
+        if self.latency:
+            time.sleep(self.latency)
+        auth = headers.get("authorization", "")
+        if not auth:
+            return self._json(401, _HTTPError(401, "Requires authentication").body)
+        if auth.split(" ", 1)[-1] != self.token:
+            return self._json(401, _HTTPError(401, "Bad credentials").body)
+        fault = self._take_fault(label)
+        if fault is not None and not fault.apply_first:
+            return self._fault(fault)
+        try:
+            status, extra, payload = self._dispatch(method, path, route, headers, body)
+        except _HTTPError as error:
+            status, extra, payload = self._json(error.status, error.body)
+        if fault is not None:  # the work is done; the answer is lost on the way back
+            return self._fault(fault)
+        return status, extra, payload
+
+    def _label(
+        self, method: str, path: str, body: bytes
+    ) -> tuple[str, tuple[re.Match[str], str] | None]:
+        if method == "POST" and path == "/graphql":
+            try:
+                document = json.loads(body).get("query", "")
+            except (ValueError, AttributeError):
+                document = ""
+            return f"graphql {graphql.operation_name(document)}", None
+        for verb, pattern, template in _ROUTES:
+            match = pattern.match(path.split("?", 1)[0])
+            if verb == method and match:
+                return f"{method} {template}", (match, template)
+        return f"{method} {path}", None
+
+    def _fault(self, fault: Fault) -> tuple[int, dict[str, str], bytes]:
+        body = fault.body or {"message": "Server Error", "documentation_url": DOCS}
+        return self._json(fault.status, body, fault.headers)
+
+    def _json(
+        self, status: int, body: Any, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        return (
+            status,
+            {"Content-Type": "application/json; charset=utf-8", **(headers or {})},
+            json.dumps(body).encode(),
+        )
+
+    def _dispatch(
+        self,
+        method: str,
+        path: str,
+        route: tuple[re.Match[str], str] | None,
+        headers: dict[str, str],
+        body: bytes,
+    ) -> tuple[int, dict[str, str], bytes]:
+        if method == "POST" and path == "/graphql":
+            return self._json(200, graphql.execute(self, json.loads(body)))
+        if route is None:
+            raise _HTTPError(404, "Not Found")
+        match, template = route
+        if match["repo"] != self.full_name:
+            raise _HTTPError(404, "Not Found")
+        request = json.loads(body) if body else {}
+        if template.endswith("/blobs/{sha}"):
+            return self._blob(match["sha"], headers.get("accept", ""))
+        if template.endswith("/ref/heads/{branch}"):
+            head = self.repository.head_of(match["branch"])
+            if head is None:
+                raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
+            return self._json(200, self._ref_json(match["branch"], head))
+        self.run_before_write()
+        if template.endswith("/trees"):
+            return self._create_tree(request)
+        if template.endswith("/commits"):
+            return self._create_commit(request)
+        return self._create_ref(request)
+
+    def _url(self, suffix: str) -> str:
+        return f"{self.api_url}/repos/{self.full_name}/{suffix}"
+
+    def _blob(self, sha: str, accept: str) -> tuple[int, dict[str, str], bytes]:
+        if not self.repository.exists(sha, "blob"):
+            raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/blobs#get-a-blob")
+        data = self.repository.git("cat-file", "blob", sha)
+        if "application/vnd.github.raw" in accept:
+            return 200, {"Content-Type": "application/vnd.github.raw"}, data
+        return self._json(
+            200,
+            {
+                "sha": sha,
+                "node_id": f"B_{sha[:12]}",
+                "size": len(data),
+                "url": self._url(f"git/blobs/{sha}"),
+                "content": base64.encodebytes(data).decode(),
+                "encoding": "base64",
+            },
+        )
+
+    def _create_tree(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        entries = request.get("tree")
+        if not isinstance(entries, list) or not entries:
+            raise _HTTPError(422, "Invalid tree info", docs=f"{DOCS}/git/trees#create-a-tree")
+        files = {}
+        for entry in entries:
+            if "content" in entry:
+                files[entry["path"]] = self.repository.write_blob(entry["content"].encode())
+            elif self.repository.exists(entry.get("sha", ""), "blob"):
+                files[entry["path"]] = entry["sha"]
+            else:
+                raise _HTTPError(422, "Invalid tree info", docs=f"{DOCS}/git/trees#create-a-tree")
+        sha = self.repository.write_tree(files, base_tree=request.get("base_tree"))
+        return self._json(
+            201,
+            {
+                "sha": sha,
+                "url": self._url(f"git/trees/{sha}"),
+                "truncated": False,
+                "tree": [
+                    {"path": p, "mode": "100644", "type": "blob", "sha": o}
+                    for p, o in files.items()
+                ],
+            },
+        )
+
+    def _create_commit(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        tree, parents = request.get("tree", ""), request.get("parents", [])
+        if not self.repository.exists(tree, "tree") or not all(
+            self.repository.exists(parent, "commit") for parent in parents
+        ):
+            raise _HTTPError(
+                422, "Tree SHA does not exist", docs=f"{DOCS}/git/commits#create-a-commit"
+            )
+        sha = self.repository.write_commit(tree, parents, request.get("message", ""))
+        return self._json(
+            201,
+            {
+                "sha": sha,
+                "node_id": f"C_{sha[:12]}",
+                "url": self._url(f"git/commits/{sha}"),
+                "message": request.get("message", ""),
+                "tree": {"sha": tree, "url": self._url(f"git/trees/{tree}")},
+                "parents": [{"sha": p, "url": self._url(f"git/commits/{p}")} for p in parents],
+            },
+        )
+
+    def _create_ref(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        ref, sha = request.get("ref", ""), request.get("sha", "")
+        if not ref.startswith("refs/heads/") or not self.repository.exists(sha, "commit"):
+            raise _HTTPError(
+                422, "Reference update failed", docs=f"{DOCS}/git/refs#create-a-reference"
+            )
+        branch = ref.removeprefix("refs/heads/")
+        with self.repository.lock:
+            if not self.repository.move_branch(branch, sha, None):
+                raise _HTTPError(
+                    422, "Reference already exists", docs=f"{DOCS}/git/refs#create-a-reference"
+                )
+        headers = {"Location": self._url(f"git/{ref}")}
+        return self._json(201, self._ref_json(branch, sha), headers)
+
+    def _ref_json(self, branch: str, sha: str) -> dict[str, Any]:
+        return {
+            "ref": f"refs/heads/{branch}",
+            "node_id": f"REF_{branch}",
+            "url": self._url(f"git/refs/heads/{branch}"),
+            "object": {"sha": sha, "type": "commit", "url": self._url(f"git/commits/{sha}")},
+        }
+
+
+def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read the counters, not a log."""
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            status, extra, payload = fake.handle(self.command, self.path, headers, body)
+            self.send_response(status)
+            resource = "graphql" if self.path == "/graphql" else "core"
+            base = {
+                "X-GitHub-Media-Type": "github.v3; format=json",
+                "X-GitHub-Request-Id": "FAKE:0001",
+                "x-ratelimit-limit": "5000",
+                "x-ratelimit-remaining": "4999",
+                "x-ratelimit-used": "1",
+                "x-ratelimit-reset": str(int(time.time()) + 3600),
+                "x-ratelimit-resource": resource,
+            }
+            for key, value in {**base, **extra, "Content-Length": str(len(payload))}.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = _serve
+
+    return Handler

@@ -1,0 +1,224 @@
+"""The state branch on GitHub, through the loopback fake: cost, races, lost answers, limits."""
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from steadypress import codec
+from steadypress.errors import StateError
+from steadypress.ledger import Ledger, PublishedRecord, Sighting, claim, enqueue
+from steadypress.store import TransactionStats, transact
+from tests.fakes.github import FakeGitHub, Fault
+from tests.helpers import github_store
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+def add(path: str):  # type: ignore[no-untyped-def]
+    return lambda ledger: enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+
+
+def branch_commits(github: FakeGitHub) -> list[str]:
+    return github.repository.text("rev-list", "steadypress-state").split()
+
+
+def state_file(github: FakeGitHub, name: str) -> bytes:
+    return github.repository.git("show", f"steadypress-state:{name}")
+
+
+def test_the_first_save_creates_an_orphan_branch_with_the_three_files(github: FakeGitHub) -> None:
+    """Bootstrap: a root commit with pending, published and dead, then the ref (3 writes)."""
+    store = github_store(github)
+    with github.counting() as calls:
+        transact(store, add("content/a.md"), message="first")
+    assert calls == {
+        "graphql LoadState": 1, "POST /repos/{repo}/git/trees": 1,
+        "POST /repos/{repo}/git/commits": 1, "POST /repos/{repo}/git/refs": 1,
+    }  # fmt: skip
+    assert len(branch_commits(github)) == 1
+    assert github.repository.text("ls-tree", "-r", "--name-only", "steadypress-state").split() == [
+        "state/dead.json", "state/pending.json", "state/published.json",
+    ]  # fmt: skip
+    assert (
+        "site:content/a.md"
+        in codec.decode_ledger(
+            {name: state_file(github, name) for name in codec.STATE_FILES}
+        ).pending
+    )
+
+
+def test_a_transaction_costs_one_read_and_one_write(github: FakeGitHub) -> None:
+    """After bootstrap, a change is one GraphQL query and one createCommitOnBranch."""
+    transact(github_store(github), add("content/a.md"), message="first")
+    store = github_store(github)
+    with github.counting() as calls:
+        transact(store, add("content/b.md"), message="second")
+    assert calls == {"graphql LoadState": 1, "graphql CreateCommit": 1}
+    with github.counting() as calls:
+        transact(store, add("content/b.md"), message="nothing to do")
+    assert calls == {"graphql LoadState": 1}, "an idle transaction reads once and writes nothing"
+
+
+def test_only_the_files_that_changed_are_sent(github: FakeGitHub) -> None:
+    """A claim sends pending.json alone; published.json keeps its blob on the branch."""
+    store = github_store(github)
+    transact(store, add("content/a.md"), message="add")
+    before = github.repository.text("rev-parse", "steadypress-state:state/published.json")
+    transact(
+        store,
+        lambda ledger: claim(ledger, ["site:content/a.md"], holder="h", token="t", now=NOW,
+                             lease_ttl=timedelta(minutes=1)),
+        message="claim",
+    )  # fmt: skip
+    assert github.repository.text("rev-parse", "steadypress-state:state/published.json") == before
+
+
+def test_two_executors_bootstrapping_at_once_lose_nothing(github: FakeGitHub) -> None:
+    """Both try to create the branch; 'Reference already exists' sends one back to re-read."""
+    first, second = github_store(github), github_store(github)
+    barrier = threading.Barrier(2)
+
+    def race(store, path):  # type: ignore[no-untyped-def]
+        def change(ledger):  # type: ignore[no-untyped-def]
+            barrier.wait(timeout=10) if ledger == Ledger() and not barrier.broken else None
+            return add(path)(ledger)
+
+        transact(store, change, message=path)
+
+    threads = [threading.Thread(target=race, args=(s, p)) for s, p in
+               [(first, "content/one.md"), (second, "content/two.md")]]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert set(github_store(github).load().ledger.pending) == {
+        "site:content/one.md", "site:content/two.md",
+    }  # fmt: skip
+    assert github.requests["POST /repos/{repo}/git/refs"] == 2
+
+
+def test_a_502_after_the_commit_was_made_neither_duplicates_nor_loses_it(
+    github: FakeGitHub,
+) -> None:
+    """The commit lands but its answer is lost: the store recognises its own transaction on the
+    branch instead of applying the change again."""
+    store = github_store(github)
+    transact(store, add("content/a.md"), message="first")
+    github.inject(Fault("graphql CreateCommit", status=502, apply_first=True))
+    stats = TransactionStats()
+    transact(store, add("content/b.md"), message="second", stats=stats)
+    assert len(branch_commits(github)) == 2, "one commit for the second transaction, not two"
+    assert (stats.commits, stats.conflicts) == (1, 0)
+    assert github.requests["graphql CreateCommit"] == 1, "the mutation was not re-sent"
+    assert set(github_store(github).load().ledger.pending) == {
+        "site:content/a.md",
+        "site:content/b.md",
+    }
+
+
+def test_a_502_before_the_commit_was_made_is_retried_once_through_the_loop(
+    github: FakeGitHub,
+) -> None:
+    """A lost answer where nothing happened: the head has not moved, so the change is re-applied."""
+    store = github_store(github)
+    transact(store, add("content/a.md"), message="first")
+    github.inject(Fault("graphql CreateCommit", status=502))
+    transact(store, add("content/b.md"), message="second", sleep=lambda _s: None)
+    assert len(branch_commits(github)) == 2
+    assert github.requests["graphql CreateCommit"] == 2
+
+
+def test_a_writer_that_moves_the_branch_between_read_and_write_forces_a_reread(
+    github: FakeGitHub,
+) -> None:
+    """STALE_DATA from createCommitOnBranch is a conflict: re-read, re-apply, both changes kept."""
+    store = github_store(github)
+    transact(store, add("content/a.md"), message="first")
+    github.before_write = lambda: transact(
+        github_store(github), add("content/theirs.md"), message="theirs"
+    )
+    stats = TransactionStats()
+    transact(store, add("content/ours.md"), message="ours", stats=stats, sleep=lambda _s: None)
+    assert stats.conflicts == 1
+    assert set(github_store(github).load().ledger.pending) == {
+        "site:content/a.md", "site:content/theirs.md", "site:content/ours.md",
+    }  # fmt: skip
+
+
+def test_a_published_file_beyond_graphqls_text_limit_is_read_over_rest_once(
+    github: FakeGitHub,
+) -> None:
+    """GraphQL truncates Blob.text at 512,000 bytes; the store fetches that blob over REST and
+    keeps it while it is unchanged."""
+    big = Ledger(published={
+        f"site:content/p{n:05d}.md": PublishedRecord(
+            f"{n:040x}", "c" * 40, None, "2026-01-01T00:00:00Z", f"/p{n}/"
+        )
+        for n in range(5000)
+    })  # fmt: skip
+    store = github_store(github)
+    store.save(big, based_on=store.load(), message="big")
+    assert len(state_file(github, codec.PUBLISHED_FILE)) > 512_000
+    reader = github_store(github)
+    assert len(reader.load().ledger.published) == 5000
+    transact(github_store(github), add("content/new.md"), message="pending only")
+    with github.counting() as calls:
+        ledger = reader.load().ledger
+    assert len(ledger.published) == 5000 and "site:content/new.md" in ledger.pending
+    assert calls == {"graphql LoadState": 1}, "the unchanged large file was not fetched again"
+    assert github.requests["GET /repos/{repo}/git/blobs/{sha}"] == 2, "reader once, writer once"
+
+
+def test_a_secondary_rate_limit_is_waited_out_as_github_asks(github: FakeGitHub) -> None:
+    """429 with retry-after: wait that long, then ask again."""
+    store = github_store(github)
+    github.inject(Fault.secondary_rate_limit("graphql LoadState", retry_after=7))
+    assert store.load().version is None
+    assert store._client.sleep.calls == [7.0]  # type: ignore[attr-defined]
+
+
+def test_a_rate_limit_longer_than_the_budget_stops_cleanly_and_writes_nothing(
+    github: FakeGitHub,
+) -> None:
+    """x-ratelimit-remaining 0 with a reset an hour away: a StateError now, not an hour's hang."""
+    transact(github_store(github), add("content/a.md"), message="first")
+    head = branch_commits(github)[0]
+    github.inject(Fault.primary_rate_limit("graphql CreateCommit", reset_in=3600))
+    with pytest.raises(StateError, match="rate limit"):
+        transact(github_store(github), add("content/b.md"), message="second")
+    assert branch_commits(github) == [head]
+
+
+@pytest.mark.parametrize(
+    ("token", "message"), [("wrong", "Bad credentials"), ("", "Requires authentication")]
+)
+def test_bad_credentials_are_a_clear_state_error(
+    github: FakeGitHub, token: str, message: str
+) -> None:
+    """A wrong or missing token says so, with GitHub's own words."""
+    store = github_store(github)
+    store._client.token = token  # type: ignore[attr-defined]
+    with pytest.raises(StateError, match=message):
+        store.load()
+
+
+def test_corrupt_state_on_github_is_refused_and_never_overwritten(github: FakeGitHub) -> None:
+    """A pending.json that is not JSON stops the store before any write."""
+    transact(github_store(github), add("content/a.md"), message="first")
+    repo = github.repository
+    head = repo.head_of("steadypress-state")
+    blob = repo.write_blob(b"{not json")
+    tree = repo.write_tree({"state/pending.json": blob}, base_tree=repo.tree_of(head))
+    repo.move_branch("steadypress-state", repo.write_commit(tree, [head], "hand edit"), head)
+    moved = repo.head_of("steadypress-state")
+    with pytest.raises(StateError, match=r"state/pending\.json: not valid JSON"):
+        transact(github_store(github), add("content/b.md"), message="x")
+    assert repo.head_of("steadypress-state") == moved
