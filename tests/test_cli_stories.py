@@ -345,7 +345,7 @@ def test_a_corrupt_pending_json_makes_every_command_exit_3_without_writing(
 def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Repo) -> None:
     """The ledger is written first: when the channel fails, the item is dead with no alert, and
     every sweep tries again until the alert exists."""
-    repo.commit(**{"content/bad.md": "no front matter"})
+    repo.commit(**{"content/bad.md": "no front matter", "steadypress.yml": FAST})
     blocker = repo.root / ".steadypress"
     blocker.write_text("a file where the dead-letter folder should be")
     result = run_cli(repo, "run")

@@ -305,3 +305,17 @@ def test_withdraw_drops_waiting_work_but_not_work_in_progress() -> None:
     leased = claimed_by("a", "t", ledger)
     assert withdraw(leased, [KEY], now=T0) == (leased, [])
     assert withdraw(leased, [KEY], now=T0 + TTL)[1] == [KEY], "an expired lease protects nothing"
+
+
+def test_the_first_alert_number_recorded_for_a_dead_item_stays() -> None:
+    """Two executors racing to open an alert: the ledger keeps the first number it was given."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger, _ = fail(
+        ledger,
+        [Failure(KEY, "b1", "t", "x", permanent=True)],
+        now=T0,
+        policy=POLICY,
+        rng=NoJitter(),
+    )
+    first = set_issue(ledger, KEY, 3)
+    assert set_issue(first, KEY, 4) is first and first.dead[KEY].issue == 3

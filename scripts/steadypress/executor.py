@@ -287,12 +287,18 @@ def raise_alerts(p: Pipeline, items: list[DeadItem]) -> list[DeadItem]:
     if not opened:
         return items
 
-    def remember(ledger: Ledger) -> tuple[Ledger, None]:
+    def remember(ledger: Ledger) -> tuple[Ledger, dict[str, int | None]]:
         for key, issue in opened.items():
             ledger = set_issue(ledger, key, issue)
-        return ledger, None
+        recorded = {key: ledger.dead[key].issue if key in ledger.dead else None for key in opened}
+        return ledger, recorded
 
-    transact(
+    recorded = transact(
         p.store, remember, message="steadypress: record dead letters", stats=p.stats, rng=p.rng
     )
-    return [replace(item, issue=opened.get(item.key, item.issue)) for item in items]
+    for key, issue in opened.items():
+        winner = recorded[key]
+        if winner is not None and winner != issue:
+            p.log(f"dead letter #{issue} of {key} duplicates #{winner}; retiring it")
+            p.alerts.discard(issue, duplicate_of=winner)
+    return [replace(item, issue=recorded.get(item.key) or item.issue) for item in items]

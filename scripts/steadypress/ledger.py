@@ -535,9 +535,10 @@ def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Led
 
 
 def set_issue(ledger: Ledger, key: str, issue: int) -> Ledger:
-    """Remember the dead-letter alert opened for a dead item."""
+    """Remember the dead-letter alert opened for a dead item. The first number recorded stays:
+    an executor that finds another number already there opened a duplicate, and closes it."""
     corpse = ledger.dead.get(key)
-    if corpse is None or corpse.issue == issue:
+    if corpse is None or corpse.issue is not None:
         return ledger
     return replace(ledger, dead={**ledger.dead, key: replace(corpse, issue=issue)})
 

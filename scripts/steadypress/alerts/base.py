@@ -45,6 +45,10 @@ class AlertChannel(Protocol):
         """Mark the alert as resolved by a successful publication."""
         ...
 
+    def discard(self, issue: int, *, duplicate_of: int) -> None:
+        """Retire an alert opened in a race that another executor's alert won."""
+        ...
+
     def key_of(self, issue: int) -> str | None:
         """The item an alert is about, read from its marker; None if there is no such alert."""
         ...

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from steadypress.alerts.base import find_marker, marker_for
+from steadypress.alerts.base import find_marker
+from steadypress.alerts.letter import letter_body, letter_title
 from steadypress.filelock import exclusive_lock
 from steadypress.ledger import DeadItem, PublishedRecord
-from steadypress.timefmt import format_time
 
 __all__ = ["LocalDeadLetters"]
 
@@ -63,22 +63,18 @@ class LocalDeadLetters:
             resolved = f"Status: resolved: {key} was published{where} on {record.published_at}.\n\n"
             path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
 
+    def discard(self, issue: int, *, duplicate_of: int) -> None:
+        with exclusive_lock(self.folder / ".lock"):
+            self.path_of(issue).unlink(missing_ok=True)
+
     def key_of(self, issue: int) -> str | None:
         path = self.path_of(issue)
         return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 def _describe(item: DeadItem) -> str:
-    why = "a permanent error" if item.permanent else f"{item.attempts} failed attempts"
-    attempts = "\n".join(f"- {format_time(a.at)}: {a.error}" for a in item.history)
-    return (
-        "Status: open\n\n"
-        f"# Dead letter: {item.path} on target {item.target}\n\n"
-        f"{marker_for(item.key)}\n\n"
-        f"Publishing `{item.path}` (blob `{item.blob}`, commit `{item.commit}`) to `{item.target}` "
-        f"stopped after {why}, on {format_time(item.died_at)}.\n\n"
-        f"## Attempts\n\n{attempts}\n\n"
-        "## Retry\n\n"
+    retry = (
         f"Fix the cause (or the article), then run `steadypress retry {item.path}`; pushing a new "
-        "version of the article retries it too.\n"
+        "version of the article retries it too."
     )
+    return f"Status: open\n\n# {letter_title(item)}\n\n{letter_body(item, how_to_retry=retry)}"

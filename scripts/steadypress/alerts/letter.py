@@ -1,0 +1,27 @@
+"""What a dead letter says, whatever channel carries it: the article, the target, every attempt
+with its error, and how to retry."""
+
+from __future__ import annotations
+
+from steadypress.alerts.base import marker_for
+from steadypress.ledger import DeadItem
+from steadypress.timefmt import format_time
+
+__all__ = ["letter_body", "letter_title"]
+
+
+def letter_title(item: DeadItem) -> str:
+    return f"Dead letter: {item.path} on {item.target}"
+
+
+def letter_body(item: DeadItem, *, how_to_retry: str, run_url: str | None = None) -> str:
+    why = "a permanent error" if item.permanent else f"{item.attempts} failed attempts"
+    attempts = "\n".join(f"- {format_time(a.at)}: {a.error}" for a in item.history)
+    run = f" The last attempt ran in {run_url}." if run_url else ""
+    return (
+        f"{marker_for(item.key)}\n\n"
+        f"Publishing `{item.path}` (blob `{item.blob}`, commit `{item.commit}`) to `{item.target}` "
+        f"stopped after {why}, on {format_time(item.died_at)}.{run}\n\n"
+        f"## Attempts\n\n{attempts}\n\n"
+        f"## Retry\n\n{how_to_retry}\n"
+    )
