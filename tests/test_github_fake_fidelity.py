@@ -182,3 +182,24 @@ def test_a_query_github_would_reject_is_rejected_with_a_graphql_error(github: Fa
     assert answer["errors"][0]["message"].startswith(
         "Cannot query field 'nope' on type 'Repository'"
     )
+
+
+def test_listing_issues_paginates_with_links_like_github(github: FakeGitHub) -> None:
+    """The Link header names the same relations GitHub's recorded pages do: next and last on
+    the first page, all four in the middle, prev and first on the last."""
+    recorded_pages = json.loads((RECORDED / "octokit" / "paginate-issues.json").read_text())
+    real = [
+        {part.split('rel="')[1].rstrip('"') for part in page["headers"]["link"].split(", ")}
+        for page in recorded_pages
+    ]
+    for n in range(13):
+        github.tracker.create_issue({"title": f"issue {n}"})
+    fake = []
+    url = f"{github.api_url}/repos/{github.full_name}/issues?per_page=3"
+    while url:
+        response = requests.get(url, headers={"Authorization": f"token {github.token}"}, timeout=10)
+        assert response.status_code == 200 and len(response.json()) <= 3
+        fake.append(set(response.links))
+        url = response.links.get("next", {}).get("url")
+    assert len(fake) == len(real) == 5
+    assert fake == real

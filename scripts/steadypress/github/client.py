@@ -99,9 +99,17 @@ class GitHubClient:
     ) -> requests.Response:
         """One REST call; returns the response for any 2xx, raises for anything else.
 
+        `path` is relative to the API root, or an absolute URL on it (a pagination link);
         `endpoint` names the call in `requests_made` (a template, not the concrete path)."""
+        root = self.api_url.rstrip("/")
+        if path.startswith(("http://", "https://")):
+            if not path.startswith(f"{root}/"):  # the token goes nowhere but the API it is for
+                raise GitHubError(0, f"refusing to follow a link off {root}: {path}")
+            url = path
+        else:
+            url = f"{root}{path}"
         response = self._send(
-            method, f"{self.api_url.rstrip('/')}{path}", json=json, accept=accept,
+            method, url, json=json, accept=accept,
             idempotent=method in ("GET", "HEAD"), label=f"{method} {endpoint or path}",
         )  # fmt: skip
         if response.status_code >= 400:

@@ -21,6 +21,7 @@ move the branch between a client's read and its write; `requests` counts calls b
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import tempfile
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.github import graphql
+from tests.fakes.github.issues import IssueError, IssueTracker
 from tests.fakes.github.repository import BareRepository
 
 DOCS = "https://docs.github.com/rest"
@@ -100,7 +102,38 @@ _ROUTES = [
         "/repos/{repo}/git/commits",
     ),
     ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/refs$"), "/repos/{repo}/git/refs"),
+    (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/labels/(?P<name>[^/]+)$"),
+        "/repos/{repo}/labels/{name}",
+    ),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/labels$"), "/repos/{repo}/labels"),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues$"), "/repos/{repo}/issues"),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues$"), "/repos/{repo}/issues"),
+    (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)$"),
+        "/repos/{repo}/issues/{number}",
+    ),
+    (
+        "PATCH",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)$"),
+        "/repos/{repo}/issues/{number}",
+    ),
+    (
+        "POST",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/comments$"),
+        "/repos/{repo}/issues/{number}/comments",
+    ),
 ]
+
+
+@dataclass(frozen=True)
+class _Call:
+    match: re.Match[str]
+    request: dict[str, Any]
+    headers: dict[str, str]
+    query: str
 
 
 class _HTTPError(Exception):
@@ -119,6 +152,7 @@ class FakeGitHub:
         self._folder = tempfile.TemporaryDirectory()
         self.repository = BareRepository(Path(self._folder.name) / "repo.git")
         self.requests: Counter[str] = Counter()
+        self.tracker = IssueTracker(base_url="")
         self.latency = 0.0
         self.before_write: Callable[[], None] | None = None
         self._faults: list[Fault] = []
@@ -136,6 +170,7 @@ class FakeGitHub:
         return f"{self.api_url}/graphql"
 
     def __enter__(self) -> FakeGitHub:
+        self.tracker.base_url = f"{self.api_url}/repos/{self.full_name}"
         self._thread.start()
         return self
 
@@ -237,20 +272,53 @@ class FakeGitHub:
         match, template = route
         if match["repo"] != self.full_name:
             raise _HTTPError(404, "Not Found")
-        request = json.loads(body) if body else {}
-        if template.endswith("/blobs/{sha}"):
-            return self._blob(match["sha"], headers.get("accept", ""))
-        if template.endswith("/ref/heads/{branch}"):
-            head = self.repository.head_of(match["branch"])
-            if head is None:
-                raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
-            return self._json(200, self._ref_json(match["branch"], head))
-        self.run_before_write()
-        if template.endswith("/trees"):
-            return self._create_tree(request)
-        if template.endswith("/commits"):
-            return self._create_commit(request)
-        return self._create_ref(request)
+        call = _Call(match, json.loads(body) if body else {}, headers, path.partition("?")[2])
+        try:
+            return self._handlers[(method, template)](call)
+        except IssueError as error:
+            return self._json(error.status, error.body)
+
+    @functools.cached_property
+    def _handlers(
+        self,
+    ) -> dict[tuple[str, str], Callable[[_Call], tuple[int, dict[str, str], bytes]]]:
+        repo = "/repos/{repo}"
+        tracker = self.tracker
+        return {
+            ("GET", f"{repo}/git/blobs/{{sha}}"): lambda c: self._blob(
+                c.match["sha"], c.headers.get("accept", "")
+            ),
+            ("GET", f"{repo}/git/ref/heads/{{branch}}"): lambda c: self._get_ref(c.match["branch"]),
+            ("POST", f"{repo}/git/trees"): lambda c: self._create_tree(c.request),
+            ("POST", f"{repo}/git/commits"): lambda c: self._create_commit(c.request),
+            ("POST", f"{repo}/git/refs"): lambda c: self._create_ref(c.request),
+            ("GET", f"{repo}/labels/{{name}}"): lambda c: self._json(
+                200, tracker.get_label(c.match["name"])
+            ),
+            ("POST", f"{repo}/labels"): lambda c: self._json(201, tracker.create_label(c.request)),
+            ("GET", f"{repo}/issues"): lambda c: self._page(*tracker.list_issues(c.query)),
+            ("POST", f"{repo}/issues"): lambda c: self._json(201, tracker.create_issue(c.request)),
+            ("GET", f"{repo}/issues/{{number}}"): lambda c: self._json(
+                200, tracker.get_issue(int(c.match["number"]))
+            ),
+            ("PATCH", f"{repo}/issues/{{number}}"): lambda c: self._json(
+                200, tracker.update_issue(int(c.match["number"]), c.request)
+            ),
+            ("POST", f"{repo}/issues/{{number}}/comments"): lambda c: self._json(
+                201, tracker.comment(int(c.match["number"]), c.request)
+            ),
+        }
+
+    def _page(
+        self, items: list[dict[str, Any]], link: str | None
+    ) -> tuple[int, dict[str, str], bytes]:
+        return self._json(200, items, {"Link": link} if link else None)
+
+    def _get_ref(self, branch: str) -> tuple[int, dict[str, str], bytes]:
+        head = self.repository.head_of(branch)
+        if head is None:
+            raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
+        return self._json(200, self._ref_json(branch, head))
 
     def _url(self, suffix: str) -> str:
         return f"{self.api_url}/repos/{self.full_name}/{suffix}"
@@ -274,6 +342,7 @@ class FakeGitHub:
         )
 
     def _create_tree(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        self.run_before_write()
         entries = request.get("tree")
         if not isinstance(entries, list) or not entries:
             raise _HTTPError(422, "Invalid tree info", docs=f"{DOCS}/git/trees#create-a-tree")
@@ -300,6 +369,7 @@ class FakeGitHub:
         )
 
     def _create_commit(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        self.run_before_write()
         tree, parents = request.get("tree", ""), request.get("parents", [])
         if not self.repository.exists(tree, "tree") or not all(
             self.repository.exists(parent, "commit") for parent in parents
@@ -321,6 +391,7 @@ class FakeGitHub:
         )
 
     def _create_ref(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        self.run_before_write()
         ref, sha = request.get("ref", ""), request.get("sha", "")
         if not ref.startswith("refs/heads/") or not self.repository.exists(sha, "commit"):
             raise _HTTPError(

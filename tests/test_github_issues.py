@@ -1,0 +1,114 @@
+"""Dead letters as GitHub issues, against the fake: one issue per item, whatever happens."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from steadypress.alerts import marker_for
+from steadypress.github.issues import GitHubIssues
+from steadypress.ledger import Attempt, DeadItem, PublishedRecord
+from tests.fakes.github import FakeGitHub, Fault
+from tests.helpers import github_client
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+RUN = "https://github.com/octo/blog/actions/runs/42"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+def channel(github: FakeGitHub) -> GitHubIssues:
+    return GitHubIssues(github_client(github), repository=github.full_name, run_url=RUN)
+
+
+def corpse(path: str = "content/a.md", issue: int | None = None) -> DeadItem:
+    history = (Attempt(NOW, "HTTP 503 from dev.to"), Attempt(NOW, "timeout after 30 s"))
+    return DeadItem("devto", path, "b1", "c1", NOW, 5, history, False, issue)
+
+
+def test_a_dead_item_opens_one_labelled_issue_that_says_everything(github: FakeGitHub) -> None:
+    """Article, target, each attempt's error, the run's link, how to retry; labels created."""
+    number = channel(github).open(corpse())
+    issue = github.tracker.get_issue(number)
+    assert [label["name"] for label in issue["labels"]] == ["dead-letter"]
+    assert set(github.tracker.labels) == {"dead-letter", "retry"}
+    assert issue["title"] == "Dead letter: content/a.md on devto"
+    for text in (
+        "`content/a.md`",
+        "`devto`",
+        "HTTP 503 from dev.to",
+        "timeout after 30 s",
+        RUN,
+        "label `retry`",
+        "retry: content/a.md",
+        'steadypress:dead-letter {"key": "devto:content/a.md"}',
+    ):
+        assert text in issue["body"]
+
+
+def test_opening_again_finds_the_issue_by_its_marker_across_pages(github: FakeGitHub) -> None:
+    """Another process, 150 other dead letters later, finds the same issue instead of a new one."""
+    first = channel(github).open(corpse())
+    for n in range(150):
+        other = marker_for(f"devto:content/other-{n}.md")
+        github.tracker.create_issue({"title": "other", "body": other, "labels": ["dead-letter"]})
+    with github.counting() as calls:
+        again = channel(github).open(corpse())
+    assert again == first and len(github.tracker.issues) == 151
+    assert calls["GET /repos/{repo}/issues"] == 2, "151 issues: two pages of 100"
+    assert github.tracker.get_issue(first)["state"] == "open"
+
+
+def test_a_create_whose_answer_was_lost_makes_one_issue(github: FakeGitHub) -> None:
+    """The issue is created but the 502 hides it: the channel looks again before creating."""
+    github.inject(Fault("POST /repos/{repo}/issues", status=502, apply_first=True))
+    number = channel(github).open(corpse())
+    assert len(github.tracker.issues) == 1 and number == 1
+
+
+def test_success_comments_with_the_url_and_closes_the_issue(github: FakeGitHub) -> None:
+    """A retried item that publishes resolves its issue: a comment with the URL, then closed."""
+    issues = channel(github)
+    number = issues.open(corpse())
+    issues.resolve(
+        number,
+        "devto:content/a.md",
+        PublishedRecord("b1", "c1", "7", "2026-11-29T01:00:00Z", "https://dev.to/x"),
+    )
+    issue = github.tracker.get_issue(number)
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert "https://dev.to/x" in github.tracker.comments[number][0]
+
+
+def test_a_second_death_reopens_the_same_issue(github: FakeGitHub) -> None:
+    """The retried item carries its issue number; dying again reopens it, no new issue."""
+    issues = channel(github)
+    number = issues.open(corpse())
+    issues.resolve(
+        number,
+        "devto:content/a.md",
+        PublishedRecord("b1", "c1", None, "2026-11-29T01:00:00Z", None),
+    )
+    assert channel(github).open(corpse(issue=number)) == number
+    assert len(github.tracker.issues) == 1 and github.tracker.get_issue(number)["state"] == "open"
+
+
+def test_a_duplicate_from_a_race_is_closed_as_not_planned(github: FakeGitHub) -> None:
+    """The losing executor's issue points at the winner and is closed."""
+    issues = channel(github)
+    winner = issues.open(corpse())
+    loser = issues._create({"title": "t", "body": "b"})  # type: ignore[attr-defined]
+    issues.discard(loser, duplicate_of=winner)
+    assert github.tracker.get_issue(loser)["state_reason"] == "not_planned"
+    assert f"#{winner}" in github.tracker.comments[loser][0]
+
+
+def test_an_issue_number_names_its_item(github: FakeGitHub) -> None:
+    """`retry --issue N` reads the marker; a number that is no issue names nothing."""
+    number = channel(github).open(corpse())
+    assert channel(github).key_of(number) == "devto:content/a.md"
+    assert channel(github).key_of(99) is None
