@@ -4,6 +4,7 @@ import pytest
 from graphql import parse, validate
 
 from steadypress.github import queries
+from steadypress.github.branch import read_query
 from tests.fakes.github.graphql import github_schema
 
 
@@ -15,8 +16,21 @@ def test_the_query_is_valid_against_githubs_schema(name: str) -> None:
 
 def test_the_validation_catches_a_field_github_does_not_have() -> None:
     """The check above can fail: a misspelt field is reported."""
-    broken = queries.LOAD_STATE.replace("isTruncated", "isTruncatd")
+    broken = read_query(["state/pending.json"], []).replace("isTruncated", "isTruncatd")
     errors = validate(github_schema(), parse(broken))
     assert [error.message for error in errors] == [
         "Cannot query field 'isTruncatd' on type 'Blob'. Did you mean 'isTruncated'?"
     ]
+
+
+@pytest.mark.parametrize(
+    ("texts", "oids"),
+    [
+        (["state/pending.json", "state/published.json", "state/dead.json"], []),
+        ([".steadypress-site.json"], ["index.html", 'odd "path"/index.html']),
+        ([], []),
+    ],
+)
+def test_the_generated_branch_query_is_valid(texts: list[str], oids: list[str]) -> None:
+    """LoadBranch, built per call for the files asked, is valid for any paths."""
+    assert validate(github_schema(), parse(read_query(texts, oids))) == []

@@ -8,10 +8,11 @@ import pytest
 
 from steadypress import codec
 from steadypress.errors import StateError
+from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger, PublishedRecord, Sighting, claim, enqueue
 from steadypress.store import TransactionStats, transact
 from tests.fakes.github import FakeGitHub, Fault
-from tests.helpers import github_store
+from tests.helpers import github_client, github_store
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -40,7 +41,7 @@ def test_the_first_save_creates_an_orphan_branch_with_the_three_files(github: Fa
     with github.counting() as calls:
         transact(store, add("content/a.md"), message="first")
     assert calls == {
-        "graphql LoadState": 1, "POST /repos/{repo}/git/trees": 1,
+        "graphql LoadBranch": 1, "POST /repos/{repo}/git/trees": 1,
         "POST /repos/{repo}/git/commits": 1, "POST /repos/{repo}/git/refs": 1,
     }  # fmt: skip
     assert len(branch_commits(github)) == 1
@@ -61,10 +62,10 @@ def test_a_transaction_costs_one_read_and_one_write(github: FakeGitHub) -> None:
     store = github_store(github)
     with github.counting() as calls:
         transact(store, add("content/b.md"), message="second")
-    assert calls == {"graphql LoadState": 1, "graphql CreateCommit": 1}
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
     with github.counting() as calls:
         transact(store, add("content/b.md"), message="nothing to do")
-    assert calls == {"graphql LoadState": 1}, "an idle transaction reads once and writes nothing"
+    assert calls == {"graphql LoadBranch": 1}, "an idle transaction reads once and writes nothing"
 
 
 def test_only_the_files_that_changed_are_sent(github: FakeGitHub) -> None:
@@ -173,16 +174,17 @@ def test_a_published_file_beyond_graphqls_text_limit_is_read_over_rest_once(
     with github.counting() as calls:
         ledger = reader.load().ledger
     assert len(ledger.published) == 5000 and "site:content/new.md" in ledger.pending
-    assert calls == {"graphql LoadState": 1}, "the unchanged large file was not fetched again"
+    assert calls == {"graphql LoadBranch": 1}, "the unchanged large file was not fetched again"
     assert github.requests["GET /repos/{repo}/git/blobs/{sha}"] == 2, "reader once, writer once"
 
 
 def test_a_secondary_rate_limit_is_waited_out_as_github_asks(github: FakeGitHub) -> None:
     """429 with retry-after: wait that long, then ask again."""
-    store = github_store(github)
-    github.inject(Fault.secondary_rate_limit("graphql LoadState", retry_after=7))
+    client = github_client(github)
+    store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
+    github.inject(Fault.secondary_rate_limit("graphql LoadBranch", retry_after=7))
     assert store.load().version is None
-    assert store._client.sleep.calls == [7.0]  # type: ignore[attr-defined]
+    assert client.sleep.calls == [7.0]  # type: ignore[attr-defined]
 
 
 def test_a_rate_limit_longer_than_the_budget_stops_cleanly_and_writes_nothing(
@@ -204,8 +206,9 @@ def test_bad_credentials_are_a_clear_state_error(
     github: FakeGitHub, token: str, message: str
 ) -> None:
     """A wrong or missing token says so, with GitHub's own words."""
-    store = github_store(github)
-    store._client.token = token  # type: ignore[attr-defined]
+    client = github_client(github)
+    client.token = token
+    store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
     with pytest.raises(StateError, match=message):
         store.load()
 

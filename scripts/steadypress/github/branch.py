@@ -1,0 +1,189 @@
+"""One branch of a repository through GitHub's API: the state branch and the Pages branch both.
+
+- `read` is one GraphQL query: the head, and for each path asked either its text or only its
+  blob id (enough to tell whether new bytes differ: git's blob id is computable locally). A text
+  over GraphQL's 512,000-byte limit comes back truncated and is fetched from the REST blob
+  endpoint, kept by blob id.
+- `commit` is one `createCommitOnBranch`: an exact compare-and-swap on the head, carrying only
+  the files that change. A lost answer, or STALE_DATA after one, is settled by reading the head
+  again: a head carrying this commit's transaction line is our own commit.
+- `create` makes the branch as an orphan: a tree with the files inline and a commit without
+  parents (REST), then the ref; "Reference already exists" means another writer was first.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from steadypress.errors import SteadypressError
+from steadypress.github.client import AmbiguousWrite, GitHubClient, GitHubError, GraphQLErrors
+from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
+
+__all__ = ["BranchMoved", "BranchRead", "GitHubBranch", "blob_oid", "read_query"]
+
+_TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
+
+
+class BranchMoved(SteadypressError):
+    """The branch no longer points where the writer read it: re-read and try again."""
+
+    def __init__(self, expected: str | None, actual: str | None) -> None:
+        super().__init__(f"branch moved: expected {expected}, found {actual}")
+        self.expected = expected
+        self.actual = actual
+
+
+def blob_oid(data: bytes) -> str:
+    """The id git gives these bytes as a blob: compare content without downloading it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def read_query(texts: Collection[str], oids: Collection[str]) -> str:
+    """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`)."""
+    text = "{ object { ... on Blob { oid text isTruncated } } }"
+    fields = [f"f{n}: file(path: {json.dumps(path)}) {text}" for n, path in enumerate(texts)] + [
+        f"f{n}: file(path: {json.dumps(path)}) {{ object {{ oid }} }}"
+        for n, path in enumerate(oids, start=len(texts))
+    ]
+    files = " ... on Commit {\n        " + "\n        ".join(fields) + "\n      }" if fields else ""
+    return (
+        "query LoadBranch($owner: String!, $name: String!, $ref: String!) {\n"
+        "  repository(owner: $owner, name: $name) {\n"
+        "    ref(qualifiedName: $ref) {\n"
+        f"      target {{ oid{files} }}\n"
+        "    }\n  }\n}\n"
+    )
+
+
+@dataclass
+class BranchRead:
+    """A branch as read: its head (None when it does not exist), texts and blob ids by path."""
+
+    head: str | None
+    texts: dict[str, bytes] = field(default_factory=dict)
+    oids: dict[str, str] = field(default_factory=dict)
+
+
+class GitHubBranch:
+    def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
+        owner, _, name = repository.partition("/")
+        if not owner or not name:
+            raise ValueError(f"repository must be OWNER/NAME, got {repository!r}")
+        self.repository = repository
+        self.branch = branch
+        self._client = client
+        self._variables = {"owner": owner, "name": name, "ref": f"refs/heads/{branch}"}
+        self._blobs: dict[str, bytes] = {}
+
+    def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
+        data = self._client.graphql(read_query(texts, oids), self._variables, mutation=False)
+        ref = self._ref(data)
+        if ref is None:
+            return BranchRead(head=None)
+        target = ref["target"]
+        found = BranchRead(head=str(target["oid"]))
+        for n, path in enumerate([*texts, *oids]):
+            blob = (target.get(f"f{n}") or {}).get("object")
+            if not blob:
+                continue
+            found.oids[path] = str(blob["oid"])
+            if n < len(texts):
+                text = blob.get("text")
+                if blob.get("isTruncated") or text is None:
+                    found.texts[path] = self._fetch_blob(str(blob["oid"]))
+                else:
+                    found.texts[path] = str(text).encode("utf-8")
+        self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
+        return found
+
+    def commit(
+        self,
+        changes: Mapping[str, bytes],
+        *,
+        expected: str,
+        message: str,
+        deletions: Collection[str] = (),
+    ) -> str:
+        headline, _, body = message.partition("\n")
+        change = {
+            "branch": {"repositoryNameWithOwner": self.repository, "branchName": self.branch},
+            "expectedHeadOid": expected,
+            "message": {"headline": headline, "body": body.strip()},
+            "fileChanges": {
+                "additions": [
+                    {"path": path, "contents": base64.b64encode(data).decode("ascii")}
+                    for path, data in changes.items()
+                ],
+                "deletions": [{"path": path} for path in deletions],
+            },
+        }
+        try:
+            data = self._client.graphql(CREATE_COMMIT, {"input": change}, mutation=True)
+            return str(data["createCommitOnBranch"]["commit"]["oid"])
+        except GraphQLErrors as errors:
+            if "STALE_DATA" not in errors.types:
+                raise
+        except AmbiguousWrite:
+            pass
+        return self._settle(expected, message)
+
+    def create(self, files: Mapping[str, bytes], *, message: str) -> str:
+        try:
+            tree = self._post("git/trees", {"tree": [
+                {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
+                for path, data in files.items()
+            ]})["sha"]  # fmt: skip
+            commit = str(
+                self._post("git/commits", {"message": message, "tree": tree, "parents": []})["sha"]
+            )
+        except AmbiguousWrite:
+            raise BranchMoved(None, None) from None  # unreferenced objects are harmless; start over
+        try:
+            self._post("git/refs", {"ref": f"refs/heads/{self.branch}", "sha": commit})
+        except GitHubError as failure:
+            if failure.status == 422 and "already exists" in failure.message.lower():
+                raise BranchMoved(None, "created by another writer") from None
+            raise
+        except AmbiguousWrite:
+            return self._settle(None, message)
+        return commit
+
+    def _settle(self, expected: str | None, message: str) -> str:
+        """The branch moved, or our answer was lost: is the head our own commit?"""
+        data = self._client.graphql(READ_HEAD, self._variables, mutation=False)
+        ref = self._ref(data)
+        head = ref["target"] if ref else None
+        ours = _TRANSACTION.search(message)
+        if head is not None and ours and ours.group(0) in str(head.get("message", "")):
+            return str(head["oid"])
+        raise BranchMoved(expected, str(head["oid"]) if head is not None else None)
+
+    def _post(self, what: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self._client.rest(
+            "POST", f"/repos/{self.repository}/{what}", json=body,
+            endpoint=f"/repos/{{repo}}/{what}",
+        )  # fmt: skip
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    def _ref(self, data: object) -> dict[str, Any] | None:
+        repository = data.get("repository") if isinstance(data, dict) else None
+        if repository is None:
+            raise GitHubError(404, f"repository {self.repository} not found (or no access)")
+        ref = repository.get("ref")
+        return ref if isinstance(ref, dict) else None
+
+    def _fetch_blob(self, oid: str) -> bytes:
+        if oid not in self._blobs:
+            response = self._client.rest(
+                "GET", f"/repos/{self.repository}/git/blobs/{oid}",
+                accept="application/vnd.github.raw+json", endpoint="/repos/{repo}/git/blobs/{sha}",
+            )  # fmt: skip
+            self._blobs[oid] = response.content
+        return self._blobs[oid]
