@@ -13,11 +13,11 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from steadypress import jsonfmt
 from steadypress.errors import ConfigError, PermanentError, TransientError
@@ -43,6 +43,9 @@ __all__ = [
 
 MANIFEST = ".steadypress-site.json"
 INDEX = "index.html"
+# GitHub Pages runs Jekyll unless told not to; the site is already built.
+NO_JEKYLL = ".nojekyll"
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -80,14 +83,27 @@ def build_local(spec: TargetConfig, config: Config, repo: Path) -> SiteTarget:
 class SiteWriter(Protocol):
     def read(self, path: str) -> bytes | None: ...
 
-    def write(self, path: str, data: bytes) -> None: ...
+    def put(self, path: str, data: bytes) -> None:
+        """Make `path` hold `data`; nothing is written when it already does."""
+        ...
 
     def remove(self, path: str) -> None: ...
 
 
 class SiteFiles(Protocol):
-    def session(self) -> contextlib.AbstractContextManager[SiteWriter]:
-        """Exclusive access to the site's files; changes are durable when the session ends."""
+    def apply(
+        self,
+        change: Callable[[SiteWriter], R],
+        *,
+        texts: Sequence[str] = (),
+        oids: Sequence[str] = (),
+    ) -> R:
+        """Run `change` with exclusive, consistent access to the site; its writes land together.
+
+        A backend that detects a concurrent writer runs `change` again on fresh files. `texts`
+        and `oids` name the files `change` will read and put, so a remote backend can fetch
+        what it needs in one request.
+        """
         ...
 
 
@@ -97,10 +113,15 @@ class DirectorySiteFiles:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    @contextlib.contextmanager
-    def session(self) -> Iterator[SiteWriter]:
+    def apply(
+        self,
+        change: Callable[[SiteWriter], R],
+        *,
+        texts: Sequence[str] = (),
+        oids: Sequence[str] = (),
+    ) -> R:
         with exclusive_lock(self.root / ".steadypress-site.lock"):
-            yield _DirectoryWriter(self.root)
+            return change(_DirectoryWriter(self.root))
 
 
 class _DirectoryWriter:
@@ -113,7 +134,9 @@ class _DirectoryWriter:
         except FileNotFoundError:
             return None
 
-    def write(self, path: str, data: bytes) -> None:
+    def put(self, path: str, data: bytes) -> None:
+        if self.read(path) == data:
+            return
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
         target = self._root / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +230,8 @@ class SiteTarget:
             description=article.description,
             sha256=hashlib.sha256(page).hexdigest(),
         )
-        with self._files.session() as files:
+
+        def change(files: SiteWriter) -> None:
             manifest = _read_manifest(files)
             for path, other in manifest.items():
                 if other.slug == slug and path != article.path:
@@ -215,19 +239,23 @@ class SiteTarget:
             old = manifest.get(article.path)
             if old is not None and old.slug != slug:
                 files.remove(_page_path(old.slug))
-            _write_if_changed(files, _page_path(slug), page)
+            files.put(_page_path(slug), page)
+            files.put(NO_JEKYLL, b"")
             if old != entry:
                 manifest[article.path] = entry
-                _write_if_changed(files, INDEX, self._index(manifest))
-                files.write(MANIFEST, _encode_manifest(manifest))
+                files.put(INDEX, self._index(manifest))
+                files.put(MANIFEST, _encode_manifest(manifest))
+
+        self._files.apply(change, texts=[MANIFEST], oids=[_page_path(slug), INDEX, NO_JEKYLL])
         return Receipt(url=self._url(slug), id=slug)
 
     def verify(self, article: Article, receipt: Receipt) -> None:
         slug = self.slug_of(article)
         expected = hashlib.sha256(self._render(article)).hexdigest()
-        with self._files.session() as files:
-            page = files.read(_page_path(slug))
-            entry = _read_manifest(files).get(article.path)
+        page, entry = self._files.apply(
+            lambda files: (files.read(_page_path(slug)), _read_manifest(files).get(article.path)),
+            texts=[_page_path(slug), MANIFEST],
+        )
         if page is None or hashlib.sha256(page).hexdigest() != expected:
             raise TransientError(f"/{slug}/index.html does not hold what was written")
         if entry is None or entry.blob != article.blob:
@@ -251,11 +279,6 @@ def _date_of(article: Article) -> datetime:
     if article.date is None:
         raise PermanentError("no date to show")
     return article.date
-
-
-def _write_if_changed(files: SiteWriter, path: str, data: bytes) -> None:
-    if files.read(path) != data:
-        files.write(path, data)
 
 
 def _read_manifest(files: SiteWriter) -> dict[str, _Entry]:

@@ -149,13 +149,12 @@ class _Root:
             if head != expected:
                 raise _stale(expected)
             changes = input.get("fileChanges") or {}
-            if changes.get("deletions"):
-                raise GitHubGraphQLError("the fake does not implement deletions", "UNPROCESSABLE")
+            removed = [deletion["path"] for deletion in changes.get("deletions") or []]
             files = {
                 addition["path"]: self.repo.write_blob(base64.b64decode(addition["contents"]))
                 for addition in changes.get("additions") or []
             }
-            tree = self.repo.write_tree(files, base_tree=self.repo.tree_of(head))
+            tree = self.repo.write_tree(files, base_tree=self.repo.tree_of(head), removed=removed)
             message = input["message"]["headline"]
             if input["message"].get("body"):
                 message += "\n\n" + input["message"]["body"]

@@ -6,7 +6,7 @@ import os
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 IDENTITY = {
@@ -59,14 +59,20 @@ class BareRepository:
     def write_blob(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", stdin=data)
 
-    def write_tree(self, files: Mapping[str, str], base_tree: str | None = None) -> str:
-        """A tree holding `files` (path -> blob id) on top of `base_tree`, nested paths allowed."""
+    def write_tree(
+        self, files: Mapping[str, str], base_tree: str | None = None, removed: Iterable[str] = ()
+    ) -> str:
+        """A tree holding `files` (path -> blob id) on top of `base_tree`, less `removed`."""
         with tempfile.TemporaryDirectory() as folder:
             env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
             if base_tree:
                 self.git("read-tree", base_tree, env=env)
             for path, oid in files.items():
                 self.git("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
+            # Mode 0 removes the entry: the way --index-info spells a deletion (no work tree here).
+            removals = "".join(f"0 {'0' * 40}\t{path}\n" for path in removed)
+            if removals:
+                self.git("update-index", "--index-info", stdin=removals.encode(), env=env)
             return self.git("write-tree", env=env).decode().strip()
 
     def write_commit(self, tree: str, parents: list[str], message: str) -> str:

@@ -1,0 +1,134 @@
+"""The site on a GitHub Pages branch: the site target's files, committed through the API.
+
+Each `apply` reads the files it needs in one query (the manifest's text; the page, index and
+.nojekyll as blob ids only, since comparing an id is enough to skip an unchanged file), runs the
+change on staged copies, and commits what changed in one createCommitOnBranch. When another
+executor moved the branch meanwhile, the change runs again on the new files. An unchanged
+article makes no commit; the branch is created as an orphan on first use.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from steadypress.backoff import backoff_seconds
+from steadypress.errors import PermanentError, TransientError
+from steadypress.github.branch import BranchMoved, BranchRead, GitHubBranch, blob_oid
+from steadypress.github.client import AuthFailed, GitHubError
+from steadypress.github.store import UNAVAILABLE
+from steadypress.targets.site import SiteWriter
+
+__all__ = ["BranchSiteFiles"]
+
+R = TypeVar("R")
+
+
+class BranchSiteFiles:
+    def __init__(
+        self,
+        branch: GitHubBranch,
+        *,
+        attempts: int = 8,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._branch = branch
+        self._attempts = attempts
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    def apply(
+        self,
+        change: Callable[[SiteWriter], R],
+        *,
+        texts: Sequence[str] = (),
+        oids: Sequence[str] = (),
+    ) -> R:
+        for attempt in range(1, self._attempts + 1):
+            try:
+                at = self._branch.read(texts, oids)
+                staged = _Staged(self._branch, at, texts=set(texts), oids=set(oids))
+                result = change(staged)
+                if staged.changes or staged.deletions:
+                    self._commit(staged)
+                return result
+            except BranchMoved:
+                self._sleep(
+                    backoff_seconds(
+                        attempt, wait_initial=0.05, wait_max=2, jitter=self._rng.random()
+                    )
+                )
+            except AuthFailed as refused:
+                raise PermanentError(
+                    f"GitHub refused the token for {self._branch.branch!r}: {refused.message} "
+                    "(check GITHUB_TOKEN and the workflow's `contents: write` permission)"
+                ) from None
+            except UNAVAILABLE as failure:
+                if isinstance(failure, GitHubError) and failure.status == 403:
+                    raise PermanentError(
+                        f"GitHub forbade writing {self._branch.branch!r}: {failure.message}"
+                    ) from None
+                raise TransientError(f"the Pages branch could not be updated: {failure}") from None
+        raise TransientError(f"branch {self._branch.branch!r} kept moving; {self._attempts} tries")
+
+    def _commit(self, staged: _Staged) -> None:
+        message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
+        if staged.at.head is None:
+            self._branch.create(staged.changes, message=message)
+        else:
+            self._branch.commit(
+                staged.changes, expected=staged.at.head, message=message, deletions=staged.deletions
+            )
+
+
+class _Staged:
+    """The branch's files as read at one head, with the change's writes held back."""
+
+    def __init__(
+        self, branch: GitHubBranch, at: BranchRead, *, texts: set[str], oids: set[str]
+    ) -> None:
+        self._branch = branch
+        self.at = at
+        self._texts_known = texts  # paths whose text was read (absent paths included)
+        self._ids_known = texts | oids  # paths whose blob id was read
+        self.changes: dict[str, bytes] = {}
+        self.deletions: set[str] = set()
+
+    def read(self, path: str) -> bytes | None:
+        if path in self.changes:
+            return self.changes[path]
+        if path in self.deletions:
+            return None
+        if path not in self._texts_known:
+            self._fetch(path)
+        return self.at.texts.get(path)
+
+    def put(self, path: str, data: bytes) -> None:
+        self.deletions.discard(path)
+        if path not in self._ids_known:
+            self._fetch(path)
+        if self.at.oids.get(path) == blob_oid(data):
+            self.changes.pop(path, None)
+        else:
+            self.changes[path] = data
+
+    def remove(self, path: str) -> None:
+        self.changes.pop(path, None)
+        if path not in self._ids_known:
+            self._fetch(path)
+        if path in self.at.oids:
+            self.deletions.add(path)
+
+    def _fetch(self, path: str) -> None:
+        """A file the caller did not announce: one more read, which must see the same head."""
+        extra = self._branch.read(texts=[path])
+        if extra.head != self.at.head:
+            raise BranchMoved(self.at.head, extra.head)
+        self._texts_known.add(path)
+        self._ids_known.add(path)
+        self.at.texts.update(extra.texts)
+        self.at.oids.update(extra.oids)

@@ -1,0 +1,127 @@
+"""The site on a Pages branch, through the fake GitHub: same bytes as a directory, few requests."""
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from steadypress.content import Article
+from steadypress.errors import PermanentError
+from steadypress.github.branch import GitHubBranch
+from steadypress.github.pages import BranchSiteFiles
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteTarget
+from tests.fakes.github import FakeGitHub
+from tests.helpers import RecordedSleep, github_client
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+def pages(github: FakeGitHub, token: str | None = None) -> BranchSiteFiles:
+    client = github_client(github)
+    if token is not None:
+        client.token = token
+    branch = GitHubBranch(client, repository=github.full_name, branch="gh-pages")
+    return BranchSiteFiles(branch, sleep=RecordedSleep())
+
+
+def site(files: SiteFiles) -> SiteTarget:
+    return SiteTarget("site", files, settings=SiteSettings(), content_dir="content")
+
+
+def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: object) -> Article:
+    return Article(
+        path=path,
+        blob=blob,
+        title=title,
+        body=f"Text of {title}.",
+        date=datetime(2026, 1, day, tzinfo=UTC),
+        **extra,
+    )  # type: ignore[arg-type]
+
+
+def branch_files(github: FakeGitHub) -> dict[str, bytes]:
+    names = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()
+    return {name: github.repository.git("show", f"gh-pages:{name}") for name in names}
+
+
+def commits(github: FakeGitHub) -> int:
+    return len(github.repository.text("rev-list", "gh-pages").split())
+
+
+def test_the_branch_holds_the_same_bytes_as_a_directory_site(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """One site core, two places: the Pages branch and _site/ get identical files."""
+    articles = [post("content/a.md", "A", day=2), post("content/guides/b.md", "B", day=3)]
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    for article in articles:
+        on_branch.verify(article, on_branch.publish(article, None))
+        in_folder.publish(article, None)
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert branch_files(github) == folder
+    assert set(folder) == {
+        ".nojekyll",
+        ".steadypress-site.json",
+        "index.html",
+        "a/index.html",
+        "guides/b/index.html",
+    }
+
+
+def test_publishing_costs_one_read_and_one_commit_and_the_same_version_costs_no_commit(
+    github: FakeGitHub,
+) -> None:
+    """An article: one LoadBranch and one createCommitOnBranch; again: one read, no commit."""
+    target = site(pages(github))
+    target.publish(post("content/a.md", "A"), None)
+    with github.counting() as calls:
+        target.publish(post("content/b.md", "B"), None)
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
+    before = commits(github)
+    with github.counting() as calls:
+        target.publish(post("content/b.md", "B"), None)
+    assert calls == {"graphql LoadBranch": 1} and commits(github) == before
+
+
+def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:
+    """A new version rewrites its page, the index and the manifest; .nojekyll stays as it was."""
+    target = site(pages(github))
+    target.publish(post("content/a.md", "A"), None)
+    nojekyll = github.repository.text("rev-parse", "gh-pages:.nojekyll")
+    target.publish(post("content/a.md", "A, edited", blob="b2"), None)
+    assert b"A, edited" in branch_files(github)["a/index.html"]
+    assert github.repository.text("rev-parse", "gh-pages:.nojekyll") == nojekyll
+
+
+def test_a_new_slug_deletes_the_old_page_from_the_branch(github: FakeGitHub) -> None:
+    """Moving an article removes its old URL: a deletion in the same commit."""
+    target = site(pages(github))
+    target.publish(post("content/a.md", "A"), None)
+    target.publish(post("content/a.md", "A", blob="b2", slug="moved"), None)
+    files = branch_files(github)
+    assert "moved/index.html" in files and "a/index.html" not in files
+
+
+def test_another_writer_moving_the_branch_makes_the_change_run_again(github: FakeGitHub) -> None:
+    """Two executors publishing at once both end up on the index: STALE_DATA, re-read, re-apply."""
+    mine, theirs = site(pages(github)), site(pages(github))
+    mine.publish(post("content/first.md", "First"), None)
+    github.before_write = lambda: theirs.publish(post("content/theirs.md", "Theirs", day=5), None)
+    mine.publish(post("content/mine.md", "Mine", day=6), None)
+    index = branch_files(github)["index.html"].decode()
+    assert all(title in index for title in (">First<", ">Theirs<", ">Mine<"))
+
+
+def test_a_refused_token_is_a_permanent_error_that_names_it(github: FakeGitHub) -> None:
+    """401 is configuration, not weather: a dead letter at once, saying what to check."""
+    with pytest.raises(PermanentError, match="GITHUB_TOKEN"):
+        site(pages(github, token="wrong")).publish(post("content/a.md", "A"), None)
