@@ -274,7 +274,7 @@ def test_inside_github_actions_the_job_summary_and_annotations_are_written(
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     repo.commit(**{"content/a.md": article("A"), "content/bad.md": "x"})
-    result = run_cli(repo, "run")
+    result = run_cli(repo, "run", "--backend", "local")
     text = summary.read_text()
     assert "| `site:content/a.md` | published | [/a/](/a/) |" in text
     assert "| `site:content/bad.md` | dead letter #1 |" in text
@@ -405,3 +405,15 @@ def test_a_push_that_deletes_or_drafts_a_pending_article_withdraws_it(repo: Repo
     assert run_cli(repo, "enqueue", "--push", before, after).code == 0
     assert not repo.ledger().pending
     assert run_cli(repo, "drain").code == 0 and not published_keys(repo)
+
+
+def test_drain_with_a_push_enqueues_and_claims_in_one_write(repo: Repo) -> None:
+    """`drain --push` publishes the push's articles with two state commits: enqueue with the
+    claim, then the outcomes."""
+    before = repo.commit(**{"content/old.md": article("Old")})
+    run_cli(repo, "run")
+    commits = repo.state_commits()
+    after = repo.commit(**{"content/new.md": article("New")})
+    result = run_cli(repo, "drain", "--push", before, after)
+    assert result.code == 0 and "1 published" in result.out and "1 enqueued" in result.out
+    assert repo.state_commits() == commits + 2

@@ -18,20 +18,17 @@ from pathlib import Path, PurePosixPath
 from types import FrameType
 
 from steadypress import __version__
-from steadypress.alerts import LocalDeadLetters
+from steadypress.backends import default_backend, github_pipeline, local_pipeline
 from steadypress.codec import ledger_document
 from steadypress.config import Config, load_config
-from steadypress.content import ContentSource
 from steadypress.errors import ArticleError, ConfigError, StateError
-from steadypress.executor import Pipeline, Report, drain
+from steadypress.executor import Pipeline, Prepare, Report, drain
 from steadypress.gitio import Git, GitFailed
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
 from steadypress.report import annotate, closing_line, write_job_summary
 from steadypress.store import transact
-from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import enqueue_prepare, reconcile, sweep
-from steadypress.targets import build_targets
 from steadypress.timefmt import format_time
 
 __all__ = ["main"]
@@ -54,9 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--backend",
-        choices=["local"],
-        default="local",
-        help="where state and targets live: local = the state branch of --repo and local output",
+        choices=["local", "github"],
+        help="where state and targets live: local (the state branch of --repo, local output) or "
+        "github (the repository on GitHub); default: github inside GitHub Actions, else local",
     )
     common.add_argument("--repo", type=Path, default=Path(), help="the git repository (default: .)")
 
@@ -76,7 +73,15 @@ def _parser() -> argparse.ArgumentParser:
         help="the articles changed between two commits of a push",
     )
     enqueue.add_argument("paths", nargs="*", metavar="PATH", help="articles at HEAD")
-    commands.add_parser("drain", parents=[common], help="claim and publish what is claimable now")
+    drain_cmd = commands.add_parser(
+        "drain", parents=[common], help="claim and publish what is claimable now"
+    )
+    drain_cmd.add_argument(
+        "--push",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="first enqueue the articles a push changed, in the same write as the first claim",
+    )
     commands.add_parser(
         "sweep",
         parents=[common],
@@ -101,18 +106,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _pipeline(args: argparse.Namespace) -> Pipeline:
     repo = args.repo.resolve()
-    git = Git(repo)
-    if not git.is_repository():
+    if not Git(repo).is_repository():
         raise ConfigError("--repo", f"{repo} is not a git repository")
     config = load_config(args.config or repo / "steadypress.yml")
-    return Pipeline(
-        config=config,
-        store=LocalGitStore(repo, config.state_branch),
-        content=ContentSource(git, config.content_dir),
-        targets=build_targets(config, repo=repo),
-        alerts=LocalDeadLetters(repo / config.dead_letter_dir),
-        holder=_holder(),
-    )
+    if (args.backend or default_backend(os.environ)) == "github":
+        return github_pipeline(repo, config, holder=_holder())
+    return local_pipeline(repo, config, holder=_holder())
 
 
 def _article_path(path: str, config: Config) -> str:
@@ -130,33 +129,36 @@ def _article_path(path: str, config: Config) -> str:
     return str(posix)
 
 
+def _push_prepare(p: Pipeline, before: str, after_name: str) -> Prepare | None:
+    """The change enqueuing what a push changed: its diff, or everything when it has none."""
+    after = p.content.resolve(after_name)
+    if after is None:
+        raise ConfigError("--push", f"{after_name!r} is not a commit of the checkout")
+    changes = p.content.changed_articles(before, after)
+    if changes is None:
+        return enqueue_prepare(p, p.content.list_articles(after), after)
+    return enqueue_prepare(p, changes.changed, after, removed=changes.removed)
+
+
+def _paths_prepare(p: Pipeline, paths: list[str]) -> Prepare | None:
+    """The change enqueuing named articles as they are at HEAD."""
+    commit = p.content.head()
+    at_head = p.content.list_articles(commit)
+    articles = {}
+    for raw in paths:
+        path = _article_path(raw, p.config)
+        if path not in at_head:
+            raise ConfigError(path, "not an article at HEAD (is it committed?)")
+        articles[path] = at_head[path]
+    return enqueue_prepare(p, articles, commit)
+
+
 def _enqueue(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
     if args.push and args.paths:
         raise ConfigError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
-    if args.push:
-        before, after_name = args.push
-        after = p.content.resolve(after_name)
-        if after is None:
-            raise ConfigError("--push", f"{after_name!r} is not a commit in {p.content}")
-        changes = p.content.changed_articles(before, after)
-        if changes is None:
-            articles, removed = p.content.list_articles(after), set()
-        else:
-            articles, removed = changes.changed, changes.removed
-        commit = after
-    elif args.paths:
-        commit = p.content.head()
-        at_head = p.content.list_articles(commit)
-        articles = {}
-        for raw in args.paths:
-            path = _article_path(raw, p.config)
-            if path not in at_head:
-                raise ConfigError(path, "not an article at HEAD (is it committed?)")
-            articles[path] = at_head[path]
-        removed = set()
-    else:
+    if not args.push and not args.paths:
         raise ConfigError("enqueue", "give --push BEFORE AFTER or one or more article paths")
-    prepare = enqueue_prepare(p, articles, commit, removed=removed)
+    prepare = _push_prepare(p, *args.push) if args.push else _paths_prepare(p, args.paths)
     if prepare is not None:
         fresh = transact(
             p.store,
@@ -253,7 +255,7 @@ def _execute(args: argparse.Namespace) -> int:
     elif command == "enqueue":
         _enqueue(p, args, report)
     elif command == "drain":
-        drain(p, report)
+        drain(p, report, prepare=_push_prepare(p, *args.push) if args.push else None)
     elif command == "sweep":
         sweep(p, report, grace=p.config.timings.grace)
     elif command == "retry":

@@ -153,7 +153,11 @@ def drain(
         if not claimed:
             return report
         attempted.update((item.key, item.blob) for item, _ in claimed)
-        _work(p, report, claimed, token)
+        newer_pending = _work(p, report, claimed, token)
+        if len(claimed) < CLAIM_BATCH and not newer_pending:
+            # Everything claimable was in this batch; reading again would find nothing but the
+            # work others enqueued since, which is theirs to take (or the sweeper's).
+            return report
 
 
 def _work(
@@ -161,10 +165,12 @@ def _work(
     report: Report,
     claimed: list[tuple[PendingItem, PublishedRecord | None]],
     token: str,
-) -> None:
+) -> bool:
+    """Publish a claimed batch; True when a completion left a newer version pending."""
     completions: list[Completion] = []
     failures: list[Failure] = []
     remaining = [item.key for item, _ in claimed]
+    newer_pending = False
     last_checkpoint = time.monotonic()
     for item, previous in claimed:
         outcome = _attempt(p, item, previous, token)
@@ -173,20 +179,14 @@ def _work(
         else:
             failures.append(outcome)
         remaining.remove(item.key)
-        if remaining and time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS:
-            _checkpoint(
-                p,
-                report,
-                completions=completions,
-                failures=failures,
-                still_working=remaining,
+        if not remaining or time.monotonic() - last_checkpoint >= CHECKPOINT_SECONDS:
+            newer_pending |= _checkpoint(
+                p, report, completions=completions, failures=failures, still_working=remaining,
                 token=token,
-            )
+            )  # fmt: skip
             completions, failures = [], []
             last_checkpoint = time.monotonic()
-    _checkpoint(
-        p, report, completions=completions, failures=failures, still_working=remaining, token=token
-    )
+    return newer_pending
 
 
 def _attempt(
@@ -234,22 +234,28 @@ def _checkpoint(
     failures: list[Failure],
     still_working: Collection[str],
     token: str,
-) -> None:
-    def record(ledger: Ledger) -> tuple[Ledger, tuple[list[DeadItem], list[Resolution]]]:
+) -> bool:
+    """Record a batch's outcomes (and renew the leases still held) in one transaction; True
+    when a completion left a newer version of its article pending."""
+
+    def record(ledger: Ledger) -> tuple[Ledger, tuple[list[DeadItem], list[Resolution], bool]]:
         now = p.clock()
         ledger, resolutions = complete(ledger, completions, now=now)
         ledger, buried = fail(ledger, failures, now=now, policy=p.config.retry_policy, rng=p.rng)
         ledger = renew(ledger, still_working, token=token, now=now, lease_ttl=p.lease_ttl)
-        return ledger, (buried, resolutions)
+        newer = any(done.key in ledger.pending for done in completions)
+        return ledger, (buried, resolutions, newer)
 
     if not completions and not failures and not still_working:
-        return
-    buried, resolutions = transact(
+        return False
+    # Optimistic: this write always changes the ledger, so a stale start only costs a conflict.
+    buried, resolutions, newer_pending = transact(
         p.store,
         record,
         message=f"steadypress: record outcomes ({p.holder})",
         stats=p.stats,
         rng=p.rng,
+        optimistic=True,
     )
     for done in completions:
         report.published.append((done.key, done.url))
@@ -262,6 +268,7 @@ def _checkpoint(
     for resolution in resolutions:
         _resolve_alert(p, resolution)
     report.dead.extend(raise_alerts(p, buried))
+    return newer_pending
 
 
 def _resolve_alert(p: Pipeline, resolution: Resolution) -> None:

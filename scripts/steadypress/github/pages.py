@@ -16,13 +16,14 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from steadypress.backoff import backoff_seconds
+from steadypress.config import Config, TargetConfig
 from steadypress.errors import PermanentError, TransientError
 from steadypress.github.branch import BranchMoved, BranchRead, GitHubBranch, blob_oid
-from steadypress.github.client import AuthFailed, GitHubError
+from steadypress.github.client import AuthFailed, GitHubClient, GitHubError
 from steadypress.github.store import UNAVAILABLE
-from steadypress.targets.site import SiteWriter
+from steadypress.targets.site import SiteTarget, SiteWriter, parse_settings
 
-__all__ = ["BranchSiteFiles"]
+__all__ = ["BranchSiteFiles", "build_pages_target"]
 
 R = TypeVar("R")
 
@@ -132,3 +133,14 @@ class _Staged:
         self._ids_known.add(path)
         self.at.texts.update(extra.texts)
         self.at.oids.update(extra.oids)
+
+
+def build_pages_target(
+    spec: TargetConfig, config: Config, client: GitHubClient, repository: str
+) -> SiteTarget:
+    """The `site` target as the GitHub backend runs it: committed to its Pages branch."""
+    settings = parse_settings(spec.name, spec.options, config.source)
+    branch = GitHubBranch(client, repository=repository, branch=settings.branch)
+    return SiteTarget(
+        spec.name, BranchSiteFiles(branch), settings=settings, content_dir=config.content_dir
+    )

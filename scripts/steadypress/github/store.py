@@ -56,6 +56,9 @@ class GitHubStore:
     def where(self) -> str:
         return f"state branch {self._branch.branch!r} of {self._branch.repository} on GitHub"
 
+    def last_known(self) -> Snapshot | None:
+        return self._last
+
     def load(self) -> Snapshot:
         try:
             found = self._branch.read(texts=STATE_FILES)

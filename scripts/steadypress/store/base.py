@@ -39,6 +39,10 @@ class LedgerStore(Protocol):
 
     def load(self) -> Snapshot: ...
 
+    def last_known(self) -> Snapshot | None:
+        """The snapshot this store last read or wrote, without asking anyone: possibly stale."""
+        ...
+
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         """Store `ledger` if nothing moved since `based_on`; returns the new version."""
         ...

@@ -52,6 +52,9 @@ class LocalGitStore:
     def where(self) -> str:
         return f"state branch {self.branch!r} in {self._git.repo}"
 
+    def last_known(self) -> Snapshot | None:
+        return self._last
+
     def load(self) -> Snapshot:
         try:
             head = self._git.resolve(f"{self._ref}^{{commit}}")

@@ -19,6 +19,9 @@ class MemoryStore:
     def where(self) -> str:
         return "memory"
 
+    def last_known(self) -> Snapshot | None:
+        return None  # nothing to save: a load costs nothing here
+
     def load(self) -> Snapshot:
         version = None if self._version is None else str(self._version)
         return Snapshot(version=version, ledger=self._ledger)
