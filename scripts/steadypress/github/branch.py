@@ -134,16 +134,15 @@ class GitHubBranch:
         return self._settle(expected, message)
 
     def create(self, files: Mapping[str, bytes], *, message: str) -> str:
-        try:
-            tree = self._post("git/trees", {"tree": [
-                {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
-                for path, data in files.items()
-            ]})["sha"]  # fmt: skip
-            commit = str(
-                self._post("git/commits", {"message": message, "tree": tree, "parents": []})["sha"]
-            )
-        except AmbiguousWrite:
-            raise BranchMoved(None, None) from None  # unreferenced objects are harmless; start over
+        # A lost answer here is unavailability, not a race: it propagates, and the tree or commit
+        # it may have left behind is unreferenced and harmless.
+        tree = self._post("git/trees", {"tree": [
+            {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
+            for path, data in files.items()
+        ]})["sha"]  # fmt: skip
+        commit = str(
+            self._post("git/commits", {"message": message, "tree": tree, "parents": []})["sha"]
+        )
         try:
             self._post("git/refs", {"ref": f"refs/heads/{self.branch}", "sha": commit})
         except GitHubError as failure:

@@ -183,6 +183,10 @@ class FakeGitHub:
         with self._lock:
             self._faults.append(fault)
 
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
     def run_before_write(self) -> None:
         hook, self.before_write = self.before_write, None
         if hook is not None:

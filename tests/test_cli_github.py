@@ -1,0 +1,146 @@
+"""The whole command line on the GitHub backend, against the loopback fake of GitHub."""
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from steadypress.github.store import GitHubStore
+from steadypress.ledger import Ledger
+from tests.fakes.github import FakeGitHub, Fault
+from tests.helpers import Repo, Result, article, github_client, run_cli, spawn_cli
+
+ZERO = "0" * 40
+FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\nmax_attempts: 2\n"
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        for name, value in environment(fake).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+        yield fake
+
+
+def environment(github: FakeGitHub) -> dict[str, str]:
+    return {
+        "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+        "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_SERVER_URL": "https://github.example", "GITHUB_RUN_ID": "42",
+    }  # fmt: skip
+
+
+def gh(repo: Repo, *args: str) -> Result:
+    return run_cli(repo, *args, "--backend", "github")
+
+
+def remote(github: FakeGitHub) -> Ledger:
+    return (
+        GitHubStore(github_client(github), repository=github.full_name, branch="steadypress-state")
+        .load()
+        .ledger
+    )
+
+
+def pages(github: FakeGitHub) -> set[str]:
+    return set(github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split())
+
+
+def test_a_pushed_article_is_published_on_the_pages_branch_in_the_same_run(
+    repo: Repo, github: FakeGitHub, tmp_path: Path
+) -> None:
+    """drain --push: the article is on gh-pages and in published.json, and the summary links it."""
+    repo.commit(**{"content/hello.md": article("Hello")})
+    result = gh(repo, "drain", "--push", ZERO, repo.head())
+    assert result.code == 0, result.err
+    assert "hello/index.html" in pages(github)
+    assert remote(github).published["site:content/hello.md"].url == "/hello/"
+    assert (
+        "| `site:content/hello.md` | published | [/hello/](/hello/) |"
+        in (tmp_path / "summary.md").read_text()
+    )
+    assert repo.state_head() is None, "nothing written to the local repository"
+
+
+def test_a_failing_target_gives_exactly_one_dead_letter_issue_and_retry_closes_it(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Attempts run out, one issue opens; more sweeps reuse it; retry publishes and closes it."""
+    repo.commit(**{"steadypress.yml": FAST, "content/a.md": article("A")})
+    assert gh(repo, "enqueue", "--push", ZERO, repo.head()).code == 0
+    github.inject(Fault("POST /repos/{repo}/git/trees", status=500, times=10_000))  # no gh-pages
+    assert gh(repo, "drain").code == 1
+    for _ in range(3):
+        assert gh(repo, "sweep").code == 0
+    assert len(github.tracker.issues) == 1
+    issue = github.tracker.get_issue(1)
+    assert issue["state"] == "open" and "content/a.md" in issue["body"]
+    assert "https://github.example/octo/blog/actions/runs/42" in issue["body"]
+    assert remote(github).dead["site:content/a.md"].issue == 1
+    github.clear_faults()
+    result = gh(repo, "retry", "--issue", "1")
+    assert result.code == 0 and "1 published" in result.out
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert "/a/" in github.tracker.comments[1][-1]
+    assert not remote(github).dead and len(github.tracker.issues) == 1
+
+
+def test_a_lost_answer_to_a_state_commit_duplicates_nothing(repo: Repo, github: FakeGitHub) -> None:
+    """A 502 after createCommitOnBranch succeeded: recognised as ours, published once."""
+    repo.commit(**{"content/a.md": article("A")})
+    github.inject(Fault("graphql CreateCommit", status=502, apply_first=True, times=2))
+    assert gh(repo, "drain", "--push", ZERO, repo.head()).code == 0
+    ledger = remote(github)
+    assert set(ledger.published) == {"site:content/a.md"} and not ledger.pending
+
+
+def test_a_rate_limited_run_stops_cleanly_and_the_next_run_finishes(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """An hour's rate limit: exit 3 at once with nothing changed; the next run publishes."""
+    repo.commit(**{"content/a.md": article("A")})
+    github.inject(Fault.primary_rate_limit("graphql LoadBranch", reset_in=3600))
+    stopped = gh(repo, "drain", "--push", ZERO, repo.head())
+    assert stopped.code == 3 and "rate limit" in stopped.err
+    assert github.repository.head_of("steadypress-state") is None
+    assert gh(repo, "sweep").code == 0
+    assert "site:content/a.md" in remote(github).published
+
+
+def test_the_push_path_costs_four_state_requests_plus_the_targets(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """One new article: two reads and two writes of state, three calls for the Pages branch."""
+    before = repo.commit(**{"content/a.md": article("A")})
+    gh(repo, "drain", "--push", ZERO, before)
+    after = repo.commit(**{"content/b.md": article("B")})
+    with github.counting() as calls:
+        assert gh(repo, "drain", "--push", before, after).code == 0
+    assert calls == {"graphql LoadBranch": 2 + 2, "graphql CreateCommit": 2 + 1}
+
+
+@pytest.mark.slow
+def test_four_executors_racing_over_fifty_articles_publish_each_once(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Four drains of the same push at once: every article published by exactly one of them."""
+    repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(50)})
+    env = {**os.environ, **environment(github)}
+    drains = [
+        spawn_cli(repo, "drain", "--push", ZERO, "HEAD", "--backend", "github", env=env)
+        for _ in range(4)
+    ]
+    outputs = [drain.communicate(timeout=300) for drain in drains]
+    assert all(drain.returncode == 0 for drain in drains), [err for _out, err in outputs]
+    published = Counter(
+        line.split()[1]
+        for _out, err in outputs
+        for line in err.splitlines()
+        if line.startswith("published ")
+    )
+    assert len(published) == 50 and set(published.values()) == {1}
+    assert len(remote(github).published) == 50
+    assert {f"p{n:02d}/index.html" for n in range(50)} <= pages(github)
