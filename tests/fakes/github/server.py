@@ -152,6 +152,7 @@ class FakeGitHub:
         self._folder = tempfile.TemporaryDirectory()
         self.repository = BareRepository(Path(self._folder.name) / "repo.git")
         self.requests: Counter[str] = Counter()
+        self.requests_by_branch: Counter[str] = Counter()  # GraphQL calls, by the branch they name
         self.tracker = IssueTracker(base_url="")
         self.latency = 0.0
         self.before_write: Callable[[], None] | None = None
@@ -215,6 +216,9 @@ class FakeGitHub:
     ) -> tuple[int, dict[str, str], bytes]:
         label, route = self._label(method, path, body)
         self.requests[label] += 1
+        branch = _branch_named(body) if path == "/graphql" else None
+        if branch:
+            self.requests_by_branch[branch] += 1
         if self.latency:
             time.sleep(self.latency)
         auth = headers.get("authorization", "")
@@ -417,6 +421,16 @@ class FakeGitHub:
             "url": self._url(f"git/refs/heads/{branch}"),
             "object": {"sha": sha, "type": "commit", "url": self._url(f"git/commits/{sha}")},
         }
+
+
+def _branch_named(body: bytes) -> str | None:
+    """The branch a GraphQL call reads (`ref` variable) or writes (`input.branch.branchName`)."""
+    try:
+        variables = json.loads(body).get("variables") or {}
+    except (ValueError, AttributeError):
+        return None
+    ref = variables.get("ref") or (variables.get("input") or {}).get("branch", {}).get("branchName")
+    return str(ref).removeprefix("refs/heads/") if ref else None
 
 
 def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:

@@ -1,0 +1,148 @@
+"""GitHub API requests per published article, and for an idle sweep, as the blog grows.
+
+For a blog with N articles already published (10, 100, 1,000), against the loopback GitHub fake
+(tests/fakes/github, the same one the tests use; `make schemas` first):
+  push 1     `drain --push` of a push adding one article
+  push 10    `drain --push` of a push adding ten articles, per article
+  idle sweep `sweep` when nothing is to do
+Each row splits state requests (the ledger) from the Pages branch's (the site target's own).
+Goal (issue 3): at most 4 state requests per article on the push path, an idle sweep of at most
+3 requests, the same at every size.
+
+Usage: .venv/bin/python benchmarks/api_cost.py [--sizes 10 100 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
+
+from tests.fakes.github import FakeGitHub  # noqa: E402
+from tests.helpers import github_client  # noqa: E402
+
+from steadypress.cli import main  # noqa: E402
+from steadypress.content import ContentSource  # noqa: E402
+from steadypress.github.store import GitHubStore  # noqa: E402
+from steadypress.gitio import Git  # noqa: E402
+from steadypress.ledger import Ledger, PublishedRecord  # noqa: E402
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget  # noqa: E402
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+
+
+def commit_articles(repo: Path, names: list[str]) -> str:
+    for name in names:
+        path = repo / "content" / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ntitle: {name}\ndate: 2026-01-01\n---\n\n" + "Words. " * 100)
+    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
+    return Git(repo).text("rev-parse", "HEAD")
+
+
+def seed(github: FakeGitHub, repo: Path, count: int) -> str:
+    """A blog of `count` published articles: ledger on the state branch, site on gh-pages."""
+    head = commit_articles(repo, [f"old-{n:04d}" for n in range(count)])
+    source = ContentSource(Git(repo), "content")
+    articles = source.list_articles(head)
+    with tempfile.TemporaryDirectory() as folder:
+        site = SiteTarget(
+            "site", DirectorySiteFiles(Path(folder)), settings=SiteSettings(), content_dir="content"
+        )
+        published = {}
+        for path, blob in articles.items():
+            receipt = site.publish(source.read(path, blob, commit=head), None)
+            published[f"site:{path}"] = PublishedRecord(
+                blob, head, receipt.id, "2026-01-01T00:00:00Z", receipt.url
+            )
+        files = {
+            str(p.relative_to(folder)): github.repository.write_blob(p.read_bytes())
+            for p in Path(folder).rglob("*")
+            if p.is_file() and not p.name.endswith(".lock")
+        }
+    tree = github.repository.write_tree(files)
+    github.repository.move_branch(
+        "gh-pages", github.repository.write_commit(tree, [], "site\n"), None
+    )
+    store = GitHubStore(
+        github_client(github), repository=github.full_name, branch="steadypress-state"
+    )
+    store.save(
+        Ledger(published=published), based_on=store.load(), message="seed\n\ntransaction: seed"
+    )
+    return head
+
+
+def run(repo: Path, *args: str) -> None:
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()) as err,
+    ):
+        code = main([args[0], "--repo", str(repo), "--backend", "github", *args[1:]])
+    if code != 0:
+        raise SystemExit(f"steadypress {' '.join(args)} failed ({code}): {err.getvalue()[-500:]}")
+
+
+Cost = tuple[float, float, float]  # (state, Pages, other) requests
+
+
+def measure(size: int) -> dict[str, Cost]:
+    results: dict[str, Cost] = {}
+    with FakeGitHub() as github, tempfile.TemporaryDirectory() as folder:
+        repo = Path(folder)
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        environment = {
+            "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+        }  # fmt: skip
+        with mock.patch.dict(os.environ, environment):
+            before = seed(github, repo, size)
+            for label, new in (("push 1", 1), ("push 10", 10)):
+                after = commit_articles(repo, [f"new-{new}-{n}" for n in range(new)])
+                push = ("drain", "--push", before, after)
+                results[label] = cost(github, new, lambda push=push: run(repo, *push))
+                before = after
+            results["idle sweep"] = cost(github, 1, lambda: run(repo, "sweep"))
+    return results
+
+
+def cost(github: FakeGitHub, articles: int, action: Callable[[], None]) -> Cost:
+    """Requests made by `action`, per article: state branch, Pages branch, anything else."""
+    total_before, branches_before = (
+        sum(github.requests.values()),
+        Counter(github.requests_by_branch),
+    )
+    action()
+    branches = github.requests_by_branch - branches_before
+    total = sum(github.requests.values()) - total_before
+    state, pages = branches["steadypress-state"], branches["gh-pages"]
+    return state / articles, pages / articles, (total - state - pages) / articles
+
+
+def main_() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
+    args = parser.parse_args()
+    print("requests per published article: state + Pages (+ other); idle sweep: total")
+    print(f"{'published':>10} {'push of 1':>20} {'push of 10':>20} {'idle sweep':>11}")
+    for size in args.sizes:
+        r = measure(size)
+        cells = [f"{s:.1f} + {p:.1f} (+{o:.0f})" for s, p, o in (r["push 1"], r["push 10"])]
+        idle = sum(r["idle sweep"])
+        print(f"{size:>10} {cells[0]:>20} {cells[1]:>20} {idle:>11.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main_()
