@@ -3,9 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-# GitHub's own GraphQL schema: the GitHub fake executes it and every query steadypress sends is
-# validated against it. Fetched from the npm registry at a pinned version.
+# GitHub's own API descriptions, fetched from the npm registry at pinned versions: the GitHub
+# fake executes the GraphQL schema (and every query steadypress sends is validated against it),
+# and its REST answers are validated against the OpenAPI description.
 GRAPHQL_SCHEMA_VERSION := 15.26.1
+OPENAPI_VERSION := 23.0.2
 SCHEMAS := .cache/octokit
 
 .PHONY: run test lint schemas
@@ -16,7 +18,13 @@ run: $(VENV)/.runtime
 test: $(VENV)/.test lint schemas
 	$(BIN)/python -m pytest
 
-schemas: $(SCHEMAS)/schema.graphql
+schemas: $(SCHEMAS)/schema.graphql $(SCHEMAS)/api.github.com.json
+
+$(SCHEMAS)/api.github.com.json:
+	mkdir -p $(SCHEMAS)
+	cd $(SCHEMAS) && npm pack --silent @octokit/openapi@$(OPENAPI_VERSION) >/dev/null \
+		&& tar -xzf octokit-openapi-$(OPENAPI_VERSION).tgz --strip-components=2 package/generated/api.github.com.json \
+		&& rm octokit-openapi-$(OPENAPI_VERSION).tgz
 
 $(SCHEMAS)/schema.graphql:
 	mkdir -p $(SCHEMAS)

@@ -27,6 +27,35 @@ class IssueError(Exception):
         self.body = body
 
 
+NOW = "2026-11-29T00:00:00Z"
+
+
+def bot_user(api_url: str) -> dict[str, Any]:
+    """The simple-user GitHub attaches to what a workflow's token creates."""
+    login = "github-actions[bot]"
+    base = f"{api_url}/users/{login}"
+    return {
+        "login": login,
+        "id": 41898282,
+        "node_id": "MDM6Qm90NDE4OTgyODI=",
+        "type": "Bot",
+        "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4",
+        "gravatar_id": "",
+        "url": base,
+        "html_url": "https://github.com/apps/github-actions",
+        "site_admin": False,
+        "followers_url": f"{base}/followers",
+        "following_url": f"{base}/following{{/other_user}}",
+        "gists_url": f"{base}/gists{{/gist_id}}",
+        "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{base}/subscriptions",
+        "organizations_url": f"{base}/orgs",
+        "repos_url": f"{base}/repos",
+        "events_url": f"{base}/events{{/privacy}}",
+        "received_events_url": f"{base}/received_events",
+    }
+
+
 def _not_found(docs: str) -> IssueError:
     return IssueError(404, {"message": "Not Found", "documentation_url": docs, "status": "404"})
 
@@ -96,12 +125,17 @@ class IssueTracker:
             labels = [
                 self.labels.get(name) or self._label(name) for name in request.get("labels", [])
             ]
+            url = f"{self.base_url}/issues/{number}"
             issue = {
                 "id": 1000 + number,
                 "node_id": f"I_{number}",
                 "number": number,
-                "url": f"{self.base_url}/issues/{number}",
-                "html_url": self.base_url.replace("/repos/", "/html/") + f"/issues/{number}",
+                "url": url,
+                "repository_url": self.base_url,
+                "labels_url": f"{url}/labels{{/name}}",
+                "comments_url": f"{url}/comments",
+                "events_url": f"{url}/events",
+                "html_url": self._html(f"issues/{number}"),
                 "title": request["title"],
                 "body": request.get("body"),
                 "state": "open",
@@ -109,7 +143,14 @@ class IssueTracker:
                 "labels": labels,
                 "comments": 0,
                 "locked": False,
-                "created_at": "2026-11-29T00:00:00Z",
+                "assignee": None,
+                "assignees": [],
+                "milestone": None,
+                "user": bot_user(self._api_root()),
+                "author_association": "NONE",
+                "created_at": NOW,
+                "updated_at": NOW,
+                "closed_at": None,
             }
             self.issues.append(issue)
             return issue
@@ -127,6 +168,7 @@ class IssueTracker:
                     issue[key] = request[key]
             if request.get("state") == "open":
                 issue["state_reason"] = "reopened"
+            issue["closed_at"] = NOW if issue["state"] == "closed" else None
         return issue
 
     def comment(self, number: int, request: dict[str, Any]) -> dict[str, Any]:
@@ -134,11 +176,25 @@ class IssueTracker:
         with self.lock:
             self.comments.setdefault(number, []).append(str(request.get("body", "")))
             issue["comments"] += 1
+            comment_id = number * 100 + issue["comments"]
         return {
-            "id": number * 100 + issue["comments"],
+            "id": comment_id,
+            "node_id": f"IC_{comment_id}",
             "body": request.get("body"),
-            "url": f"{self.base_url}/issues/comments/{number * 100 + issue['comments']}",
+            "url": f"{self.base_url}/issues/comments/{comment_id}",
+            "issue_url": issue["url"],
+            "html_url": f"{issue['html_url']}#issuecomment-{comment_id}",
+            "user": bot_user(self._api_root()),
+            "author_association": "NONE",
+            "created_at": NOW,
+            "updated_at": NOW,
         }
+
+    def _api_root(self) -> str:
+        return self.base_url.split("/repos/")[0]
+
+    def _html(self, suffix: str) -> str:
+        return f"https://github.example/{self.base_url.split('/repos/')[1]}/{suffix}"
 
     def list_issues(self, query: str) -> tuple[list[dict[str, Any]], str | None]:
         """One page of issues and the Link header value."""

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.github import graphql
-from tests.fakes.github.issues import IssueError, IssueTracker
-from tests.fakes.github.repository import BareRepository
+from tests.fakes.github.issues import NOW, IssueError, IssueTracker
+from tests.fakes.github.repository import IDENTITY, BareRepository
 
 DOCS = "https://docs.github.com/rest"
 
@@ -328,6 +328,9 @@ class FakeGitHub:
             raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
         return self._json(200, self._ref_json(branch, head))
 
+    def _html(self, suffix: str) -> str:
+        return f"https://github.example/{self.full_name}/{suffix}"
+
     def _url(self, suffix: str) -> str:
         return f"{self.api_url}/repos/{self.full_name}/{suffix}"
 
@@ -386,15 +389,38 @@ class FakeGitHub:
                 422, "Tree SHA does not exist", docs=f"{DOCS}/git/commits#create-a-commit"
             )
         sha = self.repository.write_commit(tree, parents, request.get("message", ""))
+        person = {
+            "name": IDENTITY["GIT_AUTHOR_NAME"],
+            "email": IDENTITY["GIT_AUTHOR_EMAIL"],
+            "date": NOW,
+        }
         return self._json(
             201,
             {
                 "sha": sha,
                 "node_id": f"C_{sha[:12]}",
                 "url": self._url(f"git/commits/{sha}"),
+                "html_url": self._html(f"commit/{sha}"),
+                "author": person,
+                "committer": person,
                 "message": request.get("message", ""),
                 "tree": {"sha": tree, "url": self._url(f"git/trees/{tree}")},
-                "parents": [{"sha": p, "url": self._url(f"git/commits/{p}")} for p in parents],
+                "parents": [
+                    {
+                        "sha": p,
+                        "url": self._url(f"git/commits/{p}"),
+                        "html_url": self._html(f"commit/{p}"),
+                    }
+                    for p in parents
+                ],
+                # Commits made through the API are not signed: GitHub reports them unverified.
+                "verification": {
+                    "verified": False,
+                    "reason": "unsigned",
+                    "signature": None,
+                    "payload": None,
+                    "verified_at": None,
+                },
             },
         )
 
