@@ -1,5 +1,6 @@
 """The whole command line on the GitHub backend, against the loopback fake of GitHub."""
 
+import json
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -63,6 +64,8 @@ def test_a_pushed_article_is_published_on_the_pages_branch_in_the_same_run(
         in (tmp_path / "summary.md").read_text()
     )
     assert repo.state_head() is None, "nothing written to the local repository"
+    status = json.loads(gh(repo, "status", "--json").out)
+    assert status["published"]["site:content/hello.md"]["url"] == "/hello/"
 
 
 def test_a_failing_target_gives_exactly_one_dead_letter_issue_and_retry_closes_it(

@@ -225,3 +225,24 @@ def test_corrupt_state_on_github_is_refused_and_never_overwritten(github: FakeGi
     with pytest.raises(StateError, match=r"state/pending\.json: not valid JSON"):
         transact(github_store(github), add("content/b.md"), message="x")
     assert repo.head_of("steadypress-state") == moved
+
+
+def test_a_graphql_rate_limit_inside_a_200_is_waited_out(github: FakeGitHub) -> None:
+    """GraphQL reports its limit as an error of type RATE_LIMITED in a 200, with the headers."""
+    client = github_client(github)
+    store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
+    github.inject(Fault("graphql LoadBranch", status=200, headers={"retry-after": "3"}, body={
+        "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}],
+    }))  # fmt: skip
+    assert store.load().version is None
+    assert client.sleep.calls == [3.0]  # type: ignore[attr-defined]
+
+
+def test_a_github_that_does_not_answer_in_time_fails_cleanly(github: FakeGitHub) -> None:
+    """Every request has a timeout: reads are retried a few times, then a StateError, no hang."""
+    client = github_client(github, timeout=(1.0, 0.2), read_attempts=2)
+    store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
+    github.latency = 0.5
+    with pytest.raises(StateError, match="could not be read"):
+        store.load()
+    assert github.requests["graphql LoadBranch"] == 2
