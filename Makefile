@@ -36,6 +36,8 @@ lint: $(VENV)/.test
 	$(BIN)/ruff check scripts tests benchmarks
 	$(BIN)/ruff format --check scripts tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/actionlint -color=false .github/workflows/*.yml
+	$(BIN)/zizmor --offline --persona=auditor .github/workflows
 
 $(VENV)/.runtime: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -1,0 +1,80 @@
+"""The workflows keep the project's security and reliability rules, beyond what the linters ask."""
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+WORKFLOWS = sorted((Path(__file__).resolve().parent.parent / ".github" / "workflows").glob("*.yml"))
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
+
+
+def load(path: Path) -> dict[str, Any]:
+    # PyYAML reads the key `on` as True (YAML 1.1); the workflow syntax means the string.
+    document: dict[Any, Any] = yaml.safe_load(path.read_text())
+    if True in document:
+        document["on"] = document.pop(True)
+    return document
+
+
+def steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_the_four_workflows_exist() -> None:
+    """publish (push), sweep (schedule and dispatch), retry (issue label), ci."""
+    assert [path.name for path in WORKFLOWS] == ["ci.yml", "publish.yml", "retry.yml", "sweep.yml"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_granted_per_job_and_nothing_by_default(path: Path) -> None:
+    """Top-level `permissions: {}`; each job names the few it needs; no job may write actions."""
+    document = load(path)
+    assert document["permissions"] == {}
+    for job in document["jobs"].values():
+        assert set(job["permissions"]) <= {"contents", "issues"}
+        assert job["timeout-minutes"] <= 30
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_actions_are_pinned_by_full_commit_sha_with_their_version(path: Path) -> None:
+    """`uses: owner/repo@<40 hex>  # vX.Y.Z`, never a tag or branch that can move."""
+    text = path.read_text()
+    for step in steps(load(path)):
+        if "uses" in step:
+            assert PINNED.match(step["uses"]), step["uses"]
+            assert re.search(re.escape(step["uses"]) + r"\s+# v\d+\.\d+\.\d+", text), step["uses"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_expression_is_interpolated_into_a_shell_script(path: Path) -> None:
+    """Values reach `run:` through `env:` only, so no event field can become shell code."""
+    for step in steps(load(path)):
+        assert "${{" not in step.get("run", ""), step.get("name")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_checkouts_keep_no_credentials(path: Path) -> None:
+    """The token is given to steadypress explicitly; git in the checkout never holds it."""
+    for step in steps(load(path)):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert step["with"]["persist-credentials"] is False
+
+
+def test_publish_has_no_concurrency_group_and_sweep_never_cancels() -> None:
+    """GitHub cancels pending runs beyond one per group: publishing must never be in one; a
+    sweep may wait in one, but never cancels a running one."""
+    documents = {path.name: load(path) for path in WORKFLOWS}
+    assert "concurrency" not in documents["publish.yml"]
+    assert not any("concurrency" in job for job in documents["publish.yml"]["jobs"].values())
+    assert documents["sweep.yml"]["concurrency"]["cancel-in-progress"] is False
+    assert documents["publish.yml"]["on"]["push"]["paths"] == ["content/**"]
+
+
+def test_the_schedule_avoids_the_top_of_the_hour() -> None:
+    """GitHub delays and drops scheduled runs most at minute 0: the sweep runs at :07, :17, ..."""
+    (schedule,) = load(next(p for p in WORKFLOWS if p.name == "sweep.yml"))["on"]["schedule"]
+    minute = schedule["cron"].split()[0]
+    assert minute == "7-59/10"
