@@ -84,11 +84,13 @@ def test_a_failing_target_gives_exactly_one_dead_letter_issue_and_retry_closes_i
     assert "https://github.example/octo/blog/actions/runs/42" in issue["body"]
     assert remote(github).dead["site:content/a.md"].issue == 1
     github.clear_faults()
+    github.tracker.add_label(1, "retry")  # a maintainer asks for a retry
     result = gh(repo, "retry", "--issue", "1")
     assert result.code == 0 and "1 published" in result.out
     assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
     assert "/a/" in github.tracker.comments[1][-1]
     assert not remote(github).dead and len(github.tracker.issues) == 1
+    assert [label["name"] for label in issue["labels"]] == ["dead-letter"], "retry label withdrawn"
 
 
 def test_a_lost_answer_to_a_state_commit_duplicates_nothing(repo: Repo, github: FakeGitHub) -> None:

@@ -30,6 +30,9 @@ class CountingChannel:
     def discard(self, issue: int, *, duplicate_of: int) -> None:
         self.discarded.append((issue, duplicate_of))
 
+    def acknowledge_retry(self, issue: int) -> None:
+        raise AssertionError("not expected")
+
     def key_of(self, issue: int) -> str | None:
         return None
 

@@ -190,6 +190,8 @@ def _retry(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
         rng=p.rng,
     )
     report.retried.extend(retried)
+    if args.issue is not None:
+        p.alerts.acknowledge_retry(args.issue)
     if not retried:
         p.log("nothing to retry: no dead or pending item matches")
     drain(p, report)

@@ -49,6 +49,10 @@ class AlertChannel(Protocol):
         """Retire an alert opened in a race that another executor's alert won."""
         ...
 
+    def acknowledge_retry(self, issue: int) -> None:
+        """The retry asked for on this alert is recorded: withdraw the request (the label)."""
+        ...
+
     def key_of(self, issue: int) -> str | None:
         """The item an alert is about, read from its marker; None if there is no such alert."""
         ...

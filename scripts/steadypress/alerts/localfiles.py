@@ -67,6 +67,9 @@ class LocalDeadLetters:
         with exclusive_lock(self.folder / ".lock"):
             self.path_of(issue).unlink(missing_ok=True)
 
+    def acknowledge_retry(self, issue: int) -> None:
+        """A local letter carries no request to withdraw."""
+
     def key_of(self, issue: int) -> str | None:
         path = self.path_of(issue)
         return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None

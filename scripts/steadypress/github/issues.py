@@ -63,6 +63,17 @@ class GitHubIssues:
         self._comment(issue, f"Duplicate of #{duplicate_of}: two executors opened this at once.")
         self._close(issue, "not_planned")
 
+    def acknowledge_retry(self, issue: int) -> None:
+        """Remove the `retry` label, so adding it again asks again."""
+        try:
+            self._client.rest(
+                "DELETE", f"{self._repo}/issues/{issue}/labels/{RETRY_LABEL}",
+                endpoint="/repos/{repo}/issues/{number}/labels/{name}",
+            )  # fmt: skip
+        except GitHubError as error:
+            if error.status != 404:  # 404: the label was not on the issue; nothing to withdraw
+                raise
+
     def key_of(self, issue: int) -> str | None:
         try:
             response = self._client.rest(

@@ -171,6 +171,29 @@ class IssueTracker:
             issue["closed_at"] = NOW if issue["state"] == "closed" else None
         return issue
 
+    def add_label(self, number: int, name: str) -> None:
+        """What a person does in the web interface: label an issue."""
+        issue = self.get_issue(number)
+        with self.lock:
+            issue["labels"].append(self.labels.get(name) or self._label(name))
+
+    def remove_label(self, number: int, name: str) -> list[dict[str, Any]]:
+        """docs.github.com/rest/issues/labels#remove-a-label-from-an-issue: 200 with the labels
+        left, 404 "Label does not exist" when the issue does not carry it."""
+        issue = self.get_issue(number)
+        with self.lock:
+            if name not in {label["name"] for label in issue["labels"]}:
+                raise IssueError(
+                    404,
+                    {
+                        "message": "Label does not exist",
+                        "status": "404",
+                        "documentation_url": f"{DOCS}/issues/labels#remove-a-label-from-an-issue",
+                    },
+                )
+            issue["labels"] = [label for label in issue["labels"] if label["name"] != name]
+            return list(issue["labels"])
+
     def comment(self, number: int, request: dict[str, Any]) -> dict[str, Any]:
         issue = self.get_issue(number)
         with self.lock:

@@ -125,6 +125,11 @@ _ROUTES = [
         re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/comments$"),
         "/repos/{repo}/issues/{number}/comments",
     ),
+    (
+        "DELETE",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/labels/(?P<name>[^/]+)$"),
+        "/repos/{repo}/issues/{number}/labels/{name}",
+    ),
 ]
 
 
@@ -314,6 +319,9 @@ class FakeGitHub:
             ),
             ("POST", f"{repo}/issues/{{number}}/comments"): lambda c: self._json(
                 201, tracker.comment(int(c.match["number"]), c.request)
+            ),
+            ("DELETE", f"{repo}/issues/{{number}}/labels/{{name}}"): lambda c: self._json(
+                200, tracker.remove_label(int(c.match["number"]), c.match["name"])
             ),
         }
 
