@@ -51,6 +51,7 @@ class Fault:
     times: int = 1
     apply_first: bool = False
     headers: dict[str, str] = field(default_factory=dict)
+    branch: str | None = None  # only GraphQL calls naming this branch
     body: dict[str, Any] | None = None
 
     @classmethod
@@ -198,9 +199,11 @@ class FakeGitHub:
         if hook is not None:
             hook()
 
-    def _take_fault(self, label: str) -> Fault | None:
+    def _take_fault(self, label: str, branch: str | None) -> Fault | None:
         with self._lock:
             for fault in self._faults:
+                if fault.branch is not None and fault.branch != branch:
+                    continue
                 if fault.match in label and fault.times > 0:
                     fault.times -= 1
                     return fault
@@ -231,7 +234,7 @@ class FakeGitHub:
             return self._json(401, _HTTPError(401, "Requires authentication").body)
         if auth.split(" ", 1)[-1] != self.token:
             return self._json(401, _HTTPError(401, "Bad credentials").body)
-        fault = self._take_fault(label)
+        fault = self._take_fault(label, branch)
         if fault is not None and not fault.apply_first:
             return self._fault(fault)
         try:

@@ -1,0 +1,334 @@
+"""Run a workflow file as written, the way a GitHub-hosted runner would, against the GitHub fake.
+
+What it provides, as GitHub documents it (docs.github.com/actions/reference/workflows-and-
+actions/variables, .../events-that-trigger-workflows, .../workflow-syntax):
+- the trigger: the event must be under `on:`; a push must match `branches` and, if given,
+  `paths` (globs over the files the push changed); an `issues` event must match `types`;
+  `workflow_dispatch` inputs get their declared types and defaults;
+- the default environment (GITHUB_ACTIONS, CI, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH with the
+  payload, GITHUB_REPOSITORY, GITHUB_SHA, GITHUB_REF, GITHUB_WORKSPACE, GITHUB_API_URL,
+  GITHUB_GRAPHQL_URL, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_STEP_SUMMARY, RUNNER_TEMP), with
+  the API URLs pointing at the fake; GITHUB_TOKEN only where a step's `env:` passes it;
+- `if:` on jobs and steps (with `success() &&` implied), `env:` at every level;
+- stand-ins for two actions: actions/checkout (a clone of the origin repository at the commit)
+  and actions/setup-python (this interpreter, in a fresh virtual environment that sees the test
+  environment's packages; pip is kept offline, since a test has no network);
+- every `run:` executed with bash exactly as written (`bash --noprofile --norc -eo pipefail`,
+  GitHub's default shell).
+Any other action, or an expression it cannot evaluate, raises HarnessError: the test fails.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import site
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.harness.expressions import condition, substitute
+
+ZERO = "0" * 40
+
+
+class HarnessError(Exception):
+    """Something in the workflow the harness cannot stand in for."""
+
+
+@dataclass
+class StepResult:
+    name: str
+    outcome: str  # success, failure or skipped
+    output: str = ""
+
+
+@dataclass
+class JobResult:
+    name: str
+    outcome: str
+    steps: list[StepResult] = field(default_factory=list)
+
+    def step(self, name: str) -> StepResult:
+        return next(step for step in self.steps if step.name == name)
+
+
+@dataclass
+class RunResult:
+    triggered: bool
+    jobs: dict[str, JobResult] = field(default_factory=dict)
+    summary: str = ""
+
+    @property
+    def outcome(self) -> str:
+        if not self.triggered:
+            return "not triggered"
+        return (
+            "failure" if any(job.outcome == "failure" for job in self.jobs.values()) else "success"
+        )
+
+
+def load_workflow(path: Path) -> dict[str, Any]:
+    document: dict[Any, Any] = yaml.safe_load(path.read_text())
+    if True in document:  # YAML 1.1 reads the key `on` as True
+        document["on"] = document.pop(True)
+    return document
+
+
+class WorkflowRunner:
+    def __init__(
+        self, *, origin: Path, api_url: str, graphql_url: str, repository: str, token: str
+    ) -> None:
+        self.origin = origin
+        self.api_url = api_url
+        self.graphql_url = graphql_url
+        self.repository = repository
+        self.token = token
+        self.runs = 0
+
+    def run(
+        self,
+        workflow: Path,
+        event_name: str,
+        payload: dict[str, Any],
+        *,
+        sha: str,
+        ref: str = "refs/heads/main",
+        inputs: dict[str, Any] | None = None,
+    ) -> RunResult:
+        document = load_workflow(workflow)
+        triggers = document["on"]
+        if not self._triggered(triggers, event_name, payload, ref):
+            return RunResult(triggered=False)
+        self.runs += 1
+        with tempfile.TemporaryDirectory(prefix="runner-") as folder:
+            root = Path(folder)
+            event_path = root / "event.json"
+            event_path.write_text(json.dumps(payload))
+            summary = root / "summary.md"
+            summary.touch()
+            workspace = root / "workspace"
+            temp = root / "temp"
+            temp.mkdir()
+            github = {
+                "event_name": event_name,
+                "event": payload,
+                "sha": sha,
+                "ref": ref,
+                "repository": self.repository,
+                "token": self.token,
+                "run_id": str(self.runs),
+                "server_url": "https://github.example",
+                "workspace": str(workspace),
+            }
+            contexts = {
+                "github": github,
+                "inputs": self._inputs(triggers, event_name, inputs or {}),
+                "env": {},
+                "secrets": {"GITHUB_TOKEN": self.token},
+            }
+            base_env = {
+                "PATH": os.environ["PATH"],
+                "HOME": str(root),
+                "LANG": "C.UTF-8",
+                "GITHUB_ACTIONS": "true",
+                "CI": "true",
+                "GITHUB_EVENT_NAME": event_name,
+                "GITHUB_EVENT_PATH": str(event_path),
+                "GITHUB_REPOSITORY": self.repository,
+                "GITHUB_SHA": sha,
+                "GITHUB_REF": ref,
+                "GITHUB_WORKSPACE": str(workspace),
+                "GITHUB_API_URL": self.api_url,
+                "GITHUB_GRAPHQL_URL": self.graphql_url,
+                "GITHUB_SERVER_URL": "https://github.example",
+                "GITHUB_RUN_ID": str(self.runs),
+                "GITHUB_RUN_ATTEMPT": "1",
+                "GITHUB_STEP_SUMMARY": str(summary),
+                "RUNNER_TEMP": str(temp),
+            }
+            result = RunResult(triggered=True)
+            for job_id, job in document["jobs"].items():
+                result.jobs[job_id] = self._job(
+                    job_id,
+                    job=job,
+                    document=document,
+                    contexts=contexts,
+                    base_env=base_env,
+                    workspace=workspace,
+                    sha=sha,
+                )
+            result.summary = summary.read_text()
+        return result
+
+    # -- triggers -----------------------------------------------------------------------------
+
+    def _triggered(self, triggers: Any, event_name: str, payload: dict[str, Any], ref: str) -> bool:
+        if isinstance(triggers, str | list):
+            return event_name in ([triggers] if isinstance(triggers, str) else triggers)
+        if event_name not in triggers:
+            return False
+        spec = triggers[event_name] or {}
+        if event_name == "push":
+            branch = ref.removeprefix("refs/heads/")
+            if "branches" in spec and not any(fnmatch.fnmatch(branch, b) for b in spec["branches"]):
+                return False
+            if "paths" in spec:
+                changed = self._changed_files(payload["before"], payload["after"])
+                return any(
+                    _glob_match(path, pattern) for path in changed for pattern in spec["paths"]
+                )
+        if event_name == "issues" and "types" in spec:
+            return payload.get("action") in spec["types"]
+        return True
+
+    def _changed_files(self, before: str, after: str) -> list[str]:
+        git = ["git", "-C", str(self.origin)]
+        if (
+            before == ZERO
+            or subprocess.run(
+                [*git, "cat-file", "-e", before], capture_output=True, check=False
+            ).returncode
+        ):
+            command = [*git, "ls-tree", "-r", "--name-only", after]
+        else:
+            command = [*git, "diff", "--name-only", before, after]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+
+    def _inputs(self, triggers: Any, event_name: str, given: dict[str, Any]) -> dict[str, Any]:
+        if event_name != "workflow_dispatch":
+            return {}
+        declared = (triggers.get("workflow_dispatch") or {}).get("inputs", {})
+        unknown = set(given) - set(declared)
+        if unknown:
+            raise HarnessError(f"inputs not declared by the workflow: {sorted(unknown)}")
+        values = {}
+        for name, spec in declared.items():
+            value = given.get(
+                name, spec.get("default", "" if spec.get("type") != "boolean" else False)
+            )
+            values[name] = bool(value) if spec.get("type") == "boolean" else str(value)
+        return values
+
+    # -- jobs and steps ------------------------------------------------------------------------
+
+    def _job(
+        self,
+        job_id: str,
+        *,
+        job: dict[str, Any],
+        document: dict[str, Any],
+        contexts: dict[str, Any],
+        base_env: dict[str, str],
+        workspace: Path,
+        sha: str,
+    ) -> JobResult:
+        result = JobResult(name=job.get("name", job_id), outcome="success")
+        failed = False
+
+        def status(name: str) -> bool:
+            return {"success": not failed, "failure": failed, "always": True, "cancelled": False}[
+                name
+            ]
+
+        if "if" in job and not condition(job["if"], contexts, status):
+            result.outcome = "skipped"
+            return result
+        env = dict(base_env)
+        for level in (document.get("env") or {}, job.get("env") or {}):
+            env.update({k: substitute(str(v), contexts, status) for k, v in level.items()})
+        timeout = float(job.get("timeout-minutes", 360)) * 60
+        for number, step in enumerate(job.get("steps", []), start=1):
+            name = step.get("name", f"step {number}")
+            if not condition(step.get("if", "success()"), contexts, status):
+                result.steps.append(StepResult(name, "skipped"))
+                continue
+            step_env = {
+                **env,
+                **{
+                    k: substitute(str(v), contexts, status)
+                    for k, v in (step.get("env") or {}).items()
+                },
+            }
+            ok, output = self._step(
+                step, env=step_env, job_env=env, workspace=workspace, sha=sha, timeout=timeout
+            )
+            result.steps.append(StepResult(name, "success" if ok else "failure", output))
+            failed = failed or not ok
+        result.outcome = "failure" if failed else "success"
+        return result
+
+    def _step(
+        self,
+        step: dict[str, Any],
+        *,
+        env: dict[str, str],
+        job_env: dict[str, str],
+        workspace: Path,
+        sha: str,
+        timeout: float,
+    ) -> tuple[bool, str]:
+        if "uses" in step:
+            action = str(step["uses"]).split("@", 1)[0]
+            if action == "actions/checkout":
+                return self._checkout(step.get("with") or {}, workspace, sha)
+            if action == "actions/setup-python":
+                return self._setup_python(job_env)
+            raise HarnessError(f"no stand-in for {step['uses']}")
+        if "run" not in step:
+            raise HarnessError(f"a step with neither run nor uses: {step}")
+        if step.get("shell", "bash") != "bash":
+            raise HarnessError(f"only bash steps are run: {step.get('shell')}")
+        script = Path(env["RUNNER_TEMP"]) / "step.sh"
+        script.write_text(step["run"])
+        completed = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return completed.returncode == 0, completed.stdout + completed.stderr
+
+    def _checkout(self, options: dict[str, Any], workspace: Path, sha: str) -> tuple[bool, str]:
+        subprocess.run(
+            ["git", "clone", "-q", "--no-local", str(self.origin), str(workspace)], check=True
+        )
+        subprocess.run(["git", "-C", str(workspace), "checkout", "-q", "--detach", sha], check=True)
+        return (
+            True,
+            f"checked out {sha} (persist-credentials: {options.get('persist-credentials')})",
+        )
+
+    def _setup_python(self, job_env: dict[str, str]) -> tuple[bool, str]:
+        home = Path(job_env["RUNNER_TEMP"]) / "python"
+        subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(home)], check=True)  # type: ignore[attr-defined]
+        site_packages = next(home.glob("lib/python*/site-packages"))
+        # The test environment's packages (pip, setuptools, steadypress's dependencies) are
+        # visible; steadypress itself is whatever the workflow installs from its checkout.
+        (site_packages / "test-environment.pth").write_text(
+            "\n".join(site.getsitepackages()) + "\n"
+        )
+        job_env["PATH"] = f"{home / 'bin'}{os.pathsep}{job_env['PATH']}"
+        job_env["PIP_NO_INDEX"] = "1"
+        job_env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's negative options: 0 turns isolation off
+        return True, f"python at {home}"
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    """GitHub's path filters: `**` crosses folders, `*` stays within one."""
+    regex = "".join(
+        ".*" if part == "**" else "[^/]*" if part == "*" else re.escape(part)
+        for part in re.split(r"(\*\*|\*)", pattern)
+        if part
+    )
+    return re.fullmatch(regex, path) is not None

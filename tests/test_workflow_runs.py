@@ -1,0 +1,199 @@
+"""The workflow files, run as written by the harness, against the GitHub fake: the stories of
+issue 4, from a push to a dead letter and back."""
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from steadypress.github.store import GitHubStore
+from steadypress.ledger import Ledger
+from tests.fakes.github import FakeGitHub, Fault
+from tests.harness.runner import RunResult, WorkflowRunner
+from tests.helpers import Repo, article, github_client
+
+pytestmark = pytest.mark.slow
+
+WORKFLOWS = Path(__file__).resolve().parent.parent / ".github" / "workflows"
+ZERO = "0" * 40
+FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\nmax_attempts: 2\n"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo(repo: Repo) -> Repo:
+    """A blog made from this repository as a template: the project's files, no sample articles."""
+    listed = subprocess.run(
+        ["git", "-C", str(PROJECT), "ls-files", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    for name in listed:
+        source = PROJECT / name
+        if name.startswith("content/") or not source.is_file():
+            continue
+        target = repo.root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    repo.commit("from the template")
+    return repo
+
+
+@pytest.fixture
+def runner(repo: Repo, github: FakeGitHub) -> WorkflowRunner:
+    return WorkflowRunner(
+        origin=repo.root, api_url=github.api_url, graphql_url=github.graphql_url,
+        repository=github.full_name, token=github.token,
+    )  # fmt: skip
+
+
+def push(runner: WorkflowRunner, before: str, after: str, *, forced: bool = False) -> RunResult:
+    payload = {"ref": "refs/heads/main", "before": before, "after": after, "forced": forced,
+               "repository": {"full_name": runner.repository}}  # fmt: skip
+    return runner.run(WORKFLOWS / "publish.yml", "push", payload, sha=after)
+
+
+def sweep(runner: WorkflowRunner, repo: Repo, **inputs: object) -> RunResult:
+    if inputs:
+        return runner.run(WORKFLOWS / "sweep.yml", "workflow_dispatch", {"inputs": inputs},
+                          sha=repo.head(), inputs=inputs)  # fmt: skip
+    return runner.run(
+        WORKFLOWS / "sweep.yml", "schedule", {"schedule": "7-59/10 * * * *"}, sha=repo.head()
+    )
+
+
+def remote(github: FakeGitHub) -> Ledger:
+    client = github_client(github)
+    return (
+        GitHubStore(client, repository=github.full_name, branch="steadypress-state").load().ledger
+    )
+
+
+def pages(github: FakeGitHub) -> set[str]:
+    if github.repository.head_of("gh-pages") is None:
+        return set()
+    return set(github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split())
+
+
+def test_a_pushed_article_is_published_within_the_same_run(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """publish.yml on a push: the article is on gh-pages as the run ends; the summary links it."""
+    before = repo.commit(**{"README.md": "blog"})
+    after = repo.commit(**{"content/hello.md": article("Hello")})
+    run = push(runner, before, after)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "hello/index.html" in pages(github)
+    assert "[/hello/](/hello/)" in run.summary
+
+
+def test_a_push_outside_content_does_not_wake_publish(repo: Repo, runner: WorkflowRunner) -> None:
+    """The path filter: a README change starts no publish run."""
+    before = repo.commit(**{"content/a.md": article("A")})
+    after = repo.commit(**{"README.md": "changed"})
+    assert not push(runner, before, after).triggered
+
+
+def test_a_push_whose_run_never_came_is_published_by_the_next_sweep(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """The event is lost: no publish run. The scheduled sweep reconciles and publishes."""
+    repo.commit(**{"content/missed.md": article("Missed")})
+    run = sweep(runner, repo)
+    assert run.outcome == "success", run.jobs["sweep"].steps
+    assert "site:content/missed.md" in remote(github).published
+    assert "missed/index.html" in pages(github)
+
+
+def test_a_first_push_and_a_force_push_publish_what_is_unpublished_and_nothing_twice(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """A zero BEFORE, then a rewritten history: each article is published once."""
+    first = repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B")})
+    assert push(runner, ZERO, first).outcome == "success"
+    published_a = remote(github).published["site:content/a.md"]
+    repo.git("reset", "-q", "--hard", "HEAD")
+    abandoned = repo.commit(**{"content/gone.md": article("Gone")})
+    repo.git("reset", "-q", "--hard", first)
+    rewritten = repo.commit(**{"content/c.md": article("C")})
+    run = push(runner, abandoned, rewritten, forced=True)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    ledger = remote(github)
+    assert set(ledger.published) == {"site:content/a.md", "site:content/b.md", "site:content/c.md"}
+    assert ledger.published["site:content/a.md"] == published_a, "not published twice"
+
+
+def test_a_failing_target_becomes_one_dead_letter_and_the_retry_label_republishes_it(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """Every attempt fails: after enough sweeps, exactly one issue. The label `retry` on it runs
+    retry.yml, which publishes the article, closes the issue and withdraws the label."""
+    start = repo.commit(**{"steadypress.yml": FAST})
+    before = repo.commit(**{"content/ok.md": article("OK")})
+    assert push(runner, start, before).outcome == "success"
+    github.inject(Fault("graphql CreateCommit", status=502, times=10_000, branch="gh-pages"))
+    after = repo.commit(**{"content/a.md": article("A")})
+    assert push(runner, before, after).outcome == "failure", "the publish run reports the failure"
+    for _ in range(3):
+        sweep(runner, repo)
+    assert len(github.tracker.issues) == 1
+    issue = github.tracker.get_issue(1)
+    assert issue["state"] == "open" and "content/a.md" in issue["body"]
+    github.clear_faults()
+    github.tracker.add_label(1, "retry")
+    payload = {
+        "action": "labeled",
+        "label": {"name": "retry"},
+        "issue": github.tracker.get_issue(1),
+    }
+    run = runner.run(WORKFLOWS / "retry.yml", "issues", payload, sha=repo.head())
+    assert run.outcome == "success", run.jobs["retry"].steps
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert [label["name"] for label in issue["labels"]] == ["dead-letter"]
+    assert "a/index.html" in pages(github)
+
+
+def test_a_label_other_than_retry_runs_nothing(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """retry.yml's job condition: only `retry` on a `dead-letter` issue."""
+    issue = github.tracker.create_issue({"title": "t", "labels": ["dead-letter", "question"]})
+    run = runner.run(
+        WORKFLOWS / "retry.yml",
+        "issues",
+        {"action": "labeled", "label": {"name": "question"}, "issue": issue},
+        sha=repo.commit(),
+    )
+    assert run.triggered and run.jobs["retry"].outcome == "skipped"
+
+
+def test_a_dispatch_asking_to_retry_a_path_outside_content_is_refused_clearly(
+    repo: Repo, runner: WorkflowRunner
+) -> None:
+    """`retry: ../etc/passwd` fails the retry step with the path named, and touches nothing."""
+    repo.commit(**{"content/a.md": article("A")})
+    run = sweep(runner, repo, retry="../etc/passwd")
+    step = run.jobs["sweep"].step("Retry by hand")
+    assert step.outcome == "failure"
+    assert "../etc/passwd: not an article path: must be a .md file under content/" in step.output
+
+
+def test_a_dry_run_shows_the_ledger_and_changes_nothing(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """dry_run: status only; the sweep step is skipped and no branch is created."""
+    repo.commit(**{"content/a.md": article("A")})
+    run = sweep(runner, repo, dry_run=True)
+    job = run.jobs["sweep"]
+    assert job.step("Show the ledger (dry run)").outcome == "success"
+    assert job.step("Sweep").outcome == "skipped"
+    assert github.repository.head_of("steadypress-state") is None
