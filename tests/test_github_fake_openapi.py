@@ -100,6 +100,17 @@ def test_issue_and_label_answers_match_the_description(github: FakeGitHub) -> No
     )
 
 
+def test_workflow_answers_match_the_description(github: FakeGitHub) -> None:
+    """Getting a workflow answers the documented object; enabling one answers 204 and no body."""
+    check(
+        call(github, "GET", "/actions/workflows/sweep.yml"),
+        "/repos/{owner}/{repo}/actions/workflows/{workflow_id}",
+        "GET",
+    )
+    enabled = call(github, "PUT", "/actions/workflows/sweep.yml/enable")
+    assert enabled.status_code == 204 and enabled.content == b""
+
+
 def test_the_check_can_fail() -> None:
     """A git ref without its object is not what GitHub documents."""
     validator = response_validator("/repos/{owner}/{repo}/git/refs", "POST", 201)

@@ -197,3 +197,21 @@ def test_a_dry_run_shows_the_ledger_and_changes_nothing(
     assert job.step("Show the ledger (dry run)").outcome == "success"
     assert job.step("Sweep").outcome == "skipped"
     assert github.repository.head_of("steadypress-state") is None
+
+
+@pytest.mark.parametrize(
+    ("state", "after"),
+    [("disabled_inactivity", "active"), ("disabled_manually", "disabled_manually")],
+)
+def test_a_publish_run_revives_a_schedule_github_disabled_but_not_one_a_maintainer_did(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner, state: str, after: str
+) -> None:
+    """60 quiet days disabled the sweep: the next push's run re-enables it, without a commit.
+    A maintainer's own choice to disable it is left alone."""
+    github.workflows["sweep.yml"] = state
+    before = repo.commit(**{"README.md": "blog"})
+    pushed = repo.commit(**{"content/a.md": article("A")})
+    run = push(runner, before, pushed)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert github.workflows["sweep.yml"] == after
+    assert repo.head() == pushed, "no dummy commit"

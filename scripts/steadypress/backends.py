@@ -25,7 +25,7 @@ from steadypress.gitio import Git
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets import Target, build_targets
 
-__all__ = ["default_backend", "github_pipeline", "local_pipeline"]
+__all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
 
 _GITHUB_TARGETS: dict[str, Callable[[TargetConfig, Config, GitHubClient, str], Target]] = {
     "site": build_pages_target,
@@ -55,20 +55,22 @@ def _required(environ: Mapping[str, str], name: str, why: str) -> str:
     return value
 
 
-def github_pipeline(
-    repo: Path, config: Config, *, holder: str, environ: Mapping[str, str] = os.environ
-) -> Pipeline:
+def github_client_from(environ: Mapping[str, str]) -> tuple[GitHubClient, str]:
+    """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
     repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
     token = _required(
         environ, "GITHUB_TOKEN",
         "the GitHub backend needs a token with contents: write and issues: write",
     )  # fmt: skip
     api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
-    client = GitHubClient(
-        token=token,
-        api_url=api_url,
-        graphql_url=environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql",
-    )
+    graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
+    return GitHubClient(token=token, api_url=api_url, graphql_url=graphql_url), repository
+
+
+def github_pipeline(
+    repo: Path, config: Config, *, holder: str, environ: Mapping[str, str] = os.environ
+) -> Pipeline:
+    client, repository = github_client_from(environ)
     run_url = None
     if environ.get("GITHUB_SERVER_URL") and environ.get("GITHUB_RUN_ID"):
         run_url = (

@@ -18,11 +18,18 @@ from pathlib import Path, PurePosixPath
 from types import FrameType
 
 from steadypress import __version__
-from steadypress.backends import default_backend, github_pipeline, local_pipeline
+from steadypress.backends import (
+    default_backend,
+    github_client_from,
+    github_pipeline,
+    local_pipeline,
+)
 from steadypress.codec import ledger_document
 from steadypress.config import Config, load_config
 from steadypress.errors import ArticleError, ConfigError, StateError
 from steadypress.executor import Pipeline, Prepare, Report, drain
+from steadypress.github.client import GitHubError
+from steadypress.github.schedule import keep_schedule_alive
 from steadypress.gitio import Git, GitFailed
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
@@ -98,6 +105,14 @@ def _parser() -> argparse.ArgumentParser:
         "status", parents=[common], help="what is pending, published, dead"
     )
     status.add_argument("--json", action="store_true", help="the whole ledger as JSON")
+    keep = commands.add_parser(
+        "keep-schedule",
+        parents=[common],
+        help="re-enable the sweep workflow if GitHub disabled it for inactivity (GitHub backend)",
+    )
+    keep.add_argument(
+        "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
+    )
     live_cmd = commands.add_parser("live", parents=[common], help="poll and publish until stopped")
     live_cmd.add_argument("--interval", type=float, default=30.0, metavar="SECONDS")
     live_cmd.add_argument("--ticks", type=int, metavar="N", help="stop after N polls")
@@ -246,6 +261,10 @@ def _live(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
 
 
 def _execute(args: argparse.Namespace) -> int:
+    if args.command == "keep-schedule":
+        client, repository = github_client_from(os.environ)
+        print(keep_schedule_alive(client, repository=repository, workflow=args.workflow))
+        return EXIT_OK
     p = _pipeline(args)
     report = Report()
     command = args.command
@@ -283,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except StateError as error:
         print(f"steadypress: state error, nothing was changed: {error}", file=sys.stderr)
+        return EXIT_STATE
+    except GitHubError as error:
+        print(f"steadypress: GitHub refused: {error}", file=sys.stderr)
         return EXIT_STATE
     except GitFailed as error:
         print(f"steadypress: git failed, nothing was changed: {error}", file=sys.stderr)

@@ -127,6 +127,16 @@ _ROUTES = [
         "/repos/{repo}/issues/{number}/comments",
     ),
     (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/actions/workflows/(?P<workflow>[^/]+)$"),
+        "/repos/{repo}/actions/workflows/{workflow}",
+    ),
+    (
+        "PUT",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/actions/workflows/(?P<workflow>[^/]+)/enable$"),
+        "/repos/{repo}/actions/workflows/{workflow}/enable",
+    ),
+    (
         "DELETE",
         re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/labels/(?P<name>[^/]+)$"),
         "/repos/{repo}/issues/{number}/labels/{name}",
@@ -160,6 +170,9 @@ class FakeGitHub:
         self.requests: Counter[str] = Counter()
         self.requests_by_branch: Counter[str] = Counter()  # GraphQL calls, by the branch they name
         self.tracker = IssueTracker(base_url="")
+        # Workflow states (docs.github.com/rest/actions/workflows): active, disabled_inactivity,
+        # disabled_manually, ...; a test sets what GitHub would have done.
+        self.workflows: dict[str, str] = {"sweep.yml": "active", "publish.yml": "active"}
         self.latency = 0.0
         self.before_write: Callable[[], None] | None = None
         self._faults: list[Fault] = []
@@ -323,10 +336,43 @@ class FakeGitHub:
             ("POST", f"{repo}/issues/{{number}}/comments"): lambda c: self._json(
                 201, tracker.comment(int(c.match["number"]), c.request)
             ),
+            ("GET", f"{repo}/actions/workflows/{{workflow}}"): lambda c: self._workflow(
+                c.match["workflow"]
+            ),
+            ("PUT", f"{repo}/actions/workflows/{{workflow}}/enable"): lambda c: self._enable(
+                c.match["workflow"]
+            ),
             ("DELETE", f"{repo}/issues/{{number}}/labels/{{name}}"): lambda c: self._json(
                 200, tracker.remove_label(int(c.match["number"]), c.match["name"])
             ),
         }
+
+    def _workflow(self, name: str) -> tuple[int, dict[str, str], bytes]:
+        if name not in self.workflows:
+            raise _HTTPError(404, "Not Found", docs=f"{DOCS}/actions/workflows#get-a-workflow")
+        number = sorted(self.workflows).index(name) + 1
+        return self._json(
+            200,
+            {
+                "id": number,
+                "node_id": f"W_{number}",
+                "name": name.removesuffix(".yml"),
+                "path": f".github/workflows/{name}",
+                "state": self.workflows[name],
+                "created_at": NOW,
+                "updated_at": NOW,
+                "url": self._url(f"actions/workflows/{number}"),
+                "html_url": self._html(f"blob/main/.github/workflows/{name}"),
+                "badge_url": self._html(f"workflows/{name}/badge.svg"),
+            },
+        )
+
+    def _enable(self, name: str) -> tuple[int, dict[str, str], bytes]:
+        """204 with no body, as documented for enabling a workflow."""
+        if name not in self.workflows:
+            raise _HTTPError(404, "Not Found", docs=f"{DOCS}/actions/workflows#enable-a-workflow")
+        self.workflows[name] = "active"
+        return 204, {}, b""
 
     def _page(
         self, items: list[dict[str, Any]], link: str | None
@@ -498,6 +544,6 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
-        do_GET = do_POST = do_PATCH = do_DELETE = _serve
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
     return Handler
