@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,3 +163,13 @@ def cli_process(repo: Repo, *args: str, env: dict[str, str] | None = None) -> Re
     process = spawn_cli(repo, *args, env=env)
     out, err = process.communicate(timeout=120)
     return Result(process.returncode, out, err)
+
+
+def publications(outputs: list[tuple[str, str]]) -> Counter[str]:
+    """How many times each item was published, across the stderr of several CLI processes."""
+    return Counter(
+        line.split()[1]
+        for _out, err in outputs
+        for line in err.splitlines()
+        if line.startswith("published ")
+    )

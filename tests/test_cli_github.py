@@ -2,7 +2,6 @@
 
 import json
 import os
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +10,15 @@ import pytest
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
-from tests.helpers import Repo, Result, article, github_client, run_cli, spawn_cli
+from tests.helpers import (
+    Repo,
+    Result,
+    article,
+    github_client,
+    publications,
+    run_cli,
+    spawn_cli,
+)
 
 ZERO = "0" * 40
 FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\nmax_attempts: 2\n"
@@ -140,12 +147,7 @@ def test_four_executors_racing_over_fifty_articles_publish_each_once(
     ]
     outputs = [drain.communicate(timeout=300) for drain in drains]
     assert all(drain.returncode == 0 for drain in drains), [err for _out, err in outputs]
-    published = Counter(
-        line.split()[1]
-        for _out, err in outputs
-        for line in err.splitlines()
-        if line.startswith("published ")
-    )
+    published = publications(outputs)
     assert len(published) == 50 and set(published.values()) == {1}
     assert len(remote(github).published) == 50
     assert {f"p{n:02d}/index.html" for n in range(50)} <= pages(github)

@@ -5,12 +5,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import Repo, article, cli_process, spawn_cli
+from tests.helpers import Repo, article, cli_process, publications, spawn_cli
 from tests.schema import validate_state_file
 
 pytestmark = pytest.mark.slow
@@ -103,12 +102,7 @@ def test_four_drains_racing_over_one_push_publish_each_article_once(repo: Repo) 
     drains = [spawn_cli(repo, "drain") for _ in range(4)]
     outputs = [drain.communicate(timeout=300) for drain in drains]
     assert all(drain.returncode == 0 for drain in drains), outputs
-    published = Counter(
-        line.split()[1]
-        for _out, err in outputs
-        for line in err.splitlines()
-        if line.startswith("published ")
-    )
+    published = publications(outputs)
     assert len(published) == 50 and set(published.values()) == {1}
     assert len(repo.ledger().published) == 50 and not repo.ledger().pending
 
