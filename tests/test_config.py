@@ -54,6 +54,12 @@ def test_durations_read_as_seconds(text: object, expected: int) -> None:
         ({"targets": {"Site:1": {"kind": "site"}}}, "name 'Site:1'"),
         ({"targets": {"site": {"kind": "site", "dir": "../../etc"}}}, "targets.site.dir"),
         (["not", "a", "mapping"], "expected a mapping"),
+        ({"targets": {"hook": {"kind": "webhook"}}}, "targets.hook.url: required"),
+        ({"targets": {"hook": {"kind": "webhook", "url": "ftp://x"}}}, "must be an http"),
+        (
+            {"targets": {"hook": {"kind": "webhook", "url": "https://x", "secret": "s"}}},
+            "'targets.hook.secret'",
+        ),
     ],
 )
 def test_a_mistake_is_refused_with_the_key_named(raw: object, message: str) -> None:

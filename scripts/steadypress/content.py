@@ -51,6 +51,7 @@ class Article:
     publish_at: datetime | None = None
     draft: bool = False
     slug: str | None = None
+    targets: tuple[str, ...] | None = None  # only these targets, when the front matter says so
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -90,6 +91,14 @@ def _optional_text(metadata: Mapping[str, Any], key: str) -> str | None:
 
 
 _YAML = YAMLHandler()
+
+
+def _targets(value: Any, *, path: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ArticleError(path, "front matter 'targets': expected a list of target names")
+    return tuple(value)
 
 
 def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
@@ -143,6 +152,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         ),
         draft=bool(metadata.get("draft", False)),
         slug=_optional_text(metadata, "slug"),
+        targets=_targets(metadata.get("targets"), path=path),
         metadata=metadata,
     )
 

@@ -70,6 +70,8 @@ def plan(
                 gone.add(path)
                 continue
             not_before = article.not_before
+            if article.targets is not None:  # the article opts out of the other targets
+                targets = [target for target in targets if target in article.targets]
         found.extend(
             Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
             for target in targets

@@ -1,0 +1,171 @@
+"""The webhook target: each article version POSTed as JSON to a URL of the user's.
+
+The receiver can trust and deduplicate what it gets:
+- `X-Steadypress-Signature-256: sha256=<hex>`, an HMAC-SHA256 of the exact body with the shared
+  secret, in the style of GitHub's own `X-Hub-Signature-256`;
+- `Idempotency-Key: <target>:<path>:<blob>`: the same article version always carries the same
+  key, so a delivery repeated after a crash (published, but not yet recorded) is recognisable.
+A 2xx answer is success, and a JSON body's `url` and `id` are recorded; 408, 429 and 5xx are
+transient (a `Retry-After` is honoured); any other 4xx is permanent for that version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+import requests
+
+from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.options import reject_unknown_keys, text_option
+from steadypress.render import render_markdown
+from steadypress.targets.base import Receipt
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from steadypress.config import Config, TargetConfig
+    from steadypress.content import Article
+    from steadypress.ledger import PublishedRecord
+
+__all__ = [
+    "SIGNATURE_HEADER",
+    "WebhookSettings",
+    "WebhookTarget",
+    "build_local",
+    "parse_settings",
+    "sign",
+]
+
+SIGNATURE_HEADER = "X-Steadypress-Signature-256"
+TRANSIENT_STATUS = frozenset({408, 429}) | frozenset(range(500, 600))
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    url: str
+    secret_env: str = "WEBHOOK_SECRET"  # noqa: S105 - the name of the variable, not a secret
+    timeout: str = "30"
+
+
+def parse_settings(name: str, options: Mapping[str, Any], source: str) -> WebhookSettings:
+    prefix = f"targets.{name}."
+    reject_unknown_keys(
+        options, [f.name for f in fields(WebhookSettings)], prefix=prefix, source=source
+    )
+    if "url" not in options:
+        raise ConfigError(source, f"{prefix}url: required (where to POST the articles)")
+    values = {key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
+    settings = WebhookSettings(**values)
+    if urlparse(settings.url).scheme not in ("http", "https"):
+        raise ConfigError(source, f"{prefix}url: must be an http(s) URL, got {settings.url!r}")
+    try:
+        float(settings.timeout)
+    except ValueError:
+        raise ConfigError(source, f"{prefix}timeout: seconds, got {settings.timeout!r}") from None
+    return settings
+
+
+def build_local(spec: TargetConfig, config: Config, _repo: Path) -> WebhookTarget:
+    return WebhookTarget(spec.name, parse_settings(spec.name, spec.options, config.source))
+
+
+def sign(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """Front matter as JSON: dates and times as ISO-8601 text."""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class WebhookTarget:
+    def __init__(
+        self, name: str, settings: WebhookSettings, *, session: requests.Session | None = None
+    ) -> None:
+        self._name = name
+        self._settings = settings
+        self._session = session or requests.Session()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def unavailable_reason(self) -> str | None:
+        if not os.environ.get(self._settings.secret_env):
+            return f"the secret {self._settings.secret_env} is not set in this run"
+        return None
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        document = {
+            "target": self._name,
+            "path": article.path,
+            "blob": article.blob,
+            "front_matter": _plain(dict(article.metadata)),
+            "markdown": article.body,
+            "html": render_markdown(article.body),
+            "previous": None
+            if previous is None
+            else {"blob": previous.blob, "url": previous.url, "id": previous.id},
+        }
+        body = json.dumps(document, sort_keys=True).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "steadypress",
+            "Idempotency-Key": f"{self._name}:{article.path}:{article.blob}",
+            SIGNATURE_HEADER: sign(os.environ.get(self._settings.secret_env, ""), body),
+        }
+        try:
+            response = self._session.post(
+                self._settings.url,
+                data=body,
+                headers=headers,
+                timeout=float(self._settings.timeout),
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            raise TransientError(f"webhook not reached: {type(error).__name__}") from None
+        if response.status_code in TRANSIENT_STATUS:
+            raise TransientError(
+                f"webhook answered {response.status_code}", retry_after=_retry_after(response)
+            )
+        if not 200 <= response.status_code < 300:
+            raise PermanentError(
+                f"webhook refused it: {response.status_code} {response.text[:200]}"
+            )
+        return _receipt(response)
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        """A 2xx is the receiver's word that it has the version; there is nothing to read back."""
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    try:
+        return float(response.headers["Retry-After"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _receipt(response: requests.Response) -> Receipt:
+    try:
+        answer = response.json()
+    except ValueError:
+        return Receipt(url=None, id=None)
+    if not isinstance(answer, dict):
+        return Receipt(url=None, id=None)
+    url, id_ = answer.get("url"), answer.get("id")
+    return Receipt(
+        url=str(url) if url is not None else None, id=str(id_) if id_ is not None else None
+    )
