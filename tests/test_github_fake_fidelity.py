@@ -66,7 +66,8 @@ def call(
     )
 
 
-def root_commit(github: FakeGitHub) -> tuple[str, str]:
+def create_root(github: FakeGitHub) -> tuple[requests.Response, requests.Response]:
+    """POST a tree with one file, then a commit without parents: the two answers."""
     tree = call(
         github,
         "POST",
@@ -79,6 +80,11 @@ def root_commit(github: FakeGitHub) -> tuple[str, str]:
         f"/repos/{github.full_name}/git/commits",
         {"message": "m", "tree": tree.json()["sha"], "parents": []},
     )
+    return tree, commit
+
+
+def root_commit(github: FakeGitHub) -> tuple[str, str]:
+    tree, commit = create_root(github)
     return tree.json()["sha"], commit.json()["sha"]
 
 
@@ -124,18 +130,7 @@ def test_creating_trees_and_commits_answers_like_github(github: FakeGitHub) -> N
     """201 and the recorded fields steadypress reads (sha, url, tree, message, parents)."""
     real_tree = recorded("Repository.testCreateGitTreeWithBaseTree.txt", "POST", "/git/trees")
     real_commit = recorded("Repository.testCreateGitCommit.txt", "POST", "/git/commits")
-    tree = call(
-        github,
-        "POST",
-        f"/repos/{github.full_name}/git/trees",
-        {"tree": [{"path": "a.txt", "mode": "100644", "type": "blob", "content": "a"}]},
-    )
-    commit = call(
-        github,
-        "POST",
-        f"/repos/{github.full_name}/git/commits",
-        {"message": "m", "tree": tree.json()["sha"], "parents": []},
-    )
+    tree, commit = create_root(github)
     assert tree.status_code == real_tree["status"] == 201
     assert commit.status_code == real_commit["status"] == 201
     assert {"sha", "url", "tree"} <= set(real_tree["body"]) & set(tree.json())

@@ -48,6 +48,13 @@ def claimed_by(holder: str, token: str, ledger: Ledger, now: datetime = T0) -> L
     return ledger
 
 
+def buried() -> Ledger:
+    """A ledger whose one item failed for good."""
+    ledger = claimed_by("a", "t", pending_with())
+    failure = Failure(KEY, "b1", "t", "x", permanent=True)
+    return fail(ledger, [failure], now=T0, policy=POLICY, rng=NoJitter())[0]
+
+
 def test_enqueue_twice_is_one_item_and_changes_nothing_the_second_time() -> None:
     """The same blob enqueued twice is one pending item; the second call returns the same ledger."""
     once, fresh = enqueue(Ledger(), [seen("b1")], now=T0)
@@ -208,14 +215,7 @@ def test_a_failure_reported_under_a_lost_lease_changes_nothing() -> None:
 
 def test_retry_brings_a_dead_item_back_with_attempts_reset_and_its_alert() -> None:
     """Retry moves dead to pending, fresh attempts, same alert number; success resolves it."""
-    ledger = claimed_by("a", "t", pending_with())
-    ledger, _ = fail(
-        ledger,
-        [Failure(KEY, "b1", "t", "x", permanent=True)],
-        now=T0,
-        policy=POLICY,
-        rng=NoJitter(),
-    )
+    ledger = buried()
     ledger = set_issue(ledger, KEY, 4)
     ledger, retried = retry(ledger, [KEY], now=T0)
     assert retried == [KEY] and KEY not in ledger.dead
@@ -309,13 +309,6 @@ def test_withdraw_drops_waiting_work_but_not_work_in_progress() -> None:
 
 def test_the_first_alert_number_recorded_for_a_dead_item_stays() -> None:
     """Two executors racing to open an alert: the ledger keeps the first number it was given."""
-    ledger = claimed_by("a", "t", pending_with())
-    ledger, _ = fail(
-        ledger,
-        [Failure(KEY, "b1", "t", "x", permanent=True)],
-        now=T0,
-        policy=POLICY,
-        rng=NoJitter(),
-    )
+    ledger = buried()
     first = set_issue(ledger, KEY, 3)
     assert set_issue(first, KEY, 4) is first and first.dead[KEY].issue == 3
