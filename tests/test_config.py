@@ -55,6 +55,9 @@ def test_durations_read_as_seconds(text: object, expected: int) -> None:
         ({"targets": {"site": {"kind": "site", "dir": "../../etc"}}}, "targets.site.dir"),
         (["not", "a", "mapping"], "expected a mapping"),
         ({"targets": {"hook": {"kind": "webhook"}}}, "targets.hook.url: required"),
+        ({"targets": {"dev": {"kind": "devto", "window": "soon"}}}, "targets.dev.window"),
+        ({"targets": {"dev": {"kind": "devto", "creates_per_window": "0"}}}, "creates_per_window"),
+        ({"targets": {"dev": {"kind": "devto", "api_key": "k"}}}, "'targets.dev.api_key'"),
         ({"targets": {"hook": {"kind": "webhook", "url": "ftp://x"}}}, "must be an http"),
         (
             {"targets": {"hook": {"kind": "webhook", "url": "https://x", "secret": "s"}}},

@@ -23,14 +23,15 @@ from steadypress.github.pages import build_pages_target
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
 from steadypress.store.localgit import LocalGitStore
-from steadypress.targets import Target, build_targets, webhook
+from steadypress.targets import Target, build_targets, devto, webhook
 
 __all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
 
 _GITHUB_TARGETS: dict[str, Callable[[TargetConfig, Config, GitHubClient, str], Target]] = {
     "site": build_pages_target,
-    # A webhook is the same wherever the ledger lives.
+    # A webhook or dev.to is the same wherever the ledger lives.
     "webhook": lambda spec, config, _client, _repository: webhook.build_local(spec, config, Path()),
+    "devto": lambda spec, config, _client, _repository: devto.build_local(spec, config, Path()),
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError
 from steadypress.ledger import RetryPolicy
 from steadypress.options import reject_unknown_keys, text_option
@@ -22,8 +23,6 @@ from steadypress.targets import validate_target_options
 
 __all__ = ["Config", "TargetConfig", "Timings", "load_config", "parse_config", "parse_duration"]
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -63,24 +62,6 @@ class Config:
             backoff_initial=self.timings.backoff_initial.total_seconds(),
             backoff_max=self.timings.backoff_max.total_seconds(),
         )
-
-
-def parse_duration(value: Any, *, key: str, source: str) -> timedelta:
-    """Seconds as a number, or a string such as "90s", "10m", "1h", "2d"."""
-    if isinstance(value, bool):
-        raise ConfigError(source, f"{key}: expected a duration like 90s, 10m or 1h, got {value!r}")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        match = _DURATION.match(str(value).strip())
-        if not match:
-            raise ConfigError(
-                source, f"{key}: expected a duration like 90s, 10m or 1h, got {value!r}"
-            )
-        seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
-    if seconds < 0:
-        raise ConfigError(source, f"{key}: a duration cannot be negative, got {value!r}")
-    return timedelta(seconds=seconds)
 
 
 def _mapping(value: Any, *, key: str, source: str) -> dict[str, Any]:

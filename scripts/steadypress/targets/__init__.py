@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from steadypress.errors import ConfigError
-from steadypress.targets import site, webhook
+from steadypress.targets import devto, site, webhook
 from steadypress.targets.base import Receipt, Target
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ class _Kind:
 _KINDS: dict[str, _Kind] = {
     "site": _Kind(validate=site.parse_settings, build_local=site.build_local),
     "webhook": _Kind(validate=webhook.parse_settings, build_local=webhook.build_local),
+    "devto": _Kind(validate=devto.parse_settings, build_local=devto.build_local),
 }
 
 

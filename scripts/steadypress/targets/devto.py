@@ -1,0 +1,250 @@
+"""The dev.to target (the Forem API, self-hostable: the API root is configurable).
+
+The failure other tools share: the post is created, the run dies before its id is written back,
+and the next run creates a duplicate. Here a create can only follow a look for the post:
+- the claim in the ledger is the recorded intent (target, article, blob) before any request;
+- every post carries an invisible marker naming its article (an HTML comment at the end of the
+  markdown), so the post is found again in the user's articles;
+- `publish` updates the post whose id the ledger recorded; without one it looks for the marker
+  (or the article's canonical URL) and updates what it finds; only when nothing is found does it
+  create. A create whose answer was lost is a transient failure, and the retry finds the post.
+Requests are paced under dev.to's documented limits (10 creates and 30 updates per 30 seconds);
+429 is transient and honours Retry-After; 401/403 mean the API key is wrong (a dead letter that
+names the secret); 422 is dev.to refusing this article (a dead letter with its message).
+Forem API v1: POST /api/articles, PUT /api/articles/{id}, GET /api/articles/me/all, header
+`api-key`, `Accept: application/vnd.forem.api-v1+json`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import requests
+
+from steadypress.durations import parse_duration
+from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.options import reject_unknown_keys, text_option
+from steadypress.targets.base import Receipt
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from steadypress.config import Config, TargetConfig
+    from steadypress.content import Article
+    from steadypress.ledger import PublishedRecord
+
+__all__ = ["DevtoSettings", "DevtoTarget", "build_local", "marker", "parse_settings"]
+
+_ACCEPT = "application/vnd.forem.api-v1+json"
+_MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
+
+
+def marker(path: str) -> str:
+    return f"<!-- steadypress:{path} -->"
+
+
+@dataclass(frozen=True)
+class DevtoSettings:
+    api_url: str = "https://dev.to/api"
+    api_key_env: str = "DEVTO_API_KEY"
+    # dev.to's documented limits; a self-hosted Forem may set others.
+    window: str = "30s"
+    creates_per_window: str = "10"
+    updates_per_window: str = "30"
+    timeout: str = "30"
+
+
+def parse_settings(name: str, options: Mapping[str, Any], source: str) -> DevtoSettings:
+    prefix = f"targets.{name}."
+    reject_unknown_keys(
+        options, [f.name for f in fields(DevtoSettings)], prefix=prefix, source=source
+    )
+    settings = DevtoSettings(
+        **{key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
+    )
+    parse_duration(settings.window, key=f"{prefix}window", source=source)
+    for key in ("creates_per_window", "updates_per_window", "timeout"):
+        if not getattr(settings, key).isdigit() or int(getattr(settings, key)) < 1:
+            raise ConfigError(
+                source, f"{prefix}{key}: a whole number >= 1, got {getattr(settings, key)!r}"
+            )
+    return settings
+
+
+def build_local(spec: TargetConfig, config: Config, _repo: Path) -> DevtoTarget:
+    return DevtoTarget(spec.name, parse_settings(spec.name, spec.options, config.source))
+
+
+class _Pace:
+    """At most `limit` requests in any `window` seconds, as the server counts them: each request
+    is recorded when its answer has arrived (the server saw it no later than that), and a new
+    one waits until the oldest of the last `limit` is a full window old."""
+
+    def __init__(
+        self,
+        limit: int,
+        window: float,
+        *,
+        clock: Callable[[], float],
+        sleep: Callable[[float], None],
+    ) -> None:
+        self._limit, self._window, self._clock, self._sleep = limit, window, clock, sleep
+        self._done: deque[float] = deque()
+
+    def wait(self) -> None:
+        while len(self._done) >= self._limit:
+            delay = self._done[0] + self._window - self._clock()
+            if delay > 0:
+                self._sleep(delay)
+            self._done.popleft()
+
+    def record(self) -> None:
+        self._done.append(self._clock())
+
+
+def _tags(tags: tuple[str, ...]) -> str:
+    """dev.to accepts at most four tags of lowercase letters and digits."""
+    cleaned = [re.sub(r"[^a-z0-9]", "", tag.lower()) for tag in tags]
+    return ",".join(list(dict.fromkeys(tag for tag in cleaned if tag))[:4])
+
+
+class DevtoTarget:
+    def __init__(
+        self,
+        name: str,
+        settings: DevtoSettings,
+        *,
+        session: requests.Session | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._name = name
+        self._settings = settings
+        self._session = session or requests.Session()
+        window = parse_duration(settings.window, key="window", source=name).total_seconds()
+        self._creates = _Pace(int(settings.creates_per_window), window, clock=clock, sleep=sleep)
+        self._updates = _Pace(int(settings.updates_per_window), window, clock=clock, sleep=sleep)
+        self._mine: dict[str, tuple[str, str]] | None = None  # marker or canonical URL -> (id, url)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def unavailable_reason(self) -> str | None:
+        if not os.environ.get(self._settings.api_key_env):
+            return f"the secret {self._settings.api_key_env} is not set in this run"
+        return None
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        payload = {"article": self._fields(article)}
+        known = previous.id if previous is not None and previous.id else None
+        found = (known, previous.url or "") if known and previous else self._find(article)
+        if found is not None:
+            post_id, _url = found
+            self._updates.wait()
+            try:
+                response = self._send("PUT", f"/articles/{post_id}", payload)
+            finally:
+                self._updates.record()
+            if response.status_code != 404:  # a post deleted by hand is created again
+                return self._receipt(response)
+        self._creates.wait()
+        try:
+            response = self._send("POST", "/articles", payload)
+        finally:
+            self._creates.record()  # a failed create may still have counted against the limit
+        receipt = self._receipt(response)
+        if self._mine is not None and receipt.id and receipt.url:
+            self._mine[marker(article.path)] = (receipt.id, receipt.url)
+        return receipt
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        """dev.to answered with the post it holds; there is nothing more to read back."""
+
+    def _fields(self, article: Article) -> dict[str, Any]:
+        fields_: dict[str, Any] = {
+            "title": article.title,
+            "body_markdown": f"{article.body.rstrip()}\n\n{marker(article.path)}\n",
+            "published": True,
+            "tags": _tags(article.tags),
+        }
+        for key, source in (("description", "description"), ("canonical_url", "canonical_url"),
+                            ("series", "series"), ("main_image", "cover_image")):  # fmt: skip
+            value = article.metadata.get(source)
+            if isinstance(value, str) and value.strip():
+                fields_[key] = value.strip()
+        return fields_
+
+    def _find(self, article: Article) -> tuple[str, str] | None:
+        """The user's post for this article, by marker or canonical URL; listed once per run."""
+        if self._mine is None:
+            mine: dict[str, tuple[str, str]] = {}
+            page = 1
+            while True:
+                response = self._send("GET", f"/articles/me/all?page={page}&per_page=1000", None)
+                posts = response.json()
+                for post in posts:
+                    ident = (str(post["id"]), str(post.get("url") or ""))
+                    found = _MARKER.search(str(post.get("body_markdown") or ""))
+                    if found:
+                        mine.setdefault(marker(found.group(1)), ident)
+                    if post.get("canonical_url"):
+                        mine.setdefault(str(post["canonical_url"]), ident)
+                if len(posts) < 1000:
+                    break
+                page += 1
+            self._mine = mine
+        canonical = article.metadata.get("canonical_url")
+        return self._mine.get(marker(article.path)) or (
+            self._mine.get(str(canonical)) if canonical else None
+        )
+
+    def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:
+        headers = {"api-key": os.environ.get(self._settings.api_key_env, ""), "Accept": _ACCEPT,
+                   "User-Agent": "steadypress"}  # fmt: skip
+        try:
+            url = f"{self._settings.api_url.rstrip('/')}{path}"
+            response = self._session.request(
+                method, url, json=payload, headers=headers, timeout=float(self._settings.timeout)
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            # Also a create whose answer was lost: the retry looks for the post before creating.
+            raise TransientError(f"dev.to not reached: {type(error).__name__}") from None
+        status = response.status_code
+        if status in (401, 403):
+            raise PermanentError(
+                f"dev.to refused the API key in {self._settings.api_key_env} ({status}): "
+                "check the secret"
+            )
+        if status == 422:
+            raise PermanentError(f"dev.to refused the article: {_message(response)}")
+        if status == 429:
+            retry_after = response.headers.get("Retry-After")
+            raise TransientError(
+                "dev.to rate limit", retry_after=float(retry_after) if retry_after else None
+            )
+        if status >= 500:
+            raise TransientError(f"dev.to answered {status}")
+        if status >= 400 and status != 404:
+            raise PermanentError(f"dev.to answered {status}: {_message(response)}")
+        return response
+
+    def _receipt(self, response: requests.Response) -> Receipt:
+        try:
+            post = response.json()
+            return Receipt(url=str(post["url"]), id=str(post["id"]))
+        except (ValueError, KeyError, TypeError):
+            raise TransientError(f"dev.to answered {response.status_code} without a post") from None
+
+
+def _message(response: requests.Response) -> str:
+    try:
+        return str(response.json().get("error") or response.text[:200])
+    except (ValueError, AttributeError):
+        return response.text[:200]

@@ -1,0 +1,161 @@
+"""A loopback Forem (dev.to) fake, answering as the Forem API v1 documents it
+(developers.forem.com/api/v1): `api-key` header (401 `{"error": "unauthorized", "status": 401}`
+without a valid one), POST /api/articles (201 with the post), PUT /api/articles/{id} (200; 404
+for an unknown id), GET /api/articles/me/all (paginated by `page` and `per_page`, at most 1000),
+422 `{"error": ..., "status": 422}` for an article it will not take (no title, more than four
+tags), and dev.to's rate limits answered with 429 and Retry-After: 10 creates and 30 updates per
+window (30 s on dev.to; tests shorten it). `drop_after_create` applies a create and then closes the
+connection without an answer: the lost answer that makes naive tools post twice."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+_MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
+
+
+class FakeForem:
+    def __init__(self, *, api_key: str = "devto-key", window: float = 30.0) -> None:
+        self.api_key = api_key
+        self.window = window
+        self.posts: dict[int, dict[str, Any]] = {}
+        self.creates: Counter[str] = Counter()  # by the article path in each post's marker
+        self.rate_limited = 0
+        self.drop_after_create = 0
+        self._recent: dict[str, deque[float]] = {"create": deque(), "update": deque()}
+        self._limits = {"create": 10, "update": 30}
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def api_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/api"
+
+    def __enter__(self) -> FakeForem:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _limited(self, kind: str) -> float | None:
+        """Seconds until another `kind` is allowed, or None if it is allowed now (and counted)."""
+        now, recent = time.monotonic(), self._recent[kind]
+        while recent and recent[0] <= now - self.window:
+            recent.popleft()
+        if len(recent) >= self._limits[kind]:
+            return recent[0] + self.window - now
+        recent.append(now)
+        return None
+
+    def handle(
+        self, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict[str, str], Any]:
+        if headers.get("api-key") != self.api_key:
+            return 401, {}, {"error": "unauthorized", "status": 401}
+        url = urlparse(path)
+        with self._lock:
+            if method == "GET" and url.path == "/api/articles/me/all":
+                return self._mine(url.query)
+            article = (json.loads(body) if body else {}).get("article", {})
+            refusal = self._refusal("create" if method == "POST" else "update", article)
+            if refusal is not None:
+                return refusal
+            if method == "POST" and url.path == "/api/articles":
+                return self._create(article)
+            match = re.fullmatch(r"/api/articles/(\d+)", url.path)
+            if method == "PUT" and match:
+                return self._update(int(match.group(1)), article)
+        return 404, {}, {"error": "not found", "status": 404}
+
+    def _mine(self, query: str) -> tuple[int, dict[str, str], Any]:
+        params = {k: v[-1] for k, v in parse_qs(query).items()}
+        page, per_page = int(params.get("page", 1)), min(int(params.get("per_page", 30)), 1000)
+        posts = sorted(self.posts.values(), key=lambda p: -p["id"])
+        return 200, {}, posts[(page - 1) * per_page : page * per_page]
+
+    def _refusal(
+        self, kind: str, article: dict[str, Any]
+    ) -> tuple[int, dict[str, str], Any] | None:
+        wait = self._limited(kind)
+        if wait is not None:
+            self.rate_limited += 1
+            retry_after = {"Retry-After": str(max(1, round(wait)))}
+            return 429, retry_after, {"error": "Rate limit reached", "status": 429}
+        problem = _invalid(article)
+        return None if problem is None else (422, {}, {"error": problem, "status": 422})
+
+    def _create(self, article: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        post = self._post(len(self.posts) + 1, article)
+        found = _MARKER.search(article.get("body_markdown", ""))
+        self.creates[found.group(1) if found else "?"] += 1
+        if self.drop_after_create > 0:
+            self.drop_after_create -= 1
+            return -1, {}, None  # the connection is closed: the answer is lost
+        return 201, {}, post
+
+    def _update(self, number: int, article: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        if number not in self.posts:
+            return 404, {}, {"error": "not found", "status": 404}
+        return 200, {}, self._post(number, {**self.posts[number], **article})
+
+    def _post(self, number: int, article: dict[str, Any]) -> dict[str, Any]:
+        slug = re.sub(r"[^a-z0-9]+", "-", str(article["title"]).lower()).strip("-")
+        post = {
+            **article,
+            "id": number,
+            "url": f"https://dev.example/user/{slug}-{number}",
+            "type_of": "article",
+        }
+        self.posts[number] = post
+        return post
+
+
+def _invalid(article: dict[str, Any]) -> str | None:
+    if not article.get("title"):
+        return "Title can't be blank"
+    tags = [t for t in str(article.get("tags") or "").split(",") if t]
+    if len(tags) > 4:
+        return "Tag list exceed the maximum of 4 tags"
+    return None
+
+
+def _handler(forem: FakeForem) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: tests read the fake's records."""
+
+        def _serve(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            status, extra, answer = forem.handle(self.command, self.path, headers, body)
+            if status < 0:
+                self.close_connection = True
+                self.connection.close()
+                return
+            payload = json.dumps(answer).encode()
+            self.send_response(status)
+            for key, value in {
+                "Content-Type": "application/json",
+                **extra,
+                "Content-Length": str(len(payload)),
+            }.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PUT = _serve
+
+    return Handler

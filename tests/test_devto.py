@@ -1,0 +1,86 @@
+"""The dev.to target through the CLI, against the Forem fake: never a second post."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fakes.devto import FakeForem
+from tests.helpers import Repo, article, run_cli
+
+
+@pytest.fixture
+def forem(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeForem]:
+    with FakeForem(window=2.0) as fake:
+        monkeypatch.setenv("DEVTO_API_KEY", fake.api_key)
+        yield fake
+
+
+def config(forem: FakeForem) -> str:
+    return (
+        "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+        "targets:\n  site: {kind: site}\n"
+        f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+    )
+
+
+def test_a_new_article_appears_on_devto_and_the_site(repo: Repo, forem: FakeForem) -> None:
+    """One post, tags normalised for dev.to, url and id recorded next to the site's."""
+    repo.commit(**{"steadypress.yml": config(forem),
+                   "content/a.md": article("A", tags="[Python, web-dev, a, b, c]")})  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    (post,) = forem.posts.values()
+    assert (
+        post["title"] == "A" and post["tags"] == "python,webdev,a,b" and post["published"] is True
+    )
+    record = repo.ledger().published["devto:content/a.md"]
+    assert (record.id, record.url) == ("1", post["url"])
+    assert "site:content/a.md" in repo.ledger().published
+
+
+def test_an_edit_updates_the_same_post(repo: Repo, forem: FakeForem) -> None:
+    """A new version is a PUT to the recorded post: still one post, one create."""
+    repo.commit(**{"steadypress.yml": config(forem), "content/a.md": article("First")})
+    run_cli(repo, "run")
+    repo.commit(**{"content/a.md": article("Second")})
+    assert run_cli(repo, "run").code == 0
+    assert len(forem.posts) == 1 and forem.posts[1]["title"] == "Second"
+    assert forem.creates == {"content/a.md": 1}
+
+
+def test_a_create_whose_answer_was_lost_is_found_again_and_never_duplicated(
+    repo: Repo, forem: FakeForem
+) -> None:
+    """dev.to creates the post and the connection drops: the run fails the attempt; the next one
+    finds the post by its marker and updates it. One post, ever."""
+    repo.commit(**{"steadypress.yml": config(forem), "content/a.md": article("A")})
+    forem.drop_after_create = 1
+    assert run_cli(repo, "run").code == 1, "the lost answer is a transient failure"
+    assert "devto:content/a.md" in repo.ledger().pending
+    assert run_cli(repo, "sweep").code == 0
+    assert forem.creates == {"content/a.md": 1} and len(forem.posts) == 1
+    assert repo.ledger().published["devto:content/a.md"].id == "1"
+
+
+def test_thirty_articles_in_one_push_are_paced_under_the_rate_limit(
+    repo: Repo, forem: FakeForem
+) -> None:
+    """30 creates at 10 per window: steadypress waits between batches; no 429 is ever earned."""
+    repo.commit(**{"steadypress.yml": config(forem),
+                   **{f"content/p{n:02d}.md": article(f"P{n}") for n in range(30)}})  # fmt: skip
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert forem.rate_limited == 0 and len(forem.posts) == 30
+    assert len([k for k in repo.ledger().published if k.startswith("devto:")]) == 30
+
+
+def test_a_bad_api_key_is_one_dead_letter_that_names_the_secret(
+    repo: Repo, forem: FakeForem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """401 is configuration, not weather: dead at once, saying which secret to fix."""
+    monkeypatch.setenv("DEVTO_API_KEY", "wrong")
+    repo.commit(**{"steadypress.yml": config(forem), "content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    dead = repo.ledger().dead["devto:content/a.md"]
+    assert dead.permanent and "DEVTO_API_KEY" in dead.last_error
+    assert len(list((repo.root / ".steadypress/dead-letters").glob("*.md"))) == 1
+    assert not forem.posts
