@@ -417,3 +417,16 @@ def test_drain_with_a_push_enqueues_and_claims_in_one_write(repo: Repo) -> None:
     result = run_cli(repo, "drain", "--push", before, after)
     assert result.code == 0 and "1 published" in result.out and "1 enqueued" in result.out
     assert repo.state_commits() == commits + 2
+
+
+def test_work_for_a_target_removed_from_the_configuration_is_withdrawn(repo: Repo) -> None:
+    """An item whose target is gone from steadypress.yml would wait forever: sweep drops it."""
+    hook = "  hook: {kind: webhook, url: 'http://127.0.0.1:9/none', secret_env: NOT_SET_ANYWHERE}\n"
+    site_only = "timings: {grace: 0s}\ntargets:\n  site: {kind: site}\n"
+    repo.commit(**{"steadypress.yml": site_only + hook, "content/a.md": article("A")})
+    run_cli(repo, "run")
+    assert set(repo.ledger().pending) == {"hook:content/a.md"}, "skipped: no secret in this run"
+    repo.commit(**{"steadypress.yml": site_only})
+    result = run_cli(repo, "sweep")
+    assert "withdrawing work for targets no longer configured: hook:content/a.md" in result.err
+    assert not repo.ledger().pending and set(repo.ledger().published) == {"site:content/a.md"}

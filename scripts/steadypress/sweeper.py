@@ -76,7 +76,15 @@ def plan(
             Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
             for target in targets
         )
-    withdrawn = sorted(key for key, item in ledger.pending.items() if item.path in gone)
+    # Work for a target no longer in the configuration would wait forever: no executor takes it.
+    unconfigured = sorted(
+        key for key, item in ledger.pending.items() if item.target not in p.targets
+    )
+    if unconfigured:
+        p.log(f"withdrawing work for targets no longer configured: {', '.join(unconfigured)}")
+    withdrawn = sorted(
+        {key for key, item in ledger.pending.items() if item.path in gone} | set(unconfigured)
+    )
     return Plan(sightings=found, withdrawn=withdrawn)
 
 
