@@ -14,15 +14,17 @@ import re
 import threading
 import time
 from collections import Counter, deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from tests.fakes.loopback import Answer, LoopbackServer
 
 _MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
 
 
-class FakeForem:
+class FakeForem(LoopbackServer):
     def __init__(self, *, api_key: str = "devto-key", window: float = 30.0) -> None:
+        super().__init__()
         self.api_key = api_key
         self.window = window
         self.posts: dict[int, dict[str, Any]] = {}
@@ -32,21 +34,16 @@ class FakeForem:
         self._recent: dict[str, deque[float]] = {"create": deque(), "update": deque()}
         self._limits = {"create": 10, "update": 30}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def api_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/api"
+        return f"{self.origin}/api"
 
-    def __enter__(self) -> FakeForem:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        status, extra, document = self.handle(method, path, headers, body)
+        if status < 0:
+            return None
+        return status, {"Content-Type": "application/json", **extra}, json.dumps(document).encode()
 
     def _limited(self, kind: str) -> float | None:
         """Seconds until another `kind` is allowed, or None if it is allowed now (and counted)."""
@@ -128,34 +125,3 @@ def _invalid(article: dict[str, Any]) -> str | None:
     if len(tags) > 4:
         return "Tag list exceed the maximum of 4 tags"
     return None
-
-
-def _handler(forem: FakeForem) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: tests read the fake's records."""
-
-        def _serve(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            headers = {key.lower(): value for key, value in self.headers.items()}
-            status, extra, answer = forem.handle(self.command, self.path, headers, body)
-            if status < 0:
-                self.close_connection = True
-                self.connection.close()
-                return
-            payload = json.dumps(answer).encode()
-            self.send_response(status)
-            for key, value in {
-                "Content-Type": "application/json",
-                **extra,
-                "Content-Length": str(len(payload)),
-            }.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(payload)
-
-        do_GET = do_POST = do_PUT = _serve
-
-    return Handler

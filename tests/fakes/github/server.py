@@ -31,13 +31,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tests.fakes.github import graphql
 from tests.fakes.github.issues import NOW, IssueError, IssueTracker
 from tests.fakes.github.repository import IDENTITY, BareRepository
+from tests.fakes.loopback import Answer, LoopbackServer
 
 DOCS = "https://docs.github.com/rest"
 
@@ -159,10 +159,11 @@ class _HTTPError(Exception):
         self.body = {"message": message, "documentation_url": docs, "status": str(status)}
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
     """Start with `with FakeGitHub() as github:`; point the client at `github.api_url`."""
 
     def __init__(self, *, full_name: str = "octo/blog", token: str = "test-token") -> None:
+        super().__init__()
         self.full_name = full_name
         self.token = token
         self._folder = tempfile.TemporaryDirectory()
@@ -177,27 +178,36 @@ class FakeGitHub:
         self.before_write: Callable[[], None] | None = None
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def api_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     @property
     def graphql_url(self) -> str:
         return f"{self.api_url}/graphql"
 
-    def __enter__(self) -> FakeGitHub:
+    def __enter__(self) -> Self:
         self.tracker.base_url = f"{self.api_url}/repos/{self.full_name}"
-        self._thread.start()
-        return self
+        return super().__enter__()
 
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
         self._folder.cleanup()
+
+    def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        status, extra, payload = self.handle(method, path, headers, body)
+        # GitHub sends these with every answer ("Rate limits for the REST API").
+        base = {
+            "X-GitHub-Media-Type": "github.v3; format=json",
+            "X-GitHub-Request-Id": "FAKE:0001",
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-remaining": "4999",
+            "x-ratelimit-used": "1",
+            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-resource": "graphql" if path == "/graphql" else "core",
+        }
+        return status, {**base, **extra}, payload
 
     def inject(self, fault: Fault) -> None:
         with self._lock:
@@ -514,36 +524,3 @@ def _branch_named(body: bytes) -> str | None:
         return None
     ref = variables.get("ref") or (variables.get("input") or {}).get("branch", {}).get("branchName")
     return str(ref).removeprefix("refs/heads/") if ref else None
-
-
-def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: tests read the counters, not a log."""
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            headers = {key.lower(): value for key, value in self.headers.items()}
-            status, extra, payload = fake.handle(self.command, self.path, headers, body)
-            self.send_response(status)
-            resource = "graphql" if self.path == "/graphql" else "core"
-            base = {
-                "X-GitHub-Media-Type": "github.v3; format=json",
-                "X-GitHub-Request-Id": "FAKE:0001",
-                "x-ratelimit-limit": "5000",
-                "x-ratelimit-remaining": "4999",
-                "x-ratelimit-used": "1",
-                "x-ratelimit-reset": str(int(time.time()) + 3600),
-                "x-ratelimit-resource": resource,
-            }
-            for key, value in {**base, **extra, "Content-Length": str(len(payload))}.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(payload)
-
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
-
-    return Handler
