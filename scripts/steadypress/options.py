@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from steadypress.errors import ConfigError
 
-__all__ = ["reject_unknown_keys", "text_option"]
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+__all__ = ["reject_unknown_keys", "text_option", "text_settings"]
+
+S = TypeVar("S", bound="DataclassInstance")
 
 
 def reject_unknown_keys(
@@ -27,3 +33,14 @@ def text_option(raw: Mapping[str, Any], key: str, default: str, *, prefix: str, 
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(source, f"{prefix}{key}: expected a non-empty string, got {value!r}")
     return value
+
+
+def text_settings(kind: type[S], options: Mapping[str, Any], *, prefix: str, source: str) -> S:
+    """A target's settings: the dataclass `kind` built from `options`, each key one of its
+    fields and each value non-empty text."""
+    reject_unknown_keys(
+        options, [field.name for field in fields(kind)], prefix=prefix, source=source
+    )
+    return kind(
+        **{key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
+    )

@@ -22,14 +22,14 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import requests
 
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
-from steadypress.options import reject_unknown_keys, text_option
+from steadypress.options import text_settings
 from steadypress.targets.base import Receipt
 
 if TYPE_CHECKING:
@@ -62,12 +62,7 @@ class DevtoSettings:
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> DevtoSettings:
     prefix = f"targets.{name}."
-    reject_unknown_keys(
-        options, [f.name for f in fields(DevtoSettings)], prefix=prefix, source=source
-    )
-    settings = DevtoSettings(
-        **{key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
-    )
+    settings = text_settings(DevtoSettings, options, prefix=prefix, source=source)
     parse_duration(settings.window, key=f"{prefix}window", source=source)
     for key in ("creates_per_window", "updates_per_window", "timeout"):
         if not getattr(settings, key).isdigit() or int(getattr(settings, key)) < 1:

@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -23,7 +23,7 @@ from steadypress import jsonfmt
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.filelock import exclusive_lock
 from steadypress.ledger import PublishedRecord
-from steadypress.options import reject_unknown_keys, text_option
+from steadypress.options import text_settings
 from steadypress.render import IndexEntry, render_index, render_page, slugify
 from steadypress.targets.base import Receipt
 from steadypress.timefmt import format_time, parse_time
@@ -58,15 +58,11 @@ class SiteSettings:
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
-    known = [field.name for field in fields(SiteSettings)]
-    reject_unknown_keys(options, known, prefix=prefix, source=source)
-    for key in options:
-        text_option(options, key, "", prefix=prefix, source=source)
-    settings = SiteSettings(**options)
+    settings = text_settings(SiteSettings, options, prefix=prefix, source=source)
     if ".." in PurePosixPath(settings.dir).parts:
         raise ConfigError(source, f"targets.{name}.dir: must stay inside the repository")
     if not settings.base_url.endswith("/"):
-        settings = SiteSettings(**{**options, "base_url": settings.base_url + "/"})
+        settings = replace(settings, base_url=settings.base_url + "/")
     return settings
 
 

@@ -24,7 +24,7 @@ from urllib.parse import urlparse
 import requests
 
 from steadypress.errors import ConfigError, PermanentError, TransientError
-from steadypress.options import reject_unknown_keys, text_option
+from steadypress.options import text_settings
 from steadypress.render import render_markdown
 from steadypress.targets.base import Receipt
 
@@ -57,13 +57,9 @@ class WebhookSettings:
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> WebhookSettings:
     prefix = f"targets.{name}."
-    reject_unknown_keys(
-        options, [f.name for f in fields(WebhookSettings)], prefix=prefix, source=source
-    )
-    if "url" not in options:
+    if "url" not in options and set(options) <= {field.name for field in fields(WebhookSettings)}:
         raise ConfigError(source, f"{prefix}url: required (where to POST the articles)")
-    values = {key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
-    settings = WebhookSettings(**values)
+    settings = text_settings(WebhookSettings, options, prefix=prefix, source=source)
     if urlparse(settings.url).scheme not in ("http", "https"):
         raise ConfigError(source, f"{prefix}url: must be an http(s) URL, got {settings.url!r}")
     try:
