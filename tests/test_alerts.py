@@ -64,7 +64,7 @@ def test_resolving_marks_the_letter_and_a_second_death_reopens_it(tmp_path: Path
     assert (
         (tmp_path / "0001.md")
         .read_text()
-        .startswith("Status: resolved: site:content/a.md was published at /a/")
+        .startswith("Status: resolved: `site:content/a.md` was published at /a/")
     )
     assert channel.open(corpse(issue=number)) == number
     assert (tmp_path / "0001.md").read_text().startswith("Status: open")

@@ -27,7 +27,8 @@ def with_samples(repo: Repo) -> str:
 
 
 def published_keys(repo: Repo) -> set[str]:
-    return set(repo.ledger().published)
+    """The items the targets hold now (unpublished tombstones left out)."""
+    return {key for key, record in repo.ledger().published.items() if not record.unpublished}
 
 
 def test_the_sample_articles_publish(repo: Repo) -> None:
@@ -371,9 +372,10 @@ def failing_site(repo: Repo) -> None:
     (repo.root / "_site/.steadypress-site.json").write_text("{broken")
 
 
-def test_a_pending_article_that_is_deleted_is_withdrawn_not_published(repo: Repo) -> None:
-    """HEAD is the desired state: a waiting version of a deleted article is dropped by the next
-    sweep instead of being published from git history."""
+def test_a_pending_article_that_is_deleted_is_not_published(repo: Repo) -> None:
+    """HEAD is the desired state: a waiting version of a deleted article is not published from
+    git history; its work becomes an unpublish (a failed attempt may have reached the target),
+    which here finds nothing to remove."""
     repo.commit(
         **{"steadypress.yml": FAST, "content/a.md": article("A"), "content/b.md": article("B")}
     )
@@ -388,7 +390,7 @@ def test_a_pending_article_that_is_deleted_is_withdrawn_not_published(repo: Repo
     assert not (repo.root / "_site/a").exists()
 
 
-def test_a_push_that_deletes_or_drafts_a_pending_article_withdraws_it(repo: Repo) -> None:
+def test_a_push_that_deletes_or_drafts_a_pending_article_publishes_neither(repo: Repo) -> None:
     """The push path sees removals and new drafts too, so its drain publishes neither."""
     before = repo.commit(
         **{
@@ -403,8 +405,9 @@ def test_a_push_that_deletes_or_drafts_a_pending_article_withdraws_it(repo: Repo
     after = repo.commit(**{"content/b.md": article("B", draft="true")})
     (repo.root / "_site/.steadypress-site.json").unlink()
     assert run_cli(repo, "enqueue", "--push", before, after).code == 0
-    assert not repo.ledger().pending
+    assert all(item.unpublishes for item in repo.ledger().pending.values())
     assert run_cli(repo, "drain").code == 0 and not published_keys(repo)
+    assert not repo.ledger().pending
 
 
 def test_drain_with_a_push_enqueues_and_claims_in_one_write(repo: Repo) -> None:

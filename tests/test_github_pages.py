@@ -111,6 +111,33 @@ def test_a_new_slug_deletes_the_old_page_from_the_branch(github: FakeGitHub) -> 
     assert "moved/index.html" in files and "a/index.html" not in files
 
 
+def test_unpublishing_costs_one_read_and_one_commit_and_matches_the_directory(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The page and its index entry leave the branch in one commit; unpublishing again (a retry
+    after a crash) reads once and writes nothing; the branch and a folder still agree."""
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    for target in (on_branch, in_folder):
+        target.publish(post("content/a.md", "A"), None)
+        target.publish(post("content/b.md", "B", day=2), None)
+    with github.counting() as calls:
+        on_branch.unpublish("content/a.md", None)
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
+    before = commits(github)
+    with github.counting() as calls:
+        on_branch.unpublish("content/a.md", None)
+    assert calls == {"graphql LoadBranch": 1} and commits(github) == before
+    in_folder.unpublish("content/a.md", None)
+    files = branch_files(github)
+    assert "a/index.html" not in files and b">A<" not in files["index.html"]
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert files == folder
+
+
 def test_another_writer_moving_the_branch_makes_the_change_run_again(github: FakeGitHub) -> None:
     """Two executors publishing at once both end up on the index: STALE_DATA, re-read, re-apply."""
     mine, theirs = site(pages(github)), site(pages(github))

@@ -4,6 +4,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 from steadypress.ledger import (
+    ABSENT,
     Completion,
     Failure,
     Lease,
@@ -312,3 +313,74 @@ def test_the_first_alert_number_recorded_for_a_dead_item_stays() -> None:
     ledger = buried()
     first = set_issue(ledger, KEY, 3)
     assert set_issue(first, KEY, 4) is first and first.dead[KEY].issue == 3
+
+
+def published_with(blob: str = "b1", post_id: str | None = "42") -> Ledger:
+    ledger = claimed_by("a", "t", pending_with(blob))
+    return complete(ledger, [Completion(KEY, blob, f"c-{blob}", "t", id=post_id)], now=T0)[0]
+
+
+def test_a_removed_article_is_unpublished_and_leaves_a_tombstone_with_its_post_id() -> None:
+    """Removal is a version like any other: pending, claimed, completed; the record that stays
+    says the article is unpublished and still names its post, for an article that comes back."""
+    ledger, fresh = enqueue(published_with(), [seen(ABSENT)], now=T0)
+    assert fresh == [KEY] and ledger.pending[KEY].unpublishes
+    ledger = claimed_by("b", "t2", ledger)
+    ledger, _ = complete(ledger, [Completion(KEY, ABSENT, "c-gone", "t2")], now=T0)
+    record = ledger.published[KEY]
+    assert KEY not in ledger.pending
+    assert record.unpublished and (record.id, record.url) == ("42", None)
+    assert enqueue(ledger, [seen(ABSENT)], now=T0) == (ledger, []), "removed once is enough"
+    back, fresh = enqueue(ledger, [seen("b2")], now=T0)
+    assert fresh == [KEY] and back.pending[KEY].blob == "b2"
+
+
+def test_removing_an_article_the_ledger_never_knew_is_no_work() -> None:
+    assert enqueue(Ledger(), [seen(ABSENT)], now=T0) == (Ledger(), [])
+
+
+def test_removing_an_article_before_it_was_published_still_asks_the_target() -> None:
+    """An attempt that failed may have reached the target anyway (a create whose answer was
+    lost), so the waiting work becomes an unpublish rather than vanishing."""
+    ledger = claimed_by("a", "t", pending_with("b1"))
+    ledger, _ = fail(
+        ledger, [Failure(KEY, "b1", "t", "lost answer")], now=T0, policy=POLICY, rng=NoJitter()
+    )
+    ledger, fresh = enqueue(ledger, [seen(ABSENT)], now=T0)
+    assert fresh == [KEY] and ledger.pending[KEY].unpublishes
+    assert ledger.pending[KEY].attempts == 0, "removal starts with fresh chances"
+
+
+def test_removing_a_dead_article_carries_its_alert_to_the_unpublish() -> None:
+    """The dead version is obsolete: finishing the removal closes its alert."""
+    ledger = set_issue(buried(), KEY, 9)
+    ledger, fresh = enqueue(ledger, [seen(ABSENT)], now=T0)
+    assert fresh == [KEY] and KEY not in ledger.dead
+    assert ledger.pending[KEY].issue == 9
+    ledger = claimed_by("b", "t2", ledger)
+    ledger, resolutions = complete(ledger, [Completion(KEY, ABSENT, "c", "t2")], now=T0)
+    assert [(r.key, r.issue, r.record.unpublished) for r in resolutions] == [(KEY, 9, True)]
+
+
+def test_going_back_to_the_published_version_replaces_a_newer_dead_one() -> None:
+    """A revert to what the target holds makes the dead newer version obsolete too."""
+    ledger = claimed_by("a", "t", enqueue(published_with("b1"), [seen("b2")], now=T0)[0])
+    ledger, _ = fail(
+        ledger, [Failure(KEY, "b2", "t", "bad", permanent=True)], now=T0, policy=POLICY,
+        rng=NoJitter(),
+    )  # fmt: skip
+    ledger, fresh = enqueue(set_issue(ledger, KEY, 5), [seen("b1")], now=T0)
+    assert fresh == [KEY] and KEY not in ledger.dead
+    assert (ledger.pending[KEY].blob, ledger.pending[KEY].issue) == ("b1", 5)
+
+
+def test_a_late_write_after_the_unpublish_is_undone() -> None:
+    """A slow executor publishing v1 finishes after the article was removed and unpublished:
+    its write happened, so the removal is pending again."""
+    ledger = claimed_by("slow", "t1", pending_with("b1"))
+    ledger, _ = enqueue(ledger, [seen(ABSENT)], now=T0)
+    ledger = claimed_by("fast", "t2", ledger, now=T0 + TTL * 2)
+    ledger, _ = complete(ledger, [Completion(KEY, ABSENT, "c", "t2")], now=T0 + TTL * 2)
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 3)
+    assert ledger.published[KEY].blob == "b1"
+    assert ledger.pending[KEY].unpublishes

@@ -9,6 +9,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from steadypress import codec
 from steadypress.ledger import (
+    ABSENT,
     Completion,
     Failure,
     Ledger,
@@ -39,6 +40,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.rng = random.Random(0)
         self.latest: dict[str, str] = {}  # the newest version of each article seen
         self.completed: dict[str, str] = {}  # the last version recorded as published
+        self.post_ids: dict[str, str] = {}  # the remote id of the last version put on the target
         self.held: list[tuple[str, str, str]] = []  # claims an executor is still working on
         self.tokens = 0
 
@@ -48,10 +50,11 @@ class LedgerMachine(RuleBasedStateMachine):
 
     @rule(
         path=st.sampled_from(PATHS),
-        blob=st.sampled_from(BLOBS),
+        blob=st.sampled_from([*BLOBS, ABSENT]),
         publisher=st.sampled_from(["site", "devto"]),
     )
     def push(self, path: str, blob: str, publisher: str) -> None:
+        """A new version of an article, or (ABSENT) its removal from content/."""
         sighting = Sighting(target=publisher, path=path, blob=blob, commit=f"c{blob}")
         self.ledger, _ = enqueue(self.ledger, [sighting], now=self.now)
         self.latest[sighting.key] = blob
@@ -87,10 +90,13 @@ class LedgerMachine(RuleBasedStateMachine):
         if not self.held:
             return
         key, blob, token = self.held.pop(data.draw(st.integers(0, len(self.held) - 1)))
+        post_id = None if blob == ABSENT else f"{key}@{blob}"
         self.ledger, _ = complete(
-            self.ledger, [Completion(key, blob, f"c{blob}", token)], now=self.now
+            self.ledger, [Completion(key, blob, f"c{blob}", token, id=post_id)], now=self.now
         )
         self.completed[key] = blob
+        if post_id is not None:
+            self.post_ids[key] = post_id
         still = self.ledger.pending.get(key)
         assert still is None or still.blob != blob, "a finished version must leave pending"
         assert still is None or still.lease is None or still.lease.token != token
@@ -108,8 +114,9 @@ class LedgerMachine(RuleBasedStateMachine):
         self.ledger, _ = retry(self.ledger, [item_key(publisher, path)], now=self.now)
 
     @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
-    def delete_article(self, path: str, publisher: str) -> None:
-        """The article leaves content/: its waiting work is dropped, work in progress is not."""
+    def delete_article_without_unpublishing(self, path: str, publisher: str) -> None:
+        """The article leaves content/ for a target configured not to unpublish: its waiting
+        work is dropped, work in progress is not."""
         key = item_key(publisher, path)
         self.ledger, dropped = withdraw(self.ledger, [key], now=self.now)
         if dropped:
@@ -126,20 +133,36 @@ class LedgerMachine(RuleBasedStateMachine):
         (dead), or finished (published, and neither pending nor dead): exactly one.
 
         A version can be published and dead at once: re-published as insurance against a newer
-        write that may have overwritten it, it failed for good; the alert must stay open."""
+        write that may have overwritten it, it failed for good; the alert must stay open. The
+        newest version of a removed article is ABSENT, finished when the target holds nothing
+        of it (a tombstone, or no record at all)."""
         assert not set(self.ledger.pending) & set(self.ledger.dead)
         for key, blob in self.latest.items():
             pending = key in self.ledger.pending and self.ledger.pending[key].blob == blob
             published = self.ledger.published.get(key)
+            on_target = published.blob if published is not None else ABSENT
             dead = key in self.ledger.dead and self.ledger.dead[key].blob == blob
-            finished = not pending and not dead and published is not None and published.blob == blob
+            finished = not pending and not dead and on_target == blob
             assert [pending, finished, dead].count(True) == 1, (key, blob, self.ledger)
+
+    @invariant()
+    def only_the_newest_version_is_dead(self) -> None:
+        """An alert about a version nobody is publishing any more would stay open forever."""
+        for key, corpse in self.ledger.dead.items():
+            if key in self.latest:
+                assert corpse.blob == self.latest[key]
 
     @invariant()
     def no_completion_is_lost(self) -> None:
         """What was last recorded as published for a key stays recorded."""
         for key, blob in self.completed.items():
             assert self.ledger.published[key].blob == blob
+
+    @invariant()
+    def an_unpublished_article_keeps_its_post_id(self) -> None:
+        """So that an article coming back updates its old post instead of making another."""
+        for key, post_id in self.post_ids.items():
+            assert self.ledger.published[key].id == post_id
 
     @invariant()
     def backoff_never_exceeds_its_cap(self) -> None:

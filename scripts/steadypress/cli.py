@@ -226,9 +226,15 @@ def _describe(p: Pipeline, version: str | None, ledger: Ledger) -> str:
     where = (
         f"{p.store.where} at {version[:12]}" if version else f"{p.store.where} (not created yet)"
     )
-    lines = [where, f"published: {len(ledger.published)}", f"pending: {len(ledger.pending)}"]
+    unpublished = sum(record.unpublished for record in ledger.published.values())
+    lines = [
+        where,
+        f"published: {len(ledger.published) - unpublished}"
+        + (f" (and {unpublished} unpublished)" if unpublished else ""),
+        f"pending: {len(ledger.pending)}",
+    ]
     for key, item in sorted(ledger.pending.items()):
-        notes = []
+        notes = ["to unpublish"] if item.unpublishes else []
         if item.lease and item.lease.is_live(now):
             notes.append(
                 f"leased by {item.lease.holder} until {format_time(item.lease.expires_at)}"

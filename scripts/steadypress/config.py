@@ -39,6 +39,8 @@ class TargetConfig:
     name: str
     kind: str
     options: Mapping[str, Any]
+    # An article removed from content/ (or made a draft) is taken off this target too.
+    unpublish: bool = True
 
 
 def _default_targets() -> dict[str, TargetConfig]:
@@ -81,8 +83,13 @@ def _targets(raw: Any, source: str) -> dict[str, TargetConfig]:
         kind = options.pop("kind", None)
         if not isinstance(kind, str):
             raise ConfigError(source, f"targets.{name}.kind: required (for example: site)")
+        unpublish = options.pop("unpublish", True)
+        if not isinstance(unpublish, bool):
+            raise ConfigError(
+                source, f"targets.{name}.unpublish: expected true or false, got {unpublish!r}"
+            )
         validate_target_options(name, kind, options, source=source)
-        targets[name] = TargetConfig(name=name, kind=kind, options=options)
+        targets[name] = TargetConfig(name=name, kind=kind, options=options, unpublish=unpublish)
     if not targets:
         raise ConfigError(source, "targets: at least one target is needed")
     return targets

@@ -21,6 +21,7 @@ from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.errors import ArticleError, PermanentError, TransientError
 from steadypress.ledger import (
+    ABSENT,
     Completion,
     DeadItem,
     Failure,
@@ -36,7 +37,7 @@ from steadypress.ledger import (
     set_issue,
 )
 from steadypress.store import LedgerStore, TransactionStats, transact
-from steadypress.targets import Target
+from steadypress.targets import Receipt, Target
 from steadypress.timefmt import utc_now
 
 __all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "Pipeline", "Report", "drain", "raise_alerts"]
@@ -76,6 +77,7 @@ class Report:
 
     enqueued: list[str] = field(default_factory=list)
     published: list[tuple[str, str | None]] = field(default_factory=list)
+    unpublished: list[str] = field(default_factory=list)
     deferred: list[tuple[str, str]] = field(default_factory=list)
     dead: list[DeadItem] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
@@ -204,9 +206,13 @@ def _attempt(
 
     target = p.targets[item.target]
     try:
-        article = p.content.read(item.path, item.blob, commit=item.commit)
-        receipt = target.publish(article, previous)
-        target.verify(article, receipt)
+        if item.unpublishes:
+            target.unpublish(item.path, previous)
+            receipt = Receipt(url=None, id=None)
+        else:
+            article = p.content.read(item.path, item.blob, commit=item.commit)
+            receipt = target.publish(article, previous)
+            target.verify(article, receipt)
     except ArticleError as error:  # names its file already
         return failed(str(error), permanent=True)
     except PermanentError as error:  # targets describe the problem; the file is named here
@@ -258,8 +264,12 @@ def _checkpoint(
         optimistic=True,
     )
     for done in completions:
-        report.published.append((done.key, done.url))
-        p.log(f"published {done.key}" + (f" -> {done.url}" if done.url else ""))
+        if done.blob == ABSENT:
+            report.unpublished.append(done.key)
+            p.log(f"unpublished {done.key}")
+        else:
+            report.published.append((done.key, done.url))
+            p.log(f"published {done.key}" + (f" -> {done.url}" if done.url else ""))
     dead_keys = {item.key for item in buried}
     for failure in failures:
         if not failure.permanent and failure.key not in dead_keys:

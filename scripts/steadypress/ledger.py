@@ -10,7 +10,9 @@ The rules that make the ledger "what is unfinished", never "who owns it":
 - a completion is recorded even if its lease was lost meanwhile (the result is the truth);
 - a newer version of an article replaces the pending older one but keeps its lease, so two
   executors never publish two versions of one article at the same moment;
-- a dead item stays dead for its blob until retried; a new blob of the article replaces it.
+- a dead item stays dead for its blob until retried; a new blob of the article replaces it;
+- an article that leaves content/ (deleted, or now a draft) has a newest version too: `ABSENT`,
+  and finishing that version means unpublishing the article.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from steadypress.backoff import backoff_seconds
 from steadypress.timefmt import format_time
 
 __all__ = [
+    "ABSENT",
     "HISTORY_LIMIT",
     "Attempt",
     "Completion",
@@ -54,6 +57,9 @@ __all__ = [
 
 # A dead letter tells the story of the last attempts; older ones add length, not insight.
 HISTORY_LIMIT = 10
+# Git's null object id, which git itself writes for the side of a diff where a file does not exist.
+# As the blob of pending work it asks the target to unpublish the article; it is never published.
+ABSENT = "0" * 40
 
 
 def item_key(target: str, path: str) -> str:
@@ -114,9 +120,14 @@ class PendingItem:
     def is_claimable(self, now: datetime) -> bool:
         return self.is_due(now) and not self.is_leased(now)
 
+    @property
+    def unpublishes(self) -> bool:
+        return self.blob == ABSENT
+
 
 class PublishedRecord(NamedTuple):
-    """A fact: this version is on the target, at `url`, known there as `id`.
+    """A fact: this version is on the target, at `url`, known there as `id`; or, with the blob
+    `ABSENT`, that the article was unpublished (`id` still names its old post, if any).
 
     A large blog holds 10^5 of these and every completion rewrites them all, so the record is a
     tuple whose fields are in the order the file spells them, and `published_at` stays the
@@ -128,6 +139,10 @@ class PublishedRecord(NamedTuple):
     id: str | None
     published_at: str
     url: str | None
+
+    @property
+    def unpublished(self) -> bool:
+        return self.blob == ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +164,10 @@ class DeadItem:
     @property
     def last_error(self) -> str:
         return self.history[-1].error if self.history else ""
+
+    @property
+    def unpublishes(self) -> bool:
+        return self.blob == ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +221,8 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """A dead-letter alert that a completion made obsolete: the shell closes it."""
+    """A dead-letter alert that a completion made obsolete: the shell closes it. `record.blob` is
+    `ABSENT` when the completion unpublished the article."""
 
     key: str
     issue: int
@@ -231,7 +251,8 @@ def enqueue(
 ) -> tuple[Ledger, list[str]]:
     """Record article versions as unfinished work; returns the keys that are newly pending.
 
-    Idempotent: a blob already pending, published or dead is not enqueued again.
+    Idempotent: a blob already pending, published or dead is not enqueued again; so is `ABSENT`
+    for an article the ledger knows nothing of.
     """
     pending = dict(ledger.pending)
     dead = dict(ledger.dead)
@@ -240,19 +261,14 @@ def enqueue(
         key = sighting.key
         current = pending.get(key)
         published = ledger.published.get(key)
+        on_target = published.blob if published is not None else ABSENT
         if current is not None:
             if current.blob == sighting.blob:
                 continue
-            if (
-                published is not None
-                and published.blob == sighting.blob
-                and not current.is_leased(now)
-            ):
-                # The article went back to the version already published: nothing is unfinished.
-                del pending[key]
-                continue
             # A newer version replaces the older one with fresh chances, but keeps its lease: the
             # holder may be writing the old version right now, and the new one must follow it.
+            # This holds even when the article went back to what the target holds: an attempt at
+            # the version replaced may have reached the target before it failed.
             pending[key] = replace(
                 current,
                 blob=sighting.blob,
@@ -266,12 +282,14 @@ def enqueue(
             )
             fresh.append(key)
             continue
-        if published is not None and published.blob == sighting.blob:
-            continue
         buried = dead.get(key)
         if buried is not None and buried.blob == sighting.blob:
             continue
+        if buried is None and on_target == sighting.blob:
+            continue
         if buried is not None:
+            # The dead version is no longer the newest: the new one carries its alert, which
+            # finishing it closes (even when the target already holds it).
             del dead[key]
         pending[key] = PendingItem(
             target=sighting.target,
@@ -283,7 +301,7 @@ def enqueue(
             issue=buried.issue if buried is not None else None,
         )
         fresh.append(key)
-    if not fresh and len(pending) == len(ledger.pending):
+    if not fresh:
         return ledger, []
     new_dead = dead if len(dead) != len(ledger.dead) else ledger.dead
     return replace(ledger, pending=pending, dead=new_dead), fresh
@@ -372,7 +390,8 @@ def complete(
     blob. Completing the current version finishes it (and resolves its dead-letter alert). A
     completion of an older version (a slow executor whose lease was taken over) is recorded too,
     since that write happened, but the current version is then pending again: the late write may
-    have overwritten it on the target.
+    have overwritten it on the target. Completing `ABSENT` leaves a record whose blob is
+    `ABSENT` (a tombstone): a late write of an older version is then known to need undoing.
     """
     completions = list(completions)
     if not completions:
@@ -390,6 +409,9 @@ def complete(
             url=done.url,
         )
         previous = published.get(done.key)
+        if done.blob == ABSENT and previous is not None:
+            # The remote id is kept: an article that comes back returns to its old post.
+            record = record._replace(id=previous.id)
         published[done.key] = record
         item = pending.get(done.key)
         buried = dead.get(done.key)

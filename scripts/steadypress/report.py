@@ -15,7 +15,8 @@ __all__ = ["annotate", "closing_line", "write_job_summary"]
 def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
     return (
         f"steadypress {command}: {len(report.published)} published, "
-        f"{len(report.deferred)} deferred, {len(report.dead)} dead-lettered, "
+        + (f"{len(report.unpublished)} unpublished, " if report.unpublished else "")
+        + f"{len(report.deferred)} deferred, {len(report.dead)} dead-lettered, "
         f"{len(report.enqueued)} enqueued; {stats.commits} state commit(s), "
         f"{stats.conflicts} conflict retr{'y' if stats.conflicts == 1 else 'ies'}"
     )
@@ -28,11 +29,18 @@ def _cell(text: str) -> str:
 
 def _job_summary(command: str, report: Report) -> str:
     lines = [f"### steadypress {command}", ""]
-    if not (report.published or report.deferred or report.dead or report.skipped_targets):
+    if not (
+        report.published
+        or report.unpublished
+        or report.deferred
+        or report.dead
+        or report.skipped_targets
+    ):
         lines.append("Nothing to do: every article is published.")
     rows = [
         (key, "published", f"[{_cell(url)}]({url})" if url else "") for key, url in report.published
     ]
+    rows += [(key, "unpublished", "") for key in report.unpublished]
     rows += [(key, "deferred (will retry)", _cell(error)) for key, error in report.deferred]
     rows += [
         (

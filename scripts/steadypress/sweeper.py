@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from steadypress.errors import ArticleError
 from steadypress.executor import Pipeline, Prepare, Report, drain, raise_alerts
-from steadypress.ledger import Ledger, Sighting, enqueue, item_key, withdraw
+from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
 
 __all__ = ["Plan", "enqueue_prepare", "plan", "reconcile", "sweep"]
 
@@ -29,8 +29,9 @@ def _known(ledger: Ledger, key: str, blob: str) -> bool:
 
 @dataclass(frozen=True)
 class Plan:
-    """What reading the content branch asks of the ledger: article versions to enqueue, and
-    pending keys to withdraw because their article was removed or turned into a draft."""
+    """What reading the content branch asks of the ledger: article versions to enqueue (ABSENT
+    for an article to unpublish), and pending keys to withdraw: work for a removed article on a
+    target that does not unpublish, or for a target no longer configured."""
 
     sightings: list[Sighting]
     withdrawn: list[str]
@@ -52,10 +53,10 @@ def plan(
 
     Only versions the ledger does not know are read, to learn whether they are drafts or
     scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
-    with its reason.
+    with its reason. An article removed, made a draft, or opted out of a target leaves it.
     """
     found: list[Sighting] = []
-    gone = set(removed)
+    left: dict[str, set[str]] = {path: set(p.targets) for path in removed}
     for path, blob in sorted(articles.items()):
         targets = [t for t in p.targets if not _known(ledger, item_key(t, path), blob)]
         if not targets:
@@ -67,10 +68,11 @@ def plan(
             article = None
         if article is not None:
             if article.draft:
-                gone.add(path)
+                left[path] = set(p.targets)
                 continue
             not_before = article.not_before
             if article.targets is not None:  # the article opts out of the other targets
+                left[path] = set(targets) - set(article.targets)
                 targets = [target for target in targets if target in article.targets]
         found.extend(
             Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
@@ -82,10 +84,22 @@ def plan(
     )
     if unconfigured:
         p.log(f"withdrawing work for targets no longer configured: {', '.join(unconfigured)}")
-    withdrawn = sorted(
-        {key for key, item in ledger.pending.items() if item.path in gone} | set(unconfigured)
+    withdrawn = set(unconfigured)
+    for path, leaving in sorted(left.items()):
+        for target in sorted(leaving):
+            key = item_key(target, path)
+            if not _unpublishes(p, target):
+                withdrawn.add(key)
+            elif key in ledger.pending or key in ledger.dead or key in ledger.published:
+                found.append(Sighting(target=target, path=path, blob=ABSENT, commit=commit))
+    return Plan(
+        sightings=found, withdrawn=sorted(key for key in withdrawn if key in ledger.pending)
     )
-    return Plan(sightings=found, withdrawn=withdrawn)
+
+
+def _unpublishes(p: Pipeline, target: str) -> bool:
+    spec = p.config.targets.get(target)
+    return spec is None or spec.unpublish
 
 
 def enqueue_prepare(
@@ -105,11 +119,18 @@ def enqueue_prepare(
 
 def reconcile(p: Pipeline) -> Prepare | None:
     """Every article at the content head that is neither published, pending nor dead (the
-    articles whose push event was missed), and pending work for articles no longer there."""
+    articles whose push event was missed), and every article the ledger knows that is no longer
+    there (to unpublish, or to stop working on)."""
     commit = p.content.head()
     articles = p.content.list_articles(commit)
     ledger = p.store.load().ledger
-    removed = {item.path for item in ledger.pending.values()} - articles.keys()
+    known = {item.path for item in ledger.pending.values()} | {
+        item.path for item in ledger.dead.values()
+    }
+    known.update(
+        split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
+    )
+    removed = known - articles.keys()
     return enqueue_prepare(p, articles, commit, removed=removed, ledger=ledger)
 
 

@@ -65,14 +65,16 @@ class FakeForem(LoopbackServer):
             if method == "GET" and url.path == "/api/articles/me/all":
                 return self._mine(url.query)
             article = (json.loads(body) if body else {}).get("article", {})
-            refusal = self._refusal("create" if method == "POST" else "update", article)
-            if refusal is not None:
-                return refusal
             if method == "POST" and url.path == "/api/articles":
-                return self._create(article)
+                return self._refusal("create", article) or self._create(article)
             match = re.fullmatch(r"/api/articles/(\d+)", url.path)
             if method == "PUT" and match:
-                return self._update(int(match.group(1)), article)
+                # An update names only the fields it changes (published: false alone unpublishes);
+                # the post it leaves must still be valid.
+                number = int(match.group(1))
+                if number in self.posts:
+                    merged = {**self.posts[number], **article}
+                    return self._refusal("update", merged) or self._update(number, article)
         return 404, {}, {"error": "not found", "status": 404}
 
     def _mine(self, query: str) -> tuple[int, dict[str, str], Any]:
@@ -102,8 +104,6 @@ class FakeForem(LoopbackServer):
         return 201, {}, post
 
     def _update(self, number: int, article: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
-        if number not in self.posts:
-            return 404, {}, {"error": "not found", "status": 404}
         return 200, {}, self._post(number, {**self.posts[number], **article})
 
     def _post(self, number: int, article: dict[str, Any]) -> dict[str, Any]:

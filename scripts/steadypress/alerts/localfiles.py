@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from steadypress.alerts.base import find_marker
-from steadypress.alerts.letter import letter_body, letter_title
+from steadypress.alerts.letter import letter_body, letter_title, resolution_text
 from steadypress.filelock import exclusive_lock
 from steadypress.ledger import DeadItem, PublishedRecord
 
@@ -59,8 +59,7 @@ class LocalDeadLetters:
             text = path.read_text(encoding="utf-8")
             if text.startswith("Status: resolved"):
                 return
-            where = f" at {record.url}" if record.url else ""
-            resolved = f"Status: resolved: {key} was published{where} on {record.published_at}.\n\n"
+            resolved = f"Status: resolved: {resolution_text(key, record)}\n\n"
             path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
 
     def discard(self, issue: int, *, duplicate_of: int) -> None:

@@ -10,7 +10,7 @@ closes it.
 from __future__ import annotations
 
 from steadypress.alerts.base import find_marker
-from steadypress.alerts.letter import letter_body, letter_title
+from steadypress.alerts.letter import letter_body, letter_title, resolution_text
 from steadypress.github.client import AmbiguousWrite, GitHubClient, GitHubError
 from steadypress.ledger import DeadItem, PublishedRecord
 
@@ -55,8 +55,7 @@ class GitHubIssues:
         return created
 
     def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
-        where = f" at {record.url}" if record.url else ""
-        self._comment(issue, f"Published{where} on {record.published_at} (`{key}`).")
+        self._comment(issue, resolution_text(key, record))
         self._close(issue, "completed")
 
     def discard(self, issue: int, *, duplicate_of: int) -> None:

@@ -40,3 +40,12 @@ class Target(Protocol):
     def verify(self, article: Article, receipt: Receipt) -> None:
         """Raise TransientError unless the target now shows what `publish` wrote."""
         ...
+
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        """Take the article at `path` (gone from content/) off the target, or hide it there.
+
+        Idempotent like `publish`: when the target holds nothing of it, there is nothing to do.
+        `previous` may be a record of a version that never got there, or None when the ledger
+        never recorded one (a create whose answer was lost): look for the article regardless.
+        """
+        ...

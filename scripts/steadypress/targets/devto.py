@@ -139,7 +139,12 @@ class DevtoTarget:
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         payload = {"article": self._fields(article)}
         known = previous.id if previous is not None and previous.id else None
-        found = (known, previous.url or "") if known and previous else self._find(article)
+        canonical = article.metadata.get("canonical_url")
+        found = (
+            (known, previous.url or "")
+            if known and previous
+            else self._find(article.path, str(canonical) if canonical else None)
+        )
         if found is not None:
             post_id, _url = found
             self._updates.wait()
@@ -176,7 +181,22 @@ class DevtoTarget:
                 fields_[key] = value.strip()
         return fields_
 
-    def _find(self, article: Article) -> tuple[str, str] | None:
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        """Set the post to `published: false` (the Forem API deletes nothing): it leaves the
+        feed, and an article that comes back republishes the same post."""
+        known = previous.id if previous is not None and previous.id else None
+        found = self._find(path, None) if known is None else None
+        post_id = known or (found[0] if found else None)
+        if post_id is None:
+            return  # never reached dev.to
+        self._updates.wait()
+        try:
+            # A 404 means the post was deleted by hand: nothing is left to hide.
+            self._send("PUT", f"/articles/{post_id}", {"article": {"published": False}})
+        finally:
+            self._updates.record()
+
+    def _find(self, path: str, canonical: str | None) -> tuple[str, str] | None:
         """The user's post for this article, by marker or canonical URL; listed once per run."""
         if self._mine is None:
             mine: dict[str, tuple[str, str]] = {}
@@ -195,10 +215,7 @@ class DevtoTarget:
                     break
                 page += 1
             self._mine = mine
-        canonical = article.metadata.get("canonical_url")
-        return self._mine.get(marker(article.path)) or (
-            self._mine.get(str(canonical)) if canonical else None
-        )
+        return self._mine.get(marker(path)) or (self._mine.get(canonical) if canonical else None)
 
     def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:
         headers = {"api-key": os.environ.get(self._settings.api_key_env, ""), "Accept": _ACCEPT,

@@ -195,7 +195,13 @@ class SiteTarget:
     def slug_of(self, article: Article) -> str:
         """The article's stable URL path: its `slug`, else its path under content/ (not its title,
         so renaming an article's title never breaks links)."""
-        source = article.slug or article.path.removeprefix(self._content_prefix).removesuffix(".md")
+        return self._slug(article.slug or self._path_slug_source(article.path))
+
+    def _path_slug_source(self, path: str) -> str:
+        return path.removeprefix(self._content_prefix).removesuffix(".md")
+
+    @staticmethod
+    def _slug(source: str) -> str:
         parts = [slugify(part) for part in source.split("/")]
         if not all(parts):
             raise PermanentError(f"cannot make a URL from {source!r}")
@@ -256,6 +262,25 @@ class SiteTarget:
             raise TransientError(f"/{slug}/index.html does not hold what was written")
         if entry is None or entry.blob != article.blob:
             raise TransientError("the site index does not list this version")
+
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        """Remove the article's page and its index entry; the manifest says which page is its."""
+
+        def change(files: SiteWriter) -> None:
+            manifest = _read_manifest(files)
+            entry = manifest.pop(path, None)
+            if entry is None:
+                return
+            files.remove(_page_path(entry.slug))
+            files.put(INDEX, self._index(manifest))
+            files.put(MANIFEST, _encode_manifest(manifest))
+
+        # The page is most likely at the slug made from its path; announcing it saves a read.
+        try:
+            likely_page = [_page_path(self._slug(self._path_slug_source(path)))]
+        except PermanentError:
+            likely_page = []
+        self._files.apply(change, texts=[MANIFEST], oids=[INDEX, *likely_page])
 
     def _index(self, manifest: Mapping[str, _Entry]) -> bytes:
         entries = [

@@ -4,7 +4,9 @@ The receiver can trust and deduplicate what it gets:
 - `X-Steadypress-Signature-256: sha256=<hex>`, an HMAC-SHA256 of the exact body with the shared
   secret, in the style of GitHub's own `X-Hub-Signature-256`;
 - `Idempotency-Key: <target>:<path>:<blob>`: the same article version always carries the same
-  key, so a delivery repeated after a crash (published, but not yet recorded) is recognisable.
+  key, so a delivery repeated after a crash (published, but not yet recorded) is recognisable;
+- `event`: "publish", or "unpublish" for an article removed from content/ (or made a draft),
+  keyed `<target>:<path>:unpublish:<the blob last delivered>`.
 A 2xx answer is success, and a JSON body's `url` and `id` are recorded; 408, 429 and 5xx are
 transient (a `Retry-After` is honoured); any other 4xx is permanent for that version.
 """
@@ -107,21 +109,36 @@ class WebhookTarget:
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         document = {
+            "event": "publish",
             "target": self._name,
             "path": article.path,
             "blob": article.blob,
             "front_matter": _plain(dict(article.metadata)),
             "markdown": article.body,
             "html": render_markdown(article.body),
-            "previous": None
-            if previous is None
-            else {"blob": previous.blob, "url": previous.url, "id": previous.id},
+            "previous": _previous(previous),
         }
+        return self._deliver(document, key=f"{self._name}:{article.path}:{article.blob}")
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        """A 2xx is the receiver's word that it has the version; there is nothing to read back."""
+
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        document = {
+            "event": "unpublish",
+            "target": self._name,
+            "path": path,
+            "previous": _previous(previous),
+        }
+        last = f":{previous.blob}" if previous is not None else ""
+        self._deliver(document, key=f"{self._name}:{path}:unpublish{last}")
+
+    def _deliver(self, document: Mapping[str, Any], *, key: str) -> Receipt:
         body = json.dumps(document, sort_keys=True).encode()
         headers = {
             "Content-Type": "application/json",
             "User-Agent": "steadypress",
-            "Idempotency-Key": f"{self._name}:{article.path}:{article.blob}",
+            "Idempotency-Key": key,
             SIGNATURE_HEADER: sign(os.environ.get(self._settings.secret_env, ""), body),
         }
         try:
@@ -143,8 +160,12 @@ class WebhookTarget:
             )
         return _receipt(response)
 
-    def verify(self, article: Article, receipt: Receipt) -> None:
-        """A 2xx is the receiver's word that it has the version; there is nothing to read back."""
+
+def _previous(record: PublishedRecord | None) -> dict[str, Any] | None:
+    """What the receiver was last sent for this article (nothing, after an unpublish)."""
+    if record is None or record.unpublished:
+        return None
+    return {"blob": record.blob, "url": record.url, "id": record.id}
 
 
 def _retry_after(response: requests.Response) -> float | None:
