@@ -5,7 +5,8 @@ for an unknown id), GET /api/articles/me/all (paginated by `page` and `per_page`
 422 `{"error": ..., "status": 422}` for an article it will not take (no title, more than four
 tags), and dev.to's rate limits answered with 429 and Retry-After: 10 creates and 30 updates per
 window (30 s on dev.to; tests shorten it). `drop_after_create` applies a create and then closes the
-connection without an answer: the lost answer that makes naive tools post twice."""
+connection without an answer: the lost answer that makes naive tools post twice;
+`hang_after_create` applies it and never answers, so a test can kill the process waiting."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs, urlparse
 from tests.fakes.loopback import Answer, LoopbackServer
 
 _MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
+_HANG = -2  # a status meaning: keep the connection open and never answer
 
 
 class FakeForem(LoopbackServer):
@@ -31,9 +33,16 @@ class FakeForem(LoopbackServer):
         self.creates: Counter[str] = Counter()  # by the article path in each post's marker
         self.rate_limited = 0
         self.drop_after_create = 0
+        self.hang_after_create = 0
+        self.updates: Counter[int] = Counter()  # PUTs applied, by post id
+        self._hung = threading.Event()
         self._recent: dict[str, deque[float]] = {"create": deque(), "update": deque()}
         self._limits = {"create": 10, "update": 30}
         self._lock = threading.Lock()
+
+    def __exit__(self, *exc: object) -> None:
+        self._hung.set()
+        super().__exit__(*exc)
 
     @property
     def api_url(self) -> str:
@@ -41,6 +50,9 @@ class FakeForem(LoopbackServer):
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
         status, extra, document = self.handle(method, path, headers, body)
+        if status == _HANG:
+            self._hung.wait()  # until the fake shuts down; the client is killed meanwhile
+            return None
         if status < 0:
             return None
         return status, {"Content-Type": "application/json", **extra}, json.dumps(document).encode()
@@ -101,9 +113,13 @@ class FakeForem(LoopbackServer):
         if self.drop_after_create > 0:
             self.drop_after_create -= 1
             return -1, {}, None  # the connection is closed: the answer is lost
+        if self.hang_after_create > 0:
+            self.hang_after_create -= 1
+            return _HANG, {}, None
         return 201, {}, post
 
     def _update(self, number: int, article: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        self.updates[number] += 1
         return 200, {}, self._post(number, {**self.posts[number], **article})
 
     def _post(self, number: int, article: dict[str, Any]) -> dict[str, Any]:
