@@ -35,7 +35,7 @@ from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
 from steadypress.report import annotate, closing_line, write_job_summary
 from steadypress.store import transact
-from steadypress.sweeper import enqueue_prepare, reconcile, sweep
+from steadypress.sweeper import enqueue_prepare, push_prepare, reconcile, sweep
 from steadypress.timefmt import format_time
 
 __all__ = ["main"]
@@ -144,17 +144,6 @@ def _article_path(path: str, config: Config) -> str:
     return str(posix)
 
 
-def _push_prepare(p: Pipeline, before: str, after_name: str) -> Prepare | None:
-    """The change enqueuing what a push changed: its diff, or everything when it has none."""
-    after = p.content.resolve(after_name)
-    if after is None:
-        raise ConfigError("--push", f"{after_name!r} is not a commit of the checkout")
-    changes = p.content.changed_articles(before, after)
-    if changes is None:
-        return enqueue_prepare(p, p.content.list_articles(after), after)
-    return enqueue_prepare(p, changes.changed, after, removed=changes.removed)
-
-
 def _paths_prepare(p: Pipeline, paths: list[str]) -> Prepare | None:
     """The change enqueuing named articles as they are at HEAD."""
     commit = p.content.head()
@@ -173,7 +162,7 @@ def _enqueue(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
         raise ConfigError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
     if not args.push and not args.paths:
         raise ConfigError("enqueue", "give --push BEFORE AFTER or one or more article paths")
-    prepare = _push_prepare(p, *args.push) if args.push else _paths_prepare(p, args.paths)
+    prepare = push_prepare(p, *args.push) if args.push else _paths_prepare(p, args.paths)
     if prepare is not None:
         fresh = transact(
             p.store,
@@ -282,7 +271,7 @@ def _execute(args: argparse.Namespace) -> int:
     elif command == "enqueue":
         _enqueue(p, args, report)
     elif command == "drain":
-        drain(p, report, prepare=_push_prepare(p, *args.push) if args.push else None)
+        drain(p, report, prepare=push_prepare(p, *args.push) if args.push else None)
     elif command == "sweep":
         sweep(p, report, grace=p.config.timings.grace)
     elif command == "retry":

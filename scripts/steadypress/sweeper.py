@@ -11,11 +11,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from steadypress.errors import ArticleError
+from steadypress.errors import ArticleError, ConfigError
 from steadypress.executor import Pipeline, Prepare, Report, drain, raise_alerts
 from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
 
-__all__ = ["Plan", "enqueue_prepare", "plan", "reconcile", "sweep"]
+__all__ = ["Plan", "enqueue_prepare", "plan", "push_prepare", "reconcile", "sweep"]
 
 
 def _known(ledger: Ledger, key: str, blob: str) -> bool:
@@ -115,6 +115,17 @@ def enqueue_prepare(
     ledger = ledger if ledger is not None else p.store.load().ledger
     planned = plan(p, articles, commit, removed=removed, ledger=ledger)
     return planned.apply if planned.sightings or planned.withdrawn else None
+
+
+def push_prepare(p: Pipeline, before: str, after_name: str) -> Prepare | None:
+    """The change enqueuing what a push changed: its diff, or everything when it has none."""
+    after = p.content.resolve(after_name)
+    if after is None:
+        raise ConfigError("--push", f"{after_name!r} is not a commit of the checkout")
+    changes = p.content.changed_articles(before, after)
+    if changes is None:
+        return enqueue_prepare(p, p.content.list_articles(after), after)
+    return enqueue_prepare(p, changes.changed, after, removed=changes.removed)
 
 
 def reconcile(p: Pipeline) -> Prepare | None:

@@ -36,6 +36,9 @@ class LoopbackServer:
 def _handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in two writes; with Nagle's algorithm the second waits for the
+        # client's delayed ACK (about 40 ms on Linux) on every request.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: tests read the fakes' records, not a log."""

@@ -6,7 +6,10 @@ for an unknown id), GET /api/articles/me/all (paginated by `page` and `per_page`
 tags), and dev.to's rate limits answered with 429 and Retry-After: 10 creates and 30 updates per
 window (30 s on dev.to; tests shorten it). `drop_after_create` applies a create and then closes the
 connection without an answer: the lost answer that makes naive tools post twice;
-`hang_after_create` applies it and never answers, so a test can kill the process waiting."""
+`hang_after_create` applies it and never answers, so a test can kill the process waiting;
+`script` gives chosen answers to the next requests (5xx, 429 with Retry-After), and
+`failing_titles` makes every create or update of those articles answer 500 (a poison article).
+The rate-limit clock can be simulated time."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import re
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -25,10 +29,19 @@ _HANG = -2  # a status meaning: keep the connection open and never answer
 
 
 class FakeForem(LoopbackServer):
-    def __init__(self, *, api_key: str = "devto-key", window: float = 30.0) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str = "devto-key",
+        window: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.api_key = api_key
         self.window = window
+        self.clock = clock
+        self.script: list[tuple[int, dict[str, str]]] = []
+        self.failing_titles: set[str] = set()
         self.posts: dict[int, dict[str, Any]] = {}
         self.creates: Counter[str] = Counter()  # by the article path in each post's marker
         self.rate_limited = 0
@@ -59,7 +72,7 @@ class FakeForem(LoopbackServer):
 
     def _limited(self, kind: str) -> float | None:
         """Seconds until another `kind` is allowed, or None if it is allowed now (and counted)."""
-        now, recent = time.monotonic(), self._recent[kind]
+        now, recent = self.clock(), self._recent[kind]
         while recent and recent[0] <= now - self.window:
             recent.popleft()
         if len(recent) >= self._limits[kind]:
@@ -74,6 +87,9 @@ class FakeForem(LoopbackServer):
             return 401, {}, {"error": "unauthorized", "status": 401}
         url = urlparse(path)
         with self._lock:
+            if self.script:
+                status, extra = self.script.pop(0)
+                return status, extra, {"error": "scripted", "status": status}
             if method == "GET" and url.path == "/api/articles/me/all":
                 return self._mine(url.query)
             article = (json.loads(body) if body else {}).get("article", {})
@@ -98,6 +114,8 @@ class FakeForem(LoopbackServer):
     def _refusal(
         self, kind: str, article: dict[str, Any]
     ) -> tuple[int, dict[str, str], Any] | None:
+        if article.get("title") in self.failing_titles:
+            return 500, {}, {"error": "Internal Server Error", "status": 500}
         wait = self._limited(kind)
         if wait is not None:
             self.rate_limited += 1

@@ -21,6 +21,9 @@ class BareRepository:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = threading.RLock()  # GitHub applies a ref update atomically; so does the fake
+        # What a commit holds never changes, so reads by commit id are kept (a fast fake is what
+        # lets the chaos scenarios run thousands of requests).
+        self._at_commit: dict[tuple[str, str], tuple[str, bytes] | None] = {}
         subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
 
     def git(
@@ -48,6 +51,11 @@ class BareRepository:
             return False
 
     def blob_at(self, commit: str, path: str) -> tuple[str, bytes] | None:
+        if (commit, path) not in self._at_commit:
+            self._at_commit[commit, path] = self._read_blob_at(commit, path)
+        return self._at_commit[commit, path]
+
+    def _read_blob_at(self, commit: str, path: str) -> tuple[str, bytes] | None:
         try:
             oid = self.text("rev-parse", f"{commit}:{path}")
         except subprocess.CalledProcessError:
@@ -67,12 +75,11 @@ class BareRepository:
             env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
             if base_tree:
                 self.git("read-tree", base_tree, env=env)
-            for path, oid in files.items():
-                self.git("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
             # Mode 0 removes the entry: the way --index-info spells a deletion (no work tree here).
-            removals = "".join(f"0 {'0' * 40}\t{path}\n" for path in removed)
-            if removals:
-                self.git("update-index", "--index-info", stdin=removals.encode(), env=env)
+            entries = "".join(f"100644 {oid}\t{path}\n" for path, oid in files.items())
+            entries += "".join(f"0 {'0' * 40}\t{path}\n" for path in removed)
+            if entries:
+                self.git("update-index", "--index-info", stdin=entries.encode(), env=env)
             return self.git("write-tree", env=env).decode().strip()
 
     def write_commit(self, tree: str, parents: list[str], message: str) -> str:

@@ -14,8 +14,9 @@ exchanges in shared/fixtures/github-recorded hold it to what GitHub really sends
   (docs.github.com/rest/git/blobs).
 
 Fault injection (`inject`) answers chosen calls with an error status, optionally after doing the
-work (a lost answer), or with rate-limit responses and their headers; `before_write` lets a test
-move the branch between a client's read and its write; `requests` counts calls by endpoint.
+work (a lost answer), with no answer at all, or with rate-limit responses and their headers;
+`before_write` lets a test move the branch between a client's read and its write; `requests`
+counts calls by endpoint.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from tests.fakes.github.repository import IDENTITY, BareRepository
 from tests.fakes.loopback import Answer, LoopbackServer
 
 DOCS = "https://docs.github.com/rest"
+LOST = -1  # a Fault status meaning: close the connection without an answer
 
 
 @dataclass
@@ -53,6 +55,12 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     branch: str | None = None  # only GraphQL calls naming this branch
     body: dict[str, Any] | None = None
+
+    @classmethod
+    def lost_answer(cls, match: str, *, times: int = 1, branch: str | None = None) -> Fault:
+        """Do the work, then close the connection unanswered: what a client sees of a timeout
+        or a reset after the server acted."""
+        return cls(match, status=LOST, times=times, apply_first=True, branch=branch)
 
     @classmethod
     def secondary_rate_limit(cls, match: str, *, retry_after: int, times: int = 1) -> Fault:
@@ -197,6 +205,8 @@ class FakeGitHub(LoopbackServer):
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
         status, extra, payload = self.handle(method, path, headers, body)
+        if status == LOST:
+            return None
         # GitHub sends these with every answer ("Rate limits for the REST API").
         base = {
             "X-GitHub-Media-Type": "github.v3; format=json",
@@ -213,9 +223,12 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             self._faults.append(fault)
 
-    def clear_faults(self) -> None:
+    def clear_faults(self) -> int:
+        """Forget the faults not yet met; returns how many were met."""
         with self._lock:
+            met = sum(fault.times == 0 for fault in self._faults)
             self._faults.clear()
+        return met
 
     def run_before_write(self) -> None:
         hook, self.before_write = self.before_write, None

@@ -1,0 +1,118 @@
+"""The figures a chaos run is judged by, and the table that prints them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from tests.chaos.owner_model import OwnerOutcome
+from tests.chaos.scenario import ROUTES
+from tests.chaos.world import Outcome
+
+__all__ = ["percentile", "problems", "table"]
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile; NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def _span(seconds: float) -> str:
+    if math.isnan(seconds):
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def problems(outcome: Outcome, poison: frozenset[str]) -> list[str]:
+    """Every broken promise in `outcome`; empty when the run kept them all."""
+    found = []
+    if outcome.lost:
+        found.append(f"lost articles: {outcome.lost[:10]}")
+    if outcome.duplicate_posts:
+        found.append(f"duplicate posts: {outcome.duplicate_posts}")
+    expected_dead = {f"devto:{path}" for path in poison}
+    if outcome.dead != expected_dead:
+        found.append(f"dead letters {sorted(outcome.dead)} instead of {sorted(expected_dead)}")
+    if set(outcome.alerts) != expected_dead or any(n != 1 for n in outcome.alerts.values()):
+        found.append(f"dead-letter alerts by item: {dict(outcome.alerts)}")
+    if outcome.leases_at_end or outcome.pending_at_end:
+        found.append(
+            f"at the end: {outcome.pending_at_end} pending, {outcome.leases_at_end} leased"
+        )
+    if outcome.invalid_state_commits:
+        found.append(f"state commits invalid against state/schema: {outcome.invalid_state_commits}")
+    return found
+
+
+def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, poison: frozenset[str]) -> str:
+    """A Markdown table: one column per backend, then the owner-based model."""
+    columns = [f"steadypress ({outcome.backend})" for outcome in outcomes] + ["owner-label model"]
+    rows: list[tuple[str, list[str]]] = []
+
+    def row(name: str, values: list[str], model: str) -> None:
+        rows.append((name, [*values, model]))
+
+    row("articles", [str(o.articles) for o in outcomes], str(owner.articles))
+    row("lost (never published)", [str(len(o.lost)) for o in outcomes], str(len(owner.stranded)))
+    stranded = list(owner.stranded.values())
+    row(
+        "stranded for (p50 / max)",
+        ["-" for _ in outcomes],
+        f"{_span(percentile(stranded, 0.5))} / {_span(max(stranded, default=math.nan))}",
+    )
+    row("duplicate posts", [str(sum(o.duplicate_posts.values())) for o in outcomes], "-")
+    row(
+        "poison articles: dead-letter alerts",
+        [f"{sum(o.alerts.values())} for {len(poison)}" for o in outcomes],
+        "-",
+    )
+    row("other items dead-lettered", [str(len(o.dead - {f"devto:{p}" for p in poison}))
+                                      for o in outcomes], "-")  # fmt: skip
+    row("leases outstanding at the end", [str(o.leases_at_end) for o in outcomes], "-")
+    row(
+        "state commits valid against state/schema",
+        [
+            f"{o.state_commits - len(o.invalid_state_commits)} of {o.state_commits}"
+            for o in outcomes
+        ],
+        "-",
+    )
+    for route in ROUTES:
+        row(
+            f"push → published, {route} (p50 / p95 / max)",
+            [_latency(o.latency[route]) for o in outcomes],
+            _latency([s for p, s in owner.published.items() if owner.routes[p] == route]),
+        )
+    row(
+        "push → published, all (p50 / p95 / max)",
+        [_latency([v for values in o.latency.values() for v in values]) for o in outcomes],
+        _latency(list(owner.published.values())),
+    )
+    row(
+        "GitHub API requests per article",
+        [f"{o.github_requests / o.articles:.1f}" if o.github_requests else "-" for o in outcomes],
+        "-",
+    )
+    row("executor kills", [str(sum(o.kills.values())) for o in outcomes], "same")
+    row("API faults met", [str(sum(o.api_faults.values())) for o in outcomes], "same")
+    row("rival writes between read and write", [str(o.races) for o in outcomes], "-")
+    row("simulated time", [_span(o.seconds_simulated) for o in outcomes], "same")
+    lines = [
+        "| | " + " | ".join(columns) + " |",
+        "| --- |" + " --- |" * len(columns),
+    ]
+    lines += [f"| {name} | " + " | ".join(values) + " |" for name, values in rows]
+    return "\n".join(lines)
+
+
+def _latency(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return " / ".join(_span(percentile(values, q)) for q in (0.5, 0.95, 1.0)) + f" ({len(values)})"

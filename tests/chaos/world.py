@@ -1,0 +1,518 @@
+"""The real pipeline under a chaos scenario: real stores (a local git repository, or the GitHub
+fake), real targets (the site, and dev.to through the Forem fake), executors killed at the
+design's dangerous points, and simulated time for everything that waits (leases, backoff, the
+schedule, rate limits), so a day of publishing runs in minutes.
+
+Executor runs follow each other in simulated time; concurrency is injected where it matters, at
+the compare-and-swap: before a write, another executor may run and move the state branch, so
+the write conflicts and is re-applied, exactly as between two real processes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from jsonschema import ValidationError
+
+from steadypress.alerts import LocalDeadLetters
+from steadypress.alerts.base import AlertChannel, find_marker
+from steadypress.config import Config, TargetConfig, Timings
+from steadypress.content import Article, ContentSource
+from steadypress.executor import Pipeline, Report, drain
+from steadypress.github.branch import GitHubBranch
+from steadypress.github.client import GitHubClient
+from steadypress.github.issues import GitHubIssues
+from steadypress.github.pages import BranchSiteFiles
+from steadypress.github.store import GitHubStore
+from steadypress.gitio import Git
+from steadypress.ledger import Ledger, PublishedRecord, claim, select
+from steadypress.store import LedgerStore, Snapshot, transact
+from steadypress.store.localgit import LocalGitStore
+from steadypress.sweeper import push_prepare, reconcile, sweep
+from steadypress.targets import Receipt, Target
+from steadypress.targets.devto import DevtoSettings, DevtoTarget
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteTarget
+from steadypress.timefmt import parse_time
+from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Run, Scenario
+from tests.fakes.devto import FakeForem
+from tests.fakes.github import FakeGitHub, Fault
+from tests.helpers import Repo
+from tests.schema import validate_state_file
+
+__all__ = ["Outcome", "run_scenario"]
+
+STATE_BRANCH = "steadypress-state"
+PAGES_BRANCH = "gh-pages"
+TARGETS = ("site", "devto")
+
+
+class Killed(BaseException):
+    """SIGKILL, in-process: nothing of the run's code runs after it (no `except Exception`
+    catches it, no outcome is recorded)."""
+
+
+class SimClock:
+    def __init__(self, start: datetime) -> None:
+        self.start = start
+        self.seconds = 0.0
+
+    def now(self) -> datetime:
+        return self.start + timedelta(seconds=self.seconds)
+
+    def monotonic(self) -> float:
+        return self.seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.seconds += max(0.0, seconds)
+
+    def advance_to(self, seconds: float) -> None:
+        self.seconds = max(self.seconds, seconds)
+
+
+@dataclass
+class Outcome:
+    """What a chaos run left behind, measured from the stores and the fakes, not from logs."""
+
+    backend: str
+    articles: int
+    runs: int
+    kills: Counter[str]  # kills that struck (a run with nothing to do dies unnoticed)
+    api_faults: Counter[str]  # API faults a run actually ran into
+    races: int
+    lost: list[str]
+    duplicate_posts: dict[str, int]
+    dead: set[str]
+    alerts: Counter[str]  # dead-letter alerts by item key
+    pending_at_end: int
+    leases_at_end: int
+    state_commits: int
+    invalid_state_commits: list[str]
+    latency: dict[str, list[float]]  # seconds from push to published, by path
+    github_requests: int
+    seconds_simulated: float
+    log: list[str] = field(default_factory=list)
+
+
+class _ChaosStore:
+    """The backend's store with two faults of its own: death before the first write (the claim),
+    and a rival executor's transaction slipped in between a read and a write."""
+
+    def __init__(self, inner: LedgerStore, world: _World, run: Run) -> None:
+        self._inner, self._world, self._run = inner, world, run
+        self._wrote = False
+
+    @property
+    def where(self) -> str:
+        return self._inner.where
+
+    def load(self) -> Snapshot:
+        return self._inner.load()
+
+    def last_known(self) -> Snapshot | None:
+        return self._inner.last_known()
+
+    def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+        if self._run.kill is Kill.BEFORE_CLAIM and not self._wrote:
+            raise Killed
+        self._world.maybe_race(self._run)
+        version = self._inner.save(ledger, based_on=based_on, message=message)
+        self._wrote = True
+        return version
+
+
+class _Dying:
+    """A target in a run that dies at its first publication: before it reaches the target
+    (after the claim), or right after the target accepted it (before `complete`)."""
+
+    def __init__(self, inner: Target, kill: Kill) -> None:
+        self._inner, self._kill = inner, kill
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    def unavailable_reason(self) -> str | None:
+        return self._inner.unavailable_reason()
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        if self._kill is Kill.AFTER_CLAIM:
+            raise Killed
+        self._inner.publish(article, previous)
+        raise Killed
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        self._inner.verify(article, receipt)
+
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        if self._kill is Kill.AFTER_CLAIM:
+            raise Killed
+        self._inner.unpublish(path, previous)
+        raise Killed
+
+
+class _World:
+    def __init__(
+        self,
+        scenario: Scenario,
+        root: Path,
+        clock: SimClock,
+        forem: FakeForem,
+        github: FakeGitHub | None,
+    ) -> None:
+        self.scenario = scenario
+        self.clock = clock
+        self.rng = random.Random(scenario.settings.seed * 7919)
+        self.repo = Repo(root / "blog")
+        self.repo.commit("a blog with no articles yet", **{"README.md": "A blog.\n"})
+        self.forem = forem
+        self.github = github
+        self.config = Config(
+            source="chaos",
+            timings=Timings(
+                lease=timedelta(minutes=10),
+                grace=timedelta(minutes=5),
+                backoff_initial=timedelta(seconds=30),
+                backoff_max=timedelta(minutes=30),
+            ),
+            targets={
+                "site": TargetConfig("site", "site", {}),
+                "devto": TargetConfig("devto", "devto", {"api_url": forem.api_url}),
+            },
+        )
+        self.races = 0
+        self.kills: Counter[str] = Counter()  # kills that struck, by where
+        self.faults_met: Counter[str] = Counter()  # API faults a run ran into, by kind
+        self.racing = False
+        self.log: list[str] = []
+        self.reports: dict[int, Report] = {}
+        self.live_head: str | None = None
+        self.commits: list[str] = []
+
+    # -- the backend ------------------------------------------------------------------------
+
+    def client(self) -> GitHubClient:
+        assert self.github is not None
+        return GitHubClient(
+            token=self.github.token,
+            api_url=self.github.api_url,
+            graphql_url=self.github.graphql_url,
+            sleep=self.clock.sleep,
+            wait_budget=600,
+        )
+
+    def store(self, client: GitHubClient | None) -> LedgerStore:
+        if client is None:
+            return LocalGitStore(self.repo.root, STATE_BRANCH)
+        assert self.github is not None
+        return GitHubStore(client, repository=self.github.full_name, branch=STATE_BRANCH)
+
+    def _site_files(self, client: GitHubClient | None) -> SiteFiles:
+        if client is None:
+            return DirectorySiteFiles(self.repo.root / "_site")
+        assert self.github is not None
+        branch = GitHubBranch(client, repository=self.github.full_name, branch=PAGES_BRANCH)
+        return BranchSiteFiles(branch, sleep=self.clock.sleep, rng=random.Random(self.rng.random()))
+
+    def _alerts(self, client: GitHubClient | None) -> AlertChannel:
+        if client is None:
+            return LocalDeadLetters(
+                self.repo.root / ".steadypress/dead-letters", stream=io.StringIO()
+            )
+        assert self.github is not None
+        return GitHubIssues(client, repository=self.github.full_name)
+
+    def pipeline(self, run: Run) -> Pipeline:
+        """A fresh process for `run`: its own client, caches and targets, as on a runner."""
+        client = self.client() if self.github is not None else None
+        devto = DevtoTarget(
+            "devto",
+            DevtoSettings(api_url=self.forem.api_url),
+            clock=self.clock.monotonic,
+            sleep=self.clock.sleep,
+        )
+        site = SiteTarget(
+            "site", self._site_files(client), settings=SiteSettings(), content_dir="content"
+        )
+        targets: dict[str, Target] = {"site": site, "devto": devto}
+        if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
+            targets = {name: _Dying(target, run.kill) for name, target in targets.items()}
+        return Pipeline(
+            config=self.config,
+            store=_ChaosStore(self.store(client), self, run),
+            content=ContentSource(Git(self.repo.root), "content"),
+            targets=targets,
+            alerts=self._alerts(client),
+            holder=run.holder,
+            clock=self.clock.now,
+            rng=random.Random(self.rng.random()),
+            log=self.log.append,
+        )
+
+    # -- faults -----------------------------------------------------------------------------
+
+    def maybe_race(self, run: Run) -> None:
+        """Sometimes another executor (live mode's role) writes first."""
+        if self.racing or run.role == "rival" or self.rng.random() >= self.scenario.settings.race:
+            return
+        self.racing = True
+        try:
+            self.races += 1
+            rival = Run(at=self.clock.seconds, role="rival", holder="live")
+            drain(self.pipeline(rival), Report())
+        finally:
+            self.racing = False
+
+    @contextmanager
+    def api_fault(self, fault: str | None) -> Iterator[None]:
+        """Inject `fault` for the length of a run; count it if the run met it."""
+        injected = fault is not None and not (fault in GITHUB_ONLY and self.github is None)
+        if injected:
+            assert fault is not None
+            self._inject(fault)
+        try:
+            yield
+        finally:
+            met = self.github.clear_faults() if self.github is not None else 0
+            met += self.forem.drop_after_create == 0 and fault == "dev.to create answer lost"
+            met += not self.forem.script and fault in ("dev.to 500", "dev.to 429")
+            if injected and met:
+                self.faults_met[str(fault)] += 1
+            self.forem.script.clear()
+            self.forem.drop_after_create = 0
+
+    def _inject(self, fault: str) -> None:
+        state_write = "graphql CreateCommit"
+        injections: dict[str, Callable[[], None]] = {
+            "dev.to 500": lambda: self.forem.script.append((500, {})),
+            "dev.to 429": lambda: self.forem.script.append((429, {"Retry-After": "30"})),
+            "dev.to create answer lost": lambda: setattr(self.forem, "drop_after_create", 1),
+        }
+        if self.github is not None:
+            github = self.github
+            injections |= {
+                "state write 502": lambda: github.inject(
+                    Fault(state_write, 502, branch=STATE_BRANCH)
+                ),
+                "state write 502 after the write": lambda: github.inject(
+                    Fault(state_write, 502, apply_first=True, branch=STATE_BRANCH)
+                ),
+                "state write timeout after the write": lambda: github.inject(
+                    Fault.lost_answer(state_write, branch=STATE_BRANCH)
+                ),
+                "state read 500": lambda: github.inject(
+                    Fault("graphql LoadBranch", 500, branch=STATE_BRANCH)
+                ),
+                "secondary rate limit 429": lambda: github.inject(
+                    Fault.secondary_rate_limit("graphql", retry_after=30)
+                ),
+                "primary rate limit 403": lambda: github.inject(
+                    Fault.primary_rate_limit("graphql", reset_in=60)
+                ),
+                "pages write 502 after the write": lambda: github.inject(
+                    Fault(state_write, 502, apply_first=True, branch=PAGES_BRANCH)
+                ),
+            }
+        injections[fault]()
+
+    # -- the story --------------------------------------------------------------------------
+
+    def push(self, paths: tuple[str, ...]) -> str:
+        files = {
+            path: f"---\ntitle: {self.scenario.titles[path]}\ntags: [chaos]\n---\n\n"
+            f"Words of {path}.\n"
+            for path in paths
+        }
+        head = self.repo.commit(f"push {len(self.commits)}", **files)
+        self.commits.append(head)
+        return head
+
+    def execute(self, run: Run) -> None:
+        p = self.pipeline(run)
+        report = Report()
+        with self.api_fault(run.api_fault):
+            try:
+                if run.role == "push":
+                    assert run.push is not None
+                    before = self.commits[run.push - 1] if run.push > 0 else "0" * 40
+                    drain(p, report, prepare=push_prepare(p, before, self.commits[run.push]))
+                    self.reports[run.push] = report
+                elif run.role == "sweep":
+                    sweep(p, report, grace=self.config.timings.grace)
+                else:
+                    head = p.content.head()
+                    drain(p, report, prepare=reconcile(p) if head != self.live_head else None)
+                    self.live_head = head
+            except Killed:
+                self.kills[run.kill.value] += 1
+                if run.role == "live":
+                    self.live_head = None  # the next session is a new process
+
+    def leave_stale_lease(self, holder: str) -> None:
+        """A claim by an executor that died with it: up to three due items, any holder name."""
+        run = Run(at=self.clock.seconds, role="stale", holder=holder)
+        p = self.pipeline(run)
+
+        def take(ledger: Ledger) -> tuple[Ledger, None]:
+            now = self.clock.now()
+            keys = select(ledger, now=now, limit=3)
+            token = f"stale-{self.rng.random()}"
+            ledger, _ = claim(
+                ledger, keys, holder=holder, token=token, now=now, lease_ttl=p.lease_ttl
+            )
+            return ledger, None
+
+        transact(p.store, take, message=f"steadypress: claim ({holder})")
+
+
+def _state_commits(world: _World) -> list[str]:
+    git = world.github.repository.text if world.github is not None else world.repo.git
+    return git("rev-list", "--reverse", STATE_BRANCH).split()
+
+
+def _invalid_commits(world: _World, commits: list[str]) -> list[str]:
+    """Every state commit's three files against state/schema (each distinct blob once)."""
+    root = world.github.repository.path if world.github is not None else world.repo.root
+    specs = "".join(
+        f"{commit}:state/{name}.json\n"
+        for commit in commits
+        for name in ("pending", "published", "dead")
+    )
+    names = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch-check=%(objectname)"],
+        input=specs.encode(), capture_output=True, check=True,
+    ).stdout.decode().split()  # fmt: skip
+    invalid: list[str] = []
+    checked: dict[str, bool] = {}
+    blobs = list(dict.fromkeys(names))
+    contents = _read_blobs(root, blobs)
+    for index, blob in enumerate(names):
+        commit, name = commits[index // 3], ("pending", "published", "dead")[index % 3]
+        if blob not in checked:
+            try:
+                validate_state_file(name, contents[blob])
+                checked[blob] = True
+            except (ValidationError, ValueError):  # not JSON, or not the schema's
+                checked[blob] = False
+        if not checked[blob]:
+            invalid.append(f"{commit[:12]} state/{name}.json")
+    return invalid
+
+
+def _read_blobs(root: Path, blobs: list[str]) -> dict[str, bytes]:
+    output = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch"],
+        input="".join(f"{blob}\n" for blob in blobs).encode(), capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    contents: dict[str, bytes] = {}
+    offset = 0
+    for blob in blobs:
+        header_end = output.index(b"\n", offset)
+        size = int(output[offset:header_end].split()[2])
+        contents[blob] = output[header_end + 1 : header_end + 1 + size]
+        offset = header_end + 1 + size + 1
+    return contents
+
+
+def _alerts(world: _World) -> Counter[str]:
+    if world.github is None:
+        folder = world.repo.root / ".steadypress/dead-letters"
+        keys = [find_marker(path.read_text()) for path in folder.glob("*.md")]
+    else:
+        # A duplicate opened in a race is closed as not planned; every other issue counts.
+        keys = [
+            find_marker(str(issue.get("body") or ""))
+            for issue in world.github.tracker.issues
+            if issue.get("state_reason") != "not_planned"
+        ]
+    return Counter(key for key in keys if key is not None)
+
+
+def _measure(world: _World, github_requests: int) -> Outcome:
+    scenario = world.scenario
+    store = world.store(world.client() if world.github is not None else None)
+    ledger = store.load().ledger
+    head = world.repo.head()
+    lost: list[str] = []
+    latency: dict[str, list[float]] = {route: [] for route in ROUTES}
+    routes = scenario.routes(github=world.github is not None)
+    for push in scenario.pushes:
+        for path in push.paths:
+            blob = world.repo.blob(path, head)
+            wanted = ("site",) if path in scenario.poison else TARGETS
+            records = [ledger.published.get(f"{target}:{path}") for target in wanted]
+            if any(record is None or record.blob != blob for record in records):
+                lost.append(path)
+                continue
+            done = max(parse_time(record.published_at) for record in records if record)
+            latency[routes[path]].append((done - world.clock.start).total_seconds() - push.at)
+    duplicates = {path: count for path, count in world.forem.creates.items() if count > 1}
+    commits = _state_commits(world)
+    return Outcome(
+        backend="github" if world.github is not None else "local",
+        articles=len(scenario.pushed_at),
+        runs=len(scenario.runs),
+        kills=world.kills,
+        api_faults=world.faults_met,
+        races=world.races,
+        lost=lost,
+        duplicate_posts=duplicates,
+        dead=set(ledger.dead),
+        alerts=_alerts(world),
+        pending_at_end=len(ledger.pending),
+        leases_at_end=sum(item.lease is not None for item in ledger.pending.values()),
+        state_commits=len(commits),
+        invalid_state_commits=_invalid_commits(world, commits),
+        latency=latency,
+        github_requests=github_requests,
+        seconds_simulated=world.clock.seconds,
+        log=world.log,
+    )
+
+
+def run_scenario(scenario: Scenario, root: Path, *, backend: str) -> Outcome:
+    """Play `scenario` on `backend` ("local" or "github") in folder `root`."""
+    with ExitStack() as stack:
+        clock = SimClock(datetime.now(UTC).replace(microsecond=0))
+        forem = stack.enter_context(FakeForem(clock=clock.monotonic))
+        github = stack.enter_context(FakeGitHub()) if backend == "github" else None
+        world = _World(scenario, root, clock, forem, github)
+        forem.failing_titles = {scenario.titles[path] for path in scenario.poison}
+        previous_key = os.environ.get("DEVTO_API_KEY")
+        os.environ["DEVTO_API_KEY"] = forem.api_key
+        try:
+            _play(world)
+            requests = sum(github.requests.values()) if github is not None else 0
+            return _measure(world, requests)
+        finally:
+            if previous_key is None:
+                os.environ.pop("DEVTO_API_KEY", None)
+            else:
+                os.environ["DEVTO_API_KEY"] = previous_key
+
+
+def _play(world: _World) -> None:
+    scenario = world.scenario
+    events: list[tuple[float, int, Any]] = []
+    events += [(push.at, 0, push) for push in scenario.pushes]
+    events += [(lease.at, 1, lease) for lease in scenario.stale_leases]
+    events += [(run.at, 2, run) for run in scenario.runs]
+    events.sort(key=lambda event: (event[0], event[1]))
+    for at, kind, event in events:
+        world.clock.advance_to(at)
+        if kind == 0:
+            world.push(event.paths)
+        elif kind == 1:
+            world.leave_stale_lease(event.holder)
+        else:
+            world.execute(event)
+    world.clock.advance_to(scenario.end)

@@ -1,0 +1,41 @@
+"""The chaos suite, short: the promises of benchmarks/chaos.py, asserted on a smaller scenario
+on both backends (`pytest -m chaos` runs just this; the full-size run is the benchmark)."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.chaos.owner_model import play_owner_model
+from tests.chaos.scenario import ROUTES, Kill, Settings, draw
+from tests.chaos.summary import problems, table
+from tests.chaos.world import run_scenario
+
+pytestmark = pytest.mark.chaos
+
+# Denser faults than the full run, so that 80 articles meet every kind (checked below).
+SHORT = Settings(
+    articles=80, poison=3, hours=2.5, stale_leases=6, seed=7, kill=0.06, api_fault=0.2, race=0.1
+)
+
+
+def test_a_scenario_is_the_same_story_for_the_same_seed() -> None:
+    assert draw(SHORT) == draw(SHORT)
+    assert draw(SHORT) != draw(Settings(**{**SHORT.__dict__, "seed": 4}))
+
+
+@pytest.mark.parametrize("backend", ["local", "github"])
+def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(backend: str, tmp_path: Path) -> None:
+    scenario = draw(SHORT)
+    outcome = run_scenario(scenario, tmp_path, backend=backend)
+    owner = play_owner_model(scenario)
+    print(table([outcome], owner, scenario.poison))  # shown with -s, or when the test fails
+    # The scenario really was chaotic: every kill point, API faults, rivals, every route.
+    assert set(outcome.kills) == {kill.value for kill in Kill if kill is not Kill.NONE}
+    assert sum(outcome.api_faults.values()) >= (8 if backend == "github" else 3)
+    assert outcome.races > 0
+    assert all(outcome.latency[route] for route in ROUTES)
+    # ...and every promise held.
+    assert problems(outcome, scenario.poison) == []
+    assert sum(len(values) for values in outcome.latency.values()) == SHORT.articles
+    # The design it replaces, under the same story, strands articles behind dead owners.
+    assert owner.stranded
