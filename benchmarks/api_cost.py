@@ -30,14 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
 from tests.fakes.github import FakeGitHub  # noqa: E402
-from tests.helpers import github_client  # noqa: E402
+from tests.helpers import github_client, site_target  # noqa: E402
 
 from steadypress.cli import main  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
 from steadypress.github.store import GitHubStore  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
 from steadypress.ledger import Ledger, PublishedRecord  # noqa: E402
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget  # noqa: E402
+from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 
@@ -58,9 +58,7 @@ def seed(github: FakeGitHub, repo: Path, count: int) -> str:
     source = ContentSource(Git(repo), "content")
     articles = source.list_articles(head)
     with tempfile.TemporaryDirectory() as folder:
-        site = SiteTarget(
-            "site", DirectorySiteFiles(Path(folder)), settings=SiteSettings(), content_dir="content"
-        )
+        site = site_target(DirectorySiteFiles(Path(folder)))
         published = {}
         for path, blob in articles.items():
             receipt = site.publish(source.read(path, blob, commit=head), None)

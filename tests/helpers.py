@@ -17,6 +17,8 @@ from steadypress.codec import STATE_FILES, decode_ledger
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
+from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteTarget
+from steadypress.theme import Theme
 
 if TYPE_CHECKING:
     from tests.fakes.github import FakeGitHub
@@ -172,4 +174,18 @@ def publications(outputs: list[tuple[str, str]]) -> Counter[str]:
         for _out, err in outputs
         for line in err.splitlines()
         if line.startswith("published ")
+    )
+
+
+def site_target(files: SiteFiles, *, theme: Theme | None = None) -> SiteTarget:
+    """The site target over `files`, served at https://blog.example/, with no repository to
+    read images from."""
+    return SiteTarget(
+        "site",
+        files,
+        settings=SiteSettings(),
+        address=SiteAddress(url="https://blog.example/", base_url="/"),
+        content_dir="content",
+        theme=theme or Theme(),
+        assets=lambda _path, **_commit: None,
     )

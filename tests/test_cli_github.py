@@ -65,14 +65,20 @@ def test_a_pushed_article_is_published_on_the_pages_branch_in_the_same_run(
     result = gh(repo, "drain", "--push", ZERO, repo.head())
     assert result.code == 0, result.err
     assert "hello/index.html" in pages(github)
-    assert remote(github).published["site:content/hello.md"].url == "/hello/"
     assert (
-        "| `site:content/hello.md` | published | [/hello/](/hello/) |"
+        remote(github).published["site:content/hello.md"].url
+        == "https://octo.github.io/blog/hello/"
+    )
+    assert (
+        "| `site:content/hello.md` | published "
+        "| [https://octo.github.io/blog/hello/](https://octo.github.io/blog/hello/) |"
         in (tmp_path / "summary.md").read_text()
     )
     assert repo.state_head() is None, "nothing written to the local repository"
     status = json.loads(gh(repo, "status", "--json").out)
-    assert status["published"]["site:content/hello.md"]["url"] == "/hello/"
+    assert status["published"]["site:content/hello.md"]["url"] == (
+        "https://octo.github.io/blog/hello/"
+    )
 
 
 def test_a_failing_target_gives_exactly_one_dead_letter_issue_and_retry_closes_it(

@@ -41,7 +41,7 @@ def test_the_sample_articles_publish(repo: Repo) -> None:
     for path in samples:
         slug = path.removeprefix("content/").removesuffix(".md")
         assert (repo.root / "_site" / slug / "index.html").exists()
-        assert repo.ledger().published[f"site:{path}"].url == f"/{slug}/"
+        assert repo.ledger().published[f"site:{path}"].url == f"http://localhost:8000/{slug}/"
     assert f"{len(samples)} published" in result.out
 
 
@@ -264,7 +264,7 @@ def test_status_shows_the_ledger_and_json_for_scripts(repo: Repo) -> None:
     document = json.loads(run_cli(repo, "status", "--json").out)
     assert set(document) == {"state_version", "pending", "published", "dead"}
     assert document["state_version"] == repo.state_head()
-    assert document["published"]["site:content/a.md"]["url"] == "/a/"
+    assert document["published"]["site:content/a.md"]["url"] == "http://localhost:8000/a/"
 
 
 def test_inside_github_actions_the_job_summary_and_annotations_are_written(
@@ -277,7 +277,10 @@ def test_inside_github_actions_the_job_summary_and_annotations_are_written(
     repo.commit(**{"content/a.md": article("A"), "content/bad.md": "x"})
     result = run_cli(repo, "run", "--backend", "local")
     text = summary.read_text()
-    assert "| `site:content/a.md` | published | [/a/](/a/) |" in text
+    assert (
+        "| `site:content/a.md` | published | [http://localhost:8000/a/](http://localhost:8000/a/) |"
+        in text
+    )
     assert "| `site:content/bad.md` | dead letter #1 |" in text
     assert (
         "::error file=content/bad.md,title=Dead letter (site)::content/bad.md%3A" not in result.out

@@ -6,13 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.content import Article
+from steadypress.config import Config
+from steadypress.content import Article, ContentSource
 from steadypress.errors import PermanentError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteTarget
+from steadypress.gitio import Git
+from steadypress.targets.site import (
+    DirectorySiteFiles,
+    SiteFiles,
+    SiteSettings,
+    SiteTarget,
+    build_site,
+)
 from tests.fakes.github import FakeGitHub
-from tests.helpers import RecordedSleep, github_client
+from tests.helpers import RecordedSleep, Repo, github_client, site_target
 
 
 @pytest.fixture
@@ -30,7 +38,7 @@ def pages(github: FakeGitHub, token: str | None = None) -> BranchSiteFiles:
 
 
 def site(files: SiteFiles) -> SiteTarget:
-    return SiteTarget("site", files, settings=SiteSettings(), content_dir="content")
+    return site_target(files)
 
 
 def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: object) -> Article:
@@ -72,6 +80,9 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
         ".nojekyll",
         ".steadypress-site.json",
         "index.html",
+        "feed.xml",
+        "sitemap.xml",
+        "style.css",
         "a/index.html",
         "guides/b/index.html",
     }
@@ -152,3 +163,24 @@ def test_a_refused_token_is_a_permanent_error_that_names_it(github: FakeGitHub) 
     """401 is configuration, not weather: a dead letter at once, saying what to check."""
     with pytest.raises(PermanentError, match="GITHUB_TOKEN"):
         site(pages(github, token="wrong")).publish(post("content/a.md", "A"), None)
+
+
+def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """Binary files cannot ride in the REST tree that starts the branch: they follow in a
+    createCommitOnBranch of their own, base64-encoded, and arrive intact."""
+    png = bytes(range(256)) * 4  # not UTF-8
+    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
+    repo.write("content/chart.png", png)
+    head = repo.commit("chart")
+    source = ContentSource(Git(repo.root), "content")
+    target = build_site(
+        "site", pages(github), SiteSettings(), Config(), repo.root, default_url="https://x.test/"
+    )
+    article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)
+    target.verify(article, target.publish(article, None))
+    files = branch_files(github)
+    (asset,) = [path for path in files if path.startswith("assets/")]
+    assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
+    assert commits(github) == 2

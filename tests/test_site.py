@@ -7,13 +7,12 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget
+from steadypress.targets.site import DirectorySiteFiles, SiteTarget
+from tests.helpers import site_target
 
 
 def make_site(root: Path) -> SiteTarget:
-    return SiteTarget(
-        "site", DirectorySiteFiles(root), settings=SiteSettings(), content_dir="content"
-    )
+    return site_target(DirectorySiteFiles(root))
 
 
 def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: object) -> Article:
@@ -39,7 +38,10 @@ def test_an_article_gets_a_page_at_the_url_of_its_path(tmp_path: Path) -> None:
     """content/guides/Hello World.md is served at /guides/hello-world/ and listed on the index."""
     site = make_site(tmp_path)
     receipt = site.publish(post("content/guides/Hello World.md", "Hello"), None)
-    assert (receipt.url, receipt.id) == ("/guides/hello-world/", "guides/hello-world")
+    assert (receipt.url, receipt.id) == (
+        "https://blog.example/guides/hello-world/",
+        "guides/hello-world",
+    )
     page = (tmp_path / "guides/hello-world/index.html").read_text()
     assert "<h1>Hello</h1>" in page and "<em>world</em>" in page
     assert 'href="/guides/hello-world/">Hello</a>' in (tmp_path / "index.html").read_text()

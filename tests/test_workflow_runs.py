@@ -93,7 +93,7 @@ def test_a_pushed_article_is_published_within_the_same_run(
     run = push(runner, before, after)
     assert run.outcome == "success", run.jobs["publish"].steps
     assert "hello/index.html" in pages(github)
-    assert "[/hello/](/hello/)" in run.summary
+    assert "[https://octo.github.io/blog/hello/](https://octo.github.io/blog/hello/)" in run.summary
 
 
 def test_a_push_outside_content_does_not_wake_publish(repo: Repo, runner: WorkflowRunner) -> None:

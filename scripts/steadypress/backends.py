@@ -27,11 +27,13 @@ from steadypress.targets import Target, build_targets, devto, webhook
 
 __all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
 
-_GITHUB_TARGETS: dict[str, Callable[[TargetConfig, Config, GitHubClient, str], Target]] = {
+_GITHUB_TARGETS: dict[str, Callable[[TargetConfig, Config, GitHubClient, str, Path], Target]] = {
     "site": build_pages_target,
     # A webhook or dev.to is the same wherever the ledger lives.
-    "webhook": lambda spec, config, _client, _repository: webhook.build_local(spec, config, Path()),
-    "devto": lambda spec, config, _client, _repository: devto.build_local(spec, config, Path()),
+    "webhook": lambda spec, config, _client, _repository, repo: webhook.build_local(
+        spec, config, repo
+    ),
+    "devto": lambda spec, config, _client, _repository, repo: devto.build_local(spec, config, repo),
 }
 
 
@@ -84,7 +86,7 @@ def github_pipeline(
         store=GitHubStore(client, repository=repository, branch=config.state_branch),
         content=ContentSource(Git(repo), config.content_dir),
         targets={
-            name: _GITHUB_TARGETS[spec.kind](spec, config, client, repository)
+            name: _GITHUB_TARGETS[spec.kind](spec, config, client, repository, repo)
             for name, spec in config.targets.items()
         },
         alerts=GitHubIssues(client, repository=repository, run_url=run_url),

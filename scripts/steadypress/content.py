@@ -25,6 +25,7 @@ _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
     "title": (str,),
     "description": (str,),
     "canonical_url": (str,),
+    "cover_image": (str,),
     "slug": (str,),
     "draft": (bool,),
 }
@@ -52,6 +53,11 @@ class Article:
     draft: bool = False
     slug: str | None = None
     targets: tuple[str, ...] | None = None  # only these targets, when the front matter says so
+    cover_image: str | None = None
+    # Known once read from a commit: when the file last changed there (feeds show it), and the
+    # commit itself, where the images it references are read from.
+    updated: datetime | None = None
+    commit: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -153,6 +159,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         draft=bool(metadata.get("draft", False)),
         slug=_optional_text(metadata, "slug"),
         targets=_targets(metadata.get("targets"), path=path),
+        cover_image=_optional_text(metadata, "cover_image"),
         metadata=metadata,
     )
 
@@ -232,14 +239,28 @@ class ContentSource:
         return changes
 
     def read(self, path: str, blob: str, *, commit: str) -> Article:
-        """Parse one article version; an article with no `date` takes its commit's time."""
+        """Parse one article version as of `commit`. Its history gives what the front matter
+        may leave out: `updated` is when the file last changed, and an article with no `date`
+        is dated by the commit that added it. Both are the same whichever later commit the
+        version is read at, so the same version renders the same bytes."""
         found = self._git.read_objects([blob])[0]
         if found is None:
             raise ArticleError(path, f"blob {blob} is not in the repository")
         article = parse_article(path, blob, found[1])
-        if article.date is None:
-            article = replace(article, date=self._commit_time(commit))
-        return article
+        changes = self._change_times(commit, path)
+        updated = changes[0] if changes else self._commit_time(commit)
+        added = changes[-1] if changes else updated
+        return replace(article, date=article.date or added, updated=updated, commit=commit)
+
+    def asset(self, path: str, *, commit: str) -> tuple[str, bytes] | None:
+        """A file of the repository at `commit` (an image an article shows): its blob id and
+        bytes, or None when there is no such file."""
+        return self._git.read_objects([f"{commit}:{path}"])[0]
+
+    def _change_times(self, commit: str, path: str) -> list[datetime]:
+        """When the commits that changed `path` up to `commit` were made, newest first."""
+        stamps = self._git.text("log", "--format=%ct", commit, "--", path).split()
+        return [datetime.fromtimestamp(int(stamp), UTC) for stamp in stamps]
 
     def _commit_time(self, commit: str) -> datetime:
         if commit not in self._commit_times:

@@ -1,26 +1,38 @@
-"""Markdown to HTML pages: deterministic bytes, everything from front matter escaped."""
+"""Markdown the way authors write it, to deterministic HTML.
+
+GitHub-flavoured tables, strikethrough and task lists, footnotes, ids on headings (anchors), and
+fenced code highlighted by Pygments at build time (no JavaScript on the page). Authors are
+trusted with raw HTML in their own articles; titles, tags and descriptions are not markup and
+the templates always escape them.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from html import escape
+from collections.abc import Callable
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
-__all__ = ["IndexEntry", "render_index", "render_markdown", "render_page", "slugify"]
+__all__ = [
+    "highlight_css",
+    "is_relative_reference",
+    "reading_minutes",
+    "render_markdown",
+    "slugify",
+]
 
-# Authors are trusted with raw HTML in their own articles; titles, tags and descriptions are not
-# markup and are always escaped.
-_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-
-
-def render_markdown(text: str) -> str:
-    html: str = _MARKDOWN.render(text)
-    return html
+WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 
 
 def slugify(text: str) -> str:
@@ -29,96 +41,64 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
 
 
-# Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)  # fmt: skip
+def _highlight(code: str, language: str, _attrs: Any) -> str:
+    """Pygments' spans for a known language; markdown-it wraps them in <pre><code>. An unknown
+    language (or none) is left to markdown-it, which escapes it."""
+    if not language:
+        return ""
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:
+        return ""
+    return str(highlight(code, lexer, HtmlFormatter(nowrap=True)))
 
 
-@dataclass(frozen=True)
-class IndexEntry:
-    title: str
-    url: str
-    date: datetime
-    description: str | None
+_MARKDOWN = (
+    MarkdownIt("commonmark", {"html": True, "highlight": _highlight})
+    .enable(["table", "strikethrough"])
+    .use(tasklists_plugin)
+    .use(footnote_plugin)
+    .use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
+)
 
 
-_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · {site_title}</title>
-{description_meta}</head>
-<body>
-<header><a href="{home}">{site_title}</a></header>
-<main>
-<article>
-<h1>{title}</h1>
-<p class="meta"><time datetime="{iso_date}">{human_date}</time>{tags}</p>
-{body}</article>
-</main>
-</body>
-</html>
-"""
+def is_relative_reference(src: str) -> bool:
+    """A path inside the repository (`images/a.png`, `../a.png`), not a URL or a site path."""
+    return bool(src) and not re.match(r"^([a-z][a-z0-9+.-]*:|/|#)", src, re.IGNORECASE)
 
 
-def render_page(
-    *,
-    title: str,
-    body_markdown: str,
-    date: datetime,
-    tags: Sequence[str],
-    description: str | None,
-    site_title: str,
-    home: str,
-) -> bytes:
-    tag_list = "".join(f' <span class="tag">#{escape(tag)}</span>' for tag in tags)
-    description_meta = (
-        f'<meta name="description" content="{escape(description)}">\n' if description else ""
-    )
-    return _PAGE.format(
-        title=escape(title),
-        site_title=escape(site_title),
-        description_meta=description_meta,
-        home=escape(home),
-        iso_date=date.date().isoformat(),
-        human_date=f"{date.day} {_MONTHS[date.month - 1]} {date.year}",
-        tags=tag_list,
-        body=render_markdown(body_markdown),
-    ).encode()
+def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None) -> str:
+    """HTML for `text`; `image_src` maps each relative image reference to where it is served."""
+    env: dict[str, Any] = {}
+    tokens = _MARKDOWN.parse(text, env)
+    if image_src is not None:
+        for image in _images(tokens):
+            src = str(image.attrGet("src") or "")
+            if is_relative_reference(src):
+                image.attrSet("src", image_src(src))
+    html: str = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)
+    return html
 
 
-_INDEX = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{site_title}</title>
-</head>
-<body>
-<header><h1>{site_title}</h1></header>
-<main>
-<ul class="articles">
-{items}</ul>
-</main>
-</body>
-</html>
-"""
+def _images(tokens: list[Token]) -> list[Token]:
+    found = []
+    for token in tokens:
+        if token.type == "image":
+            found.append(token)
+        if token.children:
+            found.extend(_images(token.children))
+    return found
 
 
-def _index_item(entry: IndexEntry) -> str:
-    day = entry.date.date().isoformat()
-    description = f"<p>{escape(entry.description)}</p>" if entry.description else ""
-    return (
-        f'<li><time datetime="{day}">{day}</time> '
-        f'<a href="{escape(entry.url)}">{escape(entry.title)}</a>{description}</li>\n'
-    )
+def reading_minutes(text: str) -> int:
+    """Whole minutes to read `text` (at least one)."""
+    words = len(re.findall(r"\w+", text))
+    return max(1, math.ceil(words / WORDS_PER_MINUTE))
 
 
-def render_index(entries: Sequence[IndexEntry], *, site_title: str) -> bytes:
-    """The list of articles, newest first (ties broken by URL, so the bytes are stable)."""
-    ordered = sorted(entries, key=lambda entry: (-entry.date.timestamp(), entry.url))
-    items = "".join(_index_item(entry) for entry in ordered)
-    return _INDEX.format(site_title=escape(site_title), items=items).encode()
+def highlight_css() -> tuple[str, str]:
+    """Pygments' rules for the highlighted code, for light and for dark pages."""
+    # types-Pygments leaves get_style_defs untyped; it returns the CSS text.
+    light = HtmlFormatter(style="default").get_style_defs("pre code")  # type: ignore[no-untyped-call]
+    dark = HtmlFormatter(style="github-dark").get_style_defs("pre code")  # type: ignore[no-untyped-call]
+    return str(light), str(dark)

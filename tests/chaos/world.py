@@ -41,7 +41,7 @@ from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import push_prepare, reconcile, sweep
 from steadypress.targets import Receipt, Target
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteTarget
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, build_site
 from steadypress.timefmt import parse_time
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Run, Scenario
 from tests.fakes.devto import FakeForem
@@ -240,9 +240,8 @@ class _World:
             clock=self.clock.monotonic,
             sleep=self.clock.sleep,
         )
-        site = SiteTarget(
-            "site", self._site_files(client), settings=SiteSettings(), content_dir="content"
-        )
+        site = build_site("site", self._site_files(client), SiteSettings(), self.config,
+                          self.repo.root, default_url="https://octo.github.io/blog/")  # fmt: skip
         targets: dict[str, Target] = {"site": site, "devto": devto}
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
             targets = {name: _Dying(target, run.kill) for name, target in targets.items()}

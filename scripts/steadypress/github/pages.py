@@ -13,6 +13,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from steadypress.backoff import backoff_seconds
@@ -21,9 +22,9 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.github.branch import BranchMoved, BranchRead, GitHubBranch, blob_oid
 from steadypress.github.client import AuthFailed, GitHubClient, GitHubError
 from steadypress.github.store import UNAVAILABLE
-from steadypress.targets.site import SiteTarget, SiteWriter, parse_settings
+from steadypress.targets.site import SiteTarget, SiteWriter, build_site, parse_settings
 
-__all__ = ["BranchSiteFiles", "build_pages_target"]
+__all__ = ["BranchSiteFiles", "build_pages_target", "pages_url"]
 
 R = TypeVar("R")
 
@@ -78,12 +79,27 @@ class BranchSiteFiles:
 
     def _commit(self, staged: _Staged) -> None:
         message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
-        if staged.at.head is None:
-            self._branch.create(staged.changes, message=message)
-        else:
-            self._branch.commit(
-                staged.changes, expected=staged.at.head, message=message, deletions=staged.deletions
-            )
+        head = staged.at.head
+        changes = staged.changes
+        if head is None:
+            # A new branch is made from inline text (REST trees); images follow in a commit of
+            # their own, which carries bytes. Until it lands the site lacks them, and a run that
+            # dies in between is retried like any other.
+            text = {path: data for path, data in changes.items() if _is_text(data)}
+            head = self._branch.create(text, message=message)
+            changes = {path: data for path, data in changes.items() if path not in text}
+            if not changes:
+                return
+            message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
+        self._branch.commit(changes, expected=head, message=message, deletions=staged.deletions)
+
+
+def _is_text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class _Staged:
@@ -136,11 +152,20 @@ class _Staged:
 
 
 def build_pages_target(
-    spec: TargetConfig, config: Config, client: GitHubClient, repository: str
+    spec: TargetConfig, config: Config, client: GitHubClient, repository: str, repo: Path
 ) -> SiteTarget:
-    """The `site` target as the GitHub backend runs it: committed to its Pages branch."""
+    """The `site` target as the GitHub backend runs it: committed to its Pages branch, and
+    served where GitHub Pages serves it unless the settings say otherwise."""
     settings = parse_settings(spec.name, spec.options, config.source)
     branch = GitHubBranch(client, repository=repository, branch=settings.branch)
-    return SiteTarget(
-        spec.name, BranchSiteFiles(branch), settings=settings, content_dir=config.content_dir
-    )
+    return build_site(spec.name, BranchSiteFiles(branch), settings, config, repo,
+                      default_url=pages_url(repository))  # fmt: skip
+
+
+def pages_url(repository: str) -> str:
+    """Where GitHub Pages serves a repository's site: a project site under the owner's domain,
+    or the domain itself for the repository named after it (docs.github.com/pages, "Types of
+    GitHub Pages sites")."""
+    owner, name = repository.split("/", 1)
+    domain = f"{owner.lower()}.github.io"
+    return f"https://{domain}/" if name.lower() == domain else f"https://{domain}/{name}/"

@@ -1,9 +1,13 @@
-"""The static site target: one HTML page per article and an index, newest first.
+"""The static site target: a page per article with its images, an index, an Atom feed, a
+sitemap and a page per tag, in the theme's templates.
 
 The site keeps its own manifest (`.steadypress-site.json`: which article owns which URL, at which
-blob), so publishing is idempotent without asking the ledger: the same blob rendered again gives
-the same bytes, and identical bytes are not written. Where the files go is behind `SiteFiles`: a
-directory for the embedded default, a Pages branch later, with the same logic.
+blob, with what the shared files list of it), so publishing is idempotent without asking the
+ledger, and incremental: one article's new version rewrites its page, its images, the index, the
+feed, the sitemap and the pages of its tags (old and new), built from the manifest without
+reading any other article. The same content gives the same bytes, and identical bytes are not
+written. Where the files go is behind `SiteFiles`: a directory for the embedded default, the
+Pages branch on GitHub, with the same logic.
 """
 
 from __future__ import annotations
@@ -12,20 +16,30 @@ import contextlib
 import hashlib
 import json
 import os
+import posixpath
+import re
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from html import unescape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import urlparse
+
+from markupsafe import Markup
 
 from steadypress import jsonfmt
+from steadypress.content import ContentSource
 from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.feeds import FeedEntry, atom_feed, sitemap
 from steadypress.filelock import exclusive_lock
+from steadypress.gitio import Git
 from steadypress.ledger import PublishedRecord
 from steadypress.options import text_settings
-from steadypress.render import IndexEntry, render_index, render_page, slugify
+from steadypress.render import is_relative_reference, reading_minutes, render_markdown, slugify
 from steadypress.targets.base import Receipt
+from steadypress.theme import Theme
 from steadypress.timefmt import format_time, parse_time
 
 if TYPE_CHECKING:
@@ -34,15 +48,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DirectorySiteFiles",
+    "SiteAddress",
     "SiteFiles",
     "SiteSettings",
     "SiteTarget",
     "build_local",
+    "build_site",
     "parse_settings",
+    "site_address",
 ]
 
 MANIFEST = ".steadypress-site.json"
+MANIFEST_VERSION = 2
 INDEX = "index.html"
+FEED = "feed.xml"
+SITEMAP = "sitemap.xml"
+STYLESHEET = "style.css"
 # GitHub Pages runs Jekyll unless told not to; the site is already built.
 NO_JEKYLL = ".nojekyll"
 R = TypeVar("R")
@@ -53,26 +74,66 @@ class SiteSettings:
     dir: str = "_site"
     branch: str = "gh-pages"
     title: str = "steadypress"
-    base_url: str = "/"
+    # Where the site is served (absolute; feeds, sitemaps and canonical links need it), and the
+    # path its links start with; each defaults from the other and from the backend.
+    url: str = ""
+    base_url: str = ""
+    theme: str = ""  # a folder of the repository whose templates and stylesheet win
+    language: str = "en"
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
     settings = text_settings(SiteSettings, options, prefix=prefix, source=source)
-    if ".." in PurePosixPath(settings.dir).parts:
-        raise ConfigError(source, f"targets.{name}.dir: must stay inside the repository")
-    if not settings.base_url.endswith("/"):
-        settings = replace(settings, base_url=settings.base_url + "/")
+    for key in ("dir", "theme"):
+        value = getattr(settings, key)
+        if ".." in PurePosixPath(value).parts or PurePosixPath(value).is_absolute():
+            raise ConfigError(source, f"targets.{name}.{key}: must stay inside the repository")
+    if settings.url and urlparse(settings.url).scheme not in ("http", "https"):
+        raise ConfigError(source, f"targets.{name}.url: must be an http(s) URL")
     return settings
+
+
+@dataclass(frozen=True)
+class SiteAddress:
+    """The absolute address of the site's root, and the path its own links start with."""
+
+    url: str
+    base_url: str
+
+
+def site_address(settings: SiteSettings, *, default_url: str) -> SiteAddress:
+    url = settings.url or default_url
+    url = url if url.endswith("/") else url + "/"
+    base = settings.base_url or (urlparse(url).path if settings.url else "/")
+    return SiteAddress(url=url, base_url=base if base.endswith("/") else base + "/")
 
 
 def build_local(spec: TargetConfig, config: Config, repo: Path) -> SiteTarget:
     settings = parse_settings(spec.name, spec.options, config.source)
+    return build_site(spec.name, DirectorySiteFiles(repo / settings.dir), settings, config, repo,
+                      default_url="http://localhost:8000/")  # fmt: skip
+
+
+def build_site(
+    name: str,
+    files: SiteFiles,
+    settings: SiteSettings,
+    config: Config,
+    repo: Path,
+    *,
+    default_url: str,
+) -> SiteTarget:
+    """The site target over `files`, reading images from `repo` and the theme from its folder."""
+    content = ContentSource(Git(repo), config.content_dir)
     return SiteTarget(
-        spec.name,
-        DirectorySiteFiles(repo / settings.dir),
+        name,
+        files,
         settings=settings,
+        address=site_address(settings, default_url=default_url),
         content_dir=config.content_dir,
+        theme=Theme(repo / settings.theme if settings.theme else None),
+        assets=content.asset,
     )
 
 
@@ -154,11 +215,19 @@ class _DirectoryWriter:
 
 @dataclass(frozen=True)
 class _Entry:
+    """What the manifest keeps of a published article: enough to rebuild the index, the feed,
+    the sitemap and the tag pages without reading any article again."""
+
     blob: str
     slug: str
     title: str
     date: datetime
+    updated: datetime
     description: str | None
+    summary: str
+    tags: tuple[str, ...]
+    cover: str | None  # the site path of a published cover image, or an absolute URL
+    assets: tuple[str, ...]  # site paths of the images published with it
     sha256: str
 
     def to_json(self) -> dict[str, Any]:
@@ -167,23 +236,78 @@ class _Entry:
             "slug": self.slug,
             "title": self.title,
             "date": format_time(self.date),
+            "updated": format_time(self.updated),
             "description": self.description,
+            "summary": self.summary,
+            "tags": list(self.tags),
+            "cover": self.cover,
+            "assets": list(self.assets),
             "sha256": self.sha256,
         }
+
+    @classmethod
+    def from_json(cls, fields: Mapping[str, Any]) -> _Entry:
+        date = parse_time(fields["date"])
+        return cls(
+            blob=fields["blob"],
+            slug=fields["slug"],
+            title=fields["title"],
+            date=date,
+            # A manifest written before feeds existed lacks these; the article's next version
+            # fills them in.
+            updated=parse_time(fields["updated"]) if "updated" in fields else date,
+            description=fields["description"],
+            summary=fields.get("summary") or fields["description"] or "",
+            tags=tuple(fields.get("tags", ())),
+            cover=fields.get("cover"),
+            assets=tuple(fields.get("assets", ())),
+            sha256=fields["sha256"],
+        )
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    page: bytes
+    entry: _Entry
+    assets: dict[str, bytes]  # site path -> bytes
 
 
 def _page_path(slug: str) -> str:
     return f"{slug}/index.html"
 
 
+def _tag_path(tag: str) -> str:
+    return f"tags/{slugify(tag) or 'tag'}/index.html"
+
+
+def _summary(html: str, limit: int = 240) -> str:
+    """The first words of an article as plain text, for feeds and lists with no description."""
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"
+
+
 class SiteTarget:
     def __init__(
-        self, name: str, files: SiteFiles, *, settings: SiteSettings, content_dir: str
+        self,
+        name: str,
+        files: SiteFiles,
+        *,
+        settings: SiteSettings,
+        address: SiteAddress,
+        content_dir: str,
+        theme: Theme,
+        assets: Callable[..., tuple[str, bytes] | None],
     ) -> None:
         self._name = name
         self._files = files
         self._settings = settings
+        self._address = address
         self._content_prefix = content_dir.strip("/") + "/"
+        self._theme = theme
+        self._assets = assets
+        self._stylesheet: bytes | None = None
 
     @property
     def name(self) -> str:
@@ -207,31 +331,154 @@ class SiteTarget:
             raise PermanentError(f"cannot make a URL from {source!r}")
         return "/".join(parts)
 
-    def _render(self, article: Article) -> bytes:
-        return render_page(
-            title=article.title,
-            body_markdown=article.body,
-            date=_date_of(article),
-            tags=article.tags,
-            description=article.description,
-            site_title=self._settings.title,
-            home=self._settings.base_url,
+    # -- rendering ----------------------------------------------------------------------------
+
+    def _site(self) -> dict[str, str]:
+        return {
+            "title": self._settings.title,
+            "url": self._address.url,
+            "base_url": self._address.base_url,
+            "language": self._settings.language,
+        }
+
+    def _href(self, site_path: str) -> str:
+        return self._address.base_url + site_path.removesuffix("index.html")
+
+    def _absolute(self, site_path_or_url: str) -> str:
+        if urlparse(site_path_or_url).scheme:
+            return site_path_or_url
+        return self._address.url + site_path_or_url.removesuffix("index.html")
+
+    def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str:
+        """Publish the image `reference` (relative to the article) and return its site path."""
+        location = posixpath.normpath(
+            posixpath.join(
+                posixpath.dirname(article.path),
+                reference.split("#", maxsplit=1)[0].split("?", maxsplit=1)[0],
+            )
         )
+        if location.startswith("../") or article.commit is None:
+            raise PermanentError(f"image {reference!r} is outside the repository")
+        found = self._assets(location, commit=article.commit)
+        if found is None:
+            raise PermanentError(
+                f"image {reference!r} not found: no file {location} in commit {article.commit[:12]}"
+            )
+        oid, data = found
+        stem, dot, extension = posixpath.basename(location).rpartition(".")
+        name = f"{slugify(stem) or 'image'}{dot}{slugify(extension)}" if dot else slugify(extension)
+        site_path = f"assets/{oid[:16]}/{name}"
+        assets[site_path] = data
+        return site_path
 
-    def _url(self, slug: str) -> str:
-        return f"{self._settings.base_url}{slug}/"
-
-    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+    def _render(self, article: Article) -> _Rendered:
         slug = self.slug_of(article)
-        page = self._render(article)
+        assets: dict[str, bytes] = {}
+        body = render_markdown(
+            article.body,
+            image_src=lambda src: self._address.base_url + self._asset(article, src, assets),
+        )
+        cover = article.cover_image
+        if cover and is_relative_reference(cover):
+            cover = self._asset(article, cover, assets)
+        date = _date_of(article)
+        tags = [{"name": tag, "href": self._href(_tag_path(tag))} for tag in article.tags]
+        url = self._absolute(_page_path(slug))
+        page = self._theme.render(
+            "article.html",
+            site=self._site(),
+            article={
+                "title": article.title,
+                "description": article.description,
+                "date_iso": format_time(date),
+                "date_human": _human(date),
+                "reading_minutes": reading_minutes(article.body),
+                "tags": tags,
+                "cover": (self._href(cover) if cover and not urlparse(cover).scheme else cover),
+                "cover_absolute": self._absolute(cover) if cover else None,
+                "url": url,
+                "canonical": article.canonical_url or url,
+                # Rendered by markdown-it from the author's own article: trusted, as DESIGN says.
+                "body": Markup(body),  # noqa: S704
+            },
+        )
         entry = _Entry(
             blob=article.blob,
             slug=slug,
             title=article.title,
-            date=_date_of(article),
+            date=date,
+            updated=article.updated or date,
             description=article.description,
+            summary=article.description or _summary(body),
+            tags=article.tags,
+            cover=cover,
+            assets=tuple(sorted(assets)),
             sha256=hashlib.sha256(page).hexdigest(),
         )
+        return _Rendered(page=page, entry=entry, assets=assets)
+
+    def _list(self, entries: Iterable[_Entry]) -> list[dict[str, Any]]:
+        ordered = sorted(entries, key=lambda entry: (-entry.date.timestamp(), entry.slug))
+        return [
+            {
+                "title": entry.title,
+                "href": self._href(_page_path(entry.slug)),
+                "date_iso": format_time(entry.date),
+                "date_human": _human(entry.date),
+                "description": entry.description,
+            }
+            for entry in ordered
+        ]
+
+    def _write_shared(
+        self, files: SiteWriter, manifest: Mapping[str, _Entry], tags: Iterable[str]
+    ) -> None:
+        """The files that list articles: the index, the feed, the sitemap, and the pages of
+        `tags` (the tags of the article that changed, before and after)."""
+        site = self._site()
+        entries = list(manifest.values())
+        files.put(INDEX, self._theme.render("index.html", site=site, entries=self._list(entries)))
+        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=[
+            FeedEntry(
+                title=entry.title, url=self._absolute(_page_path(entry.slug)),
+                published=entry.date, updated=entry.updated, summary=entry.summary,
+                tags=entry.tags, cover=self._absolute(entry.cover) if entry.cover else None,
+            )
+            for entry in entries
+        ]))  # fmt: skip
+        by_tag: dict[str, list[_Entry]] = {}
+        for entry in entries:
+            for tag in entry.tags:
+                by_tag.setdefault(_tag_path(tag), []).append(entry)
+        pages: list[tuple[str, datetime | None]] = [
+            (self._address.url, max((e.updated for e in entries), default=None))
+        ]
+        pages += [(self._absolute(_page_path(e.slug)), e.updated) for e in entries]
+        pages += [(self._absolute(path), max(e.updated for e in tagged))
+                  for path, tagged in by_tag.items()]  # fmt: skip
+        files.put(SITEMAP, sitemap(pages))
+        for path in sorted({_tag_path(tag) for tag in tags}):
+            tagged = by_tag.get(path)
+            if not tagged:
+                files.remove(path)
+                continue
+            name = min(tag for entry in tagged for tag in entry.tags if _tag_path(tag) == path)
+            files.put(path, self._theme.render(
+                "tag.html", site=site, tag=name, url=self._absolute(path),
+                entries=self._list(tagged),
+            ))  # fmt: skip
+
+    def _put_static(self, files: SiteWriter) -> None:
+        if self._stylesheet is None:
+            self._stylesheet = self._theme.stylesheet()
+        files.put(STYLESHEET, self._stylesheet)
+        files.put(NO_JEKYLL, b"")
+
+    # -- the Target protocol ------------------------------------------------------------------
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        rendered = self._render(article)
+        entry, slug = rendered.entry, rendered.entry.slug
 
         def change(files: SiteWriter) -> None:
             manifest = _read_manifest(files)
@@ -241,19 +488,27 @@ class SiteTarget:
             old = manifest.get(article.path)
             if old is not None and old.slug != slug:
                 files.remove(_page_path(old.slug))
-            files.put(_page_path(slug), page)
-            files.put(NO_JEKYLL, b"")
+            files.put(_page_path(slug), rendered.page)
+            for path, data in rendered.assets.items():
+                files.put(path, data)
+            self._put_static(files)
             if old != entry:
                 manifest[article.path] = entry
-                files.put(INDEX, self._index(manifest))
+                self._write_shared(files, manifest, (*entry.tags, *(old.tags if old else ())))
+                _remove_orphans(files, manifest, old)
                 files.put(MANIFEST, _encode_manifest(manifest))
 
-        self._files.apply(change, texts=[MANIFEST], oids=[_page_path(slug), INDEX, NO_JEKYLL])
-        return Receipt(url=self._url(slug), id=slug)
+        self._files.apply(
+            change,
+            texts=[MANIFEST],
+            oids=[_page_path(slug), INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL,
+                  *map(_tag_path, entry.tags), *rendered.assets],
+        )  # fmt: skip
+        return Receipt(url=self._absolute(_page_path(slug)), id=slug)
 
     def verify(self, article: Article, receipt: Receipt) -> None:
         slug = self.slug_of(article)
-        expected = hashlib.sha256(self._render(article)).hexdigest()
+        expected = hashlib.sha256(self._render(article).page).hexdigest()
         page, entry = self._files.apply(
             lambda files: (files.read(_page_path(slug)), _read_manifest(files).get(article.path)),
             texts=[_page_path(slug), MANIFEST],
@@ -264,7 +519,7 @@ class SiteTarget:
             raise TransientError("the site index does not list this version")
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
-        """Remove the article's page and its index entry; the manifest says which page is its."""
+        """Remove the article's page, its images, and its entries in the shared files."""
 
         def change(files: SiteWriter) -> None:
             manifest = _read_manifest(files)
@@ -272,7 +527,8 @@ class SiteTarget:
             if entry is None:
                 return
             files.remove(_page_path(entry.slug))
-            files.put(INDEX, self._index(manifest))
+            self._write_shared(files, manifest, entry.tags)
+            _remove_orphans(files, manifest, entry)
             files.put(MANIFEST, _encode_manifest(manifest))
 
         # The page is most likely at the slug made from its path; announcing it saves a read.
@@ -280,19 +536,30 @@ class SiteTarget:
             likely_page = [_page_path(self._slug(self._path_slug_source(path)))]
         except PermanentError:
             likely_page = []
-        self._files.apply(change, texts=[MANIFEST], oids=[INDEX, *likely_page])
+        self._files.apply(change, texts=[MANIFEST], oids=[INDEX, FEED, SITEMAP, *likely_page])
 
-    def _index(self, manifest: Mapping[str, _Entry]) -> bytes:
-        entries = [
-            IndexEntry(
-                title=entry.title,
-                url=self._url(entry.slug),
-                date=entry.date,
-                description=entry.description,
-            )
-            for entry in manifest.values()
-        ]
-        return render_index(entries, site_title=self._settings.title)
+
+def _remove_orphans(
+    files: SiteWriter, manifest: Mapping[str, _Entry], previous: _Entry | None
+) -> None:
+    """Images the previous version used that no article uses any more."""
+    if previous is None:
+        return
+    used = {asset for entry in manifest.values() for asset in entry.assets}
+    for asset in previous.assets:
+        if asset not in used:
+            files.remove(asset)
+
+
+# Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+
+
+def _human(moment: datetime) -> str:
+    return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
 
 
 def _date_of(article: Article) -> datetime:
@@ -308,17 +575,9 @@ def _read_manifest(files: SiteWriter) -> dict[str, _Entry]:
         return {}
     try:
         document = json.loads(raw)
-        return {
-            path: _Entry(
-                blob=fields["blob"],
-                slug=fields["slug"],
-                title=fields["title"],
-                date=parse_time(fields["date"]),
-                description=fields["description"],
-                sha256=fields["sha256"],
-            )
-            for path, fields in document["articles"].items()
-        }
+        if document.get("version") not in (1, MANIFEST_VERSION):
+            raise ValueError(f"unknown version {document.get('version')!r}")
+        return {path: _Entry.from_json(fields) for path, fields in document["articles"].items()}
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         # The site is left as it is: rewriting a manifest we could not read would forget pages.
         raise TransientError(
@@ -328,7 +587,7 @@ def _read_manifest(files: SiteWriter) -> dict[str, _Entry]:
 
 def _encode_manifest(manifest: Mapping[str, _Entry]) -> bytes:
     document = {
-        "version": 1,
-        "articles": {path: entry.to_json() for path, entry in manifest.items()},
+        "version": MANIFEST_VERSION,
+        "articles": {path: entry.to_json() for path, entry in sorted(manifest.items())},
     }
     return (jsonfmt.dumps(document) + "\n").encode()

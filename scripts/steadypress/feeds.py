@@ -1,0 +1,84 @@
+"""The site's machine-readable side: an Atom 1.0 feed (RFC 4287) and a sitemap (sitemaps.org
+protocol 0.9), built as XML trees by ElementTree, never by string concatenation, so any title
+is escaped and the same entries always give the same bytes."""
+
+from __future__ import annotations
+
+import mimetypes
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from steadypress.timefmt import format_time
+
+__all__ = ["FEED_ENTRIES", "FeedEntry", "atom_feed", "sitemap"]
+
+ATOM = "http://www.w3.org/2005/Atom"
+SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
+FEED_ENTRIES = 20  # the newest articles a feed reader is shown
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    title: str
+    url: str  # absolute
+    published: datetime
+    updated: datetime
+    summary: str
+    tags: tuple[str, ...]
+    cover: str | None  # absolute
+
+
+def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, attributes)
+    element.text = text
+    return element
+
+
+def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
+    """The newest `FEED_ENTRIES` entries; `url` is the site's absolute address."""
+    newest = sorted(entries, key=lambda entry: (-entry.published.timestamp(), entry.url))
+    newest = newest[:FEED_ENTRIES]
+    feed = ET.Element("feed", {"xmlns": ATOM})
+    _text(feed, "title", title)
+    _text(feed, "id", url)
+    ET.SubElement(feed, "link", {"rel": "self", "href": f"{url}feed.xml"})
+    ET.SubElement(feed, "link", {"rel": "alternate", "type": "text/html", "href": url})
+    # An empty feed is still valid Atom: it needs an `updated`, and the epoch says "never".
+    changed = max((entry.updated for entry in newest), default=datetime(1970, 1, 1, tzinfo=UTC))
+    _text(feed, "updated", format_time(changed))
+    _text(feed, "generator", "steadypress")
+    for entry in newest:
+        item = ET.SubElement(feed, "entry")
+        _text(item, "title", entry.title)
+        _text(item, "id", entry.url)
+        ET.SubElement(item, "link", {"rel": "alternate", "type": "text/html", "href": entry.url})
+        _text(item, "published", format_time(entry.published))
+        _text(item, "updated", format_time(entry.updated))
+        author = ET.SubElement(item, "author")
+        _text(author, "name", title)
+        _text(item, "summary", entry.summary)
+        for tag in entry.tags:
+            ET.SubElement(item, "category", {"term": tag})
+        if entry.cover:
+            kind = mimetypes.guess_type(entry.cover)[0] or "image/*"
+            ET.SubElement(item, "link", {"rel": "enclosure", "type": kind, "href": entry.cover})
+    return _document(feed)
+
+
+def sitemap(pages: Sequence[tuple[str, datetime | None]]) -> bytes:
+    """`pages`: absolute URL and last change (None when unknown), in any order."""
+    urlset = ET.Element("urlset", {"xmlns": SITEMAP})
+    for location, changed in sorted(pages, key=lambda page: page[0]):
+        url = ET.SubElement(urlset, "url")
+        _text(url, "loc", location)
+        if changed is not None:
+            _text(url, "lastmod", format_time(changed))
+    return _document(urlset)
+
+
+def _document(root: ET.Element) -> bytes:
+    ET.indent(root)
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"

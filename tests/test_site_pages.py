@@ -1,0 +1,231 @@
+"""The site readers see: feed, sitemap, tag pages, images, markdown, theme; all from real commits,
+checked with the tools a reader's software would use (a feed parser, the sitemap XSD, an HTML5
+parser), and incremental: one article's change rewrites only the files that list it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import feedparser
+import html5lib
+import pytest
+import xmlschema
+
+from steadypress.config import Config
+from steadypress.content import ContentSource
+from steadypress.errors import PermanentError
+from steadypress.gitio import Git
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget, build_site
+from tests.helpers import Repo
+
+SAMPLES = Path(__file__).resolve().parent.parent / "content"
+SITEMAP_XSD = xmlschema.XMLSchema(Path(__file__).parent / "fixtures" / "sitemap-0.9.xsd")
+URL = "https://blog.example/notes/"
+
+
+def site(repo: Repo, out: Path, **settings: str) -> SiteTarget:
+    chosen = SiteSettings(**{"url": URL, **settings})
+    return build_site("site", DirectorySiteFiles(out), chosen, Config(), repo.root, default_url="")
+
+
+def publish_all(repo: Repo, target: SiteTarget) -> None:
+    source = ContentSource(Git(repo.root), "content")
+    head = repo.head()
+    for path, blob in sorted(source.list_articles(head).items()):
+        target.publish(source.read(path, blob, commit=head), None)
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    """Where the site is written (beside the repository, not in it)."""
+    return tmp_path / "site"
+
+
+@pytest.fixture
+def blog(repo: Repo) -> Repo:
+    shutil.copytree(SAMPLES, repo.root / "content")
+    repo.commit("the samples")
+    return repo
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.name.endswith(".lock")
+    }
+
+
+def test_the_feed_reads_back_in_a_feed_reader(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    feed = feedparser.parse((out / "feed.xml").read_bytes())
+    assert not feed.bozo, feed.get("bozo_exception")
+    assert feed.version == "atom10"
+    assert feed.feed.link == URL
+    by_title = {entry.title: entry for entry in feed.entries}
+    assert set(by_title) == {
+        "Hello, steadypress", "When publishing fails", "Writing an article",
+        "Images, code and tables",
+    }  # fmt: skip
+    images = by_title["Images, code and tables"]
+    assert images.link == f"{URL}guides/images-and-code/"
+    assert images.published_parsed[:3] == (2026, 11, 27)
+    assert images.summary == "What an article can show, and how it looks here."
+    assert {tag.term for tag in images.tags} == {"guide", "markdown"}
+    (cover,) = [link for link in images.links if link.rel == "enclosure"]
+    assert cover.type == "image/png" and cover.href.startswith(f"{URL}assets/")
+    assert feed.entries[0].title == "Images, code and tables", "newest first"
+
+
+def test_an_edit_updates_its_feed_entry(
+    blog: Repo, out: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = site(blog, out)
+    publish_all(blog, target)
+    before = feedparser.parse((out / "feed.xml").read_bytes())
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2030-01-01T00:00:00Z")
+    text = (blog.root / "content/hello-steadypress.md").read_text()
+    blog.commit(
+        "edit", **{"content/hello-steadypress.md": text + "\nOne more line.\n"},
+    )  # fmt: skip
+    publish_all(blog, target)
+    after = feedparser.parse((out / "feed.xml").read_bytes())
+
+    def updated(feed: feedparser.FeedParserDict) -> dict[str, str]:
+        return {entry.title: entry.updated for entry in feed.entries}
+
+    changed = {t for t in updated(after) if updated(after)[t] != updated(before)[t]}
+    assert changed == {"Hello, steadypress"}
+    assert after.feed.updated == updated(after)["Hello, steadypress"]
+
+
+def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    document = (out / "sitemap.xml").read_bytes()
+    SITEMAP_XSD.validate(document)
+    locations = set(SITEMAP_XSD.to_dict(document)["url"][i]["loc"]
+                    for i in range(len(SITEMAP_XSD.to_dict(document)["url"])))  # fmt: skip
+    assert f"{URL}guides/images-and-code/" in locations
+    assert f"{URL}tags/guide/" in locations and URL in locations
+    assert len(locations) == 1 + 4 + 5  # home, articles, tags (steadypress publishing guide ...)
+
+
+def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    pages = [path for path in files(out) if path.endswith(".html")]
+    assert len(pages) == 1 + 4 + 5
+    for page in pages:
+        parser = html5lib.HTMLParser(strict=True)  # raises on the first parse error
+        parser.parse((out / page).read_bytes())
+
+
+def test_an_article_with_images_publishes_them_and_links_them(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    page = (out / "guides/images-and-code/index.html").read_text()
+    out = files(out)
+    assets = {path: data for path, data in out.items() if path.startswith("assets/")}
+    originals = {
+        name: (blog.root / "content/guides/images" / name).read_bytes()
+        for name in ("cover.png", "lifecycle.png")
+    }
+    assert sorted(assets.values()) == sorted(originals.values())
+    for path in assets:
+        assert f'src="/notes/{path}"' in page
+    assert 'alt="An article\'s life: pending, claimed, published"' in page
+    assert 'class="cover"' in page and '<meta property="og:image" content="https://' in page
+
+
+def test_a_missing_image_is_a_permanent_error_naming_the_file(repo: Repo, out: Path) -> None:
+    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![x](images/gone.png)\n"})
+    with pytest.raises(PermanentError, match=r"images/gone.png.*content/images/gone.png"):
+        publish_all(repo, site(repo, out))
+
+
+def test_markdown_the_way_authors_write_it(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    page = (out / "guides/images-and-code/index.html").read_text()
+    assert "<table>" in page and "<td>site</td>" in page
+    assert 'class="task-list-item-checkbox" checked="checked" disabled="disabled"' in page
+    assert 'class="footnote-ref"' in page and 'class="footnotes"' in page
+    assert '<h2 id="code">Code</h2>' in page
+    assert '<code class="language-python"><span class="k">def</span>' in page
+    assert "min read" in page and 'href="/notes/tags/markdown/"' in page
+
+
+def test_titles_and_tags_are_always_escaped(repo: Repo, out: Path) -> None:
+    repo.commit(**{"content/x.md": '---\ntitle: "<script>alert(1)</script>"\n'
+                   'tags: ["<b>bold</b>"]\ndescription: "a & b"\n---\n\nBody.\n'})  # fmt: skip
+    publish_all(repo, site(repo, out))
+    for name, data in files(out).items():
+        if name.endswith((".html", ".xml")):
+            assert b"<script>alert" not in data and b"<b>bold" not in data, name
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "x/index.html").read_text()
+
+
+def test_the_same_content_gives_the_same_bytes_in_any_order(blog: Repo, out: Path) -> None:
+    source = ContentSource(Git(blog.root), "content")
+    head = blog.head()
+    articles = sorted(source.list_articles(head).items())
+    first, second = out / "first", out / "second"
+    for folder, order in ((first, articles), (second, articles[::-1])):
+        target = site(blog, folder)
+        for path, blob in order:
+            target.publish(source.read(path, blob, commit=head), None)
+    assert files(first) == files(second)
+
+
+def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Path) -> None:
+    """A new article: its page, the index, the feed, the sitemap, the manifest and its tag
+    pages; every other file keeps its inode and its bytes."""
+    target = site(blog, out)
+    publish_all(blog, target)
+
+    def stamps() -> dict[str, tuple[int, int]]:
+        return {
+            str(p.relative_to(out)): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in out.rglob("*")
+            if p.is_file() and not p.name.endswith(".lock")
+        }
+
+    before = stamps()
+    blog.commit(**{"content/new.md": "---\ntitle: New\ntags: [guide, fresh]\n---\n\nNew.\n"})
+    publish_all(blog, target)
+    after = stamps()
+    touched = {path for path in after if before.get(path) != after[path]}
+    assert touched == {
+        "new/index.html", "index.html", "feed.xml", "sitemap.xml", ".steadypress-site.json",
+        "tags/guide/index.html", "tags/fresh/index.html",
+    }  # fmt: skip
+
+
+def test_unpublishing_removes_the_page_its_entries_and_its_images(blog: Repo, out: Path) -> None:
+    target = site(blog, out)
+    publish_all(blog, target)
+    target.unpublish("content/guides/images-and-code.md", None)
+    out = files(out)
+    assert not any(path.startswith(("guides/images-and-code/", "assets/")) for path in out)
+    assert "tags/markdown/index.html" not in out, "a tag nobody uses any more has no page"
+    for shared in ("index.html", "feed.xml", "sitemap.xml", "tags/guide/index.html"):
+        assert b"images-and-code" not in out[shared], shared
+
+
+def test_a_theme_folder_overrides_templates_and_the_stylesheet(blog: Repo, out: Path) -> None:
+    blog.write("theme/style.css", "body { color: rebeccapurple; }\n")
+    blog.write(
+        "theme/article.html",
+        '{% extends "base.html" %}{% block main %}<p class="mine">{{ article.title }}</p>'
+        "{% endblock %}\n",
+    )
+    publish_all(blog, site(blog, out / "out", theme="theme"))
+    assert (out / "out/style.css").read_text() == "body { color: rebeccapurple; }\n"
+    page = (out / "out/hello-steadypress/index.html").read_text()
+    assert '<p class="mine">Hello, steadypress</p>' in page
+    assert '<a class="home" href="/notes/">' in page, "the default base template still serves"
+
+
+def test_the_default_stylesheet_has_a_dark_mode_and_highlighting(blog: Repo, out: Path) -> None:
+    publish_all(blog, site(blog, out))
+    css = (out / "style.css").read_text()
+    assert "@media (prefers-color-scheme: dark)" in css
+    assert "pre code .k" in css, "Pygments rules for the keyword class"
