@@ -1,0 +1,117 @@
+"""The built site in a real browser: Debian's headless Chromium, driven by Playwright (which
+never downloads a browser of its own here), opening the sample blog from a loopback server.
+
+Skipped only where /usr/bin/chromium is not installed; `.ci/run` installs it. Screenshots go
+to $STEADYPRESS_SCREENSHOTS, else to the test's temporary folder; the path is printed."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.helpers import Repo, run_cli
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SAMPLES = Path(__file__).resolve().parent.parent / "content"
+# As root in a closed network: no sandbox, and no background calls to Google's services.
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+]
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """The test reads the browser's view of the requests instead."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The samples published by `steadypress run`, served at the root of a loopback server."""
+    repo = Repo(tmp_path_factory.mktemp("blog"))
+    shutil.copytree(SAMPLES, repo.root / "content")
+    repo.commit("samples")
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = Path(os.environ.get("STEADYPRESS_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+def _luminance(css_color: str) -> float:
+    red, green, blue = (int(part) for part in css_color.removeprefix("rgb(").rstrip(")").split(","))
+    return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+
+
+def test_the_site_reads_well_in_light_and_dark(served: str, screenshots: Path) -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for scheme in ("light", "dark"):
+                page = browser.new_page(color_scheme=scheme, viewport={"width": 420, "height": 900})
+                failures: list[str] = []
+                page.on("response", lambda r, f=failures: r.status >= 400 and f.append(r.url))
+                page.on("console", lambda m, f=failures: m.type == "error" and f.append(m.text))
+
+                page.goto(served)
+                assert page.title() == "steadypress"
+                links = page.locator("ol.articles li a")
+                assert links.count() == 4
+                assert links.first.inner_text() == "Images, code and tables", "newest first"
+                page.screenshot(path=screenshots / f"index-{scheme}.png", full_page=True)
+                background = page.evaluate(
+                    "getComputedStyle(document.documentElement).backgroundColor"
+                )
+                brightness = _luminance(background)
+                assert brightness < 0.2 if scheme == "dark" else brightness > 0.8, background
+
+                links.first.click()
+                page.wait_for_load_state()
+                assert page.locator("article h1").inner_text() == "Images, code and tables"
+                sizes = page.eval_on_selector_all(
+                    "article img", "imgs => imgs.map(i => i.complete && i.naturalWidth)"
+                )
+                assert sizes == [480, 480], "the cover and the diagram loaded"
+                keyword = page.locator("pre code .k").first
+                assert keyword.inner_text() == "def"
+                assert page.evaluate("document.documentElement.scrollWidth") <= 420, (
+                    "nothing wider than a phone's screen"
+                )
+                page.screenshot(path=screenshots / f"article-{scheme}.png", full_page=True)
+
+                page.locator("a.tag", has_text="#guide").click()
+                page.wait_for_load_state()
+                assert page.locator("h1").inner_text() == "Tagged #guide"
+                assert page.locator("ol.articles li").count() == 3
+                page.screenshot(path=screenshots / f"tag-{scheme}.png", full_page=True)
+                assert failures == [], failures
+                page.close()
+        finally:
+            browser.close()
