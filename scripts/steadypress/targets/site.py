@@ -29,7 +29,6 @@ from urllib.parse import urlparse
 
 from markupsafe import Markup
 
-from steadypress import jsonfmt
 from steadypress.content import ContentSource
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, sitemap
@@ -345,7 +344,7 @@ class SiteTarget:
         return self._address.base_url + site_path.removesuffix("index.html")
 
     def _absolute(self, site_path_or_url: str) -> str:
-        if urlparse(site_path_or_url).scheme:
+        if "://" in site_path_or_url:
             return site_path_or_url
         return self._address.url + site_path_or_url.removesuffix("index.html")
 
@@ -586,8 +585,11 @@ def _read_manifest(files: SiteWriter) -> dict[str, _Entry]:
 
 
 def _encode_manifest(manifest: Mapping[str, _Entry]) -> bytes:
-    document = {
-        "version": MANIFEST_VERSION,
-        "articles": {path: entry.to_json() for path, entry in sorted(manifest.items())},
-    }
-    return (jsonfmt.dumps(document) + "\n").encode()
+    """One article per line, keys sorted: diffs of the Pages branch read well, and every line
+    is json's C encoder's work (the manifest is rewritten by every publication)."""
+    lines = [
+        f"  {json.dumps(path)}: {json.dumps(entry.to_json(), sort_keys=True, ensure_ascii=False)}"
+        for path, entry in sorted(manifest.items())
+    ]
+    articles = "{\n" + ",\n".join(lines) + "\n }" if lines else "{}"
+    return f'{{"version": {MANIFEST_VERSION},\n "articles": {articles}}}\n'.encode()
