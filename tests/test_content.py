@@ -80,6 +80,28 @@ def test_an_undated_article_takes_its_commit_time(repo: Repo) -> None:
     assert read.date == datetime.fromtimestamp(stamp, UTC)
 
 
+def test_dates_come_from_the_articles_history_not_the_commit_it_is_read_at(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`date` (when the front matter has none) is when the file was added, `updated` when it
+    last changed: reading the same version at a later commit (a sweep) gives the same dates."""
+    source = ContentSource(Git(repo.root), "content")
+
+    def at(day: str, **files: str) -> str:
+        monkeypatch.setenv("GIT_COMMITTER_DATE", f"{day}T12:00:00Z")
+        return repo.commit(**files)
+
+    at("2026-01-01", **{"content/a.md": article("A")})
+    edited = at("2026-02-01", **{"content/a.md": article("A, edited")})
+    later = at("2026-03-01", **{"content/b.md": article("B")})
+    blob = repo.blob("content/a.md")
+    for commit in (edited, later):
+        read = source.read("content/a.md", blob, commit=commit)
+        assert (read.date, read.updated) == (
+            datetime(2026, 1, 1, 12, tzinfo=UTC), datetime(2026, 2, 1, 12, tzinfo=UTC)
+        )  # fmt: skip
+
+
 def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> None:
     """A push's new versions (added, modified, renamed) and its removed articles; other files
     are not articles."""

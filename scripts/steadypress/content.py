@@ -247,20 +247,20 @@ class ContentSource:
         if found is None:
             raise ArticleError(path, f"blob {blob} is not in the repository")
         article = parse_article(path, blob, found[1])
-        changes = self._change_times(commit, path)
-        updated = changes[0] if changes else self._commit_time(commit)
-        added = changes[-1] if changes else updated
-        return replace(article, date=article.date or added, updated=updated, commit=commit)
+        updated = self._last_commit_time(commit, path) or self._commit_time(commit)
+        date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
+        return replace(article, date=date, updated=updated, commit=commit)
 
     def asset(self, path: str, *, commit: str) -> tuple[str, bytes] | None:
         """A file of the repository at `commit` (an image an article shows): its blob id and
         bytes, or None when there is no such file."""
         return self._git.read_objects([f"{commit}:{path}"])[0]
 
-    def _change_times(self, commit: str, path: str) -> list[datetime]:
-        """When the commits that changed `path` up to `commit` were made, newest first."""
-        stamps = self._git.text("log", "--format=%ct", commit, "--", path).split()
-        return [datetime.fromtimestamp(int(stamp), UTC) for stamp in stamps]
+    def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
+        """When the newest commit up to `commit` that changed `path` (and matches `options`)
+        was made; git stops at the first one it finds."""
+        stamp = self._git.text("log", "-1", "--format=%ct", *options, commit, "--", path)
+        return datetime.fromtimestamp(int(stamp), UTC) if stamp else None
 
     def _commit_time(self, commit: str) -> datetime:
         if commit not in self._commit_times:
