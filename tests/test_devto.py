@@ -2,19 +2,11 @@
 
 import signal
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, article, cli_process, run_cli, spawn_cli
-
-
-@pytest.fixture
-def forem(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeForem]:
-    with FakeForem(window=2.0) as fake:
-        monkeypatch.setenv("DEVTO_API_KEY", fake.api_key)
-        yield fake
 
 
 def config(forem: FakeForem) -> str:

@@ -3,7 +3,6 @@ target that supports it; `unpublish: false` keeps it; an article that comes back
 old place."""
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -92,13 +91,6 @@ def test_removing_a_dead_article_closes_its_dead_letter(repo: Repo) -> None:
     (letter,) = (repo.root / ".steadypress/dead-letters").glob("*.md")
     assert letter.read_text().startswith("Status: resolved: `site:content/a.md` was unpublished")
     assert not repo.ledger().dead and not repo.ledger().pending
-
-
-@pytest.fixture
-def forem(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeForem]:
-    with FakeForem(window=2.0) as fake:
-        monkeypatch.setenv("DEVTO_API_KEY", fake.api_key)
-        yield fake
 
 
 def devto_config(forem: FakeForem) -> str:
