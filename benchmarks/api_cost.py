@@ -7,7 +7,7 @@ For a blog with N articles already published (10, 100, 1,000), against the loopb
   idle sweep `sweep` when nothing is to do
 Each row splits state requests (the ledger) from the Pages branch's (the site target's own).
 Goal (issue 3): at most 4 state requests per article on the push path, an idle sweep of at most
-3 requests, the same at every size.
+3 requests, the same at every size (measured now: 3 and 1).
 
 Usage: .venv/bin/python benchmarks/api_cost.py [--sizes 10 100 1000]
 """

@@ -128,16 +128,27 @@ def test_a_rate_limited_run_stops_cleanly_and_the_next_run_finishes(
     assert "site:content/a.md" in remote(github).published
 
 
-def test_the_push_path_costs_four_state_requests_plus_the_targets(
+def test_the_push_path_costs_three_state_requests_plus_the_targets(
     repo: Repo, github: FakeGitHub
 ) -> None:
-    """One new article: two reads and two writes of state, three calls for the Pages branch."""
+    """One new article: one read and two writes of state (the claim starts from the read the
+    enqueue was planned on), three calls for the Pages branch."""
     before = repo.commit(**{"content/a.md": article("A")})
     gh(repo, "drain", "--push", ZERO, before)
     after = repo.commit(**{"content/b.md": article("B")})
     with github.counting() as calls:
         assert gh(repo, "drain", "--push", before, after).code == 0
-    assert calls == {"graphql LoadBranch": 2 + 2, "graphql CreateCommit": 2 + 1}
+    assert calls == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
+
+
+def test_an_idle_sweep_reads_the_state_once(repo: Repo, github: FakeGitHub) -> None:
+    """Nothing to do costs one request: the reconciliation's read serves the claim and the
+    look for dead letters without an alert."""
+    repo.commit(**{"content/a.md": article("A")})
+    assert gh(repo, "sweep").code == 0
+    with github.counting() as calls:
+        assert gh(repo, "sweep").code == 0
+    assert calls == {"graphql LoadBranch": 1}
 
 
 @pytest.mark.slow

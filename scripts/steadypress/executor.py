@@ -107,12 +107,18 @@ def drain(
     *,
     grace: timedelta | None = None,
     prepare: Prepare | None = None,
+    just_read: bool = False,
 ) -> Report:
     """Claim and publish what is claimable now, batch after batch, until nothing is left.
 
     `prepare` runs inside the first claim's transaction (enqueue and claim in one write) and
     returns the keys it enqueued; with `grace`, only those and items older than the grace period
     are taken. A version that failed in this run is not tried again by it: its backoff decides.
+
+    The first claim starts from the store's last read when the caller has just read the ledger
+    (`just_read`, or a `prepare`, which is planned on a read): with nothing to take, that costs
+    no request at all, and a stale start costs one conflict. Later claims start from this
+    executor's own last write.
     """
     usable = _usable_targets(p, report)
     attempted: set[tuple[str, str]] = set()
@@ -147,8 +153,9 @@ def drain(
             return ledger, (fresh, [(item, ledger.published.get(item.key)) for item in items])
 
         fresh, claimed = transact(
-            p.store, take, message=f"steadypress: claim ({p.holder})", stats=p.stats, rng=p.rng
-        )
+            p.store, take, message=f"steadypress: claim ({p.holder})", stats=p.stats, rng=p.rng,
+            optimistic=just_read or prepare is not None or not first_round,
+        )  # fmt: skip
         first_round = False
         exempt.update(fresh)
         report.enqueued.extend(fresh)

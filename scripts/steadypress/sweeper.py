@@ -147,11 +147,13 @@ def reconcile(p: Pipeline) -> Prepare | None:
 
 def sweep(p: Pipeline, report: Report, *, grace: timedelta) -> Report:
     """Reconcile, take stale and due work, then re-open dead letters that have no alert yet."""
-    drain(p, report, grace=grace, prepare=reconcile(p))
+    drain(p, report, grace=grace, prepare=reconcile(p), just_read=True)
     # An item that died within the grace period may still get its alert from the executor it
-    # died in; opening it here too would race that executor.
+    # died in; opening it here too would race that executor. The drain's last read or write is
+    # recent enough for that: an alert missed now is opened by the next sweep.
     settled = p.clock() - grace
-    dead = p.store.load().ledger.dead.values()
+    known = p.store.last_known() or p.store.load()
+    dead = known.ledger.dead.values()
     orphans = [item for item in dead if item.issue is None and item.died_at <= settled]
     if orphans:
         p.log(f"opening {len(orphans)} dead letter(s) that could not be opened before")

@@ -125,13 +125,17 @@ class GitHubBranch:
         }
         try:
             data = self._client.graphql(CREATE_COMMIT, {"input": change}, mutation=True)
-            return str(data["createCommitOnBranch"]["commit"]["oid"])
+            head = str(data["createCommitOnBranch"]["commit"]["oid"])
         except GraphQLErrors as errors:
             if "STALE_DATA" not in errors.types:
                 raise
+            head = self._settle(expected, message)
         except AmbiguousWrite:
-            pass
-        return self._settle(expected, message)
+            head = self._settle(expected, message)
+        # What we wrote is known by its id: a large file read back (a verify, the next
+        # transaction) is not fetched again.
+        self._blobs.update((blob_oid(data), data) for data in changes.values())
+        return head
 
     def create(self, files: Mapping[str, bytes], *, message: str) -> str:
         # A lost answer here is unavailability, not a race: it propagates, and the tree or commit
