@@ -179,6 +179,9 @@ class DevtoTarget:
             value = article.metadata.get(source)
             if isinstance(value, str) and value.strip():
                 fields_[key] = value.strip()
+        # dev.to takes a cover image by URL only; a path next to the article is the site's.
+        if not str(fields_.get("main_image", "")).startswith(("https://", "http://")):
+            fields_.pop("main_image", None)
         return fields_
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
