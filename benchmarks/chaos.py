@@ -40,7 +40,8 @@ def main() -> int:
     scenario = draw(settings)
     print(
         f"scenario: seed {settings.seed}, {settings.articles} articles in {len(scenario.pushes)} "
-        f"pushes over {settings.hours:g} h, {len(scenario.runs)} executor runs, "
+        f"pushes over {settings.hours:g} h ({sum(len(p.edits) for p in scenario.pushes)} edits, "
+        f"{len(scenario.removed)} removals), {len(scenario.runs)} executor runs, "
         f"{len(scenario.stale_leases)} leftover leases, {len(scenario.live_sessions)} live-mode "
         f"sessions",
         flush=True,
@@ -57,7 +58,7 @@ def main() -> int:
             print(f"  BROKEN PROMISE ({backend}): {problem}")
         outcomes.append(outcome)
     print()
-    print(table(outcomes, play_owner_model(scenario), scenario.poison))
+    print(table(outcomes, play_owner_model(scenario), scenario))
     return 1 if broken else 0
 
 

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.chaos
 
 # Denser faults than the full run, so that 80 articles meet every kind (checked below).
 SHORT = Settings(
-    articles=80, poison=3, hours=2.5, stale_leases=6, seed=7, kill=0.06, api_fault=0.2, race=0.1
-)
+    articles=80, poison=3, hours=2.5, stale_leases=6, seed=7, kill=0.06, api_fault=0.2,
+    race=0.1, edit=0.3, remove=0.1,
+)  # fmt: skip
 
 
 def test_a_scenario_is_the_same_story_for_the_same_seed() -> None:
@@ -28,14 +29,17 @@ def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(backend: str, tmp_p
     scenario = draw(SHORT)
     outcome = run_scenario(scenario, tmp_path, backend=backend)
     owner = play_owner_model(scenario)
-    print(table([outcome], owner, scenario.poison))  # shown with -s, or when the test fails
+    print(table([outcome], owner, scenario))  # shown with -s, or when the test fails
     # The scenario really was chaotic: every kill point, API faults, rivals, every route.
     assert set(outcome.kills) == {kill.value for kill in Kill if kill is not Kill.NONE}
     assert sum(outcome.api_faults.values()) >= (8 if backend == "github" else 3)
     assert outcome.races > 0
     assert all(outcome.latency[route] for route in ROUTES)
     # ...and every promise held.
+    edited = {path for push in scenario.pushes for path in push.edits}
+    assert edited and scenario.removed, "articles were edited and removed along the way"
     assert problems(outcome, scenario.poison) == []
-    assert sum(len(values) for values in outcome.latency.values()) == SHORT.articles
+    untouched = set(scenario.pushed_at) - edited - scenario.removed
+    assert sum(len(values) for values in outcome.latency.values()) == len(untouched)
     # The design it replaces, under the same story, strands articles behind dead owners.
     assert owner.stranded

@@ -7,7 +7,8 @@ kills, same faults, same leftover labels), and is given every benefit of the dou
 - the sweeper and live mode resume their own labelled work when they next run;
 - an unlabelled article is taken by whoever runs first, with the sweeper's grace period.
 What it cannot do is take work labelled by an executor that died: a push run is a one-shot
-process, and a label left by a dead executor (any name) is respected forever.
+process, and a label left by a dead executor (any name) is respected forever. The model follows
+new articles only; the scenario's edits and removals are the real pipeline's to get right.
 """
 
 from __future__ import annotations
@@ -58,7 +59,12 @@ def play_owner_model(scenario: Scenario) -> OwnerOutcome:
     return OwnerOutcome(
         articles=len(pushed_at),
         published={path: done[path] - pushed_at[path] for path in done},
-        stranded={path: scenario.end - pushed_at[path] for path in owner if path not in done},
+        # An article removed since it was pushed needs publishing no more: it is not stranded.
+        stranded={
+            path: scenario.end - pushed_at[path]
+            for path in owner
+            if path not in done and path not in scenario.removed
+        },
         routes=scenario.routes(github=True),
     )
 

@@ -66,6 +66,8 @@ class Settings:
     api_fault: float = 0.12  # a run meets one API fault
     race: float = 0.05  # another executor writes between a run's read and its write
     stale_leases: int = 20  # claims left by executors that died with odd holder names
+    edit: float = 0.15  # a push also changes an article pushed before
+    remove: float = 0.04  # a push also deletes one (never a poison article: it stays dead)
     tick_dropped: float = 0.15  # a scheduled sweep that never runs
     tick_delay_max: float = 15 * 60  # GitHub starts scheduled runs late, up to this
     live_up_hours: float = 3.0  # mean length of a live-mode session
@@ -90,8 +92,10 @@ class Run:
 class Push:
     index: int
     at: float
-    paths: tuple[str, ...]
+    paths: tuple[str, ...]  # new articles
     delivered: bool
+    edits: tuple[str, ...] = ()  # new versions of articles pushed before
+    removals: tuple[str, ...] = ()  # articles deleted from content/
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,12 @@ class Scenario:
 
     @property
     def pushed_at(self) -> dict[str, float]:
+        """When each article was first pushed."""
         return {path: push.at for push in self.pushes for path in push.paths}
+
+    @property
+    def removed(self) -> frozenset[str]:
+        return frozenset(path for push in self.pushes for path in push.removals)
 
     def routes(self, *, github: bool) -> dict[str, str]:
         """How each article is meant to reach its targets: by the push event's own run, by a
@@ -160,6 +169,10 @@ def draw(settings: Settings) -> Scenario:
     pushes: list[Push] = []
     runs: list[Run] = []
     remaining = list(paths)
+    present: list[str] = []
+    # Edits and removals draw from their own generator, so the rest of a seed's story (pushes,
+    # runs, faults) is the same with or without them.
+    changes = random.Random(settings.seed + 1)
     mean_gap = span / max(1, settings.articles / 3.5)
     at = 0.0
     while remaining:
@@ -167,7 +180,15 @@ def draw(settings: Settings) -> Scenario:
         size = min(len(remaining), rng.randint(1, 6))
         batch, remaining = tuple(remaining[:size]), remaining[size:]
         delivered = rng.random() >= settings.event_dropped
-        push = Push(index=len(pushes), at=at, paths=batch, delivered=delivered)
+        edits = (changes.choice(present),) if present and changes.random() < settings.edit else ()
+        removable = [path for path in present if path not in poison and path not in edits]
+        removals = ()
+        if removable and changes.random() < settings.remove:
+            removals = (changes.choice(removable),)
+            present.remove(removals[0])
+        present.extend(batch)
+        push = Push(index=len(pushes), at=at, paths=batch, delivered=delivered, edits=edits,
+                    removals=removals)  # fmt: skip
         pushes.append(push)
         if delivered:  # a runner picks the job up within a minute or so
             runs.append(

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from tests.chaos.owner_model import OwnerOutcome
-from tests.chaos.scenario import ROUTES
+from tests.chaos.scenario import ROUTES, Scenario
 from tests.chaos.world import Outcome
 
 __all__ = ["percentile", "problems", "table"]
@@ -35,6 +35,8 @@ def problems(outcome: Outcome, poison: frozenset[str]) -> list[str]:
     found = []
     if outcome.lost:
         found.append(f"lost articles: {outcome.lost[:10]}")
+    if outcome.still_up:
+        found.append(f"removed articles still shown: {outcome.still_up[:10]}")
     if outcome.duplicate_posts:
         found.append(f"duplicate posts: {outcome.duplicate_posts}")
     expected_dead = {f"devto:{path}" for path in poison}
@@ -51,7 +53,7 @@ def problems(outcome: Outcome, poison: frozenset[str]) -> list[str]:
     return found
 
 
-def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, poison: frozenset[str]) -> str:
+def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, scenario: Scenario) -> str:
     """A Markdown table: one column per backend, then the owner-based model."""
     columns = [f"steadypress ({outcome.backend})" for outcome in outcomes] + ["owner-label model"]
     rows: list[tuple[str, list[str]]] = []
@@ -59,7 +61,11 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, poison: frozenset[st
     def row(name: str, values: list[str], model: str) -> None:
         rows.append((name, [*values, model]))
 
+    poison = scenario.poison
+    edits = sum(len(push.edits) for push in scenario.pushes)
     row("articles", [str(o.articles) for o in outcomes], str(owner.articles))
+    row("edits / removals along the way", [f"{edits} / {len(scenario.removed)}"] * len(outcomes),
+        "not modelled")  # fmt: skip
     row("lost (never published)", [str(len(o.lost)) for o in outcomes], str(len(owner.stranded)))
     stranded = list(owner.stranded.values())
     row(
@@ -67,6 +73,7 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, poison: frozenset[st
         ["-" for _ in outcomes],
         f"{_span(percentile(stranded, 0.5))} / {_span(max(stranded, default=math.nan))}",
     )
+    row("removed, yet still shown somewhere", [str(len(o.still_up)) for o in outcomes], "-")
     row("duplicate posts", [str(sum(o.duplicate_posts.values())) for o in outcomes], "-")
     row(
         "poison articles: dead-letter alerts",

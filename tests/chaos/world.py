@@ -11,6 +11,7 @@ the write conflicts and is re-applied, exactly as between two real processes.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import subprocess
@@ -41,9 +42,15 @@ from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import push_prepare, reconcile, sweep
 from steadypress.targets import Receipt, Target
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, build_site
+from steadypress.targets.site import (
+    MANIFEST,
+    DirectorySiteFiles,
+    SiteFiles,
+    SiteSettings,
+    build_site,
+)
 from steadypress.timefmt import parse_time
-from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Run, Scenario
+from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import Repo
@@ -89,7 +96,8 @@ class Outcome:
     kills: Counter[str]  # kills that struck (a run with nothing to do dies unnoticed)
     api_faults: Counter[str]  # API faults a run actually ran into
     races: int
-    lost: list[str]
+    lost: list[str]  # not published at their newest version in the end
+    still_up: list[str]  # removed from content/, but still on a target
     duplicate_posts: dict[str, int]
     dead: set[str]
     alerts: Counter[str]  # dead-letter alerts by item key
@@ -97,7 +105,9 @@ class Outcome:
     leases_at_end: int
     state_commits: int
     invalid_state_commits: list[str]
-    latency: dict[str, list[float]]  # seconds from push to published, by path
+    # Seconds from push to published, by route, for articles never edited or removed (for the
+    # others the record tells when their newest version went out, not their first).
+    latency: dict[str, list[float]]
     github_requests: int
     seconds_simulated: float
     log: list[str] = field(default_factory=list)
@@ -325,13 +335,16 @@ class _World:
 
     # -- the story --------------------------------------------------------------------------
 
-    def push(self, paths: tuple[str, ...]) -> str:
+    def push(self, push: Push) -> str:
+        version = len(self.commits)
         files = {
             path: f"---\ntitle: {self.scenario.titles[path]}\ntags: [chaos]\n---\n\n"
-            f"Words of {path}.\n"
-            for path in paths
+            f"Words of {path}, as of push {version}.\n"
+            for path in (*push.paths, *push.edits)
         }
-        head = self.repo.commit(f"push {len(self.commits)}", **files)
+        for path in push.removals:
+            (self.repo.root / path).unlink()
+        head = self.repo.commit(f"push {version}", **files)
         self.commits.append(head)
         return head
 
@@ -422,6 +435,25 @@ def _read_blobs(root: Path, blobs: list[str]) -> dict[str, bytes]:
     return contents
 
 
+def _still_up(world: _World, ledger: Ledger) -> list[str]:
+    """Removed articles that a target still shows: a page in the site's manifest, a dev.to post
+    still published, or a ledger record that is not a tombstone."""
+    if world.github is None:
+        raw: bytes | None = (world.repo.root / "_site" / MANIFEST).read_bytes()
+    else:
+        head = world.github.repository.head_of(PAGES_BRANCH)
+        found = world.github.repository.blob_at(head, MANIFEST) if head else None
+        raw = found[1] if found else None
+    on_site = set(json.loads(raw)["articles"]) if raw else set()
+    shown = {world.forem.path_of(post) for post in world.forem.posts.values() if post["published"]}
+    up = []
+    for path in sorted(world.scenario.removed):
+        records = [ledger.published.get(f"{target}:{path}") for target in TARGETS]
+        if path in on_site or path in shown or any(r and not r.unpublished for r in records):
+            up.append(path)
+    return up
+
+
 def _alerts(world: _World) -> Counter[str]:
     if world.github is None:
         folder = world.repo.root / ".steadypress/dead-letters"
@@ -444,16 +476,20 @@ def _measure(world: _World, github_requests: int) -> Outcome:
     lost: list[str] = []
     latency: dict[str, list[float]] = {route: [] for route in ROUTES}
     routes = scenario.routes(github=world.github is not None)
+    edited = {path for push in scenario.pushes for path in push.edits}
     for push in scenario.pushes:
         for path in push.paths:
+            if path in scenario.removed:
+                continue
             blob = world.repo.blob(path, head)
             wanted = ("site",) if path in scenario.poison else TARGETS
             records = [ledger.published.get(f"{target}:{path}") for target in wanted]
             if any(record is None or record.blob != blob for record in records):
                 lost.append(path)
                 continue
-            done = max(parse_time(record.published_at) for record in records if record)
-            latency[routes[path]].append((done - world.clock.start).total_seconds() - push.at)
+            if path not in edited:
+                done = max(parse_time(record.published_at) for record in records if record)
+                latency[routes[path]].append((done - world.clock.start).total_seconds() - push.at)
     duplicates = {path: count for path, count in world.forem.creates.items() if count > 1}
     commits = _state_commits(world)
     return Outcome(
@@ -464,6 +500,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         api_faults=world.faults_met,
         races=world.races,
         lost=lost,
+        still_up=_still_up(world, ledger),
         duplicate_posts=duplicates,
         dead=set(ledger.dead),
         alerts=_alerts(world),
@@ -509,7 +546,7 @@ def _play(world: _World) -> None:
     for at, kind, event in events:
         world.clock.advance_to(at)
         if kind == 0:
-            world.push(event.paths)
+            world.push(event)
         elif kind == 1:
             world.leave_stale_lease(event.holder)
         else:

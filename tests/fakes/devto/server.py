@@ -57,6 +57,12 @@ class FakeForem(LoopbackServer):
         self._hung.set()
         super().__exit__(*exc)
 
+    @staticmethod
+    def path_of(post: dict[str, Any]) -> str | None:
+        """The article a post was made from, by the marker steadypress puts in its body."""
+        found = _MARKER.search(str(post.get("body_markdown") or ""))
+        return found.group(1) if found else None
+
     @property
     def api_url(self) -> str:
         return f"{self.origin}/api"
