@@ -66,7 +66,11 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, scenario: Scenario) 
     row("articles", [str(o.articles) for o in outcomes], str(owner.articles))
     row("edits / removals along the way", [f"{edits} / {len(scenario.removed)}"] * len(outcomes),
         "not modelled")  # fmt: skip
-    row("lost (never published)", [str(len(o.lost)) for o in outcomes], str(len(owner.stranded)))
+    row(
+        "lost (newest version not published)",
+        [str(len(o.lost)) for o in outcomes],
+        str(len(owner.stranded)),
+    )
     stranded = list(owner.stranded.values())
     row(
         "stranded for (p50 / max)",
