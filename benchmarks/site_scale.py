@@ -2,8 +2,8 @@
 
 A new article rewrites its page, the index, the feed, the sitemap, the manifest and its tag
 pages, built from the manifest, so its cost may grow with N only through those listings. Prints,
-for each N: the first build (total and per article), and the new article's time, files written
-and bytes written.
+for each N: the first build (total and per article; published and verified in batches of
+CLAIM_BATCH, as a drain does), and one new article's time, files written and bytes written.
 
 Usage: .venv/bin/python benchmarks/site_scale.py [--sizes 100 1000]
 """
@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from steadypress.config import Config  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
+from steadypress.executor import CLAIM_BATCH  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, build_site  # noqa: E402
 
@@ -68,8 +69,11 @@ def measure(size: int) -> tuple[float, float, int, int]:
                             Config(), repo, default_url="")  # fmt: skip
         articles = sorted(source.list_articles(head).items())
         started = time.perf_counter()
-        for path, blob in articles:
-            target.publish(source.read(path, blob, commit=head), None)
+        for start in range(0, len(articles), CLAIM_BATCH):  # as a drain claims and publishes
+            batch = [source.read(path, blob, commit=head)
+                     for path, blob in articles[start : start + CLAIM_BATCH]]  # fmt: skip
+            receipts = target.publish_batch([(article, None) for article in batch])
+            target.verify_batch(list(zip(batch, receipts, strict=True)))  # type: ignore[arg-type]
         build = time.perf_counter() - started
         before = snapshot(out)
         head = commit(repo, {"content/new.md": article(size)})

@@ -32,7 +32,7 @@ def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(backend: str, tmp_p
     print(table([outcome], owner, scenario))  # shown with -s, or when the test fails
     # The scenario really was chaotic: every kill point, API faults, rivals, every route.
     assert set(outcome.kills) == {kill.value for kill in Kill if kill is not Kill.NONE}
-    assert sum(outcome.api_faults.values()) >= (8 if backend == "github" else 3)
+    assert len(outcome.api_faults) >= (5 if backend == "github" else 2), "kinds of fault met"
     assert outcome.races > 0
     assert all(outcome.latency[route] for route in ROUTES)
     # ...and every promise held.

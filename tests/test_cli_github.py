@@ -141,6 +141,21 @@ def test_the_push_path_costs_three_state_requests_plus_the_targets(
     assert calls == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
 
 
+def test_a_push_of_five_articles_is_one_commit_on_the_pages_branch(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The site publishes a claimed batch in one write and verifies it in one read."""
+    before = repo.commit(**{"content/a.md": article("A")})
+    gh(repo, "drain", "--push", ZERO, before)
+    after = repo.commit(**{f"content/n{n}.md": article(f"N{n}") for n in range(5)})
+    pages_before = github.requests_by_branch["gh-pages"]
+    with github.counting() as calls:
+        assert gh(repo, "drain", "--push", before, after).code == 0
+    assert github.requests_by_branch["gh-pages"] - pages_before == 3, "read, commit, read back"
+    assert calls == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
+    assert all(f"n{n}/index.html" in pages(github) for n in range(5))
+
+
 def test_an_idle_sweep_reads_the_state_once(repo: Repo, github: FakeGitHub) -> None:
     """Nothing to do costs one request: the reconciliation's read serves the claim and the
     look for dead letters without an alert."""

@@ -229,3 +229,29 @@ def test_the_default_stylesheet_has_a_dark_mode_and_highlighting(blog: Repo, out
     css = (out / "style.css").read_text()
     assert "@media (prefers-color-scheme: dark)" in css
     assert "pre code .k" in css, "Pygments rules for the keyword class"
+
+
+def test_a_batch_publishes_in_one_write_and_a_bad_article_fails_alone(
+    repo: Repo, out: Path
+) -> None:
+    """Three articles at once: the good ones land together (the listings written once), the
+    one with a missing image and the one whose URL is taken each get their own error."""
+    head = repo.commit(**{
+        "content/a.md": "---\ntitle: A\n---\n\nFine.\n",
+        "content/b.md": "---\ntitle: B\n---\n\n![gone](gone.png)\n",
+        "content/c.md": "---\ntitle: C\nslug: a\n---\n\nWants the URL of A.\n",
+        "content/d.md": "---\ntitle: D\n---\n\nFine too.\n",
+    })  # fmt: skip
+    source = ContentSource(Git(repo.root), "content")
+    articles = [source.read(path, blob, commit=head)
+                for path, blob in sorted(source.list_articles(head).items())]  # fmt: skip
+    target = site(repo, out)
+    results = target.publish_batch([(article, None) for article in articles])
+    assert [type(result).__name__ for result in results] == [
+        "Receipt", "PermanentError", "PermanentError", "Receipt",
+    ]  # fmt: skip
+    assert "content/gone.png" in str(results[1]) and "content/a.md" in str(results[2])
+    ok = [(articles[0], results[0]), (articles[3], results[3])]
+    assert target.verify_batch(ok) == [None, None]  # type: ignore[list-item]
+    index = (out / "index.html").read_text()
+    assert ">A<" in index and ">D<" in index and ">B<" not in index and ">C<" not in index

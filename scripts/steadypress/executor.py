@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from steadypress.alerts import AlertChannel
 from steadypress.config import Config
-from steadypress.content import ContentSource
+from steadypress.content import Article, ContentSource
 from steadypress.errors import ArticleError, PermanentError, TransientError
 from steadypress.ledger import (
     ABSENT,
@@ -37,7 +37,7 @@ from steadypress.ledger import (
     set_issue,
 )
 from steadypress.store import LedgerStore, TransactionStats, transact
-from steadypress.targets import Receipt, Target
+from steadypress.targets import BatchTarget, Receipt, Target
 from steadypress.timefmt import utc_now
 
 __all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "Pipeline", "Report", "drain", "raise_alerts"]
@@ -181,8 +181,9 @@ def _work(
     remaining = [item.key for item, _ in claimed]
     newer_pending = False
     last_checkpoint = time.monotonic()
+    together = _publish_together(p, claimed, token)
     for item, previous in claimed:
-        outcome = _attempt(p, item, previous, token)
+        outcome = together.get(item.key) or _attempt(p, item, previous, token)
         if isinstance(outcome, Completion):
             completions.append(outcome)
         else:
@@ -198,19 +199,45 @@ def _work(
     return newer_pending
 
 
+def _publish_together(
+    p: Pipeline, claimed: list[tuple[PendingItem, PublishedRecord | None]], token: str
+) -> dict[str, Completion | Failure]:
+    """The outcomes of the batch's items whose target publishes many at once, by key."""
+    groups: dict[str, tuple[BatchTarget, list[tuple[PendingItem, PublishedRecord | None]]]] = {}
+    for item, previous in claimed:
+        target = p.targets[item.target]
+        if not item.unpublishes and isinstance(target, BatchTarget):
+            groups.setdefault(item.target, (target, []))[1].append((item, previous))
+    outcomes: dict[str, Completion | Failure] = {}
+    for target, work in groups.values():
+        ready: list[tuple[PendingItem, Article, PublishedRecord | None]] = []
+        for item, previous in work:
+            try:
+                ready.append((item, p.content.read(item.path, item.blob, commit=item.commit),
+                              previous))  # fmt: skip
+            except ArticleError as error:
+                outcomes[item.key] = _failure(p, item, token, error)
+        results: list[Receipt | Exception]
+        try:
+            results = [*target.publish_batch([(article, prior) for _, article, prior in ready])]
+            written = [(n, r) for n, r in enumerate(results) if isinstance(r, Receipt)]
+            problems = target.verify_batch([(ready[n][1], receipt) for n, receipt in written])
+            for (n, _receipt), problem in zip(written, problems, strict=True):
+                results[n] = problem or results[n]
+        except Exception as error:  # the whole write failed: each article failed with it
+            results = [error] * len(ready)
+        for (item, _article, _prior), result in zip(ready, results, strict=True):
+            outcomes[item.key] = (
+                _failure(p, item, token, result)
+                if isinstance(result, Exception)
+                else _completion(item, token, result)
+            )
+    return outcomes
+
+
 def _attempt(
     p: Pipeline, item: PendingItem, previous: PublishedRecord | None, token: str
 ) -> Completion | Failure:
-    def failed(error: str, *, permanent: bool = False, retry_after: float | None = None) -> Failure:
-        return Failure(
-            key=item.key,
-            blob=item.blob,
-            token=token,
-            error=error,
-            permanent=permanent,
-            retry_after=retry_after,
-        )
-
     target = p.targets[item.target]
     try:
         if item.unpublishes:
@@ -220,15 +247,12 @@ def _attempt(
             article = p.content.read(item.path, item.blob, commit=item.commit)
             receipt = target.publish(article, previous)
             target.verify(article, receipt)
-    except ArticleError as error:  # names its file already
-        return failed(str(error), permanent=True)
-    except PermanentError as error:  # targets describe the problem; the file is named here
-        return failed(f"{item.path}: {error}", permanent=True)
-    except TransientError as error:
-        return failed(f"{item.path}: {error}", retry_after=error.retry_after)
     except Exception as error:  # a bug behind one article must not stop the others
-        p.log("".join(traceback.format_exception(error)).rstrip())
-        return failed(f"{item.path}: unexpected {type(error).__name__}: {error}")
+        return _failure(p, item, token, error)
+    return _completion(item, token, receipt)
+
+
+def _completion(item: PendingItem, token: str, receipt: Receipt) -> Completion:
     return Completion(
         key=item.key,
         blob=item.blob,
@@ -236,6 +260,24 @@ def _attempt(
         token=token,
         url=receipt.url,
         id=receipt.id,
+    )
+
+
+def _failure(p: Pipeline, item: PendingItem, token: str, error: Exception) -> Failure:
+    """What an attempt's error means: permanent (a dead letter now), transient (with the
+    server's hint of when to come back), or a bug, logged with its traceback and retried."""
+    permanent, retry_after = False, None
+    if isinstance(error, ArticleError):  # names its file already
+        return Failure(item.key, item.blob, token, str(error), permanent=True)
+    if isinstance(error, PermanentError):  # targets describe the problem; the file is named here
+        message, permanent = f"{item.path}: {error}", True
+    elif isinstance(error, TransientError):
+        message, retry_after = f"{item.path}: {error}", error.retry_after
+    else:
+        p.log("".join(traceback.format_exception(error)).rstrip())
+        message = f"{item.path}: unexpected {type(error).__name__}: {error}"
+    return Failure(
+        item.key, item.blob, token, message, permanent=permanent, retry_after=retry_after
     )
 
 

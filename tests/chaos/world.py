@@ -16,7 +16,7 @@ import os
 import random
 import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -29,6 +29,7 @@ from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
 from steadypress.config import Config, TargetConfig, Timings
 from steadypress.content import Article, ContentSource
+from steadypress.errors import PublishError, TransientError
 from steadypress.executor import Pipeline, Report, drain
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
@@ -40,7 +41,7 @@ from steadypress.ledger import Ledger, PublishedRecord, claim, select
 from steadypress.store import LedgerStore, Snapshot, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import push_prepare, reconcile, sweep
-from steadypress.targets import Receipt, Target
+from steadypress.targets import BatchTarget, Receipt, Target
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
 from steadypress.targets.site import (
     MANIFEST,
@@ -170,6 +171,26 @@ class _Dying:
         raise Killed
 
 
+class _DyingBatch(_Dying):
+    """The same death for a target that publishes a batch at once: before the write, or right
+    after it."""
+
+    def __init__(self, inner: BatchTarget, kill: Kill) -> None:
+        super().__init__(inner, kill)
+        self._batch = inner
+
+    def publish_batch(
+        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+    ) -> list[Receipt | PublishError]:
+        if self._kill is Kill.AFTER_CLAIM:
+            raise Killed
+        self._batch.publish_batch(work)
+        raise Killed
+
+    def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
+        return self._batch.verify_batch(work)
+
+
 class _World:
     def __init__(
         self,
@@ -254,7 +275,12 @@ class _World:
                           self.repo.root, default_url="https://octo.github.io/blog/")  # fmt: skip
         targets: dict[str, Target] = {"site": site, "devto": devto}
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
-            targets = {name: _Dying(target, run.kill) for name, target in targets.items()}
+            targets = {
+                name: _DyingBatch(target, run.kill)
+                if isinstance(target, BatchTarget)
+                else _Dying(target, run.kill)
+                for name, target in targets.items()
+            }
         return Pipeline(
             config=self.config,
             store=_ChaosStore(self.store(client), self, run),

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from steadypress.errors import ConfigError
 from steadypress.targets import devto, site, webhook
-from steadypress.targets.base import Receipt, Target
+from steadypress.targets.base import BatchTarget, Receipt, Target
 
 if TYPE_CHECKING:
     from steadypress.config import Config, TargetConfig
 
-__all__ = ["Receipt", "Target", "build_targets", "validate_target_options"]
+__all__ = ["BatchTarget", "Receipt", "Target", "build_targets", "validate_target_options"]
 
 
 @dataclass(frozen=True)

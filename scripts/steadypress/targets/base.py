@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from steadypress.content import Article
+from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import PublishedRecord
 
-__all__ = ["Receipt", "Target"]
+__all__ = ["BatchTarget", "Receipt", "Target"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,4 +50,21 @@ class Target(Protocol):
         `previous` may be a record of a version that never got there, or None when the ledger
         never recorded one (a create whose answer was lost): look for the article regardless.
         """
+        ...
+
+
+@runtime_checkable
+class BatchTarget(Target, Protocol):
+    """A target that publishes many articles in one write (the site: one commit for a batch,
+    and its listings rewritten once). The executor hands it a claimed batch whole."""
+
+    def publish_batch(
+        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+    ) -> list[Receipt | PublishError]:
+        """`publish` for each article, together; one result per article, in order: an article
+        that cannot be published fails alone."""
+        ...
+
+    def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
+        """`verify` for each article, together; None where the target shows what was written."""
         ...

@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 from markupsafe import Markup
 
 from steadypress.content import ContentSource
-from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.errors import ConfigError, PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, sitemap
 from steadypress.filelock import exclusive_lock
 from steadypress.gitio import Git
@@ -476,46 +476,122 @@ class SiteTarget:
     # -- the Target protocol ------------------------------------------------------------------
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
-        rendered = self._render(article)
-        entry, slug = rendered.entry, rendered.entry.slug
-
-        def change(files: SiteWriter) -> None:
-            manifest = _read_manifest(files)
-            for path, other in manifest.items():
-                if other.slug == slug and path != article.path:
-                    raise PermanentError(f"URL /{slug}/ is already used by {path}")
-            old = manifest.get(article.path)
-            if old is not None and old.slug != slug:
-                files.remove(_page_path(old.slug))
-            files.put(_page_path(slug), rendered.page)
-            for path, data in rendered.assets.items():
-                files.put(path, data)
-            self._put_static(files)
-            if old != entry:
-                manifest[article.path] = entry
-                self._write_shared(files, manifest, (*entry.tags, *(old.tags if old else ())))
-                _remove_orphans(files, manifest, old)
-                files.put(MANIFEST, _encode_manifest(manifest))
-
-        self._files.apply(
-            change,
-            texts=[MANIFEST],
-            oids=[_page_path(slug), INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL,
-                  *map(_tag_path, entry.tags), *rendered.assets],
-        )  # fmt: skip
-        return Receipt(url=self._absolute(_page_path(slug)), id=slug)
+        (result,) = self.publish_batch([(article, previous)])
+        if isinstance(result, PublishError):
+            raise result
+        return result
 
     def verify(self, article: Article, receipt: Receipt) -> None:
-        slug = self.slug_of(article)
-        expected = hashlib.sha256(self._render(article).page).hexdigest()
-        page, entry = self._files.apply(
-            lambda files: (files.read(_page_path(slug)), _read_manifest(files).get(article.path)),
-            texts=[_page_path(slug), MANIFEST],
+        (problem,) = self.verify_batch([(article, receipt)])
+        if problem is not None:
+            raise problem
+
+    def publish_batch(
+        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+    ) -> list[Receipt | PublishError]:
+        """Publish several articles in one write: their pages and images, and the shared files
+        (index, feed, sitemap, manifest, tag pages) once for all of them. An article that cannot
+        be published (a missing image, a URL already taken) fails alone."""
+        results: list[Receipt | PublishError] = []
+        batch: list[tuple[int, Article, _Rendered]] = []
+        for index, (article, _previous) in enumerate(work):
+            try:
+                rendered = self._render(article)
+            except PublishError as error:
+                results.append(error)
+                continue
+            batch.append((index, article, rendered))
+            slug = rendered.entry.slug
+            results.append(Receipt(url=self._absolute(_page_path(slug)), id=slug))
+
+        def change(files: SiteWriter) -> dict[int, PublishError]:
+            manifest = _read_manifest(files)
+            owners = {entry.slug: path for path, entry in manifest.items()}
+            refused: dict[int, PublishError] = {}
+            changed = False
+            tags: set[str] = set()
+            replaced: list[_Entry] = []
+            for index, article, rendered in batch:
+                entry = rendered.entry
+                owner = owners.get(entry.slug, article.path)
+                if owner != article.path:
+                    refused[index] = PermanentError(
+                        f"URL /{entry.slug}/ is already used by {owner}"
+                    )
+                    continue
+                old = manifest.get(article.path)
+                if old is not None and old.slug != entry.slug:
+                    files.remove(_page_path(old.slug))
+                    owners.pop(old.slug, None)
+                files.put(_page_path(entry.slug), rendered.page)
+                for path, data in rendered.assets.items():
+                    files.put(path, data)
+                if old != entry:
+                    changed = True
+                    manifest[article.path] = entry
+                    owners[entry.slug] = article.path
+                    tags.update(entry.tags, old.tags if old else ())
+                    replaced.extend([old] if old else [])
+            self._put_static(files)
+            if changed:
+                self._write_listings(files, manifest, tags, replaced)
+            return refused
+
+        if batch:
+            refused = self._files.apply(
+                change,
+                texts=[MANIFEST],
+                oids=[INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL, *{
+                    path
+                    for _index, _article, rendered in batch
+                    for path in (_page_path(rendered.entry.slug), *rendered.assets,
+                                 *map(_tag_path, rendered.entry.tags))
+                }],
+            )  # fmt: skip
+            for index, refusal in refused.items():
+                results[index] = refusal
+        return results
+
+    def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
+        """Read the pages and the manifest back in one read: each page must hold what was
+        rendered, and the manifest must list each version."""
+        expected = {
+            article.path: (self.slug_of(article), hashlib.sha256(self._render(article).page))
+            for article, _receipt in work
+        }
+        pages = [_page_path(slug) for slug, _digest in expected.values()]
+        found, manifest = self._files.apply(
+            lambda files: ({page: files.read(page) for page in pages}, _read_manifest(files)),
+            texts=[*pages, MANIFEST],
         )
-        if page is None or hashlib.sha256(page).hexdigest() != expected:
-            raise TransientError(f"/{slug}/index.html does not hold what was written")
-        if entry is None or entry.blob != article.blob:
-            raise TransientError("the site index does not list this version")
+        problems: list[TransientError | None] = []
+        for article, _receipt in work:
+            slug, digest = expected[article.path]
+            page = found.get(_page_path(slug))
+            entry = manifest.get(article.path)
+            if page is None or hashlib.sha256(page).hexdigest() != digest.hexdigest():
+                problems.append(
+                    TransientError(f"/{slug}/index.html does not hold what was written")
+                )
+            elif entry is None or entry.blob != article.blob:
+                problems.append(TransientError("the site index does not list this version"))
+            else:
+                problems.append(None)
+        return problems
+
+    def _write_listings(
+        self,
+        files: SiteWriter,
+        manifest: Mapping[str, _Entry],
+        tags: Iterable[str],
+        replaced: Iterable[_Entry],
+    ) -> None:
+        """After articles changed: the shared files, the images nobody uses any more, and the
+        manifest."""
+        self._write_shared(files, manifest, tags)
+        for old in replaced:
+            _remove_orphans(files, manifest, old)
+        files.put(MANIFEST, _encode_manifest(manifest))
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
         """Remove the article's page, its images, and its entries in the shared files."""
@@ -526,9 +602,7 @@ class SiteTarget:
             if entry is None:
                 return
             files.remove(_page_path(entry.slug))
-            self._write_shared(files, manifest, entry.tags)
-            _remove_orphans(files, manifest, entry)
-            files.put(MANIFEST, _encode_manifest(manifest))
+            self._write_listings(files, manifest, entry.tags, [entry])
 
         # The page is most likely at the slug made from its path; announcing it saves a read.
         try:
