@@ -230,7 +230,8 @@ class _Entry:
     sha256: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        # Every publication rewrites the manifest: what can be left out, is.
+        fields = {
             "blob": self.blob,
             "slug": self.slug,
             "title": self.title,
@@ -243,6 +244,11 @@ class _Entry:
             "assets": list(self.assets),
             "sha256": self.sha256,
         }
+        if self.summary == (self.description or ""):
+            del fields["summary"]  # read back from the description
+        if self.updated == self.date:
+            del fields["updated"]
+        return {key: value for key, value in fields.items() if value not in (None, [])}
 
     @classmethod
     def from_json(cls, fields: Mapping[str, Any]) -> _Entry:
@@ -252,11 +258,11 @@ class _Entry:
             slug=fields["slug"],
             title=fields["title"],
             date=date,
-            # A manifest written before feeds existed lacks these; the article's next version
-            # fills them in.
+            # Left out when they say nothing more (and absent from a manifest written before
+            # feeds existed).
             updated=parse_time(fields["updated"]) if "updated" in fields else date,
-            description=fields["description"],
-            summary=fields.get("summary") or fields["description"] or "",
+            description=fields.get("description"),
+            summary=fields.get("summary") or fields.get("description") or "",
             tags=tuple(fields.get("tags", ())),
             cover=fields.get("cover"),
             assets=tuple(fields.get("assets", ())),
