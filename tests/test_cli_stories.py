@@ -267,6 +267,17 @@ def test_status_shows_the_ledger_and_json_for_scripts(repo: Repo) -> None:
     assert document["published"]["site:content/a.md"]["url"] == "http://localhost:8000/a/"
 
 
+def test_status_says_when_a_dead_version_left_an_older_one_on_the_target(repo: Repo) -> None:
+    """A new version that died does not take the old one down: status says which is shown."""
+    repo.commit(**{"steadypress.yml": FAST, "content/a.md": article("A")})
+    run_cli(repo, "run")
+    repo.commit(**{"content/a.md": "---\ntitle: [unclosed\n---\n"})
+    run_cli(repo, "run")
+    text = run_cli(repo, "status").out
+    assert "site:content/a.md (#1)" in text
+    assert "the target still shows an older version (http://localhost:8000/a/)" in text
+
+
 def test_inside_github_actions_the_job_summary_and_annotations_are_written(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -240,7 +240,13 @@ def _describe(p: Pipeline, version: str | None, ledger: Ledger) -> str:
     lines.append(f"dead: {len(ledger.dead)}")
     for key, dead in sorted(ledger.dead.items()):
         issue = f"#{dead.issue}" if dead.issue else "no alert yet"
-        lines.append(f"  {key} ({issue}): {dead.last_error}")
+        shown = ledger.published.get(key)
+        still = (
+            f"; the target still shows an older version ({shown.url or shown.blob[:12]})"
+            if shown is not None and not shown.unpublished and not dead.unpublishes
+            else ""
+        )
+        lines.append(f"  {key} ({issue}): {dead.last_error}{still}")
     return "\n".join(lines)
 
 
