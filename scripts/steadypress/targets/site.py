@@ -313,6 +313,9 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._stylesheet: bytes | None = None
+        # What publish_batch wrote, by (path, blob): verify compares against it rather than
+        # rendering every article (its images, Pygments, templates) a second time.
+        self._written: dict[tuple[str, str], _Entry] = {}
 
     @property
     def name(self) -> str:
@@ -556,26 +559,26 @@ class SiteTarget:
             )  # fmt: skip
             for index, refusal in refused.items():
                 results[index] = refusal
+            for index, article, rendered in batch:
+                if index not in refused:
+                    self._written[article.path, article.blob] = rendered.entry
         return results
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """Read the pages and the manifest back in one read: each page must hold what was
         rendered, and the manifest must list each version."""
-        expected = {
-            article.path: (self.slug_of(article), hashlib.sha256(self._render(article).page))
-            for article, _receipt in work
-        }
-        pages = [_page_path(slug) for slug, _digest in expected.values()]
+        expected = {article.path: self._expected(article) for article, _receipt in work}
+        pages = [_page_path(written.slug) for written in expected.values()]
         found, manifest = self._files.apply(
             lambda files: ({page: files.read(page) for page in pages}, _read_manifest(files)),
             texts=[*pages, MANIFEST],
         )
         problems: list[TransientError | None] = []
         for article, _receipt in work:
-            slug, digest = expected[article.path]
+            slug, digest = expected[article.path].slug, expected[article.path].sha256
             page = found.get(_page_path(slug))
             entry = manifest.get(article.path)
-            if page is None or hashlib.sha256(page).hexdigest() != digest.hexdigest():
+            if page is None or hashlib.sha256(page).hexdigest() != digest:
                 problems.append(
                     TransientError(f"/{slug}/index.html does not hold what was written")
                 )
@@ -584,6 +587,11 @@ class SiteTarget:
             else:
                 problems.append(None)
         return problems
+
+    def _expected(self, article: Article) -> _Entry:
+        """What publishing `article` wrote (or would write) to the site."""
+        written = self._written.pop((article.path, article.blob), None)
+        return written if written is not None else self._render(article).entry
 
     def _write_listings(
         self,
