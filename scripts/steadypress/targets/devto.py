@@ -139,11 +139,10 @@ class DevtoTarget:
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         payload = {"article": self._fields(article)}
         known = previous.id if previous is not None and previous.id else None
-        canonical = article.metadata.get("canonical_url")
         found = (
             (known, previous.url or "")
             if known and previous
-            else self._find(article.path, str(canonical) if canonical else None)
+            else self._find(article.path, article.canonical_url)
         )
         if found is not None:
             post_id, _url = found
