@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from steadypress.errors import LedgerConflict, StateError
+from steadypress.errors import Conflict, StateError
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
@@ -37,7 +37,7 @@ def test_a_save_based_on_an_old_version_is_refused(store: LedgerStore) -> None:
     """Compare-and-swap: a writer that read before another wrote loses, and changes nothing."""
     first = store.load()
     store.save(add("content/a.md")(first.ledger)[0], based_on=first, message="one")
-    with pytest.raises(LedgerConflict):
+    with pytest.raises(Conflict):
         store.save(add("content/b.md")(first.ledger)[0], based_on=first, message="two")
     assert list(store.load().ledger.pending) == ["site:content/a.md"]
 
@@ -73,7 +73,7 @@ def test_transact_gives_up_after_too_many_conflicts() -> None:
 
     class AlwaysMoved(MemoryStore):
         def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-            raise LedgerConflict(based_on.version, "elsewhere")
+            raise Conflict(based_on.version, "elsewhere")
 
     with pytest.raises(StateError, match="gave up after 3"):
         transact(

@@ -26,11 +26,10 @@ from steadypress.backends import (
 )
 from steadypress.codec import ledger_document
 from steadypress.config import Config, load_config
-from steadypress.errors import ArticleError, ConfigError, StateError
+from steadypress.errors import ArticleError, ConfigError, GitFailed, GitHubError, StateError
 from steadypress.executor import Pipeline, Prepare, Report, drain
-from steadypress.github.client import GitHubError
 from steadypress.github.schedule import keep_schedule_alive
-from steadypress.gitio import Git, GitFailed
+from steadypress.gitio import Git
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
 from steadypress.report import annotate, closing_line, write_job_summary

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from steadypress.errors import ArticleError
-from steadypress.gitio import ZERO_OID, Git, GitFailed
+from steadypress.errors import ArticleError, GitFailed
+from steadypress.gitio import ZERO_OID, Git
 
 __all__ = ["Article", "Changes", "ContentSource", "parse_article"]
 

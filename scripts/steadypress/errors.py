@@ -1,18 +1,28 @@
-"""The handful of exception types steadypress raises; each carries the data needed to act on it.
+"""Every exception type steadypress raises, each carrying the data needed to act on it.
 
-Errors are classified where they happen (a target, a parser, a store) and acted upon in the core:
-a transient error is retried with backoff, a permanent one goes to the dead letters, a state or
-configuration error stops the command with its own exit code before anything is written.
+Errors are classified where they happen (a target, a parser, a store, the API client) and acted
+upon in the core: a transient error is retried with backoff, a permanent one goes to the dead
+letters, a conflict re-runs a compare-and-swap, a state or configuration error stops the command
+with its own exit code before anything is written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 __all__ = [
+    "AmbiguousWrite",
     "ArticleError",
+    "AuthFailed",
     "ConfigError",
-    "LedgerConflict",
+    "Conflict",
+    "GitFailed",
+    "GitHubError",
+    "GraphQLErrors",
     "PermanentError",
     "PublishError",
+    "RateLimited",
     "StateError",
     "SteadypressError",
     "TransientError",
@@ -41,11 +51,12 @@ class StateError(SteadypressError):
         self.message = message
 
 
-class LedgerConflict(SteadypressError):
-    """Another writer moved the state branch since it was read: an ordinary outcome of CAS."""
+class Conflict(SteadypressError):
+    """Another writer moved a branch (the state's or the site's) since it was read: an ordinary
+    outcome of compare-and-swap, answered by reading again."""
 
     def __init__(self, expected: str | None, actual: str | None) -> None:
-        super().__init__(f"state branch moved: expected {expected}, found {actual}")
+        super().__init__(f"branch moved: expected {expected}, found {actual}")
         self.expected = expected
         self.actual = actual
 
@@ -73,3 +84,47 @@ class ArticleError(PermanentError):
         super().__init__(f"{path}: {message}")
         self.path = path
         self.message = message
+
+
+class GitFailed(SteadypressError):
+    """A git command exited non-zero; `stderr` says why."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
+        super().__init__(f"git {' '.join(args)} failed ({returncode}): {stderr.strip()}")
+        self.args_ = tuple(args)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class GitHubError(SteadypressError):
+    """GitHub answered with an error that retrying the same request cannot fix."""
+
+    def __init__(self, status: int, message: str, *, method: str = "", path: str = "") -> None:
+        super().__init__(f"GitHub answered {status} to {method} {path}: {message}".strip())
+        self.status = status
+        self.message = message
+
+
+class AuthFailed(GitHubError):
+    """401: no token, or a wrong one. A configuration problem, not a transient one."""
+
+
+class RateLimited(SteadypressError):
+    """GitHub asked us to wait longer than this run may wait."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__(f"GitHub rate limit: asked to wait {wait:.0f} s, more than this run may")
+        self.wait = wait
+
+
+class AmbiguousWrite(SteadypressError):
+    """A write whose answer was lost (timeout, connection reset, 5xx): it may have happened."""
+
+
+class GraphQLErrors(SteadypressError):
+    """A GraphQL response with `errors`; `types` are GitHub's error types (e.g. STALE_DATA)."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__("; ".join(str(error.get("message", error)) for error in errors))
+        self.errors = errors
+        self.types = {str(error.get("type", "")) for error in errors}

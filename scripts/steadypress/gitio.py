@@ -7,7 +7,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["ZERO_OID", "Git", "GitFailed"]
+from steadypress.errors import GitFailed
+
+__all__ = ["ZERO_OID", "Git"]
 
 ZERO_OID = "0" * 40
 
@@ -18,14 +20,6 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "steadypress",
     "GIT_COMMITTER_EMAIL": "steadypress@localhost",
 }
-
-
-class GitFailed(Exception):
-    def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
-        super().__init__(f"git {' '.join(args)} failed ({returncode}): {stderr.strip()}")
-        self.args_ = tuple(args)
-        self.returncode = returncode
-        self.stderr = stderr
 
 
 class Git:

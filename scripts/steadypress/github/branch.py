@@ -21,22 +21,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from steadypress.errors import SteadypressError
-from steadypress.github.client import AmbiguousWrite, GitHubClient, GitHubError, GraphQLErrors
+from steadypress.errors import AmbiguousWrite, Conflict, GitHubError, GraphQLErrors
+from steadypress.github.client import GitHubClient
 from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
 
-__all__ = ["BranchMoved", "BranchRead", "GitHubBranch", "blob_oid", "read_query"]
+__all__ = ["BranchRead", "GitHubBranch", "blob_oid", "read_query"]
 
 _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
-
-
-class BranchMoved(SteadypressError):
-    """The branch no longer points where the writer read it: re-read and try again."""
-
-    def __init__(self, expected: str | None, actual: str | None) -> None:
-        super().__init__(f"branch moved: expected {expected}, found {actual}")
-        self.expected = expected
-        self.actual = actual
 
 
 def blob_oid(data: bytes) -> str:
@@ -151,7 +142,7 @@ class GitHubBranch:
             self._post("git/refs", {"ref": f"refs/heads/{self.branch}", "sha": commit})
         except GitHubError as failure:
             if failure.status == 422 and "already exists" in failure.message.lower():
-                raise BranchMoved(None, "created by another writer") from None
+                raise Conflict(None, "created by another writer") from None
             raise
         except AmbiguousWrite:
             return self._settle(None, message)
@@ -165,7 +156,7 @@ class GitHubBranch:
         ours = _TRANSACTION.search(message)
         if head is not None and ours and ours.group(0) in str(head.get("message", "")):
             return str(head["oid"])
-        raise BranchMoved(expected, str(head["oid"]) if head is not None else None)
+        raise Conflict(expected, str(head["oid"]) if head is not None else None)
 
     def _post(self, what: str, body: dict[str, Any]) -> dict[str, Any]:
         response = self._client.rest(

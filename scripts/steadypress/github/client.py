@@ -24,55 +24,14 @@ from typing import Any
 import requests
 
 from steadypress.backoff import backoff_seconds
-from steadypress.errors import SteadypressError
+from steadypress.errors import AmbiguousWrite, AuthFailed, GitHubError, GraphQLErrors, RateLimited
 
-__all__ = [
-    "AmbiguousWrite",
-    "AuthFailed",
-    "GitHubClient",
-    "GitHubError",
-    "GraphQLErrors",
-    "RateLimited",
-]
+__all__ = ["GitHubClient"]
 
 # Worth retrying a read: the server or the path to it failed, not the request.
 RETRYABLE_STATUS = frozenset({500, 502, 503, 504})
 _SECONDARY_LIMIT_WAIT = 60.0  # GitHub: "wait for at least one minute before retrying"
 _OPERATION = re.compile(r"\b(?:query|mutation)\s+(\w+)")
-
-
-class GitHubError(SteadypressError):
-    """GitHub answered with an error that retrying the same request cannot fix."""
-
-    def __init__(self, status: int, message: str, *, method: str = "", path: str = "") -> None:
-        super().__init__(f"GitHub answered {status} to {method} {path}: {message}".strip())
-        self.status = status
-        self.message = message
-
-
-class AuthFailed(GitHubError):
-    """401: no token, or a wrong one. A configuration problem, not a transient one."""
-
-
-class RateLimited(SteadypressError):
-    """GitHub asked us to wait longer than this run may wait."""
-
-    def __init__(self, wait: float) -> None:
-        super().__init__(f"GitHub rate limit: asked to wait {wait:.0f} s, more than this run may")
-        self.wait = wait
-
-
-class AmbiguousWrite(SteadypressError):
-    """A write whose answer was lost (timeout, connection reset, 5xx): it may have happened."""
-
-
-class GraphQLErrors(SteadypressError):
-    """A GraphQL response with `errors`; `types` are GitHub's error types (e.g. STALE_DATA)."""
-
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
-        super().__init__("; ".join(str(error.get("message", error)) for error in errors))
-        self.errors = errors
-        self.types = {str(error.get("type", "")) for error in errors}
 
 
 @dataclass

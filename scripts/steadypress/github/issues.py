@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from steadypress.alerts.base import find_marker
 from steadypress.alerts.letter import letter_body, letter_title, resolution_text
-from steadypress.github.client import AmbiguousWrite, GitHubClient, GitHubError
+from steadypress.errors import AmbiguousWrite, GitHubError
+from steadypress.github.client import GitHubClient
 from steadypress.ledger import DeadItem, PublishedRecord
 
 __all__ = ["DEAD_LETTER_LABEL", "RETRY_LABEL", "GitHubIssues"]

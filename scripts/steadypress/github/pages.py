@@ -18,9 +18,9 @@ from typing import TypeVar
 
 from steadypress.backoff import backoff_seconds
 from steadypress.config import Config, TargetConfig
-from steadypress.errors import PermanentError, TransientError
-from steadypress.github.branch import BranchMoved, BranchRead, GitHubBranch, blob_oid
-from steadypress.github.client import AuthFailed, GitHubClient, GitHubError
+from steadypress.errors import AuthFailed, Conflict, GitHubError, PermanentError, TransientError
+from steadypress.github.branch import BranchRead, GitHubBranch, blob_oid
+from steadypress.github.client import GitHubClient
 from steadypress.github.store import UNAVAILABLE
 from steadypress.targets.site import SiteTarget, SiteWriter, build_site, parse_settings
 
@@ -58,7 +58,7 @@ class BranchSiteFiles:
                 if staged.changes or staged.deletions:
                     self._commit(staged)
                 return result
-            except BranchMoved:
+            except Conflict:
                 self._sleep(
                     backoff_seconds(
                         attempt, wait_initial=0.05, wait_max=2, jitter=self._rng.random()
@@ -144,7 +144,7 @@ class _Staged:
         """A file the caller did not announce: one more read, which must see the same head."""
         extra = self._branch.read(texts=[path])
         if extra.head != self.at.head:
-            raise BranchMoved(self.at.head, extra.head)
+            raise Conflict(self.at.head, extra.head)
         self._texts_known.add(path)
         self._ids_known.add(path)
         self.at.texts.update(extra.texts)

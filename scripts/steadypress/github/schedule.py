@@ -10,7 +10,8 @@ it for inactivity: a workflow a maintainer disabled by hand stays disabled. This
 
 from __future__ import annotations
 
-from steadypress.github.client import GitHubClient, GitHubError
+from steadypress.errors import GitHubError
+from steadypress.github.client import GitHubClient
 
 __all__ = ["keep_schedule_alive"]
 

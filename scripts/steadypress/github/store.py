@@ -23,15 +23,16 @@ from steadypress.codec import (
     encode_pending,
     encode_published,
 )
-from steadypress.errors import LedgerConflict, StateError
-from steadypress.github.branch import BranchMoved, GitHubBranch
-from steadypress.github.client import (
+from steadypress.errors import (
     AmbiguousWrite,
-    GitHubClient,
+    Conflict,
     GitHubError,
     GraphQLErrors,
     RateLimited,
+    StateError,
 )
+from steadypress.github.branch import GitHubBranch
+from steadypress.github.client import GitHubClient
 from steadypress.ledger import Ledger
 from steadypress.store.base import Snapshot
 
@@ -86,8 +87,8 @@ class GitHubStore:
                     if getattr(ledger, section) is not getattr(based_on.ledger, section)
                 }
                 commit = self._branch.commit(changed, expected=based_on.version, message=message)
-        except BranchMoved as moved:
-            raise LedgerConflict(moved.expected, moved.actual) from None
+        except Conflict as moved:
+            raise Conflict(moved.expected, moved.actual) from None
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be written: {failure}") from None
         self._last = Snapshot(version=commit, ledger=ledger)

@@ -28,7 +28,7 @@ class Snapshot:
 class LedgerStore(Protocol):
     """A ledger with one atomic primitive: compare-and-swap on the version.
 
-    `save` raises `LedgerConflict` when the stored version is no longer `based_on.version`;
+    `save` raises `Conflict` when the stored version is no longer `based_on.version`;
     losing that race is an ordinary outcome, handled by `transact`, never by callers.
     """
 

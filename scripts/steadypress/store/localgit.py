@@ -20,8 +20,8 @@ from steadypress.codec import (
     encode_pending,
     encode_published,
 )
-from steadypress.errors import LedgerConflict, StateError
-from steadypress.gitio import ZERO_OID, Git, GitFailed
+from steadypress.errors import Conflict, GitFailed, StateError
+from steadypress.gitio import ZERO_OID, Git
 from steadypress.ledger import Ledger
 from steadypress.store.base import Snapshot
 
@@ -89,7 +89,7 @@ class LocalGitStore:
             )
         except GitFailed as failure:
             if any(sign in failure.stderr.lower() for sign in _RACE_SIGNS):
-                raise LedgerConflict(based_on.version, self._git.resolve(self._ref)) from None
+                raise Conflict(based_on.version, self._git.resolve(self._ref)) from None
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None

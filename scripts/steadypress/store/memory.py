@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from steadypress.errors import LedgerConflict
+from steadypress.errors import Conflict
 from steadypress.ledger import Ledger
 from steadypress.store.base import Snapshot
 
@@ -29,7 +29,7 @@ class MemoryStore:
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         current = None if self._version is None else str(self._version)
         if based_on.version != current:
-            raise LedgerConflict(based_on.version, current)
+            raise Conflict(based_on.version, current)
         self._version = (self._version or 0) + 1
         self._ledger = ledger
         self.saves += 1

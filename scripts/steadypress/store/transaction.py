@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from steadypress.backoff import backoff_seconds
-from steadypress.errors import LedgerConflict, StateError
+from steadypress.errors import Conflict, StateError
 from steadypress.ledger import Ledger
 from steadypress.store.base import LedgerStore
 
@@ -66,7 +66,7 @@ def transact(
             store.save(
                 ledger, based_on=snapshot, message=f"{message}\n\ntransaction: {transaction_id}\n"
             )
-        except LedgerConflict:
+        except Conflict:
             stats.conflicts += 1
             sleep(
                 backoff_seconds(
