@@ -20,7 +20,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from steadypress.config import Config  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
 from steadypress.executor import CLAIM_BATCH  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
@@ -66,7 +65,7 @@ def measure(size: int) -> tuple[float, float, int, int]:
         head = commit(repo, {f"content/a{n:05d}.md": article(n) for n in range(size)})
         source = ContentSource(Git(repo), "content")
         target = build_site("site", DirectorySiteFiles(out), SiteSettings(url="https://b.test/"),
-                            Config(), repo, default_url="")  # fmt: skip
+                            content_dir="content", repo=repo, default_url="")  # fmt: skip
         articles = sorted(source.list_articles(head).items())
         started = time.perf_counter()
         for start in range(0, len(articles), CLAIM_BATCH):  # as a drain claims and publishes

@@ -19,6 +19,7 @@ from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteTarget
 from steadypress.theme import Theme
+from tests.fakes.clock import ManualClock
 
 if TYPE_CHECKING:
     from tests.fakes.github import FakeGitHub
@@ -111,11 +112,13 @@ class Repo:
         ).stdout
 
 
-def github_client(github: FakeGitHub, **settings: Any) -> GitHubClient:
-    """A client of the fake, with a recorded, instant sleep (`client.sleep.calls`)."""
+def github_client(
+    github: FakeGitHub, *, clock: ManualClock | None = None, **settings: Any
+) -> GitHubClient:
+    """A client of the fake on a `ManualClock`: its sleeps are instant and recorded."""
     return GitHubClient(
         token=github.token, api_url=github.api_url, graphql_url=github.graphql_url,
-        sleep=RecordedSleep(), **settings,
+        clock=clock or ManualClock(), **settings,
     )  # fmt: skip
 
 
@@ -123,16 +126,6 @@ def github_store(github: FakeGitHub, **settings: Any) -> GitHubStore:
     return GitHubStore(
         github_client(github, **settings), repository=github.full_name, branch="steadypress-state"
     )
-
-
-class RecordedSleep:
-    """Stands in for time.sleep where a test must not wait: records what it was asked."""
-
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-
-    def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from steadypress.ledger import Attempt, DeadItem, PublishedRecord
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
-def corpse(path: str = "content/a.md", issue: int | None = None) -> DeadItem:
+def corpse(path: str = "content/a.md", alert: int | None = None) -> DeadItem:
     return DeadItem(
         target="site",
         path=path,
@@ -20,7 +20,7 @@ def corpse(path: str = "content/a.md", issue: int | None = None) -> DeadItem:
         attempts=5,
         history=(Attempt(NOW, "HTTP 503"), Attempt(NOW, "timeout")),
         permanent=False,
-        issue=issue,
+        alert=alert,
     )
 
 
@@ -66,5 +66,5 @@ def test_resolving_marks_the_letter_and_a_second_death_reopens_it(tmp_path: Path
         .read_text()
         .startswith("Status: resolved: `site:content/a.md` was published at /a/")
     )
-    assert channel.open(corpse(issue=number)) == number
+    assert channel.open(corpse(alert=number)) == number
     assert (tmp_path / "0001.md").read_text().startswith("Status: open")

@@ -95,7 +95,7 @@ def test_a_failing_target_gives_exactly_one_dead_letter_issue_and_retry_closes_i
     issue = github.tracker.get_issue(1)
     assert issue["state"] == "open" and "content/a.md" in issue["body"]
     assert "https://github.example/octo/blog/actions/runs/42" in issue["body"]
-    assert remote(github).dead["site:content/a.md"].issue == 1
+    assert remote(github).dead["site:content/a.md"].alert == 1
     github.clear_faults()
     github.tracker.add_label(1, "retry")  # a maintainer asks for a retry
     result = gh(repo, "retry", "--issue", "1")

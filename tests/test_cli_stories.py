@@ -86,7 +86,7 @@ def test_a_broken_article_is_dead_lettered_while_the_others_publish(repo: Repo) 
     assert result.code == 0, "a dead letter is reported, not a crash"
     assert published_keys(repo) == {"site:content/good.md", "site:content/also-good.md"}
     dead = repo.ledger().dead["site:content/broken.md"]
-    assert dead.permanent and dead.issue == 1
+    assert dead.permanent and dead.alert == 1
     assert "content/broken.md: front matter has no 'title'" in dead.last_error
     letter = (repo.root / ".steadypress/dead-letters/0001.md").read_text()
     assert "content/broken.md" in letter and "no 'title'" in letter
@@ -225,7 +225,7 @@ def test_what_keeps_failing_is_dead_lettered_and_retry_by_issue_revives_it(repo:
     assert run_cli(repo, "run").code == 1
     assert run_cli(repo, "sweep").code == 0
     dead = repo.ledger().dead["site:content/a.md"]
-    assert (dead.attempts, dead.issue, dead.permanent) == (2, 1, False)
+    assert (dead.attempts, dead.alert, dead.permanent) == (2, 1, False)
     assert len(list((repo.root / ".steadypress/dead-letters").glob("*.md"))) == 1
     (repo.root / "_site/.steadypress-site.json").unlink()
     result = run_cli(repo, "retry", "--issue", "1")
@@ -242,7 +242,7 @@ def test_retry_all_dead(repo: Repo) -> None:
     assert len(repo.ledger().dead) == 2
     result = run_cli(repo, "retry", "--all-dead")
     assert len(repo.ledger().dead) == 2, "still broken: dead again, same letters"
-    assert {d.issue for d in repo.ledger().dead.values()} == {1, 2} and result.code == 0
+    assert {d.alert for d in repo.ledger().dead.values()} == {1, 2} and result.code == 0
 
 
 @pytest.mark.parametrize(
@@ -365,10 +365,10 @@ def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Re
     blocker.write_text("a file where the dead-letter folder should be")
     result = run_cli(repo, "run")
     assert "could not open a dead letter for site:content/bad.md" in result.err
-    assert repo.ledger().dead["site:content/bad.md"].issue is None
+    assert repo.ledger().dead["site:content/bad.md"].alert is None
     blocker.unlink()
     result = run_cli(repo, "sweep")
-    assert result.code == 0 and repo.ledger().dead["site:content/bad.md"].issue == 1
+    assert result.code == 0 and repo.ledger().dead["site:content/bad.md"].alert == 1
     assert (repo.root / ".steadypress/dead-letters/0001.md").exists()
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.config import Config, load_config, parse_config, parse_duration
+from steadypress.config import Config, load_config, parse_config
+from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError
 
 

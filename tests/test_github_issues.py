@@ -25,9 +25,9 @@ def channel(github: FakeGitHub) -> GitHubIssues:
     return GitHubIssues(github_client(github), repository=github.full_name, run_url=RUN)
 
 
-def corpse(path: str = "content/a.md", issue: int | None = None) -> DeadItem:
+def corpse(path: str = "content/a.md", alert: int | None = None) -> DeadItem:
     history = (Attempt(NOW, "HTTP 503 from dev.to"), Attempt(NOW, "timeout after 30 s"))
-    return DeadItem("devto", path, "b1", "c1", NOW, 5, history, False, issue)
+    return DeadItem("devto", path, "b1", "c1", NOW, 5, history, False, alert)
 
 
 def test_a_dead_item_opens_one_labelled_issue_that_says_everything(github: FakeGitHub) -> None:
@@ -93,7 +93,7 @@ def test_a_second_death_reopens_the_same_issue(github: FakeGitHub) -> None:
         "devto:content/a.md",
         PublishedRecord("b1", "c1", None, "2026-11-29T01:00:00Z", None),
     )
-    assert channel(github).open(corpse(issue=number)) == number
+    assert channel(github).open(corpse(alert=number)) == number
     assert len(github.tracker.issues) == 1 and github.tracker.get_issue(number)["state"] == "open"
 
 

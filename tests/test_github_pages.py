@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.config import Config
 from steadypress.content import Article, ContentSource
 from steadypress.errors import PermanentError
 from steadypress.github.branch import GitHubBranch
@@ -19,8 +18,9 @@ from steadypress.targets.site import (
     SiteTarget,
     build_site,
 )
+from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
-from tests.helpers import RecordedSleep, Repo, github_client, site_target
+from tests.helpers import Repo, github_client, site_target
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def pages(github: FakeGitHub, token: str | None = None) -> BranchSiteFiles:
     if token is not None:
         client.token = token
     branch = GitHubBranch(client, repository=github.full_name, branch="gh-pages")
-    return BranchSiteFiles(branch, sleep=RecordedSleep())
+    return BranchSiteFiles(branch, clock=ManualClock())
 
 
 def site(files: SiteFiles) -> SiteTarget:
@@ -176,7 +176,12 @@ def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     head = repo.commit("chart")
     source = ContentSource(Git(repo.root), "content")
     target = build_site(
-        "site", pages(github), SiteSettings(), Config(), repo.root, default_url="https://x.test/"
+        "site",
+        pages(github),
+        SiteSettings(),
+        content_dir="content",
+        repo=repo.root,
+        default_url="https://x.test/",
     )
     article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)
     target.verify(article, target.publish(article, None))

@@ -11,6 +11,7 @@ from steadypress.errors import StateError
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger, PublishedRecord, Sighting, claim, enqueue
 from steadypress.store import TransactionStats, transact
+from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import github_client, github_store
 
@@ -180,11 +181,12 @@ def test_a_published_file_beyond_graphqls_text_limit_is_read_over_rest_once(
 
 def test_a_secondary_rate_limit_is_waited_out_as_github_asks(github: FakeGitHub) -> None:
     """429 with retry-after: wait that long, then ask again."""
-    client = github_client(github)
+    clock = ManualClock()
+    client = github_client(github, clock=clock)
     store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
     github.inject(Fault.secondary_rate_limit("graphql LoadBranch", retry_after=7))
     assert store.load().version is None
-    assert client.sleep.calls == [7.0]  # type: ignore[attr-defined]
+    assert clock.sleeps == [7.0]
 
 
 def test_a_rate_limit_longer_than_the_budget_stops_cleanly_and_writes_nothing(
@@ -229,13 +231,14 @@ def test_corrupt_state_on_github_is_refused_and_never_overwritten(github: FakeGi
 
 def test_a_graphql_rate_limit_inside_a_200_is_waited_out(github: FakeGitHub) -> None:
     """GraphQL reports its limit as an error of type RATE_LIMITED in a 200, with the headers."""
-    client = github_client(github)
+    clock = ManualClock()
+    client = github_client(github, clock=clock)
     store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
     github.inject(Fault("graphql LoadBranch", status=200, headers={"retry-after": "3"}, body={
         "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}],
     }))  # fmt: skip
     assert store.load().version is None
-    assert client.sleep.calls == [3.0]  # type: ignore[attr-defined]
+    assert clock.sleeps == [3.0]
 
 
 def test_a_github_that_does_not_answer_in_time_fails_cleanly(github: FakeGitHub) -> None:

@@ -16,11 +16,11 @@ from steadypress.ledger import (
     enqueue,
     fail,
     next_wake,
+    record_alert,
     release,
     renew,
     retry,
     select,
-    set_issue,
     withdraw,
 )
 
@@ -49,7 +49,7 @@ def claimed_by(holder: str, token: str, ledger: Ledger, now: datetime = T0) -> L
     return ledger
 
 
-def buried() -> Ledger:
+def with_dead_item() -> Ledger:
     """A ledger whose one item failed for good."""
     ledger = claimed_by("a", "t", pending_with())
     failure = Failure(KEY, "b1", "t", "x", permanent=True)
@@ -96,12 +96,12 @@ def test_a_dead_item_stays_dead_for_its_blob_but_a_new_blob_replaces_it() -> Non
         policy=POLICY,
         rng=NoJitter(),
     )
-    ledger = set_issue(ledger, KEY, 7)
+    ledger = record_alert(ledger, KEY, 7)
     same, fresh = enqueue(ledger, [seen("b1")], now=T0)
     assert fresh == [] and KEY in same.dead
     newer, fresh = enqueue(ledger, [seen("b2")], now=T0)
     assert fresh == [KEY] and KEY not in newer.dead
-    assert newer.pending[KEY].issue == 7, "the alert number follows the item"
+    assert newer.pending[KEY].alert == 7, "the alert number follows the item"
 
 
 def test_claim_sets_a_lease_that_expires_by_itself() -> None:
@@ -148,11 +148,11 @@ def test_completing_an_old_blob_keeps_the_newer_one_pending_and_frees_it() -> No
 def test_a_failure_counts_an_attempt_and_schedules_the_next_with_backoff() -> None:
     """First failure: attempts 1, due again after backoff_initial, lease released, error kept."""
     ledger = claimed_by("a", "t", pending_with())
-    ledger, buried = fail(
+    ledger, newly_dead = fail(
         ledger, [Failure(KEY, "b1", "t", "HTTP 503")], now=T0, policy=POLICY, rng=NoJitter()
     )
     item = ledger.pending[KEY]
-    assert buried == []
+    assert newly_dead == []
     assert (item.attempts, item.next_attempt_at, item.lease) == (
         1,
         T0 + timedelta(seconds=30),
@@ -175,7 +175,7 @@ def test_attempts_reaching_the_maximum_bury_the_item() -> None:
     now = T0
     for attempt in range(1, 4):
         ledger = claimed_by("a", f"t{attempt}", ledger, now=now)
-        ledger, buried = fail(
+        ledger, newly_dead = fail(
             ledger,
             [Failure(KEY, "b1", f"t{attempt}", f"err {attempt}")],
             now=now,
@@ -183,7 +183,7 @@ def test_attempts_reaching_the_maximum_bury_the_item() -> None:
             rng=NoJitter(),
         )
         now += timedelta(hours=1)
-    assert [item.key for item in buried] == [KEY]
+    assert [item.key for item in newly_dead] == [KEY]
     assert KEY not in ledger.pending
     corpse = ledger.dead[KEY]
     assert corpse.attempts == 3 and not corpse.permanent
@@ -193,14 +193,14 @@ def test_attempts_reaching_the_maximum_bury_the_item() -> None:
 def test_a_permanent_error_buries_at_once() -> None:
     """Retrying a broken article cannot help: one permanent failure is enough."""
     ledger = claimed_by("a", "t", pending_with())
-    ledger, buried = fail(
+    ledger, newly_dead = fail(
         ledger,
         [Failure(KEY, "b1", "t", "no title", permanent=True)],
         now=T0,
         policy=POLICY,
         rng=NoJitter(),
     )
-    assert [item.key for item in buried] == [KEY]
+    assert [item.key for item in newly_dead] == [KEY]
     assert ledger.dead[KEY].permanent and ledger.dead[KEY].attempts == 1
 
 
@@ -216,14 +216,14 @@ def test_a_failure_reported_under_a_lost_lease_changes_nothing() -> None:
 
 def test_retry_brings_a_dead_item_back_with_attempts_reset_and_its_alert() -> None:
     """Retry moves dead to pending, fresh attempts, same alert number; success resolves it."""
-    ledger = buried()
-    ledger = set_issue(ledger, KEY, 4)
+    ledger = with_dead_item()
+    ledger = record_alert(ledger, KEY, 4)
     ledger, retried = retry(ledger, [KEY], now=T0)
     assert retried == [KEY] and KEY not in ledger.dead
-    assert (ledger.pending[KEY].attempts, ledger.pending[KEY].issue) == (0, 4)
+    assert (ledger.pending[KEY].attempts, ledger.pending[KEY].alert) == (0, 4)
     ledger = claimed_by("a", "t2", ledger)
     ledger, resolutions = complete(ledger, [Completion(KEY, "b1", "c-b1", "t2", url="/a/")], now=T0)
-    assert [(r.key, r.issue) for r in resolutions] == [(KEY, 4)]
+    assert [(r.key, r.alert) for r in resolutions] == [(KEY, 4)]
 
 
 def test_retry_makes_a_waiting_item_due_now() -> None:
@@ -310,9 +310,9 @@ def test_withdraw_drops_waiting_work_but_not_work_in_progress() -> None:
 
 def test_the_first_alert_number_recorded_for_a_dead_item_stays() -> None:
     """Two executors racing to open an alert: the ledger keeps the first number it was given."""
-    ledger = buried()
-    first = set_issue(ledger, KEY, 3)
-    assert set_issue(first, KEY, 4) is first and first.dead[KEY].issue == 3
+    ledger = with_dead_item()
+    first = record_alert(ledger, KEY, 3)
+    assert record_alert(first, KEY, 4) is first and first.dead[KEY].alert == 3
 
 
 def published_with(blob: str = "b1", post_id: str | None = "42") -> Ledger:
@@ -353,13 +353,13 @@ def test_removing_an_article_before_it_was_published_still_asks_the_target() -> 
 
 def test_removing_a_dead_article_carries_its_alert_to_the_unpublish() -> None:
     """The dead version is obsolete: finishing the removal closes its alert."""
-    ledger = set_issue(buried(), KEY, 9)
+    ledger = record_alert(with_dead_item(), KEY, 9)
     ledger, fresh = enqueue(ledger, [seen(ABSENT)], now=T0)
     assert fresh == [KEY] and KEY not in ledger.dead
-    assert ledger.pending[KEY].issue == 9
+    assert ledger.pending[KEY].alert == 9
     ledger = claimed_by("b", "t2", ledger)
     ledger, resolutions = complete(ledger, [Completion(KEY, ABSENT, "c", "t2")], now=T0)
-    assert [(r.key, r.issue, r.record.unpublished) for r in resolutions] == [(KEY, 9, True)]
+    assert [(r.key, r.alert, r.record.unpublished) for r in resolutions] == [(KEY, 9, True)]
 
 
 def test_going_back_to_the_published_version_replaces_a_newer_dead_one() -> None:
@@ -369,9 +369,9 @@ def test_going_back_to_the_published_version_replaces_a_newer_dead_one() -> None
         ledger, [Failure(KEY, "b2", "t", "bad", permanent=True)], now=T0, policy=POLICY,
         rng=NoJitter(),
     )  # fmt: skip
-    ledger, fresh = enqueue(set_issue(ledger, KEY, 5), [seen("b1")], now=T0)
+    ledger, fresh = enqueue(record_alert(ledger, KEY, 5), [seen("b1")], now=T0)
     assert fresh == [KEY] and KEY not in ledger.dead
-    assert (ledger.pending[KEY].blob, ledger.pending[KEY].issue) == ("b1", 5)
+    assert (ledger.pending[KEY].blob, ledger.pending[KEY].alert) == ("b1", 5)
 
 
 def test_a_late_write_after_the_unpublish_is_undone() -> None:

@@ -4,10 +4,12 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from steadypress.alerts.lifecycle import raise_alerts
 from steadypress.config import Config
-from steadypress.executor import Pipeline, raise_alerts
-from steadypress.ledger import Attempt, DeadItem, Ledger, PublishedRecord, set_issue
+from steadypress.ledger import Attempt, DeadItem, Ledger, PublishedRecord, record_alert
+from steadypress.pipeline import Pipeline
 from steadypress.store.memory import MemoryStore
+from tests.fakes.clock import ManualClock
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 KEY = "site:content/a.md"
@@ -24,16 +26,16 @@ class CountingChannel:
         self.next += 1
         return self.next - 1
 
-    def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
+    def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
         raise AssertionError("not expected")
 
-    def discard(self, issue: int, *, duplicate_of: int) -> None:
-        self.discarded.append((issue, duplicate_of))
+    def discard(self, alert: int, *, duplicate_of: int) -> None:
+        self.discarded.append((alert, duplicate_of))
 
-    def acknowledge_retry(self, issue: int) -> None:
+    def acknowledge_retry(self, alert: int) -> None:
         raise AssertionError("not expected")
 
-    def key_of(self, issue: int) -> str | None:
+    def key_of(self, alert: int) -> str | None:
         return None
 
 
@@ -41,7 +43,7 @@ def pipeline(store: MemoryStore, channel: CountingChannel) -> Pipeline:
     nothing: Any = None  # raise_alerts touches neither content nor targets
     return Pipeline(
         config=Config(), store=store, content=nothing, targets={}, alerts=channel, holder="test",
-        clock=lambda: NOW, rng=random.Random(0), log=lambda _line: None,
+        clock=ManualClock(NOW), rng=random.Random(0), log=lambda _line: None,
     )  # fmt: skip
 
 
@@ -51,17 +53,17 @@ def corpse() -> DeadItem:
 
 def test_an_alert_that_lost_the_race_is_discarded_and_the_winner_reported() -> None:
     """Another executor recorded #7 first: our #9 is retired as its duplicate, #7 is reported."""
-    store = MemoryStore(set_issue(Ledger(dead={KEY: corpse()}), KEY, 7))
+    store = MemoryStore(record_alert(Ledger(dead={KEY: corpse()}), KEY, 7))
     channel = CountingChannel(first=9)
     reported = raise_alerts(pipeline(store, channel), [corpse()])
     assert channel.discarded == [(9, 7)]
-    assert [item.issue for item in reported] == [7]
-    assert store.load().ledger.dead[KEY].issue == 7
+    assert [item.alert for item in reported] == [7]
+    assert store.load().ledger.dead[KEY].alert == 7
 
 
 def test_an_alert_is_recorded_on_the_dead_item() -> None:
     """Without a race the number opened is the number recorded, in one transaction."""
     store = MemoryStore(Ledger(dead={KEY: corpse()}))
     channel = CountingChannel(first=1)
-    assert [item.issue for item in raise_alerts(pipeline(store, channel), [corpse()])] == [1]
-    assert store.load().ledger.dead[KEY].issue == 1 and store.saves == 1 and not channel.discarded
+    assert [item.alert for item in raise_alerts(pipeline(store, channel), [corpse()])] == [1]
+    assert store.load().ledger.dead[KEY].alert == 1 and store.saves == 1 and not channel.discarded

@@ -12,7 +12,6 @@ import html5lib
 import pytest
 import xmlschema
 
-from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError
 from steadypress.gitio import Git
@@ -26,7 +25,14 @@ URL = "https://blog.example/notes/"
 
 def site(repo: Repo, out: Path, **settings: str) -> SiteTarget:
     chosen = SiteSettings(**{"url": URL, **settings})
-    return build_site("site", DirectorySiteFiles(out), chosen, Config(), repo.root, default_url="")
+    return build_site(
+        "site",
+        DirectorySiteFiles(out),
+        chosen,
+        content_dir="content",
+        repo=repo.root,
+        default_url="",
+    )
 
 
 def publish_all(repo: Repo, target: SiteTarget) -> None:

@@ -8,48 +8,62 @@ test fake work unchanged).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from steadypress.alerts import LocalDeadLetters
-from steadypress.config import Config, TargetConfig
+from steadypress.clock import Clock
+from steadypress.config import Config
 from steadypress.content import ContentSource
+from steadypress.credentials import Redactor, Secrets
 from steadypress.errors import ConfigError
-from steadypress.executor import Pipeline
+from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
-from steadypress.github.pages import build_pages_target
+from steadypress.github.pages import BranchSiteFiles, pages_url
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
+from steadypress.pipeline import Pipeline
 from steadypress.store.localgit import LocalGitStore
-from steadypress.targets import Target, build_targets, devto, webhook
+from steadypress.targets.registry import TargetContext, build_targets
+from steadypress.targets.site import DirectorySiteFiles
 
 __all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
 
-_GITHUB_TARGETS: dict[str, Callable[[TargetConfig, Config, GitHubClient, str, Path], Target]] = {
-    "site": build_pages_target,
-    # A webhook or dev.to is the same wherever the ledger lives.
-    "webhook": lambda spec, config, _client, _repository, repo: webhook.build_local(
-        spec, config, repo
-    ),
-    "devto": lambda spec, config, _client, _repository, repo: devto.build_local(spec, config, repo),
-}
+LOCAL_SITE_URL = "http://localhost:8000/"
 
 
 def default_backend(environ: Mapping[str, str]) -> str:
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "local"
 
 
-def local_pipeline(repo: Path, config: Config, *, holder: str) -> Pipeline:
-    git = Git(repo)
+def local_pipeline(
+    repo: Path,
+    config: Config,
+    *,
+    holder: str,
+    clock: Clock,
+    environ: Mapping[str, str],
+    redact: Redactor,
+) -> Pipeline:
+    context = TargetContext(
+        source=config.source,
+        content_dir=config.content_dir,
+        repo=repo,
+        clock=clock,
+        secrets=Secrets(environ, redact),
+        site_files=lambda settings: DirectorySiteFiles(repo / settings.dir),
+        default_site_url=LOCAL_SITE_URL,
+    )
     return Pipeline(
         config=config,
         store=LocalGitStore(repo, config.state_branch),
-        content=ContentSource(git, config.content_dir),
-        targets=build_targets(config, repo=repo),
+        content=ContentSource(Git(repo), config.content_dir),
+        targets=build_targets(config.targets, context),
         alerts=LocalDeadLetters(repo / config.dead_letter_dir),
         holder=holder,
+        clock=clock,
+        redact=redact,
     )
 
 
@@ -60,35 +74,57 @@ def _required(environ: Mapping[str, str], name: str, why: str) -> str:
     return value
 
 
-def github_client_from(environ: Mapping[str, str]) -> tuple[GitHubClient, str]:
+def github_client_from(
+    environ: Mapping[str, str], *, clock: Clock, secrets: Secrets
+) -> tuple[GitHubClient, str]:
     """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
     repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
-    token = _required(
-        environ, "GITHUB_TOKEN",
-        "the GitHub backend needs a token with contents: write and issues: write",
-    )  # fmt: skip
+    token = secrets.read("GITHUB_TOKEN")
+    if token is None:
+        raise ConfigError(
+            "GITHUB_TOKEN",
+            "not set: the GitHub backend needs a token with contents: write and issues: write",
+        )
     api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
     graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
-    return GitHubClient(token=token, api_url=api_url, graphql_url=graphql_url), repository
+    client = GitHubClient(token=token, api_url=api_url, graphql_url=graphql_url, clock=clock)
+    return client, repository
 
 
 def github_pipeline(
-    repo: Path, config: Config, *, holder: str, environ: Mapping[str, str] = os.environ
+    repo: Path,
+    config: Config,
+    *,
+    holder: str,
+    clock: Clock,
+    environ: Mapping[str, str],
+    redact: Redactor,
 ) -> Pipeline:
-    client, repository = github_client_from(environ)
+    secrets = Secrets(environ, redact)
+    client, repository = github_client_from(environ, clock=clock, secrets=secrets)
     run_url = None
     if environ.get("GITHUB_SERVER_URL") and environ.get("GITHUB_RUN_ID"):
         run_url = (
             f"{environ['GITHUB_SERVER_URL']}/{repository}/actions/runs/{environ['GITHUB_RUN_ID']}"
         )
+    context = TargetContext(
+        source=config.source,
+        content_dir=config.content_dir,
+        repo=repo,
+        clock=clock,
+        secrets=secrets,
+        site_files=lambda settings: BranchSiteFiles(
+            GitHubBranch(client, repository=repository, branch=settings.branch), clock=clock
+        ),
+        default_site_url=pages_url(repository),
+    )
     return Pipeline(
         config=config,
         store=GitHubStore(client, repository=repository, branch=config.state_branch),
         content=ContentSource(Git(repo), config.content_dir),
-        targets={
-            name: _GITHUB_TARGETS[spec.kind](spec, config, client, repository, repo)
-            for name, spec in config.targets.items()
-        },
+        targets=build_targets(config.targets, context),
         alerts=GitHubIssues(client, repository=repository, run_url=run_url),
         holder=holder,
+        clock=clock,
+        redact=redact,
     )

@@ -1,10 +1,13 @@
-"""How long to wait before the next attempt: one pure, clamped exponential with jitter."""
+"""How long to wait before the next attempt: one pure, clamped exponential with jitter, and
+the server's own `Retry-After` when it gave one."""
 
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
-__all__ = ["backoff_seconds"]
+__all__ = ["backoff_seconds", "retry_after_seconds"]
 
 
 def backoff_seconds(
@@ -28,3 +31,20 @@ def backoff_seconds(
     else:
         base = wait_initial * 2**exponent
     return min(wait_max, base * (1.0 + jitter))
+
+
+def retry_after_seconds(value: str | None, *, now: datetime) -> float | None:
+    """A server's `Retry-After` in seconds from `now`: RFC 9110 allows delay-seconds or an
+    HTTP-date. None when absent or unreadable (the caller's own backoff then decides)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:  # RFC 9110: an HTTP-date is always GMT
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - now).total_seconds())

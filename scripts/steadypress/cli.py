@@ -13,8 +13,9 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 from steadypress import __version__
@@ -24,17 +25,21 @@ from steadypress.backends import (
     github_pipeline,
     local_pipeline,
 )
+from steadypress.clock import Clock, SystemClock
 from steadypress.codec import ledger_document
-from steadypress.config import Config, load_config
+from steadypress.config import load_config
+from steadypress.credentials import RedactingStream, Redactor, Secrets
 from steadypress.errors import ArticleError, ConfigError, GitFailed, GitHubError, StateError
-from steadypress.executor import Pipeline, Prepare, Report, drain
+from steadypress.executor import drain
 from steadypress.github.schedule import keep_schedule_alive
 from steadypress.gitio import Git
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
-from steadypress.report import annotate, closing_line, write_job_summary
+from steadypress.pipeline import Pipeline
+from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
+from steadypress.report import Report, annotate, closing_line, write_job_summary
 from steadypress.store import transact
-from steadypress.sweeper import enqueue_prepare, push_prepare, reconcile, sweep
+from steadypress.sweeper import sweep
 from steadypress.timefmt import format_time
 
 __all__ = ["main"]
@@ -42,11 +47,11 @@ __all__ = ["main"]
 EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_STATE = 0, 1, 2, 3
 
 
-def _holder() -> str:
+def _holder(environ: Mapping[str, str]) -> str:
     """Who is working, for humans reading the ledger; never used to decide anything."""
-    run_id = os.environ.get("GITHUB_RUN_ID")
+    run_id = environ.get("GITHUB_RUN_ID")
     if run_id:
-        return f"actions:{run_id}/{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+        return f"actions:{run_id}/{environ.get('GITHUB_RUN_ATTEMPT', '1')}"
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
@@ -118,101 +123,98 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _pipeline(args: argparse.Namespace) -> Pipeline:
+@dataclass(frozen=True)
+class _Shell:
+    """What the command line hands down: the clock, the environment, the redactor."""
+
+    clock: Clock
+    environ: Mapping[str, str]
+    redact: Redactor
+
+
+def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     repo = args.repo.resolve()
     if not Git(repo).is_repository():
         raise ConfigError("--repo", f"{repo} is not a git repository")
     config = load_config(args.config or repo / "steadypress.yml")
-    if (args.backend or default_backend(os.environ)) == "github":
-        return github_pipeline(repo, config, holder=_holder())
-    return local_pipeline(repo, config, holder=_holder())
+    build = (
+        github_pipeline
+        if (args.backend or default_backend(shell.environ)) == "github"
+        else local_pipeline
+    )
+    return build(
+        repo,
+        config,
+        holder=_holder(shell.environ),
+        clock=shell.clock,
+        environ=shell.environ,
+        redact=shell.redact,
+    )
 
 
-def _article_path(path: str, config: Config) -> str:
-    """A path named on the command line: inside the content folder, a Markdown file, no `..`."""
-    posix = PurePosixPath(path)
-    if (
-        posix.is_absolute()
-        or ".." in posix.parts
-        or posix.suffix != ".md"
-        or not str(posix).startswith(f"{config.content_dir}/")
-    ):
-        raise ConfigError(
-            path, f"not an article path: must be a .md file under {config.content_dir}/"
-        )
-    return str(posix)
-
-
-def _paths_prepare(p: Pipeline, paths: list[str]) -> Prepare | None:
-    """The change enqueuing named articles as they are at HEAD."""
-    commit = p.content.head()
-    at_head = p.content.list_articles(commit)
-    articles = {}
-    for raw in paths:
-        path = _article_path(raw, p.config)
-        if path not in at_head:
-            raise ConfigError(path, "not an article at HEAD (is it committed?)")
-        articles[path] = at_head[path]
-    return enqueue_prepare(p, articles, commit)
-
-
-def _enqueue(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
+def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
     if args.push and args.paths:
         raise ConfigError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
     if not args.push and not args.paths:
         raise ConfigError("enqueue", "give --push BEFORE AFTER or one or more article paths")
-    prepare = push_prepare(p, *args.push) if args.push else _paths_prepare(p, args.paths)
+    prepare = (
+        push_prepare(pipeline, *args.push) if args.push else paths_prepare(pipeline, args.paths)
+    )
     if prepare is not None:
         fresh = transact(
-            p.store,
-            lambda ledger: prepare(ledger, p.clock()),
-            message=f"steadypress: enqueue ({p.holder})",
-            stats=p.stats,
-            rng=p.rng,
+            pipeline.store,
+            lambda ledger: prepare(ledger, pipeline.clock.now()),
+            message=f"steadypress: enqueue ({pipeline.holder})",
+            stats=pipeline.stats,
+            rng=pipeline.rng,
+            sleep=pipeline.clock.sleep,
         )
         report.enqueued.extend(fresh)
 
 
-def _retry(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
-    ledger = p.store.load().ledger
+def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+    ledger = pipeline.store.load().ledger
     if args.all_dead:
         keys = sorted(ledger.dead)
     elif args.issue is not None:
-        key = p.alerts.key_of(args.issue)
+        key = pipeline.alerts.key_of(args.issue)
         if key is None:
             raise ConfigError("--issue", f"no dead letter #{args.issue} names an item")
         keys = [key]
     else:
-        paths = [_article_path(raw, p.config) for raw in args.paths]
-        keys = [item_key(target, path) for path in paths for target in p.targets]
+        paths = [article_path(raw, pipeline.config) for raw in args.paths]
+        keys = [item_key(target, path) for path in paths for target in pipeline.targets]
     retried = transact(
-        p.store,
-        lambda current: retry(current, keys, now=p.clock()),
-        message=f"steadypress: retry ({p.holder})",
-        stats=p.stats,
-        rng=p.rng,
+        pipeline.store,
+        lambda current: retry(current, keys, now=pipeline.clock.now()),
+        message=f"steadypress: retry ({pipeline.holder})",
+        stats=pipeline.stats,
+        rng=pipeline.rng,
+        sleep=pipeline.clock.sleep,
     )
     report.retried.extend(retried)
     if args.issue is not None:
-        p.alerts.acknowledge_retry(args.issue)
+        pipeline.alerts.acknowledge_retry(args.issue)
     if not retried:
-        p.log("nothing to retry: no dead or pending item matches")
-    drain(p, report)
+        pipeline.log("nothing to retry: no dead or pending item matches")
+    drain(pipeline, report)
 
 
-def _status(p: Pipeline, args: argparse.Namespace) -> None:
-    snapshot = p.store.load()
+def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
+    snapshot = pipeline.store.load()
     if args.json:
         document = {"state_version": snapshot.version, **ledger_document(snapshot.ledger)}
         print(json.dumps(document, indent=2, sort_keys=True))
         return
-    print(_describe(p, snapshot.version, snapshot.ledger))
+    print(_describe(pipeline, snapshot.version, snapshot.ledger))
 
 
-def _describe(p: Pipeline, version: str | None, ledger: Ledger) -> str:
-    now = p.clock()
+def _describe(pipeline: Pipeline, version: str | None, ledger: Ledger) -> str:
+    now = pipeline.clock.now()
     where = (
-        f"{p.store.where} at {version[:12]}" if version else f"{p.store.where} (not created yet)"
+        f"{pipeline.store.where} at {version[:12]}"
+        if version
+        else f"{pipeline.store.where} (not created yet)"
     )
     unpublished = sum(record.unpublished for record in ledger.published.values())
     lines = [
@@ -238,7 +240,7 @@ def _describe(p: Pipeline, version: str | None, ledger: Ledger) -> str:
         lines.append(f"  {key}: {'; '.join(notes) or 'due now'}")
     lines.append(f"dead: {len(ledger.dead)}")
     for key, dead in sorted(ledger.dead.items()):
-        issue = f"#{dead.issue}" if dead.issue else "no alert yet"
+        issue = f"#{dead.alert}" if dead.alert else "no alert yet"
         shown = ledger.published.get(key)
         still = (
             f"; the target still shows an older version ({shown.url or shown.blob[:12]})"
@@ -249,7 +251,7 @@ def _describe(p: Pipeline, version: str | None, ledger: Ledger) -> str:
     return "\n".join(lines)
 
 
-def _live(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
+def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
     stop = threading.Event()
 
     def request_stop(_signum: int, _frame: FrameType | None) -> None:
@@ -257,43 +259,71 @@ def _live(p: Pipeline, args: argparse.Namespace, report: Report) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    live(p, report, interval=args.interval, ticks=args.ticks, stop=stop)
+    live(pipeline, report, interval=args.interval, ticks=args.ticks, stop=stop)
 
 
-def _execute(args: argparse.Namespace) -> int:
+def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     if args.command == "keep-schedule":
-        client, repository = github_client_from(os.environ)
+        client, repository = github_client_from(
+            shell.environ, clock=shell.clock, secrets=Secrets(shell.environ, shell.redact)
+        )
         print(keep_schedule_alive(client, repository=repository, workflow=args.workflow))
         return EXIT_OK
-    p = _pipeline(args)
+    pipeline = _pipeline(args, shell)
     report = Report()
     command = args.command
     if command == "status":
-        _status(p, args)
+        _status(pipeline, args)
         return EXIT_OK
     if command == "run":
-        drain(p, report, prepare=reconcile(p))
+        drain(pipeline, report, prepare=reconcile(pipeline))
     elif command == "enqueue":
-        _enqueue(p, args, report)
+        _enqueue(pipeline, args, report)
     elif command == "drain":
-        drain(p, report, prepare=push_prepare(p, *args.push) if args.push else None)
+        prepare = push_prepare(pipeline, *args.push) if args.push else None
+        drain(pipeline, report, prepare=prepare)
     elif command == "sweep":
-        sweep(p, report, grace=p.config.timings.grace)
+        sweep(pipeline, report, grace=pipeline.config.timings.grace)
     elif command == "retry":
-        _retry(p, args, report)
+        _retry(pipeline, args, report)
     elif command == "live":
-        _live(p, args, report)
+        _live(pipeline, args, report)
     for line in annotate(report):
         print(line)
-    write_job_summary(command, report)
-    print(closing_line(command, report, p.stats))
+    write_job_summary(command, report, redact=shell.redact)
+    print(closing_line(command, report, pipeline.stats))
     return EXIT_OK if command in ("enqueue", "live") else report.exit_code
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    clock: Clock | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """The console script. `clock` and `environ` come from outside (the real ones by default),
+    so tests drive time and the environment instead of waiting on them."""
     args = _parser().parse_args(argv)
+    shell = _Shell(
+        clock=clock or SystemClock(),
+        environ=os.environ if environ is None else environ,
+        redact=Redactor(),
+    )
+    # Whatever is printed from here on (our messages, a library's traceback, a server's
+    # answer) passes the redactor, which learns each secret as it is read.
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out, shell.redact), RedactingStream(err, shell.redact)
     try:
-        return _execute(args)
+        return _run(args, shell)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace, shell: _Shell) -> int:
+    try:
+        return _execute(args, shell)
     except ConfigError as error:
         print(f"steadypress: configuration error: {error}", file=sys.stderr)
         return EXIT_USAGE

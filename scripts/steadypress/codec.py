@@ -83,7 +83,7 @@ def _pending_record(item: PendingItem) -> dict[str, Any]:
             "token": lease.token,
             "expires_at": format_time(lease.expires_at),
         },
-        "issue": item.issue,
+        "issue": item.alert,
     }
 
 
@@ -97,7 +97,7 @@ def _dead_record(item: DeadItem) -> dict[str, Any]:
         "attempts": item.attempts,
         "history": _history(item.history),
         "permanent": item.permanent,
-        "issue": item.issue,
+        "issue": item.alert,
     }
 
 
@@ -245,7 +245,7 @@ def _pending_item(key: str, raw: Any) -> PendingItem:
         last_error=_optional(_text, fields, "last_error"),
         history=_optional(_attempts, fields, "history") or (),
         lease=_optional(_lease, fields, "lease"),
-        issue=_optional(_int, fields, "issue"),
+        alert=_optional(_int, fields, "issue"),
     )
     _check_key(key, item.target, item.path)
     return item
@@ -265,7 +265,7 @@ def _dead_item(key: str, raw: Any) -> DeadItem:
         attempts=_int(fields, "attempts"),
         history=_attempts(fields, "history"),
         permanent=_bool(fields, "permanent"),
-        issue=_optional(_int, fields, "issue"),
+        alert=_optional(_int, fields, "issue"),
     )
     _check_key(key, item.target, item.path)
     return item

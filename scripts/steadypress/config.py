@@ -19,9 +19,9 @@ from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError
 from steadypress.ledger import RetryPolicy
 from steadypress.options import reject_unknown_keys, text_option
-from steadypress.targets import validate_target_options
+from steadypress.targets.registry import TargetSpec, check_target_options
 
-__all__ = ["Config", "TargetConfig", "Timings", "load_config", "parse_config", "parse_duration"]
+__all__ = ["Config", "Timings", "load_config", "parse_config"]
 
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
@@ -34,17 +34,8 @@ class Timings:
     backoff_max: timedelta = timedelta(minutes=30)
 
 
-@dataclass(frozen=True)
-class TargetConfig:
-    name: str
-    kind: str
-    options: Mapping[str, Any]
-    # An article removed from content/ (or made a draft) is taken off this target too.
-    unpublish: bool = True
-
-
-def _default_targets() -> dict[str, TargetConfig]:
-    return {"site": TargetConfig(name="site", kind="site", options={})}
+def _default_targets() -> dict[str, TargetSpec]:
+    return {"site": TargetSpec(name="site", kind="site", options={})}
 
 
 @dataclass(frozen=True)
@@ -55,7 +46,7 @@ class Config:
     dead_letter_dir: str = ".steadypress/dead-letters"
     max_attempts: int = 5
     timings: Timings = field(default_factory=Timings)
-    targets: Mapping[str, TargetConfig] = field(default_factory=_default_targets)
+    targets: Mapping[str, TargetSpec] = field(default_factory=_default_targets)
 
     @property
     def retry_policy(self) -> RetryPolicy:
@@ -72,7 +63,7 @@ def _mapping(value: Any, *, key: str, source: str) -> dict[str, Any]:
     return value
 
 
-def _targets(raw: Any, source: str) -> dict[str, TargetConfig]:
+def _targets(raw: Any, source: str) -> dict[str, TargetSpec]:
     targets = {}
     for name, spec in _mapping(raw, key="targets", source=source).items():
         if not isinstance(name, str) or not _TARGET_NAME.match(name):
@@ -88,8 +79,9 @@ def _targets(raw: Any, source: str) -> dict[str, TargetConfig]:
             raise ConfigError(
                 source, f"targets.{name}.unpublish: expected true or false, got {unpublish!r}"
             )
-        validate_target_options(name, kind, options, source=source)
-        targets[name] = TargetConfig(name=name, kind=kind, options=options, unpublish=unpublish)
+        target = TargetSpec(name=name, kind=kind, options=options, unpublish=unpublish)
+        check_target_options(target, source=source)
+        targets[name] = target
     if not targets:
         raise ConfigError(source, "targets: at least one target is needed")
     return targets

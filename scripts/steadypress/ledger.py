@@ -46,11 +46,11 @@ __all__ = [
     "fail",
     "item_key",
     "next_wake",
+    "record_alert",
     "release",
     "renew",
     "retry",
     "select",
-    "set_issue",
     "split_key",
     "withdraw",
 ]
@@ -103,7 +103,7 @@ class PendingItem:
     last_error: str | None = None
     history: tuple[Attempt, ...] = ()
     lease: Lease | None = None
-    issue: int | None = None
+    alert: int | None = None
 
     @property
     def key(self) -> str:
@@ -155,7 +155,7 @@ class DeadItem:
     attempts: int
     history: tuple[Attempt, ...]
     permanent: bool
-    issue: int | None = None
+    alert: int | None = None
 
     @property
     def key(self) -> str:
@@ -225,7 +225,7 @@ class Resolution:
     `ABSENT` when the completion unpublished the article."""
 
     key: str
-    issue: int
+    alert: int
     record: PublishedRecord
 
 
@@ -282,12 +282,12 @@ def enqueue(
             )
             fresh.append(key)
             continue
-        buried = dead.get(key)
-        if buried is not None and buried.blob == sighting.blob:
+        dead_item = dead.get(key)
+        if dead_item is not None and dead_item.blob == sighting.blob:
             continue
-        if buried is None and on_target == sighting.blob:
+        if dead_item is None and on_target == sighting.blob:
             continue
-        if buried is not None:
+        if dead_item is not None:
             # The dead version is no longer the newest: the new one carries its alert, which
             # finishing it closes (even when the target already holds it).
             del dead[key]
@@ -298,7 +298,7 @@ def enqueue(
             commit=sighting.commit,
             enqueued_at=now,
             not_before=sighting.not_before,
-            issue=buried.issue if buried is not None else None,
+            alert=dead_item.alert if dead_item is not None else None,
         )
         fresh.append(key)
     if not fresh:
@@ -414,19 +414,19 @@ def complete(
             record = record._replace(id=previous.id)
         published[done.key] = record
         item = pending.get(done.key)
-        buried = dead.get(done.key)
+        dead_item = dead.get(done.key)
         if item is not None and item.blob == done.blob:
             del pending[done.key]
-            if item.issue is not None:
-                resolutions.append(Resolution(key=done.key, issue=item.issue, record=record))
+            if item.alert is not None:
+                resolutions.append(Resolution(key=done.key, alert=item.alert, record=record))
         elif item is not None:
             if item.lease is not None and item.lease.token == done.token:
                 pending[done.key] = replace(item, lease=None)
-        elif buried is not None and buried.blob == done.blob:
+        elif dead_item is not None and dead_item.blob == done.blob:
             del dead[done.key]
-            if buried.issue is not None:
-                resolutions.append(Resolution(key=done.key, issue=buried.issue, record=record))
-        elif buried is None and previous is not None and previous.blob != done.blob:
+            if dead_item.alert is not None:
+                resolutions.append(Resolution(key=done.key, alert=dead_item.alert, record=record))
+        elif dead_item is None and previous is not None and previous.blob != done.blob:
             target, path = split_key(done.key)
             pending[done.key] = PendingItem(
                 target=target,
@@ -461,7 +461,7 @@ def fail(
     """
     pending_updates: dict[str, PendingItem | None] = {}
     dead = dict(ledger.dead)
-    buried: list[DeadItem] = []
+    newly_dead: list[DeadItem] = []
     for failure in failures:
         if failure.key in pending_updates:
             item = pending_updates[failure.key]
@@ -484,10 +484,10 @@ def fail(
                 attempts=attempts,
                 history=history,
                 permanent=failure.permanent,
-                issue=item.issue,
+                alert=item.alert,
             )
             dead[failure.key] = corpse
-            buried.append(corpse)
+            newly_dead.append(corpse)
             pending_updates[failure.key] = None
             continue
         wait = backoff_seconds(
@@ -508,9 +508,9 @@ def fail(
             lease=None,
         )
     pending = _renewed(ledger.pending, pending_updates)
-    if pending is ledger.pending and not buried:
+    if pending is ledger.pending and not newly_dead:
         return ledger, []
-    return replace(ledger, pending=pending, dead=dead if buried else ledger.dead), buried
+    return replace(ledger, pending=pending, dead=dead if newly_dead else ledger.dead), newly_dead
 
 
 def retry(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger, list[str]]:
@@ -532,7 +532,7 @@ def retry(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger
                 commit=corpse.commit,
                 enqueued_at=now,
                 history=corpse.history,
-                issue=corpse.issue,
+                alert=corpse.alert,
             )
             retried.append(key)
         elif key in pending:
@@ -556,13 +556,13 @@ def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Led
     return replace(ledger, pending=pending), dropped
 
 
-def set_issue(ledger: Ledger, key: str, issue: int) -> Ledger:
+def record_alert(ledger: Ledger, key: str, alert: int) -> Ledger:
     """Remember the dead-letter alert opened for a dead item. The first number recorded stays:
     an executor that finds another number already there opened a duplicate, and closes it."""
     corpse = ledger.dead.get(key)
-    if corpse is None or corpse.issue is not None:
+    if corpse is None or corpse.alert is not None:
         return ledger
-    return replace(ledger, dead={**ledger.dead, key: replace(corpse, issue=issue)})
+    return replace(ledger, dead={**ledger.dead, key: replace(corpse, alert=alert)})
 
 
 def next_wake(ledger: Ledger, *, now: datetime) -> datetime | None:

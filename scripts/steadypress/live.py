@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import threading
 
-from steadypress.executor import Pipeline, Report, drain
+from steadypress.executor import drain
 from steadypress.ledger import next_wake
-from steadypress.sweeper import reconcile
+from steadypress.pipeline import Pipeline
+from steadypress.planning import reconcile
+from steadypress.report import Report
 
 __all__ = ["live"]
 
 
 def live(
-    p: Pipeline,
+    pipeline: Pipeline,
     report: Report,
     *,
     interval: float,
@@ -28,12 +30,13 @@ def live(
     seen_head: str | None = None
     done = 0
     while not stop.is_set() and (ticks is None or done < ticks):
-        head = p.content.head()
-        drain(p, report, prepare=reconcile(p) if head != seen_head else None)
+        head = pipeline.content.head()
+        drain(pipeline, report, prepare=reconcile(pipeline) if head != seen_head else None)
         seen_head = head
         done += 1
-        now = p.clock()
-        wake = next_wake(p.store.load().ledger, now=now)
+        now = pipeline.clock.now()
+        wake = next_wake(pipeline.store.load().ledger, now=now)
         wait = interval if wake is None else min(interval, max(0.0, (wake - now).total_seconds()))
-        stop.wait(wait)
+        if ticks is None or done < ticks:
+            pipeline.clock.sleep(wait, interrupt=stop)
     return report

@@ -1,15 +1,36 @@
-"""How a command tells what it did: a closing line, a GitHub job summary, and annotations."""
+"""What a command did (`Report`), and how it tells it: a closing line, a GitHub job summary,
+and annotations."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from steadypress.executor import Report
+from steadypress.ledger import DeadItem
 from steadypress.store import TransactionStats
 
-__all__ = ["annotate", "closing_line", "write_job_summary"]
+__all__ = ["Report", "annotate", "closing_line", "write_job_summary"]
+
+
+@dataclass
+class Report:
+    """What one command did, for the terminal, the job summary and the exit code."""
+
+    enqueued: list[str] = field(default_factory=list)
+    published: list[tuple[str, str | None]] = field(default_factory=list)
+    unpublished: list[str] = field(default_factory=list)
+    deferred: list[tuple[str, str]] = field(default_factory=list)
+    dead: list[DeadItem] = field(default_factory=list)
+    retried: list[str] = field(default_factory=list)
+    skipped_targets: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an item failed this run and stays pending; dead letters are not errors."""
+        return 1 if self.deferred else 0
 
 
 def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
@@ -45,7 +66,7 @@ def _job_summary(command: str, report: Report) -> str:
     rows += [
         (
             item.key,
-            "dead letter" + (f" #{item.issue}" if item.issue else ""),
+            "dead letter" + (f" #{item.alert}" if item.alert else ""),
             _cell(item.last_error),
         )
         for item in report.dead
@@ -58,12 +79,12 @@ def _job_summary(command: str, report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_job_summary(command: str, report: Report) -> None:
+def write_job_summary(command: str, report: Report, *, redact: Callable[[str], str]) -> None:
     """Append to `$GITHUB_STEP_SUMMARY` when running inside GitHub Actions."""
     destination = os.environ.get("GITHUB_STEP_SUMMARY")
     if destination:
         with Path(destination).open("a", encoding="utf-8") as summary:
-            summary.write(_job_summary(command, report))
+            summary.write(redact(_job_summary(command, report)))
 
 
 def _escape_data(text: str) -> str:

@@ -27,10 +27,10 @@ from jsonschema import ValidationError
 
 from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
-from steadypress.config import Config, TargetConfig, Timings
+from steadypress.config import Config, Timings
 from steadypress.content import Article, ContentSource
 from steadypress.errors import PublishError, TransientError
-from steadypress.executor import Pipeline, Report, drain
+from steadypress.executor import drain
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
@@ -38,11 +38,15 @@ from steadypress.github.pages import BranchSiteFiles
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
 from steadypress.ledger import Ledger, PublishedRecord, claim, select
+from steadypress.pipeline import Pipeline
+from steadypress.planning import push_prepare, reconcile
+from steadypress.report import Report
 from steadypress.store import LedgerStore, Snapshot, transact
 from steadypress.store.localgit import LocalGitStore
-from steadypress.sweeper import push_prepare, reconcile, sweep
+from steadypress.sweeper import sweep
 from steadypress.targets import BatchTarget, Receipt, Target
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
+from steadypress.targets.registry import TargetSpec
 from steadypress.targets.site import (
     MANIFEST,
     DirectorySiteFiles,
@@ -52,6 +56,7 @@ from steadypress.targets.site import (
 )
 from steadypress.timefmt import parse_time
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
+from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import Repo
@@ -67,24 +72,6 @@ TARGETS = ("site", "devto")
 class Killed(BaseException):
     """SIGKILL, in-process: nothing of the run's code runs after it (no `except Exception`
     catches it, no outcome is recorded)."""
-
-
-class SimClock:
-    def __init__(self, start: datetime) -> None:
-        self.start = start
-        self.seconds = 0.0
-
-    def now(self) -> datetime:
-        return self.start + timedelta(seconds=self.seconds)
-
-    def monotonic(self) -> float:
-        return self.seconds
-
-    def sleep(self, seconds: float) -> None:
-        self.seconds += max(0.0, seconds)
-
-    def advance_to(self, seconds: float) -> None:
-        self.seconds = max(self.seconds, seconds)
 
 
 @dataclass
@@ -196,7 +183,7 @@ class _World:
         self,
         scenario: Scenario,
         root: Path,
-        clock: SimClock,
+        clock: ManualClock,
         forem: FakeForem,
         github: FakeGitHub | None,
     ) -> None:
@@ -216,8 +203,8 @@ class _World:
                 backoff_max=timedelta(minutes=30),
             ),
             targets={
-                "site": TargetConfig("site", "site", {}),
-                "devto": TargetConfig("devto", "devto", {"api_url": forem.api_url}),
+                "site": TargetSpec("site", "site", {}),
+                "devto": TargetSpec("devto", "devto", {"api_url": forem.api_url}),
             },
         )
         self.races = 0
@@ -237,7 +224,7 @@ class _World:
             token=self.github.token,
             api_url=self.github.api_url,
             graphql_url=self.github.graphql_url,
-            sleep=self.clock.sleep,
+            clock=self.clock,
             wait_budget=600,
         )
 
@@ -252,7 +239,7 @@ class _World:
             return DirectorySiteFiles(self.repo.root / "_site")
         assert self.github is not None
         branch = GitHubBranch(client, repository=self.github.full_name, branch=PAGES_BRANCH)
-        return BranchSiteFiles(branch, sleep=self.clock.sleep, rng=random.Random(self.rng.random()))
+        return BranchSiteFiles(branch, clock=self.clock, rng=random.Random(self.rng.random()))
 
     def _alerts(self, client: GitHubClient | None) -> AlertChannel:
         if client is None:
@@ -268,11 +255,17 @@ class _World:
         devto = DevtoTarget(
             "devto",
             DevtoSettings(api_url=self.forem.api_url),
-            clock=self.clock.monotonic,
-            sleep=self.clock.sleep,
+            api_key=self.forem.api_key,
+            clock=self.clock,
         )
-        site = build_site("site", self._site_files(client), SiteSettings(), self.config,
-                          self.repo.root, default_url="https://octo.github.io/blog/")  # fmt: skip
+        site = build_site(
+            "site",
+            self._site_files(client),
+            SiteSettings(),
+            content_dir="content",
+            repo=self.repo.root,
+            default_url="https://octo.github.io/blog/",
+        )
         targets: dict[str, Target] = {"site": site, "devto": devto}
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
             targets = {
@@ -288,7 +281,7 @@ class _World:
             targets=targets,
             alerts=self._alerts(client),
             holder=run.holder,
-            clock=self.clock.now,
+            clock=self.clock,
             rng=random.Random(self.rng.random()),
             log=self.log.append,
         )
@@ -375,20 +368,28 @@ class _World:
         return head
 
     def execute(self, run: Run) -> None:
-        p = self.pipeline(run)
+        pipeline = self.pipeline(run)
         report = Report()
         with self.api_fault(run.api_fault):
             try:
                 if run.role == "push":
                     assert run.push is not None
                     before = self.commits[run.push - 1] if run.push > 0 else "0" * 40
-                    drain(p, report, prepare=push_prepare(p, before, self.commits[run.push]))
+                    drain(
+                        pipeline,
+                        report,
+                        prepare=push_prepare(pipeline, before, self.commits[run.push]),
+                    )
                     self.reports[run.push] = report
                 elif run.role == "sweep":
-                    sweep(p, report, grace=self.config.timings.grace)
+                    sweep(pipeline, report, grace=self.config.timings.grace)
                 else:
-                    head = p.content.head()
-                    drain(p, report, prepare=reconcile(p) if head != self.live_head else None)
+                    head = pipeline.content.head()
+                    drain(
+                        pipeline,
+                        report,
+                        prepare=reconcile(pipeline) if head != self.live_head else None,
+                    )
                     self.live_head = head
             except Killed:
                 self.kills[run.kill.value] += 1
@@ -398,18 +399,18 @@ class _World:
     def leave_stale_lease(self, holder: str) -> None:
         """A claim by an executor that died with it: up to three due items, any holder name."""
         run = Run(at=self.clock.seconds, role="stale", holder=holder)
-        p = self.pipeline(run)
+        pipeline = self.pipeline(run)
 
         def take(ledger: Ledger) -> tuple[Ledger, None]:
             now = self.clock.now()
             keys = select(ledger, now=now, limit=3)
             token = f"stale-{self.rng.random()}"
             ledger, _ = claim(
-                ledger, keys, holder=holder, token=token, now=now, lease_ttl=p.lease_ttl
+                ledger, keys, holder=holder, token=token, now=now, lease_ttl=pipeline.lease_ttl
             )
             return ledger, None
 
-        transact(p.store, take, message=f"steadypress: claim ({holder})")
+        transact(pipeline.store, take, message=f"steadypress: claim ({holder})")
 
 
 def _state_commits(world: _World) -> list[str]:
@@ -544,7 +545,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
 def run_scenario(scenario: Scenario, root: Path, *, backend: str) -> Outcome:
     """Play `scenario` on `backend` ("local" or "github") in folder `root`."""
     with ExitStack() as stack:
-        clock = SimClock(datetime.now(UTC).replace(microsecond=0))
+        clock = ManualClock(datetime.now(UTC).replace(microsecond=0))
         forem = stack.enter_context(FakeForem(clock=clock.monotonic))
         github = stack.enter_context(FakeGitHub()) if backend == "github" else None
         world = _World(scenario, root, clock, forem, github)

@@ -41,18 +41,18 @@ class AlertChannel(Protocol):
         """Open (or reopen, or find) the alert for `item`; returns its number."""
         ...
 
-    def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
+    def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
         """Mark the alert as resolved by a successful publication."""
         ...
 
-    def discard(self, issue: int, *, duplicate_of: int) -> None:
+    def discard(self, alert: int, *, duplicate_of: int) -> None:
         """Retire an alert opened in a race that another executor's alert won."""
         ...
 
-    def acknowledge_retry(self, issue: int) -> None:
+    def acknowledge_retry(self, alert: int) -> None:
         """The retry asked for on this alert is recorded: withdraw the request (the label)."""
         ...
 
-    def key_of(self, issue: int) -> str | None:
+    def key_of(self, alert: int) -> str | None:
         """The item an alert is about, read from its marker; None if there is no such alert."""
         ...

@@ -35,12 +35,12 @@ class LocalDeadLetters:
                 return number
         return None
 
-    def path_of(self, issue: int) -> Path:
-        return self.folder / f"{issue:04d}.md"
+    def path_of(self, alert: int) -> Path:
+        return self.folder / f"{alert:04d}.md"
 
     def open(self, item: DeadItem) -> int:
         with exclusive_lock(self.folder / ".lock"):
-            number = item.issue if item.issue in self._files() else self._find(item.key)
+            number = item.alert if item.alert in self._files() else self._find(item.key)
             if number is None:
                 number = max(self._files(), default=0) + 1
             self.path_of(number).write_text(_describe(item), encoding="utf-8")
@@ -51,9 +51,9 @@ class LocalDeadLetters:
         )
         return number
 
-    def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
+    def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
         with exclusive_lock(self.folder / ".lock"):
-            path = self.path_of(issue)
+            path = self.path_of(alert)
             if not path.exists():
                 return
             text = path.read_text(encoding="utf-8")
@@ -62,15 +62,15 @@ class LocalDeadLetters:
             resolved = f"Status: resolved: {resolution_text(key, record)}\n\n"
             path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
 
-    def discard(self, issue: int, *, duplicate_of: int) -> None:
+    def discard(self, alert: int, *, duplicate_of: int) -> None:
         with exclusive_lock(self.folder / ".lock"):
-            self.path_of(issue).unlink(missing_ok=True)
+            self.path_of(alert).unlink(missing_ok=True)
 
-    def acknowledge_retry(self, issue: int) -> None:
+    def acknowledge_retry(self, alert: int) -> None:
         """A local letter carries no request to withdraw."""
 
-    def key_of(self, issue: int) -> str | None:
-        path = self.path_of(issue)
+    def key_of(self, alert: int) -> str | None:
+        path = self.path_of(alert)
         return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None
 
 

@@ -15,15 +15,15 @@ and its object model fetches objects before acting on them. Here:
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import requests
 
-from steadypress.backoff import backoff_seconds
+from steadypress.backoff import backoff_seconds, retry_after_seconds
+from steadypress.clock import Clock, SystemClock
 from steadypress.errors import AmbiguousWrite, AuthFailed, GitHubError, GraphQLErrors, RateLimited
 
 __all__ = ["GitHubClient"]
@@ -42,8 +42,7 @@ class GitHubClient:
     timeout: tuple[float, float] = (5.0, 30.0)
     read_attempts: int = 4
     wait_budget: float = 120.0
-    sleep: Callable[[float], None] = time.sleep
-    clock: Callable[[], float] = time.time
+    clock: Clock = field(default_factory=SystemClock)
     session: requests.Session = field(default_factory=requests.Session)
     requests_made: Counter[str] = field(default_factory=Counter)
 
@@ -144,7 +143,7 @@ class GitHubClient:
     def _pause(self, seconds: float, waited: float) -> float:
         if waited + seconds > self.wait_budget:
             raise RateLimited(seconds)
-        self.sleep(seconds)
+        self.clock.sleep(seconds)
         return seconds
 
     def _rate_limit_wait(self, response: requests.Response, earlier: int) -> float | None:
@@ -154,10 +153,13 @@ class GitHubClient:
         graphql_limited = status == 200 and _is_graphql_rate_limited(response)
         if status not in (403, 429) and not graphql_limited:
             return None
-        if "retry-after" in headers:
-            return max(0.0, float(headers["retry-after"]))
-        if headers.get("x-ratelimit-remaining") == "0" and "x-ratelimit-reset" in headers:
-            return max(0.0, float(headers["x-ratelimit-reset"]) - self.clock()) + 1.0
+        now = self.clock.now()
+        retry_after = retry_after_seconds(headers.get("retry-after"), now=now)
+        if retry_after is not None:
+            return retry_after
+        reset = headers.get("x-ratelimit-reset", "")
+        if headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
+            return max(0.0, float(reset) - now.timestamp()) + 1.0
         if status == 403 and not _mentions_rate_limit(response):
             return None  # a plain 403: forbidden, not limited
         return _SECONDARY_LIMIT_WAIT * 2.0**earlier

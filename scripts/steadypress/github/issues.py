@@ -37,7 +37,7 @@ class GitHubIssues:
 
     def open(self, item: DeadItem) -> int:
         self._ensure_labels()
-        number = item.issue or self._find(item.key)
+        number = item.alert or self._find(item.key)
         fields = {"title": letter_title(item), "body": self._body(item)}
         if number is not None:
             self._client.rest(

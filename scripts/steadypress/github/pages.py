@@ -10,21 +10,18 @@ article makes no commit; the branch is created as an orphan on first use.
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TypeVar
 
-from steadypress.backoff import backoff_seconds
-from steadypress.config import Config, TargetConfig
+from steadypress.cas import retry_conflicts
+from steadypress.clock import Clock, SystemClock
 from steadypress.errors import AuthFailed, Conflict, GitHubError, PermanentError, TransientError
 from steadypress.github.branch import BranchRead, GitHubBranch, blob_oid
-from steadypress.github.client import GitHubClient
 from steadypress.github.store import UNAVAILABLE
-from steadypress.targets.site import SiteTarget, SiteWriter, build_site, parse_settings
+from steadypress.targets.site import SiteWriter
 
-__all__ = ["BranchSiteFiles", "build_pages_target", "pages_url"]
+__all__ = ["BranchSiteFiles", "pages_url"]
 
 R = TypeVar("R")
 
@@ -35,12 +32,12 @@ class BranchSiteFiles:
         branch: GitHubBranch,
         *,
         attempts: int = 8,
-        sleep: Callable[[float], None] = time.sleep,
+        clock: Clock | None = None,
         rng: random.Random | None = None,
     ) -> None:
         self._branch = branch
         self._attempts = attempts
-        self._sleep = sleep
+        self._clock = clock or SystemClock()
         self._rng = rng or random.Random()
 
     def apply(
@@ -50,32 +47,37 @@ class BranchSiteFiles:
         texts: Sequence[str] = (),
         oids: Sequence[str] = (),
     ) -> R:
-        for attempt in range(1, self._attempts + 1):
-            try:
-                at = self._branch.read(texts, oids)
-                staged = _Staged(self._branch, at, texts=set(texts), oids=set(oids))
-                result = change(staged)
-                if staged.changes or staged.deletions:
-                    self._commit(staged)
-                return result
-            except Conflict:
-                self._sleep(
-                    backoff_seconds(
-                        attempt, wait_initial=0.05, wait_max=2, jitter=self._rng.random()
-                    )
-                )
-            except AuthFailed as refused:
+        def attempt(_number: int) -> R:
+            at = self._branch.read(texts, oids)
+            staged = _Staged(self._branch, at, texts=set(texts), oids=set(oids))
+            result = change(staged)
+            if staged.changes or staged.deletions:
+                self._commit(staged)
+            return result
+
+        try:
+            return retry_conflicts(
+                attempt,
+                tries=self._attempts,
+                sleep=self._clock.sleep,
+                rng=self._rng,
+                wait_initial=0.05,
+                wait_max=2,
+                gave_up=lambda: TransientError(
+                    f"branch {self._branch.branch!r} kept moving; {self._attempts} tries"
+                ),
+            )
+        except AuthFailed as refused:
+            raise PermanentError(
+                f"GitHub refused the token for {self._branch.branch!r}: {refused.message} "
+                "(check GITHUB_TOKEN and the workflow's `contents: write` permission)"
+            ) from None
+        except UNAVAILABLE as failure:
+            if isinstance(failure, GitHubError) and failure.status == 403:
                 raise PermanentError(
-                    f"GitHub refused the token for {self._branch.branch!r}: {refused.message} "
-                    "(check GITHUB_TOKEN and the workflow's `contents: write` permission)"
+                    f"GitHub forbade writing {self._branch.branch!r}: {failure.message}"
                 ) from None
-            except UNAVAILABLE as failure:
-                if isinstance(failure, GitHubError) and failure.status == 403:
-                    raise PermanentError(
-                        f"GitHub forbade writing {self._branch.branch!r}: {failure.message}"
-                    ) from None
-                raise TransientError(f"the Pages branch could not be updated: {failure}") from None
-        raise TransientError(f"branch {self._branch.branch!r} kept moving; {self._attempts} tries")
+            raise TransientError(f"the Pages branch could not be updated: {failure}") from None
 
     def _commit(self, staged: _Staged) -> None:
         message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
@@ -149,17 +151,6 @@ class _Staged:
         self._ids_known.add(path)
         self.at.texts.update(extra.texts)
         self.at.oids.update(extra.oids)
-
-
-def build_pages_target(
-    spec: TargetConfig, config: Config, client: GitHubClient, repository: str, repo: Path
-) -> SiteTarget:
-    """The `site` target as the GitHub backend runs it: committed to its Pages branch, and
-    served where GitHub Pages serves it unless the settings say otherwise."""
-    settings = parse_settings(spec.name, spec.options, config.source)
-    branch = GitHubBranch(client, repository=repository, branch=settings.branch)
-    return build_site(spec.name, BranchSiteFiles(branch), settings, config, repo,
-                      default_url=pages_url(repository))  # fmt: skip
 
 
 def pages_url(repository: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from steadypress.backoff import backoff_seconds
+from steadypress.cas import retry_conflicts
 from steadypress.errors import Conflict, StateError
 from steadypress.ledger import Ledger
 from steadypress.store.base import LedgerStore
@@ -52,13 +52,12 @@ def transact(
     change that always writes, a stale start costs one conflict, and saves a read otherwise.
     """
     stats = stats if stats is not None else TransactionStats()
-    rng = rng or random.Random()
     transaction_id = uuid.uuid4().hex
     stats.transactions += 1
     known = store.last_known() if optimistic else None
-    for conflict in range(max_conflicts + 1):
-        snapshot = known or store.load()
-        known = None
+
+    def attempt(number: int) -> R:
+        snapshot = (known if number == 1 else None) or store.load()
         ledger, result = change(snapshot.ledger)
         if ledger == snapshot.ledger:
             return result
@@ -68,12 +67,18 @@ def transact(
             )
         except Conflict:
             stats.conflicts += 1
-            sleep(
-                backoff_seconds(
-                    conflict + 1, wait_initial=wait_initial, wait_max=wait_max, jitter=rng.random()
-                )
-            )
-            continue
+            raise
         stats.commits += 1
         return result
-    raise StateError(store.where, f"gave up after {max_conflicts} conflicting writes")
+
+    return retry_conflicts(
+        attempt,
+        tries=max_conflicts + 1,
+        sleep=sleep,
+        rng=rng or random.Random(),
+        wait_initial=wait_initial,
+        wait_max=wait_max,
+        gave_up=lambda: StateError(
+            store.where, f"gave up after {max_conflicts} conflicting writes"
+        ),
+    )

@@ -17,29 +17,26 @@ Forem API v1: POST /api/articles, PUT /api/articles/{id}, GET /api/articles/me/a
 
 from __future__ import annotations
 
-import os
 import re
-import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import requests
 
+from steadypress.backoff import retry_after_seconds
+from steadypress.clock import Clock
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import text_settings
 from steadypress.targets.base import Receipt
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from steadypress.config import Config, TargetConfig
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
 
-__all__ = ["DevtoSettings", "DevtoTarget", "build_local", "marker", "parse_settings"]
+__all__ = ["DevtoSettings", "DevtoTarget", "marker", "parse_settings"]
 
 _ACCEPT = "application/vnd.forem.api-v1+json"
 _MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
@@ -72,10 +69,6 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> DevtoS
     return settings
 
 
-def build_local(spec: TargetConfig, config: Config, _repo: Path) -> DevtoTarget:
-    return DevtoTarget(spec.name, parse_settings(spec.name, spec.options, config.source))
-
-
 class _Pace:
     """At most `limit` requests in any `window` seconds, as the server counts them: each request
     is recorded when its answer has arrived (the server saw it no later than that), and a new
@@ -86,21 +79,20 @@ class _Pace:
         limit: int,
         window: float,
         *,
-        clock: Callable[[], float],
-        sleep: Callable[[float], None],
+        clock: Clock,
     ) -> None:
-        self._limit, self._window, self._clock, self._sleep = limit, window, clock, sleep
+        self._limit, self._window, self._clock = limit, window, clock
         self._done: deque[float] = deque()
 
     def wait(self) -> None:
         while len(self._done) >= self._limit:
-            delay = self._done[0] + self._window - self._clock()
+            delay = self._done[0] + self._window - self._clock.now().timestamp()
             if delay > 0:
-                self._sleep(delay)
+                self._clock.sleep(delay)
             self._done.popleft()
 
     def record(self) -> None:
-        self._done.append(self._clock())
+        self._done.append(self._clock.now().timestamp())
 
 
 def _tags(tags: tuple[str, ...]) -> str:
@@ -115,16 +107,18 @@ class DevtoTarget:
         name: str,
         settings: DevtoSettings,
         *,
+        api_key: str | None,
+        clock: Clock,
         session: requests.Session | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._name = name
         self._settings = settings
+        self._api_key = api_key
+        self._clock = clock
         self._session = session or requests.Session()
         window = parse_duration(settings.window, key="window", source=name).total_seconds()
-        self._creates = _Pace(int(settings.creates_per_window), window, clock=clock, sleep=sleep)
-        self._updates = _Pace(int(settings.updates_per_window), window, clock=clock, sleep=sleep)
+        self._creates = _Pace(int(settings.creates_per_window), window, clock=clock)
+        self._updates = _Pace(int(settings.updates_per_window), window, clock=clock)
         self._mine: dict[str, tuple[str, str]] | None = None  # marker or canonical URL -> (id, url)
 
     @property
@@ -132,7 +126,7 @@ class DevtoTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if not os.environ.get(self._settings.api_key_env):
+        if self._api_key is None:
             return f"the secret {self._settings.api_key_env} is not set in this run"
         return None
 
@@ -220,7 +214,7 @@ class DevtoTarget:
         return self._mine.get(marker(path)) or (self._mine.get(canonical) if canonical else None)
 
     def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:
-        headers = {"api-key": os.environ.get(self._settings.api_key_env, ""), "Accept": _ACCEPT,
+        headers = {"api-key": self._api_key or "", "Accept": _ACCEPT,
                    "User-Agent": "steadypress"}  # fmt: skip
         try:
             url = f"{self._settings.api_url.rstrip('/')}{path}"
@@ -239,9 +233,11 @@ class DevtoTarget:
         if status == 422:
             raise PermanentError(f"dev.to refused the article: {_message(response)}")
         if status == 429:
-            retry_after = response.headers.get("Retry-After")
             raise TransientError(
-                "dev.to rate limit", retry_after=float(retry_after) if retry_after else None
+                "dev.to rate limit",
+                retry_after=retry_after_seconds(
+                    response.headers.get("Retry-After"), now=self._clock.now()
+                ),
             )
         if status >= 500:
             raise TransientError(f"dev.to answered {status}")

@@ -42,7 +42,6 @@ from steadypress.theme import Theme
 from steadypress.timefmt import format_time, parse_time
 
 if TYPE_CHECKING:
-    from steadypress.config import Config, TargetConfig
     from steadypress.content import Article
 
 __all__ = [
@@ -51,7 +50,6 @@ __all__ = [
     "SiteFiles",
     "SiteSettings",
     "SiteTarget",
-    "build_local",
     "build_site",
     "parse_settings",
     "site_address",
@@ -108,29 +106,23 @@ def site_address(settings: SiteSettings, *, default_url: str) -> SiteAddress:
     return SiteAddress(url=url, base_url=base if base.endswith("/") else base + "/")
 
 
-def build_local(spec: TargetConfig, config: Config, repo: Path) -> SiteTarget:
-    settings = parse_settings(spec.name, spec.options, config.source)
-    return build_site(spec.name, DirectorySiteFiles(repo / settings.dir), settings, config, repo,
-                      default_url="http://localhost:8000/")  # fmt: skip
-
-
 def build_site(
     name: str,
     files: SiteFiles,
     settings: SiteSettings,
-    config: Config,
-    repo: Path,
     *,
+    content_dir: str,
+    repo: Path,
     default_url: str,
 ) -> SiteTarget:
     """The site target over `files`, reading images from `repo` and the theme from its folder."""
-    content = ContentSource(Git(repo), config.content_dir)
+    content = ContentSource(Git(repo), content_dir)
     return SiteTarget(
         name,
         files,
         settings=settings,
         address=site_address(settings, default_url=default_url),
-        content_dir=config.content_dir,
+        content_dir=content_dir,
         theme=Theme(repo / settings.theme if settings.theme else None),
         assets=content.asset,
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import date, datetime
@@ -25,15 +24,14 @@ from urllib.parse import urlparse
 
 import requests
 
+from steadypress.backoff import retry_after_seconds
+from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import text_settings
 from steadypress.render import render_markdown
 from steadypress.targets.base import Receipt
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from steadypress.config import Config, TargetConfig
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
 
@@ -41,7 +39,6 @@ __all__ = [
     "SIGNATURE_HEADER",
     "WebhookSettings",
     "WebhookTarget",
-    "build_local",
     "parse_settings",
     "sign",
 ]
@@ -71,10 +68,6 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> Webhoo
     return settings
 
 
-def build_local(spec: TargetConfig, config: Config, _repo: Path) -> WebhookTarget:
-    return WebhookTarget(spec.name, parse_settings(spec.name, spec.options, config.source))
-
-
 def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
@@ -92,10 +85,18 @@ def _plain(value: Any) -> Any:
 
 class WebhookTarget:
     def __init__(
-        self, name: str, settings: WebhookSettings, *, session: requests.Session | None = None
+        self,
+        name: str,
+        settings: WebhookSettings,
+        *,
+        secret: str | None,
+        clock: Clock,
+        session: requests.Session | None = None,
     ) -> None:
         self._name = name
         self._settings = settings
+        self._secret = secret
+        self._clock = clock
         self._session = session or requests.Session()
 
     @property
@@ -103,7 +104,7 @@ class WebhookTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if not os.environ.get(self._settings.secret_env):
+        if self._secret is None:
             return f"the secret {self._settings.secret_env} is not set in this run"
         return None
 
@@ -139,7 +140,7 @@ class WebhookTarget:
             "Content-Type": "application/json",
             "User-Agent": "steadypress",
             "Idempotency-Key": key,
-            SIGNATURE_HEADER: sign(os.environ.get(self._settings.secret_env, ""), body),
+            SIGNATURE_HEADER: sign(self._secret or "", body),
         }
         try:
             response = self._session.post(
@@ -152,7 +153,10 @@ class WebhookTarget:
             raise TransientError(f"webhook not reached: {type(error).__name__}") from None
         if response.status_code in TRANSIENT_STATUS:
             raise TransientError(
-                f"webhook answered {response.status_code}", retry_after=_retry_after(response)
+                f"webhook answered {response.status_code}",
+                retry_after=retry_after_seconds(
+                    response.headers.get("Retry-After"), now=self._clock.now()
+                ),
             )
         if not 200 <= response.status_code < 300:
             raise PermanentError(
@@ -166,13 +170,6 @@ def _previous(record: PublishedRecord | None) -> dict[str, Any] | None:
     if record is None or record.unpublished:
         return None
     return {"blob": record.blob, "url": record.url, "id": record.id}
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    try:
-        return float(response.headers["Retry-After"])
-    except (KeyError, ValueError):
-        return None
 
 
 def _receipt(response: requests.Response) -> Receipt:

@@ -1,0 +1,42 @@
+"""The one compare-and-swap loop: try, and on a `Conflict` wait a jittered backoff and try again.
+
+The state store's transactions and the Pages branch's writes both stand on it; what an attempt
+re-reads and re-applies is theirs, how racing writers spread out is decided here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TypeVar
+
+from steadypress.backoff import backoff_seconds
+from steadypress.errors import Conflict
+
+__all__ = ["retry_conflicts"]
+
+R = TypeVar("R")
+
+
+def retry_conflicts(
+    attempt: Callable[[int], R],
+    *,
+    tries: int,
+    sleep: Callable[[float], None],
+    rng: random.Random,
+    wait_initial: float,
+    wait_max: float,
+    gave_up: Callable[[], Exception],
+) -> R:
+    """`attempt(n)` for n = 1, 2, ... until it returns without a `Conflict`; `gave_up()` is
+    raised after `tries` conflicts."""
+    for number in range(1, tries + 1):
+        try:
+            return attempt(number)
+        except Conflict:
+            sleep(
+                backoff_seconds(
+                    number, wait_initial=wait_initial, wait_max=wait_max, jitter=rng.random()
+                )
+            )
+    raise gave_up()

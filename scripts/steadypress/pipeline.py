@@ -1,0 +1,44 @@
+"""The pipeline: everything an executor works with, behind protocols. `backends` wires it for
+the embedded default or for GitHub; tests build it from fakes."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from steadypress.alerts import AlertChannel
+from steadypress.clock import Clock, SystemClock
+from steadypress.config import Config
+from steadypress.content import ContentSource
+from steadypress.credentials import Redactor
+from steadypress.store import LedgerStore, TransactionStats
+from steadypress.targets import Target
+
+__all__ = ["Pipeline"]
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+@dataclass
+class Pipeline:
+    config: Config
+    store: LedgerStore
+    content: ContentSource
+    targets: Mapping[str, Target]
+    alerts: AlertChannel
+    holder: str  # who is working, for humans reading the ledger; never used to decide anything
+    clock: Clock = field(default_factory=SystemClock)
+    rng: random.Random = field(default_factory=random.Random)
+    stats: TransactionStats = field(default_factory=TransactionStats)
+    log: Callable[[str], None] = _stderr
+    # Every secret this run read, taken out of any text before it is recorded or shown.
+    redact: Redactor = field(default_factory=Redactor)
+
+    @property
+    def lease_ttl(self) -> timedelta:
+        return self.config.timings.lease

@@ -1,0 +1,187 @@
+"""Planning: what the ledger must learn from the content branch, for a push, a reconcile, or
+articles named on the command line. A plan is computed from a read of the ledger and applied, as
+a pure change, inside the first claim's transaction (enqueue and claim in one write).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+
+from steadypress.config import Config
+from steadypress.errors import ArticleError, ConfigError
+from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
+from steadypress.pipeline import Pipeline
+
+__all__ = [
+    "Plan",
+    "Prepare",
+    "article_path",
+    "enqueue_prepare",
+    "paths_prepare",
+    "plan",
+    "push_prepare",
+    "reconcile",
+]
+
+# A change to run inside a claim transaction: the new ledger and the keys it enqueued.
+Prepare = Callable[[Ledger, datetime], tuple[Ledger, list[str]]]
+
+
+def _known(ledger: Ledger, key: str, blob: str) -> bool:
+    """True when this version is already pending, published or dead: nothing to enqueue."""
+    for section in (ledger.pending, ledger.published, ledger.dead):
+        entry = section.get(key)
+        if entry is not None and entry.blob == blob:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What reading the content branch asks of the ledger: article versions to enqueue (ABSENT
+    for an article to unpublish), and pending keys to withdraw: work for a removed article on a
+    target that does not unpublish, or for a target no longer configured."""
+
+    sightings: list[Sighting]
+    withdrawn: list[str]
+
+    def apply(self, ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
+        ledger, _ = withdraw(ledger, self.withdrawn, now=now)
+        return enqueue(ledger, self.sightings, now=now)
+
+
+def plan(
+    pipeline: Pipeline,
+    articles: Mapping[str, str],
+    commit: str,
+    *,
+    removed: Collection[str],
+    ledger: Ledger,
+) -> Plan:
+    """Compare article versions at `commit` with the ledger.
+
+    Only versions the ledger does not know are read, to learn whether they are drafts or
+    scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
+    with its reason. An article removed, made a draft, or opted out of a target leaves it.
+    """
+    found: list[Sighting] = []
+    left: dict[str, set[str]] = {path: set(pipeline.targets) for path in removed}
+    for path, blob in sorted(articles.items()):
+        targets = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
+        if not targets:
+            continue
+        not_before = None
+        try:
+            article = pipeline.content.read(path, blob, commit=commit)
+        except ArticleError:
+            article = None
+        if article is not None:
+            if article.draft:
+                left[path] = set(pipeline.targets)
+                continue
+            not_before = article.not_before
+            if article.targets is not None:  # the article opts out of the other targets
+                left[path] = set(targets) - set(article.targets)
+                targets = [target for target in targets if target in article.targets]
+        found.extend(
+            Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
+            for target in targets
+        )
+    # Work for a target no longer in the configuration would wait forever: no executor takes it.
+    unconfigured = sorted(
+        key for key, item in ledger.pending.items() if item.target not in pipeline.targets
+    )
+    if unconfigured:
+        pipeline.log(
+            f"withdrawing work for targets no longer configured: {', '.join(unconfigured)}"
+        )
+    withdrawn = set(unconfigured)
+    for path, leaving in sorted(left.items()):
+        for target in sorted(leaving):
+            key = item_key(target, path)
+            if not _unpublishes(pipeline, target):
+                withdrawn.add(key)
+            elif key in ledger.pending or key in ledger.dead or key in ledger.published:
+                found.append(Sighting(target=target, path=path, blob=ABSENT, commit=commit))
+    return Plan(
+        sightings=found, withdrawn=sorted(key for key in withdrawn if key in ledger.pending)
+    )
+
+
+def _unpublishes(pipeline: Pipeline, target: str) -> bool:
+    spec = pipeline.config.targets.get(target)
+    return spec is None or spec.unpublish
+
+
+def enqueue_prepare(
+    pipeline: Pipeline,
+    articles: Mapping[str, str],
+    commit: str,
+    *,
+    removed: Collection[str] = (),
+    ledger: Ledger | None = None,
+) -> Prepare | None:
+    """The change a plan makes, to run inside the first claim transaction; None when there is
+    nothing to do (an idle run reads and writes nothing more)."""
+    ledger = ledger if ledger is not None else pipeline.store.load().ledger
+    planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger)
+    return planned.apply if planned.sightings or planned.withdrawn else None
+
+
+def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | None:
+    """The change enqueuing what a push changed: its diff, or everything when it has none."""
+    after = pipeline.content.resolve(after_name)
+    if after is None:
+        raise ConfigError("--push", f"{after_name!r} is not a commit of the checkout")
+    changes = pipeline.content.changed_articles(before, after)
+    if changes is None:
+        return enqueue_prepare(pipeline, pipeline.content.list_articles(after), after)
+    return enqueue_prepare(pipeline, changes.changed, after, removed=changes.removed)
+
+
+def reconcile(pipeline: Pipeline) -> Prepare | None:
+    """Every article at the content head that is neither published, pending nor dead (the
+    articles whose push event was missed), and every article the ledger knows that is no longer
+    there (to unpublish, or to stop working on)."""
+    commit = pipeline.content.head()
+    articles = pipeline.content.list_articles(commit)
+    ledger = pipeline.store.load().ledger
+    known = {item.path for item in ledger.pending.values()} | {
+        item.path for item in ledger.dead.values()
+    }
+    known.update(
+        split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
+    )
+    removed = known - articles.keys()
+    return enqueue_prepare(pipeline, articles, commit, removed=removed, ledger=ledger)
+
+
+def article_path(path: str, config: Config) -> str:
+    """A path named on the command line: inside the content folder, a Markdown file, no `..`."""
+    posix = PurePosixPath(path)
+    if (
+        posix.is_absolute()
+        or ".." in posix.parts
+        or posix.suffix != ".md"
+        or not str(posix).startswith(f"{config.content_dir}/")
+    ):
+        raise ConfigError(
+            path, f"not an article path: must be a .md file under {config.content_dir}/"
+        )
+    return str(posix)
+
+
+def paths_prepare(pipeline: Pipeline, paths: list[str]) -> Prepare | None:
+    """The change enqueuing named articles as they are at HEAD."""
+    commit = pipeline.content.head()
+    at_head = pipeline.content.list_articles(commit)
+    articles = {}
+    for raw in paths:
+        path = article_path(raw, pipeline.config)
+        if path not in at_head:
+            raise ConfigError(path, "not an article at HEAD (is it committed?)")
+        articles[path] = at_head[path]
+    return enqueue_prepare(pipeline, articles, commit)

@@ -1,0 +1,102 @@
+"""The target kinds, defined once: how each reads its settings and how it is built.
+
+The configuration asks this registry to check a target's settings when it is loaded; a backend
+builds the targets through it, handing over a `TargetContext` that says where the site's files
+go (a directory, or a Pages branch) and where the site is served by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from steadypress.clock import Clock
+from steadypress.credentials import Secrets
+from steadypress.errors import ConfigError
+from steadypress.targets import devto, site, webhook
+from steadypress.targets.base import Target
+
+__all__ = ["KINDS", "TargetContext", "TargetSpec", "build_targets", "check_target_options"]
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """One entry of `targets:` in the configuration, its options not yet interpreted."""
+
+    name: str
+    kind: str
+    options: Mapping[str, Any]
+    # An article removed from content/ (or made a draft) is taken off this target too.
+    unpublish: bool = True
+
+
+@dataclass(frozen=True)
+class TargetContext:
+    """What targets are built with, whichever backend runs them."""
+
+    source: str  # the configuration file, named in messages
+    content_dir: str
+    repo: Path
+    clock: Clock
+    secrets: Secrets
+    site_files: Callable[[site.SiteSettings], site.SiteFiles]
+    default_site_url: str
+
+
+@dataclass(frozen=True)
+class _Kind:
+    check: Callable[[str, Mapping[str, Any], str], object]
+    build: Callable[[TargetSpec, TargetContext], Target]
+
+
+def _build_site(spec: TargetSpec, context: TargetContext) -> Target:
+    settings = site.parse_settings(spec.name, spec.options, context.source)
+    return site.build_site(
+        spec.name,
+        context.site_files(settings),
+        settings,
+        content_dir=context.content_dir,
+        repo=context.repo,
+        default_url=context.default_site_url,
+    )
+
+
+def _build_webhook(spec: TargetSpec, context: TargetContext) -> Target:
+    settings = webhook.parse_settings(spec.name, spec.options, context.source)
+    return webhook.WebhookTarget(
+        spec.name, settings, secret=context.secrets.read(settings.secret_env), clock=context.clock
+    )
+
+
+def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
+    settings = devto.parse_settings(spec.name, spec.options, context.source)
+    return devto.DevtoTarget(
+        spec.name,
+        settings,
+        api_key=context.secrets.read(settings.api_key_env),
+        clock=context.clock,
+    )
+
+
+KINDS: Mapping[str, _Kind] = {
+    "site": _Kind(check=site.parse_settings, build=_build_site),
+    "webhook": _Kind(check=webhook.parse_settings, build=_build_webhook),
+    "devto": _Kind(check=devto.parse_settings, build=_build_devto),
+}
+
+
+def check_target_options(spec: TargetSpec, *, source: str) -> None:
+    """Refuse an unknown kind, or settings the kind does not accept, naming the key."""
+    kind = KINDS.get(spec.kind)
+    if kind is None:
+        known = ", ".join(sorted(KINDS))
+        raise ConfigError(
+            source, f"targets.{spec.name}.kind: unknown kind {spec.kind!r} (known: {known})"
+        )
+    kind.check(spec.name, spec.options, source)
+
+
+def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:
+    return {name: KINDS[spec.kind].build(spec, context) for name, spec in specs.items()}
