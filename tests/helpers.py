@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from steadypress.cli import main
+from steadypress.clock import Clock
 from steadypress.codec import STATE_FILES, decode_ledger
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
@@ -135,11 +136,12 @@ class Result:
     err: str
 
 
-def run_cli(repo: Repo, *args: str) -> Result:
-    """The CLI in this process (fast): same code path as the console script."""
+def run_cli(repo: Repo, *args: str, clock: Clock | None = None) -> Result:
+    """The CLI in this process (fast): same code path as the console script, on `clock` when
+    a test drives time."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([*args[:1], "--repo", str(repo.root), *args[1:]])
+        code = main([*args[:1], "--repo", str(repo.root), *args[1:]], clock=clock)
     return Result(code, out.getvalue(), err.getvalue())
 
 

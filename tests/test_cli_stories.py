@@ -2,7 +2,6 @@
 
 import json
 import shutil
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from steadypress.cli import main
 from steadypress.ledger import Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
+from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 
 SAMPLES = Path(__file__).resolve().parent.parent / "content"
@@ -183,14 +183,16 @@ def test_a_first_push_with_a_zero_before_enqueues_everything_unpublished(repo: R
 
 def test_a_future_dated_article_is_published_only_once_due(repo: Repo) -> None:
     """Scheduled publishing: not before `publish_at`, then by the next run."""
-    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=3)
+    clock = ManualClock(datetime.now(UTC).replace(microsecond=0))
+    due = clock.now() + timedelta(hours=3)
     repo.commit(**{"content/later.md": article("Later", publish_at=f"'{due.isoformat()}'")})
-    first = run_cli(repo, "run")
-    assert "0 published" in first.out
+    assert "0 published" in run_cli(repo, "run", clock=clock).out
     assert repo.ledger().pending["site:content/later.md"].not_before == due
-    assert "scheduled for" in run_cli(repo, "status").out
-    time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()) + 0.2)
-    assert "1 published" in run_cli(repo, "run").out
+    assert "scheduled for" in run_cli(repo, "status", clock=clock).out
+    clock.advance(3 * 3600 - 1)
+    assert "0 published" in run_cli(repo, "run", clock=clock).out, "a second early is early"
+    clock.advance(1)
+    assert "1 published" in run_cli(repo, "run", clock=clock).out
 
 
 def test_drafts_wait_until_they_flip(repo: Repo) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import Repo, article, cli_process, publications, spawn_cli
+from tests.fakes.clock import ManualClock
+from tests.helpers import Repo, article, cli_process, publications, run_cli, spawn_cli
 from tests.schema import validate_state_file
 
 pytestmark = pytest.mark.slow
@@ -59,8 +60,9 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     leased = [item for item in ledger.pending.values() if item.lease is not None]
     assert leased, "the killed executor left its leases behind"
 
-    time.sleep(2.1)  # the leases expire by themselves; nobody hands anything over
-    sweep = cli_process(repo, "sweep")
+    # The leases expire by themselves; nobody hands anything over.
+    expiry = max(item.lease.expires_at for item in leased if item.lease is not None)
+    sweep = run_cli(repo, "sweep", clock=ManualClock(expiry))
     assert sweep.code == 0, sweep.err
     ledger = repo.ledger()
     assert len(ledger.published) == count and not ledger.pending and not ledger.dead
@@ -105,6 +107,53 @@ def test_four_drains_racing_over_one_push_publish_each_article_once(repo: Repo) 
     published = publications(outputs)
     assert len(published) == 50 and set(published.values()) == {1}
     assert len(repo.ledger().published) == 50 and not repo.ledger().pending
+
+
+# A busy loop on CPU 0 that ends by itself should the test not end it.
+BUSY_LOOP = """import os, time
+os.sched_setaffinity(0, {0})
+end = time.monotonic() + 120
+while time.monotonic() < end:
+    pass
+"""
+
+
+def _starved() -> None:
+    """Run on CPU 0 only, at a low priority, beside busy loops that take nearly all of it."""
+    os.sched_setaffinity(0, {0})
+    os.nice(10)
+
+
+def test_drains_starved_of_cpu_still_renew_their_leases_in_time(repo: Repo) -> None:
+    """Four drains squeezed onto one core beside two busy loops, with 2-second leases: each
+    batch takes longer than a lease, yet renewals keep up and every article is published by
+    exactly one of them."""
+    many_articles(repo, 60)
+    assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
+    hogs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(2)]
+    try:
+        drains = [
+            subprocess.Popen(
+                [sys.executable, "-m", "steadypress", "drain", "--repo", str(repo.root)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                preexec_fn=_starved,  # noqa: PLW1509 - only sets affinity and priority
+            )
+            for _ in range(4)
+        ]
+        started = time.monotonic()
+        outputs = [drain.communicate(timeout=300) for drain in drains]
+        took = time.monotonic() - started
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert all(drain.returncode == 0 for drain in drains), outputs
+    assert took > 2, "the drains were not slowed past a lease: the test proves nothing"
+    published = publications(outputs)
+    assert len(published) == 60 and set(published.values()) == {1}, published
+    assert len(repo.ledger().published) == 60 and not repo.ledger().pending
 
 
 def test_live_mode_publishes_new_commits_and_stops_cleanly(repo: Repo) -> None:

@@ -34,7 +34,7 @@ from steadypress.errors import (
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.ledger import Ledger
-from steadypress.store.base import Snapshot
+from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]
 
@@ -51,14 +51,14 @@ UNAVAILABLE = (GitHubError, GraphQLErrors, RateLimited, AmbiguousWrite, requests
 class GitHubStore:
     def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
         self._branch = GitHubBranch(client, repository=repository, branch=branch)
-        self._last: Snapshot | None = None
+        self._last = LastSnapshot()
 
     @property
     def where(self) -> str:
         return f"state branch {self._branch.branch!r} of {self._branch.repository} on GitHub"
 
     def last_known(self) -> Snapshot | None:
-        return self._last
+        return self._last.snapshot
 
     def load(self) -> Snapshot:
         try:
@@ -69,11 +69,10 @@ class GitHubStore:
             raise StateError(self.where, f"GitHub's answer made no sense ({garbage!r})") from None
         if found.head is None:
             return Snapshot(version=None, ledger=Ledger())
-        if self._last is not None and self._last.version == found.head:
-            return self._last
+        if (cached := self._last.at(found.head)) is not None:
+            return cached
         ledger = decode_ledger(dict(found.texts))
-        self._last = Snapshot(version=found.head, ledger=ledger, handles=found.oids)
-        return self._last
+        return self._last.keep(Snapshot(version=found.head, ledger=ledger, handles=found.oids))
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
@@ -91,5 +90,5 @@ class GitHubStore:
             raise Conflict(moved.expected, moved.actual) from None
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be written: {failure}") from None
-        self._last = Snapshot(version=commit, ledger=ledger)
+        self._last.keep(Snapshot(version=commit, ledger=ledger))
         return commit

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from steadypress.ledger import Ledger
 
-__all__ = ["LedgerStore", "Snapshot"]
+__all__ = ["LastSnapshot", "LedgerStore", "Snapshot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,27 @@ class Snapshot:
     version: str | None
     ledger: Ledger
     handles: Mapping[str, str] = field(default_factory=dict)
+
+
+class LastSnapshot:
+    """The snapshot a store last read or wrote. A commit id names immutable content, so it is
+    reused while the branch still points at it: a drain's checkpoint after its own claim does
+    not re-read and re-parse a 30 MB published.json."""
+
+    def __init__(self) -> None:
+        self.snapshot: Snapshot | None = None
+
+    def at(self, version: str) -> Snapshot | None:
+        """The kept snapshot if it is of `version`."""
+        return (
+            self.snapshot
+            if self.snapshot is not None and self.snapshot.version == version
+            else None
+        )
+
+    def keep(self, snapshot: Snapshot) -> Snapshot:
+        self.snapshot = snapshot
+        return snapshot
 
 
 class LedgerStore(Protocol):

@@ -23,7 +23,7 @@ from steadypress.codec import (
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git
 from steadypress.ledger import Ledger
-from steadypress.store.base import Snapshot
+from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
 
@@ -43,33 +43,29 @@ class LocalGitStore:
         self._git = Git(repo)
         self._ref = f"refs/heads/{branch}"
         self.branch = branch
-        # A commit id names immutable content: the snapshot this store last read or wrote is
-        # reused while the branch still points at it, so a drain's checkpoint after its own
-        # claim does not re-read and re-parse a 30 MB published.json.
-        self._last: Snapshot | None = None
+        self._last = LastSnapshot()
 
     @property
     def where(self) -> str:
         return f"state branch {self.branch!r} in {self._git.repo}"
 
     def last_known(self) -> Snapshot | None:
-        return self._last
+        return self._last.snapshot
 
     def load(self) -> Snapshot:
         try:
             head = self._git.resolve(f"{self._ref}^{{commit}}")
             if head is None:
                 return Snapshot(version=None, ledger=Ledger())
-            if self._last is not None and self._last.version == head:
-                return self._last
+            if (cached := self._last.at(head)) is not None:
+                return cached
             objects = self._git.read_objects([f"{head}:{name}" for name in STATE_FILES])
         except GitFailed as failure:
             raise StateError(self.where, f"could not be read: {failure.stderr.strip()}") from None
         found = {name: obj for name, obj in zip(STATE_FILES, objects, strict=True) if obj}
         ledger = decode_ledger({name: data for name, (_oid, data) in found.items()})
         handles = {name: oid for name, (oid, _data) in found.items()}
-        self._last = Snapshot(version=head, ledger=ledger, handles=handles)
-        return self._last
+        return self._last.keep(Snapshot(version=head, ledger=ledger, handles=handles))
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
@@ -93,7 +89,7 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        self._last = Snapshot(version=commit, ledger=ledger, handles=blobs)
+        self._last.keep(Snapshot(version=commit, ledger=ledger, handles=blobs))
         return commit
 
     def _blob(self, name: str, ledger: Ledger, based_on: Snapshot) -> str:
