@@ -223,6 +223,7 @@ def test_a_theme_folder_overrides_templates_and_the_stylesheet(blog: Repo, out: 
         '{% extends "base.html" %}{% block main %}<p class="mine">{{ article.title }}</p>'
         "{% endblock %}\n",
     )
+    blog.commit()  # the theme is read from git, like the articles
     publish_all(blog, site(blog, out / "out", theme="theme"))
     assert (out / "out/style.css").read_text() == "body { color: rebeccapurple; }\n"
     page = (out / "out/hello-steadypress/index.html").read_text()

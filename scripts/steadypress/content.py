@@ -7,20 +7,27 @@ without reading it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from steadypress.errors import ArticleError, GitFailed
+from steadypress.errors import ArticleError, GitFailed, PermanentError
 from steadypress.gitio import ZERO_OID, Git
 
 __all__ = ["Article", "Changes", "ContentSource", "parse_article"]
 
 ARTICLE_SUFFIX = ".md"
+SYMLINK_MODE = "120000"
+# SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
+OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+# Front matter is a few lines of metadata; more than this is a mistake or an attack.
+MAX_FRONT_MATTER = 64 * 1024
 _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
     "title": (str,),
     "description": (str,),
@@ -79,7 +86,25 @@ def _moment(value: Any, *, path: str, key: str) -> datetime:
     else:
         raise ArticleError(path, f"front matter {key!r}: {value!r} is not a date")
     # A time without an offset is taken as UTC: the one reading that is the same on every runner.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        moment.timestamp()  # every later use of the date (feeds, sorting, leases) needs one
+    except (OverflowError, ValueError, OSError):
+        raise ArticleError(path, f"front matter {key!r}: {value!r} is out of range") from None
+    if not 1 <= moment.year <= 9998:  # room for the lease and backoff arithmetic after it
+        raise ArticleError(path, f"front matter {key!r}: {value!r} is out of range")
+    return moment
+
+
+def _check_link(value: Any, *, path: str, key: str) -> None:
+    """A URL from front matter goes into `href` and `src`: http, https, or a relative path."""
+    if not isinstance(value, str) or not value.strip():
+        return
+    scheme = urlsplit(value.strip()).scheme.lower()
+    if scheme not in ("", "http", "https"):
+        raise ArticleError(
+            path, f"front matter {key!r}: {value!r} is not an http(s) URL or a relative path"
+        )
 
 
 def _tags(value: Any, *, path: str) -> tuple[str, ...]:
@@ -107,6 +132,22 @@ def _targets(value: Any, *, path: str) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def _load_yaml(path: str, head: str) -> Any:
+    """Front matter as data, bounded: a size cap, and no aliases (`*name`), which let a few
+    lines expand into billions of nodes (the "billion laughs")."""
+    if len(head) > MAX_FRONT_MATTER:
+        raise ArticleError(
+            path, f"front matter is {len(head):,} characters; at most {MAX_FRONT_MATTER:,}"
+        )
+    try:
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(head, yaml.SafeLoader)):
+            raise ArticleError(path, "front matter uses a YAML alias (*name); write the value out")
+        return yaml.safe_load(head)
+    except (yaml.YAMLError, ValueError, OverflowError) as error:
+        # ValueError: a timestamp YAML recognises but the calendar does not (2024-13-45).
+        raise ArticleError(path, f"front matter is not valid YAML: {error}") from None
+
+
 def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
     # python-frontmatter's loads() drops front matter that is not a mapping without a word; its
     # handler API lets that be reported as what it is.
@@ -114,11 +155,9 @@ def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
         return {}, text
     try:
         head, body = _YAML.split(text)
-        metadata = _YAML.load(head)
-    except ValueError:
+    except ValueError:  # an opening `---` with no closing one: no front matter at all
         return {}, text
-    except yaml.YAMLError as error:
-        raise ArticleError(path, f"front matter is not valid YAML: {error}") from None
+    metadata = _load_yaml(path, head)
     if metadata is None:
         return {}, body.strip()
     if not isinstance(metadata, dict):
@@ -129,7 +168,8 @@ def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
 def parse_article(path: str, blob: str, data: bytes) -> Article:
     """Parse one article version; any problem is an ArticleError naming the file."""
     try:
-        text = data.decode("utf-8")
+        # A byte-order mark is how some editors say "UTF-8"; it is not part of the text.
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         raise ArticleError(path, f"not UTF-8 text (bad byte at offset {error.start})") from None
     metadata, body = _split_front_matter(path, text)
@@ -142,6 +182,8 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
     title = metadata.get("title")
     if not isinstance(title, str) or not title.strip():
         raise ArticleError(path, "front matter has no 'title' (every article needs one)")
+    for key in ("canonical_url", "cover_image"):
+        _check_link(metadata.get(key), path=path, key=key)
     return Article(
         path=path,
         blob=blob,
@@ -243,6 +285,9 @@ class ContentSource:
         may leave out: `updated` is when the file last changed, and an article with no `date`
         is dated by the commit that added it. Both are the same whichever later commit the
         version is read at, so the same version renders the same bytes."""
+        for name, oid in (("blob", blob), ("commit", commit)):
+            if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
+                raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
         found = self._git.read_objects([blob])[0]
         if found is None:
             raise ArticleError(path, f"blob {blob} is not in the repository")
@@ -252,14 +297,32 @@ class ContentSource:
         return replace(article, date=date, updated=updated, commit=commit)
 
     def asset(self, path: str, *, commit: str) -> tuple[str, bytes] | None:
-        """A file of the repository at `commit` (an image an article shows): its blob id and
-        bytes, or None when there is no such file."""
-        return self._git.read_objects([f"{commit}:{path}"])[0]
+        """A file of the repository at `commit` (an image an article shows, a theme file): its
+        blob id and bytes, or None when there is no such file. A committed symlink is refused:
+        it names a file outside what git holds (`/proc/self/environ`), never to be published."""
+        listing = self._git.run(
+            "ls-tree", "-z", "--full-tree", "--end-of-options", commit, "--", path
+        )
+        entry = listing.split(b"\0")[0]
+        if not entry:
+            return None
+        mode, kind, oid = entry.split(b"\t", 1)[0].decode().split()
+        if mode == SYMLINK_MODE:
+            raise PermanentError(
+                f"{path} is a symlink; steadypress publishes no file through a link"
+            )
+        if kind != "blob":
+            return None
+        return self._git.read_objects([oid])[0]
 
     def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
         """When the newest commit up to `commit` that changed `path` (and matches `options`)
         was made; git stops at the first one it finds."""
-        stamp = self._git.text("log", "-1", "--format=%ct", *options, commit, "--", path)
+        # A literal pathspec: a file name with `*` or `?` is a name, not a glob.
+        stamp = self._git.text(
+            "log", "-1", "--format=%ct", *options, "--end-of-options", commit, "--",
+            f":(literal){path}",
+        )  # fmt: skip
         return datetime.fromtimestamp(int(stamp), UTC) if stamp else None
 
     def _commit_time(self, commit: str) -> datetime:

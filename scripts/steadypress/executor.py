@@ -199,7 +199,7 @@ class _Batch:
             ready: list[tuple[PendingItem, Article, PublishedRecord | None]] = []
             for item, previous in work:
                 try:
-                    article = pipeline.content.read(item.path, item.blob, commit=item.commit)
+                    article = self._read(item)
                 except ArticleError as error:
                     outcomes[item.key] = self._failure(item, error)
                 else:
@@ -230,12 +230,23 @@ class _Batch:
                 target.unpublish(item.path, previous)
                 receipt = Receipt(url=None, id=None)
             else:
-                article = self.pipeline.content.read(item.path, item.blob, commit=item.commit)
+                article = self._read(item)
                 receipt = target.publish(article, previous)
                 target.verify(article, receipt)
         except Exception as error:  # a bug behind one article must not stop the others
             return self._failure(item, error)
         return self._completion(item, receipt)
+
+    def _read(self, item: PendingItem) -> Article:
+        article = self.pipeline.content.read(item.path, item.blob, commit=item.commit)
+        unknown = sorted(set(article.targets or ()) - set(self.pipeline.targets))
+        if unknown:
+            raise ArticleError(
+                item.path,
+                f"front matter 'targets' names {', '.join(map(repr, unknown))}, which is not "
+                f"a configured target (configured: {', '.join(sorted(self.pipeline.targets))})",
+            )
+        return article
 
     def _completion(self, item: PendingItem, receipt: Receipt) -> Completion:
         return Completion(

@@ -5,6 +5,7 @@ is escaped and the same entries always give the same bytes."""
 from __future__ import annotations
 
 import mimetypes
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,9 +31,23 @@ class FeedEntry:
     cover: str | None  # absolute
 
 
+# Characters XML 1.0 cannot carry at all (C0 controls but tab, newline and return; surrogates;
+# U+FFFE and U+FFFF): one in a title would make the whole feed unreadable to every reader.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` with what XML cannot carry taken out."""
+    return _NOT_XML.sub("", text)
+
+
+def _element(parent: ET.Element, tag: str, attributes: dict[str, str]) -> ET.Element:
+    return ET.SubElement(parent, tag, {key: xml_text(value) for key, value in attributes.items()})
+
+
 def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attributes)
-    element.text = text
+    element = _element(parent, tag, attributes)
+    element.text = xml_text(text)
     return element
 
 
@@ -43,27 +58,27 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
     feed = ET.Element("feed", {"xmlns": ATOM})
     _text(feed, "title", title)
     _text(feed, "id", url)
-    ET.SubElement(feed, "link", {"rel": "self", "href": f"{url}feed.xml"})
-    ET.SubElement(feed, "link", {"rel": "alternate", "type": "text/html", "href": url})
+    _element(feed, "link", {"rel": "self", "href": f"{url}feed.xml"})
+    _element(feed, "link", {"rel": "alternate", "type": "text/html", "href": url})
     # An empty feed is still valid Atom: it needs an `updated`, and the epoch says "never".
     changed = max((entry.updated for entry in newest), default=datetime(1970, 1, 1, tzinfo=UTC))
     _text(feed, "updated", format_time(changed))
     _text(feed, "generator", "steadypress")
     for entry in newest:
-        item = ET.SubElement(feed, "entry")
+        item = _element(feed, "entry", {})
         _text(item, "title", entry.title)
         _text(item, "id", entry.url)
-        ET.SubElement(item, "link", {"rel": "alternate", "type": "text/html", "href": entry.url})
+        _element(item, "link", {"rel": "alternate", "type": "text/html", "href": entry.url})
         _text(item, "published", format_time(entry.published))
         _text(item, "updated", format_time(entry.updated))
-        author = ET.SubElement(item, "author")
+        author = _element(item, "author", {})
         _text(author, "name", title)
         _text(item, "summary", entry.summary)
         for tag in entry.tags:
-            ET.SubElement(item, "category", {"term": tag})
+            _element(item, "category", {"term": tag})
         if entry.cover:
             kind = mimetypes.guess_type(entry.cover)[0] or "image/*"
-            ET.SubElement(item, "link", {"rel": "enclosure", "type": kind, "href": entry.cover})
+            _element(item, "link", {"rel": "enclosure", "type": kind, "href": entry.cover})
     return _document(feed)
 
 
@@ -71,7 +86,7 @@ def sitemap(pages: Sequence[tuple[str, datetime | None]]) -> bytes:
     """`pages`: absolute URL and last change (None when unknown), in any order."""
     urlset = ET.Element("urlset", {"xmlns": SITEMAP})
     for location, changed in sorted(pages, key=lambda page: page[0]):
-        url = ET.SubElement(urlset, "url")
+        url = _element(urlset, "url", {})
         _text(url, "loc", location)
         if changed is not None:
             _text(url, "lastmod", format_time(changed))

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from steadypress.config import Config
-from steadypress.errors import ArticleError, ConfigError
+from steadypress.errors import ConfigError
 from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
 from steadypress.pipeline import Pipeline
 
@@ -76,14 +76,16 @@ def plan(
         not_before = None
         try:
             article = pipeline.content.read(path, blob, commit=commit)
-        except ArticleError:
+        except Exception:
             article = None
         if article is not None:
             if article.draft:
                 left[path] = set(pipeline.targets)
                 continue
             not_before = article.not_before
-            if article.targets is not None:  # the article opts out of the other targets
+            # The article opts out of the other targets; a name that is not a target is a
+            # mistake the executor dead-letters on every target, never a silent opt-out.
+            if article.targets is not None and set(article.targets) <= set(pipeline.targets):
                 left[path] = set(targets) - set(article.targets)
                 targets = [target for target in targets if target in article.targets]
         found.extend(

@@ -8,13 +8,13 @@ templates (autoescape), and the same inputs give the same bytes.
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from jinja2 import (
     ChoiceLoader,
     Environment,
-    FileSystemLoader,
+    FunctionLoader,
     PackageLoader,
     StrictUndefined,
     TemplateError,
@@ -29,9 +29,25 @@ __all__ = ["THEME_FILES", "Theme"]
 THEME_FILES = ("base.html", "article.html", "index.html", "tag.html", "list.html", "style.css")
 
 
+def _text(data: bytes | None, where: str, name: str) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PermanentError(f"theme template {where}/{name}: not UTF-8 text") from None
+
+
 class Theme:
-    def __init__(self, override: Path | None = None) -> None:
-        loaders: list[Any] = [FileSystemLoader(str(override))] if override is not None else []
+    """`override(name)` gives the user's version of a theme file (None where they have none),
+    read from git like everything steadypress publishes; `where` names their folder."""
+
+    def __init__(
+        self, override: Callable[[str], bytes | None] | None = None, *, where: str = ""
+    ) -> None:
+        loaders: list[Any] = []
+        if override is not None:
+            loaders.append(FunctionLoader(lambda name: _text(override(name), where, name)))
         self._environment = Environment(
             loader=ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")]),
             autoescape=select_autoescape(["html"]),
@@ -40,13 +56,13 @@ class Theme:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self._override = override
+        self._where = where
 
     def render(self, template: str, **context: Any) -> bytes:
         try:
             return self._environment.get_template(template).render(**context).encode()
         except TemplateError as error:
-            where = self._override / template if self._override else template
+            where = f"{self._where}/{template}" if self._where else template
             raise PermanentError(f"theme template {where}: {error}") from None
 
     def stylesheet(self) -> bytes:

@@ -123,9 +123,18 @@ def build_site(
         settings=settings,
         address=site_address(settings, default_url=default_url),
         content_dir=content_dir,
-        theme=Theme(repo / settings.theme if settings.theme else None),
+        theme=Theme(
+            lambda name: _theme_file(content, f"{settings.theme}/{name}"), where=settings.theme
+        )
+        if settings.theme
+        else Theme(),
         assets=content.asset,
     )
+
+
+def _theme_file(content: ContentSource, path: str) -> bytes | None:
+    found = content.asset(path, commit="HEAD")
+    return found[1] if found is not None else None
 
 
 class SiteWriter(Protocol):
@@ -173,12 +182,26 @@ class DirectorySiteFiles:
 
 
 class _DirectoryWriter:
+    """The site's folder, never left: every path is checked to stay inside it, and no symlink
+    on the way is followed (a committed `_site/x -> /etc` must not be written through)."""
+
     def __init__(self, root: Path) -> None:
         self._root = root
 
+    def _inside(self, path: str) -> Path:
+        posix = PurePosixPath(path)
+        if posix.is_absolute() or not posix.parts or any(p in ("..", ".") for p in posix.parts):
+            raise PermanentError(f"refusing site path {path!r}: it would leave {self._root}")
+        target = self._root
+        for part in ("", *posix.parts):
+            target = target / part if part else target
+            if target.is_symlink():
+                raise PermanentError(f"refusing to write through the symlink {target}")
+        return target
+
     def read(self, path: str) -> bytes | None:
         try:
-            return (self._root / path).read_bytes()
+            return self._inside(path).read_bytes()
         except FileNotFoundError:
             return None
 
@@ -186,7 +209,7 @@ class _DirectoryWriter:
         if self.read(path) == data:
             return
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
-        target = self._root / path
+        target = self._inside(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
@@ -198,7 +221,7 @@ class _DirectoryWriter:
             raise
 
     def remove(self, path: str) -> None:
-        target = self._root / path
+        target = self._inside(path)
         target.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             target.parent.rmdir()  # only when empty
