@@ -177,6 +177,8 @@ class DirectorySiteFiles:
         texts: Sequence[str] = (),
         oids: Sequence[str] = (),
     ) -> R:
+        if self.root.is_symlink():  # not even the lock file is written through it
+            raise PermanentError(f"refusing to write through the symlink {self.root}")
         with exclusive_lock(self.root / ".steadypress-site.lock"):
             return change(_DirectoryWriter(self.root))
 

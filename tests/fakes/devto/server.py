@@ -42,6 +42,8 @@ class FakeForem(LoopbackServer):
         self.clock = clock
         self.script: list[tuple[int, dict[str, str]]] = []
         self.failing_titles: set[str] = set()
+        # Some servers quote the credential they refused; steadypress must not record it.
+        self.echo_key_in_errors = False
         self.posts: dict[int, dict[str, Any]] = {}
         self.creates: Counter[str] = Counter()  # by the article path in each post's marker
         self.rate_limited = 0
@@ -69,6 +71,11 @@ class FakeForem(LoopbackServer):
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
         status, extra, document = self.handle(method, path, headers, body)
+        if self.echo_key_in_errors and status >= 400 and isinstance(document, dict):
+            document = {
+                **document,
+                "error": f"{document.get('error')} (key {headers.get('api-key')})",
+            }
         if status == _HANG:
             self._hung.wait()  # until the fake shuts down; the client is killed meanwhile
             return None

@@ -1,0 +1,152 @@
+"""Hostile and broken input, through the real CLI: nothing leaks, nothing is read or written
+outside the repository, and a bad article fails alone with a reason a person can act on."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.devto import FakeForem
+from tests.helpers import Repo, article, run_cli
+
+
+def dead_reason(repo: Repo, key: str) -> str:
+    dead = repo.ledger().dead
+    assert key in dead, f"{key} is not dead-lettered: {sorted(dead)}"
+    return dead[key].last_error or ""
+
+
+def everything_written(repo: Repo, result_text: str) -> str:
+    """All the text a run left behind: its output, every state commit, every dead letter."""
+    state = repo.git("log", "-p", "--all", "--format=%B")
+    letters = "".join(
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in (repo.root / ".steadypress").rglob("*.md")
+    )
+    return result_text + state + letters
+
+
+def test_a_key_a_server_echoes_back_is_recorded_nowhere(
+    repo: Repo, forem: FakeForem, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dev.to refuses an article quoting the API key: the dead letter, the state branch, the
+    output and the job summary say why, with the key replaced by ***."""
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    forem.echo_key_in_errors = True
+    forem.script = [(422, {})]
+    config = f"targets:\n  devto: {{kind: devto, api_url: '{forem.api_url}'}}\n"
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    reason = dead_reason(repo, "devto:content/a.md")
+    assert "***" in reason and "scripted" in reason, reason
+    written = everything_written(repo, result.out + result.err + summary.read_text())
+    assert forem.api_key not in written
+
+
+def test_a_secret_pasted_with_a_newline_is_refused_naming_the_variable_only(
+    repo: Repo, forem: FakeForem, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trailing newline would end up quoted in an HTTP library's error: refuse it first."""
+    monkeypatch.setenv("DEVTO_API_KEY", forem.api_key + "\n")
+    config = f"targets:\n  devto: {{kind: devto, api_url: '{forem.api_url}'}}\n"
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    result = run_cli(repo, "run")
+    assert result.code == 2
+    assert "DEVTO_API_KEY" in result.err and "whitespace" in result.err
+    assert forem.api_key not in result.out + result.err
+    assert not forem.posts
+
+
+def test_a_symlinked_theme_file_is_never_read(repo: Repo) -> None:
+    """`theme/style.css -> /proc/self/environ` is committed: the site refuses it, naming the
+    file, and nothing of the environment reaches the output."""
+    os.environ.setdefault("STEADYPRESS_CANARY", "canary-value-4417")
+    repo.write("steadypress.yml", "targets:\n  site: {kind: site, theme: theme}\n")
+    repo.write("content/a.md", article("A"))
+    (repo.root / "theme").mkdir()
+    (repo.root / "theme/style.css").symlink_to("/proc/self/environ")
+    repo.commit()
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert "theme/style.css is a symlink" in dead_reason(repo, "site:content/a.md")
+    site = repo.root / "_site"
+    written = (
+        b"".join(p.read_bytes() for p in site.rglob("*") if p.is_file()) if site.exists() else b""
+    )
+    assert b"canary-value-4417" not in written and b"PATH=" not in written
+
+
+def test_a_symlinked_output_folder_is_not_written_through(repo: Repo, tmp_path: Path) -> None:
+    """`_site -> elsewhere`: the site target refuses to write there, and elsewhere is untouched."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo.root).mkdir(exist_ok=True)
+    repo.commit(**{"content/a.md": article("A")})
+    (repo.root / "_site").symlink_to(elsewhere)
+    result = run_cli(repo, "run")
+    assert result.code in (0, 1), result.err
+    assert list(elsewhere.iterdir()) == []
+    assert "symlink" in (repo.ledger().pending.get("site:content/a.md") or
+                         repo.ledger().dead["site:content/a.md"]).last_error  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("far-future", article("F", date="'99999-01-01'"), "is not a date"),
+        ("edge-of-time", article("E", date="'9999-12-31T23:59:59-01:00'"), "out of range"),
+        ("bad-month", article("M", date="2024-13-45"), "not valid YAML"),
+        (
+            "alias-bomb",
+            "---\ntitle: B\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a]\n---\n",
+            "YAML alias",
+        ),
+        ("script-cover", article("S", cover_image="'javascript:alert(4)'"), "not an http(s) URL"),
+        ("typo-target", article("T", targets="[sitee]"), "'sitee', which is not a configured"),
+    ],
+)
+def test_a_bad_article_is_dead_lettered_with_its_reason_while_others_publish(
+    repo: Repo, name: str, text: str, reason: str
+) -> None:
+    repo.commit(**{f"content/{name}.md": text, "content/good.md": article("Good")})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert reason in dead_reason(repo, f"site:content/{name}.md")
+    assert "site:content/good.md" in repo.ledger().published
+    assert (repo.root / "_site/good/index.html").exists()
+
+
+def test_a_byte_order_mark_is_not_mistaken_for_missing_front_matter(repo: Repo) -> None:
+    repo.commit(**{"content/bom.md": "\ufeff" + article("With a BOM")})
+    assert run_cli(repo, "run").code == 0
+    assert "site:content/bom.md" in repo.ledger().published
+
+
+def test_a_control_character_in_a_title_leaves_the_feed_readable(repo: Repo) -> None:
+    bell = '---\ntitle: "Bell\\x07 rings"\n---\n'  # YAML's escape: a real BEL character
+    repo.commit(**{"content/a.md": bell, "content/b.md": article("B")})
+    assert run_cli(repo, "run").code == 0
+    feed = ET.fromstring((repo.root / "_site/feed.xml").read_bytes())  # noqa: S314 - our own file
+    titles = [element.text for element in feed.iter("{http://www.w3.org/2005/Atom}title")]
+    assert "Bell rings" in titles and "B" in titles
+
+
+def test_a_file_name_with_a_star_is_dated_by_its_own_history(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`content/a*.md` is a name, not a glob: its dates come from its own commits, not from a
+    newer commit of `content/ab.md`, which the glob would also match."""
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2001-01-01T00:00:00Z")
+    repo.commit(**{"content/a*.md": article("Star")})
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    repo.commit(**{"content/ab.md": article("AB")})
+    assert run_cli(repo, "run").code == 0
+    star = next(
+        p for p in (repo.root / "_site").rglob("index.html") if "Star</h1>" in p.read_text()
+    )
+    assert 'datetime="2001-01-01T00:00:00Z"' in star.read_text()
