@@ -1,8 +1,10 @@
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steadypress.backoff import backoff_seconds
+from steadypress.backoff import backoff_seconds, retry_after_seconds
 
 
 @pytest.mark.parametrize(
@@ -43,3 +45,23 @@ def test_attempts_count_from_one(attempt: int) -> None:
     """Attempt 0 is a caller's bug, refused rather than silently given a wait."""
     with pytest.raises(ValueError, match="counts from 1"):
         backoff_seconds(attempt, wait_initial=1, wait_max=2)
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("120", 120.0),
+        (" 7 ", 7.0),
+        ("Wed, 21 Oct 2015 07:28:30 GMT", 30.0),  # RFC 9110's HTTP-date
+        ("Wed, 21 Oct 2015 07:27:00 GMT", 0.0),  # already past: no wait
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_retry_after_is_read_as_seconds_or_as_an_http_date(
+    header: str | None, seconds: float | None
+) -> None:
+    """A server may say when to come back either way; an unreadable hint is no hint."""
+    now = datetime(2015, 10, 21, 7, 28, 0, tzinfo=UTC)
+    assert retry_after_seconds(header, now=now) == seconds
