@@ -38,7 +38,6 @@ from steadypress.live import live
 from steadypress.pipeline import Pipeline
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import Report, annotate, closing_line, write_job_summary
-from steadypress.store import transact
 from steadypress.sweeper import sweep
 from steadypress.timefmt import format_time
 
@@ -161,13 +160,9 @@ def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> No
         push_prepare(pipeline, *args.push) if args.push else paths_prepare(pipeline, args.paths)
     )
     if prepare is not None:
-        fresh = transact(
-            pipeline.store,
+        fresh = pipeline.transact(
             lambda ledger: prepare(ledger, pipeline.clock.now()),
             message=f"steadypress: enqueue ({pipeline.holder})",
-            stats=pipeline.stats,
-            rng=pipeline.rng,
-            sleep=pipeline.clock.sleep,
         )
         report.enqueued.extend(fresh)
 
@@ -184,13 +179,9 @@ def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None
     else:
         paths = [article_path(raw, pipeline.config) for raw in args.paths]
         keys = [item_key(target, path) for path in paths for target in pipeline.targets]
-    retried = transact(
-        pipeline.store,
+    retried = pipeline.transact(
         lambda current: retry(current, keys, now=pipeline.clock.now()),
         message=f"steadypress: retry ({pipeline.holder})",
-        stats=pipeline.stats,
-        rng=pipeline.rng,
-        sleep=pipeline.clock.sleep,
     )
     report.retried.extend(retried)
     if args.issue is not None:

@@ -38,7 +38,6 @@ from steadypress.ledger import (
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare
 from steadypress.report import Report
-from steadypress.store import transact
 from steadypress.targets import BatchTarget, Receipt
 
 __all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "drain"]
@@ -121,13 +120,9 @@ def drain(
             )
             return ledger, (fresh, [(item, ledger.published.get(item.key)) for item in items], now)
 
-        fresh, claimed, leased_at = transact(
-            pipeline.store,
+        fresh, claimed, leased_at = pipeline.transact(
             take,
             message=f"steadypress: claim ({pipeline.holder})",
-            stats=pipeline.stats,
-            rng=pipeline.rng,
-            sleep=pipeline.clock.sleep,
             optimistic=just_read or prepare is not None or not first_round,
         )
         first_round = False
@@ -305,13 +300,9 @@ class _Batch:
             return ledger, (newly_dead, resolutions, newer, _held(ledger, self.token), now)
 
         # Optimistic: this write always changes the ledger, so a stale start only costs a conflict.
-        newly_dead, resolutions, newer_pending, held, renewed_at = transact(
-            pipeline.store,
+        newly_dead, resolutions, newer_pending, held, renewed_at = pipeline.transact(
             record,
             message=f"steadypress: record outcomes ({pipeline.holder})",
-            stats=pipeline.stats,
-            rng=pipeline.rng,
-            sleep=pipeline.clock.sleep,
             optimistic=True,
         )
         lost = [key for key in still_working if key not in held]

@@ -8,16 +8,20 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TypeVar
 
 from steadypress.alerts import AlertChannel
 from steadypress.clock import Clock, SystemClock
 from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.credentials import Redactor
-from steadypress.store import LedgerStore, TransactionStats
+from steadypress.store import LedgerStore, TransactionStats, transact
+from steadypress.store.transaction import Change
 from steadypress.targets import Target
 
 __all__ = ["Pipeline"]
+
+R = TypeVar("R")
 
 
 def _stderr(line: str) -> None:
@@ -42,3 +46,15 @@ class Pipeline:
     @property
     def lease_ttl(self) -> timedelta:
         return self.config.timings.lease
+
+    def transact(self, change: Change[R], *, message: str, optimistic: bool = False) -> R:
+        """`store.transact` on this pipeline's store, counted in its stats, on its clock."""
+        return transact(
+            self.store,
+            change,
+            message=message,
+            stats=self.stats,
+            rng=self.rng,
+            sleep=self.clock.sleep,
+            optimistic=optimistic,
+        )

@@ -8,7 +8,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from steadypress.ledger import DeadItem, Ledger, Resolution, record_alert
-from steadypress.store import transact
 
 if TYPE_CHECKING:
     from steadypress.pipeline import Pipeline
@@ -49,13 +48,9 @@ def raise_alerts(pipeline: Pipeline, items: list[DeadItem]) -> list[DeadItem]:
         recorded = {key: ledger.dead[key].alert if key in ledger.dead else None for key in opened}
         return ledger, recorded
 
-    recorded = transact(
-        pipeline.store,
+    recorded = pipeline.transact(
         remember,
         message="steadypress: record dead letters",
-        stats=pipeline.stats,
-        rng=pipeline.rng,
-        sleep=pipeline.clock.sleep,
     )
     for key, alert in opened.items():
         winner = recorded[key]
