@@ -150,3 +150,24 @@ def test_a_file_name_with_a_star_is_dated_by_its_own_history(
         p for p in (repo.root / "_site").rglob("index.html") if "Star</h1>" in p.read_text()
     )
     assert 'datetime="2001-01-01T00:00:00Z"' in star.read_text()
+
+
+def test_a_pending_item_outside_content_is_dead_lettered_and_blocks_no_push(repo: Repo) -> None:
+    """A tampered ledger names `content/../../etc/x.md`: that item becomes a dead letter saying
+    why, and the push's own article is published by the same drain."""
+    first = repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    pending = repo.state_file("state/pending.json").decode()
+    key = "site:content/../../etc/x.md"
+    item = (
+        f'"{key}": {{"attempts": 0, "blob": "{repo.blob("content/a.md")}", "commit": "{first}", '
+        '"enqueued_at": "2026-01-01T00:00:00Z", "path": "content/../../etc/x.md", "target": "site"}'
+    )
+    repo.overwrite_state_file(
+        "state/pending.json", pending.replace('"pending": {}', '"pending": {' + item + "}").encode()
+    )
+    after = repo.commit(**{"content/b.md": article("B")})
+    result = run_cli(repo, "drain", "--push", first, after)
+    assert result.code == 0, result.err
+    assert "not an article path" in dead_reason(repo, key)
+    assert "site:content/b.md" in repo.ledger().published

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -285,6 +286,9 @@ class ContentSource:
         may leave out: `updated` is when the file last changed, and an article with no `date`
         is dated by the commit that added it. Both are the same whichever later commit the
         version is read at, so the same version renders the same bytes."""
+        if not self.is_article(path) or ".." in PurePosixPath(path).parts:
+            # Only a tampered ledger names such a path; the item is dead-lettered, not run.
+            raise ArticleError(path, f"not an article path under {self._content_dir}/")
         for name, oid in (("blob", blob), ("commit", commit)):
             if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
                 raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
