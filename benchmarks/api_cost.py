@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import subprocess
@@ -110,7 +111,7 @@ def measure(size: int) -> dict[str, Cost]:
             for label, new in (("push 1", 1), ("push 10", 10)):
                 after = commit_articles(repo, [f"new-{new}-{n}" for n in range(new)])
                 push = ("drain", "--push", before, after)
-                results[label] = cost(github, new, lambda push=push: run(repo, *push))
+                results[label] = cost(github, new, functools.partial(run, repo, *push))
                 before = after
             results["idle sweep"] = cost(github, 1, lambda: run(repo, "sweep"))
     return results

@@ -8,13 +8,18 @@ Usage: python benchmarks/cas_writer.py REPO WRITER_NAME TRANSACTIONS
 
 from __future__ import annotations
 
+import functools
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from steadypress.ledger import Sighting, enqueue
+from steadypress.ledger import Ledger, Sighting, enqueue
 from steadypress.store import TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
+
+
+def _enqueue(sighting: Sighting, ledger: Ledger) -> tuple[Ledger, list[str]]:
+    return enqueue(ledger, [sighting], now=datetime.now(UTC))
 
 
 def main(repo: Path, writer: str, count: int) -> None:
@@ -24,7 +29,7 @@ def main(repo: Path, writer: str, count: int) -> None:
         sighting = Sighting("site", f"content/{writer}-{n}.md", f"blob-{writer}-{n}", "c")
         transact(
             store,
-            lambda ledger, s=sighting: enqueue(ledger, [s], now=datetime.now(UTC)),
+            functools.partial(_enqueue, sighting),
             message=f"{writer} {n}",
             stats=stats,
             max_conflicts=1000,

@@ -10,12 +10,12 @@ import functools
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 
 from tests.helpers import Repo, run_cli
 
@@ -65,6 +65,22 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def _failed_responses(failures: list[str]) -> Callable[[Response], None]:
+    def note(response: Response) -> None:
+        if response.status >= 400:
+            failures.append(response.url)
+
+    return note
+
+
+def _console_errors(failures: list[str]) -> Callable[[ConsoleMessage], None]:
+    def note(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            failures.append(message.text)
+
+    return note
+
+
 def _luminance(css_color: str) -> float:
     red, green, blue = (int(part) for part in css_color.removeprefix("rgb(").rstrip(")").split(","))
     return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
@@ -77,8 +93,8 @@ def test_the_site_reads_well_in_light_and_dark(served: str, screenshots: Path) -
             for scheme in ("light", "dark"):
                 page = browser.new_page(color_scheme=scheme, viewport={"width": 420, "height": 900})
                 failures: list[str] = []
-                page.on("response", lambda r, f=failures: r.status >= 400 and f.append(r.url))
-                page.on("console", lambda m, f=failures: m.type == "error" and f.append(m.text))
+                page.on("response", _failed_responses(failures))
+                page.on("console", _console_errors(failures))
 
                 page.goto(served)
                 assert page.title() == "steadypress"

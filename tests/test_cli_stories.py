@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from steadypress.cli import main
-from steadypress.ledger import Sighting, claim, enqueue
+from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 from tests.fakes.clock import ManualClock
@@ -112,7 +112,7 @@ def expired_lease_by(repo: Repo, holder: str, *, age: timedelta) -> None:
     then = datetime.now(UTC) - age
     sighting = Sighting("site", "content/a.md", repo.blob("content/a.md"), repo.head())
 
-    def abandoned(ledger):  # type: ignore[no-untyped-def]
+    def abandoned(ledger: Ledger) -> tuple[Ledger, None]:
         ledger, _ = enqueue(ledger, [sighting], now=then)
         ledger, _ = claim(
             ledger,
@@ -142,7 +142,8 @@ def test_a_live_lease_is_respected_by_sweep(repo: Repo) -> None:
     expired_lease_by(repo, "workers", age=timedelta(minutes=1))
     result = run_cli(repo, "sweep")
     assert "0 published" in result.out
-    assert repo.ledger().pending["site:content/a.md"].lease.holder == "workers"  # type: ignore[union-attr]
+    lease = repo.ledger().pending["site:content/a.md"].lease
+    assert lease is not None and lease.holder == "workers"
 
 
 def test_sweep_publishes_what_no_push_event_announced(repo: Repo) -> None:

@@ -1,6 +1,7 @@
 """The state files are read strictly: anything not fully understood is refused with its name."""
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -65,7 +66,9 @@ def test_files_are_sorted_indented_and_versioned() -> None:
         (codec.DEAD_FILE, lambda d: b"\xff\xfe", "not valid JSON"),
     ],
 )
-def test_a_damaged_file_is_refused_with_its_name_and_the_problem(name, mangle, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_file_is_refused_with_its_name_and_the_problem(
+    name: str, mangle: Callable[[bytes], bytes], message: str
+) -> None:
     """Corruption is a StateError naming the file, never a partial ledger that could be saved."""
     files = files_of(sample())
     files[name] = mangle(files[name])

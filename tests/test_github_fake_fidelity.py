@@ -194,7 +194,7 @@ def test_listing_issues_paginates_with_links_like_github(github: FakeGitHub) -> 
     for n in range(13):
         github.tracker.create_issue({"title": f"issue {n}"})
     fake = []
-    url = f"{github.api_url}/repos/{github.full_name}/issues?per_page=3"
+    url: str | None = f"{github.api_url}/repos/{github.full_name}/issues?per_page=3"
     while url:
         response = requests.get(url, headers={"Authorization": f"token {github.token}"}, timeout=10)
         assert response.status_code == 200 and len(response.json()) <= 3

@@ -101,7 +101,7 @@ def test_a_duplicate_from_a_race_is_closed_as_not_planned(github: FakeGitHub) ->
     """The losing executor's issue points at the winner and is closed."""
     issues = channel(github)
     winner = issues.open(corpse())
-    loser = issues._create({"title": "t", "body": "b"})  # type: ignore[attr-defined]
+    loser = issues._create({"title": "t", "body": "b"})  # the create a racing executor made
     issues.discard(loser, duplicate_of=winner)
     assert github.tracker.get_issue(loser)["state_reason"] == "not_planned"
     assert f"#{winner}" in github.tracker.comments[loser][0]

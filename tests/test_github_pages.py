@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ def site(files: SiteFiles) -> SiteTarget:
     return site_target(files)
 
 
-def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: object) -> Article:
+def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: Any) -> Article:
     return Article(
         path=path,
         blob=blob,
@@ -49,7 +50,7 @@ def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: obje
         body=f"Text of {title}.",
         date=datetime(2026, 1, day, tzinfo=UTC),
         **extra,
-    )  # type: ignore[arg-type]
+    )
 
 
 def branch_files(github: FakeGitHub) -> dict[str, bytes]:

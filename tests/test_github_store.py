@@ -11,6 +11,7 @@ from steadypress.errors import StateError
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger, PublishedRecord, Sighting, claim, enqueue
 from steadypress.store import TransactionStats, transact
+from steadypress.store.transaction import Change
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import github_client, github_store
@@ -24,8 +25,11 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def add(path: str):  # type: ignore[no-untyped-def]
-    return lambda ledger: enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+def add(path: str) -> Change[list[str]]:
+    def change(ledger: Ledger) -> tuple[Ledger, list[str]]:
+        return enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+
+    return change
 
 
 def branch_commits(github: FakeGitHub) -> list[str]:
@@ -88,8 +92,8 @@ def test_two_executors_bootstrapping_at_once_lose_nothing(github: FakeGitHub) ->
     first, second = github_store(github), github_store(github)
     barrier = threading.Barrier(2)
 
-    def race(store, path):  # type: ignore[no-untyped-def]
-        def change(ledger):  # type: ignore[no-untyped-def]
+    def race(store: GitHubStore, path: str) -> None:
+        def change(ledger: Ledger) -> tuple[Ledger, list[str]]:
             barrier.wait(timeout=10) if ledger == Ledger() and not barrier.broken else None
             return add(path)(ledger)
 
@@ -220,6 +224,7 @@ def test_corrupt_state_on_github_is_refused_and_never_overwritten(github: FakeGi
     transact(github_store(github), add("content/a.md"), message="first")
     repo = github.repository
     head = repo.head_of("steadypress-state")
+    assert head is not None
     blob = repo.write_blob(b"{not json")
     tree = repo.write_tree({"state/pending.json": blob}, base_tree=repo.tree_of(head))
     repo.move_branch("steadypress-state", repo.write_commit(tree, [head], "hand edit"), head)

@@ -270,7 +270,8 @@ def test_renew_and_release_touch_only_our_own_leases() -> None:
     """An executor extends or gives back its own leases, never someone else's."""
     ledger = claimed_by("a", "mine", pending_with())
     renewed = renew(ledger, [KEY], token="mine", now=T0 + TTL / 2, lease_ttl=TTL)
-    assert renewed.pending[KEY].lease.expires_at == T0 + TTL / 2 + TTL  # type: ignore[union-attr]
+    lease = renewed.pending[KEY].lease
+    assert lease is not None and lease.expires_at == T0 + TTL / 2 + TTL
     assert renew(ledger, [KEY], token="theirs", now=T0, lease_ttl=TTL) is ledger
     assert release(ledger, [KEY], token="theirs") is ledger
     assert release(ledger, [KEY], token="mine").pending[KEY].lease is None

@@ -183,7 +183,8 @@ class LedgerMachine(RuleBasedStateMachine):
             validate_state_file(name.removeprefix("state/").removesuffix(".json"), data)
 
 
+_PROFILE = settings()  # the loaded profile (conftest: HYPOTHESIS_PROFILE)
 LedgerMachine.TestCase.settings = settings(
-    settings.default, max_examples=max(150, settings.default.max_examples), deadline=None
+    _PROFILE, max_examples=max(150, _PROFILE.max_examples), deadline=None
 )
 TestLedgerProperties = LedgerMachine.TestCase

@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ def make_site(root: Path) -> SiteTarget:
     return site_target(DirectorySiteFiles(root))
 
 
-def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: object) -> Article:
+def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: Any) -> Article:
     return Article(
         path=path,
         blob=blob,
@@ -23,7 +24,7 @@ def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: obje
         body="Hello *world*.",
         date=datetime(2026, 1, day, tzinfo=UTC),
         **extra,
-    )  # type: ignore[arg-type]
+    )
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -67,7 +68,7 @@ def test_front_matter_is_always_escaped(tmp_path: Path) -> None:
     ],
 )
 def test_publishing_the_same_version_twice_changes_nothing(
-    tmp_path: Path, extra: dict[str, object]
+    tmp_path: Path, extra: dict[str, Any]
 ) -> None:
     """The second publish of one blob writes no file: same bytes, same modification times,
     whichever optional fields the article has."""

@@ -99,6 +99,7 @@ def reading_minutes(text: str) -> int:
 def highlight_css() -> tuple[str, str]:
     """Pygments' rules for the highlighted code, for light and for dark pages."""
     # types-Pygments leaves get_style_defs untyped; it returns the CSS text.
+    # types-Pygments leaves HtmlFormatter's constructor untyped; the calls are as documented.
     light = HtmlFormatter(style="default").get_style_defs("pre code")  # type: ignore[no-untyped-call]
     dark = HtmlFormatter(style="github-dark").get_style_defs("pre code")  # type: ignore[no-untyped-call]
     return str(light), str(dark)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.chaos.scenario import Kill, Run, Scenario
+from tests.chaos.scenario import Kill, Push, Run, Scenario, StaleLease
 
 __all__ = ["OwnerOutcome", "play_owner_model"]
 
@@ -44,14 +44,14 @@ def play_owner_model(scenario: Scenario) -> OwnerOutcome:
     def open_work() -> list[str]:
         return [path for path in owner if path not in done]
 
-    for at, kind, event in events:
-        if kind == 0:
-            for path in event.paths:  # type: ignore[attr-defined]
+    for at, _order, event in events:
+        if isinstance(event, Push):
+            for path in event.paths:
                 owner[path] = None
-        elif kind == 1:  # a dead executor's label on the oldest unlabelled work
+        elif isinstance(event, StaleLease):  # a dead executor's label on the oldest unlabelled
             free = sorted((p for p in open_work() if owner[p] is None), key=pushed_at.__getitem__)
             for path in free[:3]:
-                owner[path] = f"dead:{event.holder}"  # type: ignore[attr-defined]
+                owner[path] = f"dead:{event.holder}"
         else:
             assert isinstance(event, Run)
             _run(event, at=at, owner=owner, done=done, pushed_at=pushed_at,

@@ -182,7 +182,7 @@ def draw(settings: Settings) -> Scenario:
         delivered = rng.random() >= settings.event_dropped
         edits = (changes.choice(present),) if present and changes.random() < settings.edit else ()
         removable = [path for path in present if path not in poison and path not in edits]
-        removals = ()
+        removals: tuple[str, ...] = ()
         if removable and changes.random() < settings.remove:
             removals = (changes.choice(removable),)
             present.remove(removals[0])

@@ -74,7 +74,7 @@ def _compare(operator: str, left: Any, right: Any) -> bool:
     else:
         a, b = _number(left), _number(right)
     if operator in ("==", "!="):
-        return (a == b) == (operator == "==")
+        return bool(a == b) == (operator == "==")
     if any(isinstance(x, float) and math.isnan(x) for x in (a, b)):
         return False  # NaN in a relational comparison is always false
     return bool({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[operator])

@@ -311,7 +311,9 @@ class WorkflowRunner:
 
     def _setup_python(self, job_env: dict[str, str]) -> tuple[bool, str]:
         home = Path(job_env["RUNNER_TEMP"]) / "python"
-        subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(home)], check=True)  # type: ignore[attr-defined]
+        # The base interpreter, not this venv's: a venv made from a venv's python nests badly.
+        base_python = getattr(sys, "_base_executable", sys.executable)
+        subprocess.run([base_python, "-m", "venv", "--without-pip", str(home)], check=True)
         site_packages = next(home.glob("lib/python*/site-packages"))
         # The test environment's packages (pip, setuptools, steadypress's dependencies) are
         # visible; steadypress itself is whatever the workflow installs from its checkout.

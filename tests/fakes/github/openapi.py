@@ -21,8 +21,10 @@ def _spec() -> dict[str, Any]:
             f"GitHub's OpenAPI description is not at {SPEC_PATH}: run `make schemas` "
             "(it fetches @octokit/openapi from the npm registry)"
         )
-    spec: dict[str, Any] = json.loads(SPEC_PATH.read_text(encoding="utf-8"))
-    return _nullable_as_json_schema(spec)
+    converted: dict[str, Any] = _nullable_as_json_schema(
+        json.loads(SPEC_PATH.read_text(encoding="utf-8"))
+    )
+    return converted
 
 
 def _nullable_as_json_schema(node: Any) -> Any:

@@ -183,7 +183,7 @@ class FakeGitHub(LoopbackServer):
         # disabled_manually, ...; a test sets what GitHub would have done.
         self.workflows: dict[str, str] = {"sweep.yml": "active", "publish.yml": "active"}
         self.latency = 0.0
-        self.before_write: Callable[[], None] | None = None
+        self.before_write: Callable[[], object] | None = None
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
 
