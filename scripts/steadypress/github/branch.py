@@ -71,6 +71,7 @@ class GitHubBranch:
         self._client = client
         self._variables = {"owner": owner, "name": name, "ref": f"refs/heads/{branch}"}
         self._blobs: dict[str, bytes] = {}
+        self._unanswered = 0  # writes in a row whose answer was lost and which did not happen
 
     def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
         data = self._client.graphql(read_query(texts, oids), self._variables, mutation=False)
@@ -122,7 +123,8 @@ class GitHubBranch:
                 raise
             head = self._settle(expected, message)
         except AmbiguousWrite:
-            head = self._settle(expected, message)
+            head = self._settle(expected, message, unanswered=True)
+        self._unanswered = 0
         # What we wrote is known by its id: a large file read back (a verify, the next
         # transaction) is not fetched again.
         self._blobs.update((blob_oid(data), data) for data in changes.values())
@@ -148,15 +150,26 @@ class GitHubBranch:
             return self._settle(None, message)
         return commit
 
-    def _settle(self, expected: str | None, message: str) -> str:
-        """The branch moved, or our answer was lost: is the head our own commit?"""
+    def _settle(self, expected: str | None, message: str, *, unanswered: bool = False) -> str:
+        """The branch moved, or our answer was lost: is the head our own commit?
+
+        A lost answer that left the branch where it was is a write that did not happen: worth
+        one more try (a `Conflict` sends the caller round its loop once more), but a second in
+        a row means GitHub cannot take writes now, and waiting here would only hide that."""
         data = self._client.graphql(READ_HEAD, self._variables, mutation=False)
         ref = self._ref(data)
         head = ref["target"] if ref else None
         ours = _TRANSACTION.search(message)
         if head is not None and ours and ours.group(0) in str(head.get("message", "")):
+            self._unanswered = 0
             return str(head["oid"])
-        raise Conflict(expected, str(head["oid"]) if head is not None else None)
+        actual = str(head["oid"]) if head is not None else None
+        if unanswered and actual == expected:
+            self._unanswered += 1
+            if self._unanswered > 1:
+                self._unanswered = 0
+                raise AmbiguousWrite(f"{self.branch}: writes go unanswered and change nothing")
+        raise Conflict(expected, actual)
 
     def _post(self, what: str, body: dict[str, Any]) -> dict[str, Any]:
         response = self._client.rest(
