@@ -33,7 +33,7 @@ def test_the_marker_survives_any_path() -> None:
 
 def test_opening_twice_finds_the_first_letter(tmp_path: Path) -> None:
     """A retried open (or a racing executor) reuses the letter instead of writing a second."""
-    channel = LocalDeadLetters(tmp_path, stream=io.StringIO())
+    channel = LocalDeadLetters(tmp_path, root=tmp_path, stream=io.StringIO())
     first = channel.open(corpse())
     second = channel.open(corpse())
     other = channel.open(corpse("content/b.md"))
@@ -45,7 +45,7 @@ def test_opening_twice_finds_the_first_letter(tmp_path: Path) -> None:
 def test_the_letter_says_what_failed_and_how_to_retry(tmp_path: Path) -> None:
     """A maintainer reads the article, the target, each attempt's error and the retry command."""
     stream = io.StringIO()
-    number = LocalDeadLetters(tmp_path, stream=stream).open(corpse())
+    number = LocalDeadLetters(tmp_path, root=tmp_path, stream=stream).open(corpse())
     text = (tmp_path / "0001.md").read_text()
     assert "content/a.md" in text and "`site`" in text and "HTTP 503" in text and "timeout" in text
     assert "steadypress retry content/a.md" in text
@@ -54,7 +54,7 @@ def test_the_letter_says_what_failed_and_how_to_retry(tmp_path: Path) -> None:
 
 def test_resolving_marks_the_letter_and_a_second_death_reopens_it(tmp_path: Path) -> None:
     """Success marks the letter resolved with the URL; dying again reuses the same number."""
-    channel = LocalDeadLetters(tmp_path, stream=io.StringIO())
+    channel = LocalDeadLetters(tmp_path, root=tmp_path, stream=io.StringIO())
     number = channel.open(corpse())
     channel.resolve(
         number,

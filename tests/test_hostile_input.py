@@ -169,3 +169,96 @@ def test_a_pending_item_outside_content_is_dead_lettered_and_blocks_no_push(repo
     assert result.code == 0, result.err
     assert "not an article path" in dead_reason(repo, key)
     assert "site:content/b.md" in repo.ledger().published
+
+
+def test_an_article_where_the_site_puts_its_tag_pages_is_dead_lettered(repo: Repo) -> None:
+    """`content/tags/markdown.md` would replace the generated page /tags/markdown/ (and its
+    removal would delete it): refused, with the reason."""
+    repo.commit(
+        **{
+            "content/tags/markdown.md": article("Mine"),
+            "content/a.md": article("A", tags="[markdown]"),
+        }
+    )
+    assert run_cli(repo, "run").code == 0
+    assert "pages the site generates under /tags/" in dead_reason(
+        repo, "site:content/tags/markdown.md"
+    )
+    assert "A" in (repo.root / "_site/tags/markdown/index.html").read_text()
+
+
+def test_a_name_too_long_for_the_disk_fails_alone_in_its_batch(repo: Repo) -> None:
+    """One article whose URL cannot be a folder name; the 19 others claimed with it publish."""
+    long_name = "x" * 230
+    files = {f"content/p{n:02d}.md": article(f"P{n}") for n in range(19)}
+    repo.commit(**files, **{f"content/{long_name}.md": article("Long")})
+    assert run_cli(repo, "run").code == 0
+    assert "at most 200" in dead_reason(repo, f"site:content/{long_name}.md")
+    assert len(repo.ledger().published) == 19
+
+
+def test_a_tampered_site_manifest_deletes_nothing_outside_the_site(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A manifest naming `../../victim` as a page: the publish refuses to trust it, and the
+    file outside the site is still there."""
+    victim = tmp_path / "victim" / "index.html"
+    victim.parent.mkdir()
+    victim.write_text("keep me")
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    manifest = repo.root / "_site/.steadypress-site.json"
+    escape = "../../victim"
+    manifest.write_text(manifest.read_text().replace('"slug": "a"', f'"slug": "{escape}"'))
+    repo.commit(**{"content/a.md": article("A, renamed")})
+    result = run_cli(repo, "run")
+    assert victim.read_text() == "keep me"
+    assert "cannot be read" in result.err + str(repo.ledger().pending.get("site:content/a.md"))
+
+
+def test_dead_letters_are_not_written_through_a_symlinked_folder(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """`.steadypress -> elsewhere`: the dead item is recorded, its letter is not written there
+    (the sweeper keeps trying once the link is gone)."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    repo.commit(**{"content/bad.md": "no front matter"})
+    (repo.root / ".steadypress").symlink_to(elsewhere)
+    assert run_cli(repo, "run").code == 0
+    assert list(elsewhere.iterdir()) == []
+    dead = repo.ledger().dead["site:content/bad.md"]
+    assert dead.alert is None
+
+
+def test_workflow_commands_in_file_names_are_not_obeyed(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inside Actions, output starts with `::stop-commands::TOKEN`; only steadypress's own
+    annotations come after `::TOKEN::`, each escaped as GitHub documents."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    repo.commit(**{"content/x\n::error::pwned.md": "no front matter", "content/a.md": article("A")})
+    result = run_cli(repo, "run", "--backend", "local")
+    lines = result.out.splitlines()
+    assert lines[0].startswith("::stop-commands::")
+    token = lines[0].removeprefix("::stop-commands::")
+    assert len(token) >= 32
+    resume = lines.index(f"::{token}::")
+    assert all(not line.startswith("::") for line in lines[1:resume])
+    annotations = [line for line in lines[resume + 1 :] if line.startswith("::")]
+    assert annotations and all("\n" not in line for line in annotations)
+    assert "%0A::error::pwned.md" in annotations[0]
+
+
+def test_a_dead_letter_for_a_name_that_is_not_utf8_says_which_file(repo: Repo) -> None:
+    """git allows any bytes in a name: the letter shows it escaped, and is never left empty."""
+    name = b"content/caf\xe9.md"
+    (repo.root / "content").mkdir(parents=True)
+    with open(repo.root.as_posix().encode() + b"/" + name, "wb") as handle:
+        handle.write(b"no front matter")
+    repo.commit()
+    assert run_cli(repo, "run").code == 0
+    letters = list((repo.root / ".steadypress/dead-letters").glob("*.md"))
+    assert len(letters) == 1
+    text = letters[0].read_text(encoding="utf-8")
+    assert "caf\\udce9.md" in text or "caf\\xe9.md" in text, text

@@ -60,7 +60,7 @@ def local_pipeline(
         store=LocalGitStore(repo, config.state_branch),
         content=ContentSource(Git(repo), config.content_dir),
         targets=build_targets(config.targets, context),
-        alerts=LocalDeadLetters(repo / config.dead_letter_dir),
+        alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
         holder=holder,
         clock=clock,
         redact=redact,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -129,6 +130,9 @@ class _Shell:
     clock: Clock
     environ: Mapping[str, str]
     redact: Redactor
+    # Inside GitHub Actions, the token that turns workflow commands back on: until then a file
+    # name or a server's message that reads `::error::...` is printed as text, not obeyed.
+    commands_token: str | None = None
 
 
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
@@ -279,9 +283,12 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         _retry(pipeline, args, report)
     elif command == "live":
         _live(pipeline, args, report)
-    for line in annotate(report):
+    annotations = annotate(report, environ=shell.environ)
+    if annotations and shell.commands_token:
+        print(f"::{shell.commands_token}::")
+    for line in annotations:
         print(line)
-    write_job_summary(command, report, redact=shell.redact)
+    write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
     print(closing_line(command, report, pipeline.stats))
     return EXIT_OK if command in ("enqueue", "live") else report.exit_code
 
@@ -295,15 +302,20 @@ def main(
     """The console script. `clock` and `environ` come from outside (the real ones by default),
     so tests drive time and the environment instead of waiting on them."""
     args = _parser().parse_args(argv)
+    environ = os.environ if environ is None else environ
+    in_actions = environ.get("GITHUB_ACTIONS") == "true"
     shell = _Shell(
         clock=clock or SystemClock(),
-        environ=os.environ if environ is None else environ,
+        environ=environ,
         redact=Redactor(),
+        commands_token=secrets.token_hex(16) if in_actions else None,
     )
     # Whatever is printed from here on (our messages, a library's traceback, a server's
     # answer) passes the redactor, which learns each secret as it is read.
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingStream(out, shell.redact), RedactingStream(err, shell.redact)
+    if shell.commands_token:  # GitHub's "Stopping and starting workflow commands"
+        print(f"::stop-commands::{shell.commands_token}")
     try:
         return _run(args, shell)
     finally:

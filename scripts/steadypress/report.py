@@ -3,8 +3,7 @@ and annotations."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -79,9 +78,15 @@ def _job_summary(command: str, report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_job_summary(command: str, report: Report, *, redact: Callable[[str], str]) -> None:
+def write_job_summary(
+    command: str,
+    report: Report,
+    *,
+    redact: Callable[[str], str],
+    environ: Mapping[str, str],
+) -> None:
     """Append to `$GITHUB_STEP_SUMMARY` when running inside GitHub Actions."""
-    destination = os.environ.get("GITHUB_STEP_SUMMARY")
+    destination = environ.get("GITHUB_STEP_SUMMARY")
     if destination:
         with Path(destination).open("a", encoding="utf-8") as summary:
             summary.write(redact(_job_summary(command, report)))
@@ -96,9 +101,9 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotate(report: Report) -> list[str]:
+def annotate(report: Report, *, environ: Mapping[str, str]) -> list[str]:
     """`::error`/`::warning` workflow commands, so failures show on the run's page and the file."""
-    if os.environ.get("GITHUB_ACTIONS") != "true":
+    if environ.get("GITHUB_ACTIONS") != "true":
         return []
     lines = [
         f"::error file={_escape_property(item.path)},"

@@ -244,7 +244,9 @@ class _World:
     def _alerts(self, client: GitHubClient | None) -> AlertChannel:
         if client is None:
             return LocalDeadLetters(
-                self.repo.root / ".steadypress/dead-letters", stream=io.StringIO()
+                self.repo.root / ".steadypress/dead-letters",
+                root=self.repo.root,
+                stream=io.StringIO(),
             )
         assert self.github is not None
         return GitHubIssues(client, repository=self.github.full_name)

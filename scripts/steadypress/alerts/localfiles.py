@@ -18,9 +18,20 @@ _NUMBERED = re.compile(r"^(\d+)\.md$")
 
 
 class LocalDeadLetters:
-    def __init__(self, folder: Path, *, stream: TextIO | None = None) -> None:
+    """Letters in `folder`, under the repository `root`: no symlink between them is followed
+    (a committed `.steadypress -> /somewhere` must not be written through)."""
+
+    def __init__(self, folder: Path, *, root: Path, stream: TextIO | None = None) -> None:
         self.folder = folder
+        self._root = root
         self._stream = stream
+
+    def _checked(self) -> None:
+        place = self.folder
+        while place not in (self._root, place.parent):
+            if place.is_symlink():
+                raise PermissionError(f"refusing to write letters through the symlink {place}")
+            place = place.parent
 
     def _files(self) -> dict[int, Path]:
         return {
@@ -39,11 +50,15 @@ class LocalDeadLetters:
         return self.folder / f"{alert:04d}.md"
 
     def open(self, item: DeadItem) -> int:
+        self._checked()
         with exclusive_lock(self.folder / ".lock"):
             number = item.alert if item.alert in self._files() else self._find(item.key)
             if number is None:
                 number = max(self._files(), default=0) + 1
-            self.path_of(number).write_text(_describe(item), encoding="utf-8")
+            # A path that is not UTF-8 (git allows any bytes) is shown escaped, never lost.
+            self.path_of(number).write_text(
+                _describe(item), encoding="utf-8", errors="backslashreplace"
+            )
         stream = self._stream or sys.stderr
         print(
             f"dead letter #{number}: {item.key} ({self.path_of(number)}): {item.last_error}",
@@ -52,6 +67,7 @@ class LocalDeadLetters:
         return number
 
     def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
+        self._checked()
         with exclusive_lock(self.folder / ".lock"):
             path = self.path_of(alert)
             if not path.exists():
@@ -60,7 +76,11 @@ class LocalDeadLetters:
             if text.startswith("Status: resolved"):
                 return
             resolved = f"Status: resolved: {resolution_text(key, record)}\n\n"
-            path.write_text(resolved + text.removeprefix("Status: open\n\n"), encoding="utf-8")
+            path.write_text(
+                resolved + text.removeprefix("Status: open\n\n"),
+                encoding="utf-8",
+                errors="backslashreplace",
+            )
 
     def discard(self, alert: int, *, duplicate_of: int) -> None:
         with exclusive_lock(self.folder / ".lock"):

@@ -63,6 +63,11 @@ SITEMAP = "sitemap.xml"
 STYLESHEET = "style.css"
 # GitHub Pages runs Jekyll unless told not to; the site is already built.
 NO_JEKYLL = ".nojekyll"
+# Folders whose pages the site writes itself: an article there would replace (and, when
+# removed, delete) a generated page.
+GENERATED_FOLDERS = frozenset({"tags", "assets"})
+# File systems allow 255 bytes a name; the margin leaves room for temporary names.
+MAX_URL_SEGMENT = 200
 R = TypeVar("R")
 
 
@@ -270,9 +275,17 @@ class _Entry:
     @classmethod
     def from_json(cls, fields: Mapping[str, Any]) -> _Entry:
         date = parse_time(fields["date"])
+        # The manifest lives on a branch anyone with push access can edit: a path in it decides
+        # what a later publish deletes, so each must name a file of the site, no more.
+        slug, assets = str(fields["slug"]), tuple(map(str, fields.get("assets", ())))
+        for path in (slug, *assets):
+            if not _is_site_path(path):
+                raise ValueError(f"{path!r} is not a path inside the site")
+        if not all(asset.startswith("assets/") for asset in assets):
+            raise ValueError(f"assets outside assets/: {assets!r}")
         return cls(
             blob=fields["blob"],
-            slug=fields["slug"],
+            slug=slug,
             title=fields["title"],
             date=date,
             # Left out when they say nothing more (and absent from a manifest written before
@@ -282,7 +295,7 @@ class _Entry:
             summary=fields.get("summary") or fields.get("description") or "",
             tags=tuple(fields.get("tags", ())),
             cover=fields.get("cover"),
-            assets=tuple(fields.get("assets", ())),
+            assets=assets,
             sha256=fields["sha256"],
         )
 
@@ -292,6 +305,11 @@ class _Rendered:
     page: bytes
     entry: _Entry
     assets: dict[str, bytes]  # site path -> bytes
+
+
+def _is_site_path(path: str) -> bool:
+    parts = path.split("/")
+    return all(part not in ("", ".", "..") and "\\" not in part for part in parts)
 
 
 def _page_path(slug: str) -> str:
@@ -354,6 +372,16 @@ class SiteTarget:
         parts = [slugify(part) for part in source.split("/")]
         if not all(parts):
             raise PermanentError(f"cannot make a URL from {source!r}")
+        if parts[0] in GENERATED_FOLDERS:
+            raise PermanentError(
+                f"URL /{'/'.join(parts)}/ would replace pages the site generates under "
+                f"/{parts[0]}/; choose another `slug` or folder"
+            )
+        if any(len(part.encode()) > MAX_URL_SEGMENT for part in parts):
+            raise PermanentError(
+                f"URL segment of {max(len(p.encode()) for p in parts)} bytes in {source!r}: "
+                f"at most {MAX_URL_SEGMENT} (a folder name on disk)"
+            )
         return "/".join(parts)
 
     # -- rendering ----------------------------------------------------------------------------
@@ -549,9 +577,15 @@ class SiteTarget:
                 if old is not None and old.slug != entry.slug:
                     files.remove(_page_path(old.slug))
                     owners.pop(old.slug, None)
-                files.put(_page_path(entry.slug), rendered.page)
-                for path, data in rendered.assets.items():
-                    files.put(path, data)
+                try:
+                    files.put(_page_path(entry.slug), rendered.page)
+                    for path, data in rendered.assets.items():
+                        files.put(path, data)
+                except OSError as error:  # this article's files only: the others go on
+                    refused[index] = PermanentError(
+                        f"{_page_path(entry.slug)} could not be written: {error.strerror}"
+                    )
+                    continue
                 if old != entry:
                     changed = True
                     manifest[article.path] = entry
