@@ -1,0 +1,84 @@
+"""No secret leaves the process: every secret set to a value that must never be seen again,
+every fault the fakes can inject on the GitHub backend, and then every place a run writes text
+is searched for it: stdout, stderr, the job summary, both branches, every issue and comment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.devto import FakeForem
+from tests.fakes.github import FakeGitHub, Fault
+from tests.fakes.webhook import WebhookReceiver
+from tests.helpers import Repo, article, run_cli
+
+WEBHOOK_SECRET = "webhook-secret-marker-7d1e"
+
+
+@pytest.fixture
+def world(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, forem: FakeForem
+) -> Iterator[tuple[FakeGitHub, FakeForem, WebhookReceiver, Path]]:
+    summary = tmp_path / "summary.md"
+    with FakeGitHub() as github, WebhookReceiver(WEBHOOK_SECRET) as hook:
+        environment = {
+            "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+            "GITHUB_STEP_SUMMARY": str(summary), "WEBHOOK_SECRET": WEBHOOK_SECRET,
+        }  # fmt: skip
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value)
+        forem.echo_key_in_errors = True
+        yield github, forem, hook, summary
+
+
+def echo(github: FakeGitHub) -> dict[str, str]:
+    """An error body that quotes the token back, as a careless proxy might."""
+    return {"message": f"token {github.token} was refused"}
+
+
+FAULTS = {
+    "pages write forbidden": lambda gh: Fault(
+        "graphql CreateCommit", status=403, body=echo(gh), branch="gh-pages", times=50
+    ),
+    "state read fails": lambda gh: Fault("graphql LoadBranch", status=500, body=echo(gh), times=50),
+    "issue create refused": lambda gh: Fault(
+        "POST /repos/{repo}/issues", status=422, body=echo(gh), times=50
+    ),
+    "bad credentials": lambda gh: Fault("graphql", status=401, body=echo(gh), times=50),
+    "lost answers": lambda gh: Fault.lost_answer("graphql CreateCommit", times=3),
+    "rate limited": lambda gh: Fault.secondary_rate_limit("graphql", retry_after=1, times=2),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_no_secret_is_written_anywhere_whatever_fails(
+    repo: Repo,
+    world: tuple[FakeGitHub, FakeForem, WebhookReceiver, Path],
+    fault: str,
+) -> None:
+    github, forem, hook, summary = world
+    config = (
+        "max_attempts: 1\n"
+        "targets:\n"
+        "  site: {kind: site}\n"
+        f"  devto: {{kind: devto, api_url: '{forem.api_url}'}}\n"
+        f"  hook: {{kind: webhook, url: '{hook.url}'}}\n"
+    )
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    forem.script = [(422, {})]  # dev.to refuses the article, quoting the key
+    github.inject(FAULTS[fault](github))
+    outputs = [run_cli(repo, command, "--backend", "github") for command in ("run", "sweep")]
+    github.clear_faults()
+    outputs += [run_cli(repo, command, "--backend", "github") for command in ("sweep", "status")]
+    written = "".join(result.out + result.err for result in outputs)
+    written += summary.read_text() if summary.exists() else ""
+    written += github.repository.text("log", "-p", "--all")
+    for issue in github.tracker.issues:
+        written += f"{issue.get('title')}{issue.get('body')}"
+    written += "".join("".join(comments) for comments in github.tracker.comments.values())
+    for secret in (github.token, forem.api_key, WEBHOOK_SECRET):
+        assert secret not in written, f"{fault}: a secret was written"
+    assert "***" in written, "the echoed secrets were redacted, not silently dropped"
