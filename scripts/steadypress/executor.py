@@ -107,6 +107,7 @@ def drain(
                 now=now,
                 grace=grace,
                 exempt=exempt | set(fresh),
+                first=exempt | set(fresh),
                 accept=accept,
                 limit=CLAIM_BATCH,
             )
