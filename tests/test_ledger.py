@@ -245,6 +245,16 @@ def test_select_respects_grace_except_for_exempt_keys() -> None:
     assert select(ledger, now=T0 + timedelta(minutes=5), grace=timedelta(minutes=5)) == [KEY]
 
 
+def test_a_push_s_own_articles_are_selected_before_older_work() -> None:
+    """Thousands of older items waiting do not starve the article a push just enqueued."""
+    old = [seen("b1", path=f"content/old-{n}.md") for n in range(50)]
+    ledger, _ = enqueue(Ledger(), old, now=T0)
+    ledger, fresh = enqueue(ledger, [seen("b2", path="content/new.md")], now=T0 + TTL)
+    later = T0 + 2 * TTL
+    assert select(ledger, now=later, limit=3) == [f"site:content/old-{n}.md" for n in (0, 1, 10)]
+    assert select(ledger, now=later, first=fresh, limit=3)[0] == "site:content/new.md"
+
+
 def test_a_scheduled_item_is_not_selected_before_its_time() -> None:
     """not_before holds a future-dated article back until it is due."""
     ledger, _ = enqueue(Ledger(), [seen("b1", not_before=T0 + timedelta(days=1))], now=T0)
