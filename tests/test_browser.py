@@ -20,7 +20,8 @@ from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 from tests.helpers import Repo, run_cli
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-SAMPLES = Path(__file__).resolve().parent.parent / "content"
+# The sample blog the tests publish: their own copy, never the repository's content/ (yours).
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 # As root in a closed network: no sandbox, and no background calls to Google's services.
 ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -14,7 +14,8 @@ from steadypress.store.localgit import LocalGitStore
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 
-SAMPLES = Path(__file__).resolve().parent.parent / "content"
+# The sample blog the tests publish: their own copy, never the repository's content/ (yours).
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 FAST = """
 timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}
 max_attempts: 2
@@ -35,7 +36,7 @@ def test_the_sample_articles_publish(repo: Repo) -> None:
     """`run` on the shipped samples writes a page for each and records each as published."""
     with_samples(repo)
     result = run_cli(repo, "run")
-    samples = sorted(str(p.relative_to(SAMPLES.parent)) for p in SAMPLES.rglob("*.md"))
+    samples = sorted(f"content/{p.relative_to(SAMPLES).as_posix()}" for p in SAMPLES.rglob("*.md"))
     assert result.code == 0, result.err
     assert sorted(published_keys(repo)) == [f"site:{path}" for path in samples]
     for path in samples:

@@ -1,9 +1,8 @@
 """The GitHub fake answers like the real API: held against exchanges recorded from GitHub
-(shared/fixtures/github-recorded: PyGithub's ReplayData and octokit/fixtures)."""
+(tests/fixtures/github-recorded: PyGithub's ReplayData and octokit/fixtures)."""
 
 import ast
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +12,7 @@ import requests
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github.openapi import required_fields
 
-RECORDED = Path(
-    os.environ.get(
-        "STEADYPRESS_GITHUB_RECORDINGS",
-        Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github-recorded",
-    )
-)
-if not RECORDED.is_dir():
-    # The recordings come with the project's shared/ folder beside the checkout, as .ci/run
-    # lays it (and requires them). A lone clone, or GitHub's own CI, may lack them.
-    message = f"GitHub recordings not found at {RECORDED} (set STEADYPRESS_GITHUB_RECORDINGS)"
-    if os.environ.get("STEADYPRESS_REQUIRE_RECORDINGS"):
-        raise RuntimeError(message)
-    pytest.skip(message, allow_module_level=True)
+RECORDED = Path(__file__).resolve().parent / "fixtures" / "github-recorded"
 
 
 def pygithub_exchanges(name: str) -> list[dict[str, Any]]:

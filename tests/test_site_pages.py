@@ -20,7 +20,8 @@ from steadypress.targets import Receipt
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget, build_site
 from tests.helpers import Repo
 
-SAMPLES = Path(__file__).resolve().parent.parent / "content"
+# The sample blog the tests publish: their own copy, never the repository's content/ (yours).
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 SITEMAP_XSD = xmlschema.XMLSchema(Path(__file__).parent / "fixtures" / "sitemap-0.9.xsd")
 URL = "https://blog.example/notes/"
 

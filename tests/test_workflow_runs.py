@@ -103,6 +103,25 @@ def test_a_push_outside_content_does_not_wake_publish(repo: Repo, runner: Workfl
     assert not push(runner, before, after).triggered
 
 
+def test_an_article_only_push_starts_publish_and_nothing_else(
+    repo: Repo, runner: WorkflowRunner
+) -> None:
+    """A blogger's push of articles runs the publish workflow only: not the tool's own CI, which
+    a change to the tool starts (and which then does not publish)."""
+    before = repo.commit(**{"README.md": "A blog."})
+    articles = repo.commit(**{"content/a.md": article("A")})
+    tool = repo.commit(**{"scripts/steadypress/x.py": "# a change to the tool\n"})
+
+    def started(after: str, previous: str) -> set[str]:
+        payload = {"ref": "refs/heads/main", "before": previous, "after": after}
+        return {
+            path.name for path in WORKFLOWS.glob("*.yml") if runner.starts(path, "push", payload)
+        }
+
+    assert started(articles, before) == {"publish.yml"}
+    assert started(tool, articles) == {"ci.yml"}
+
+
 def test_a_push_whose_run_never_came_is_published_by_the_next_sweep(
     repo: Repo, github: FakeGitHub, runner: WorkflowRunner
 ) -> None:

@@ -93,6 +93,17 @@ class WorkflowRunner:
         self.token = token
         self.runs = 0
 
+    def starts(
+        self,
+        workflow: Path,
+        event_name: str,
+        payload: dict[str, Any],
+        *,
+        ref: str = "refs/heads/main",
+    ) -> bool:
+        """Whether this event starts `workflow` at all (its `on:` filters)."""
+        return self._triggered(load_workflow(workflow)["on"], event_name, payload, ref)
+
     def run(
         self,
         workflow: Path,

@@ -6,7 +6,7 @@
 - docs.github.com/rest/issues/comments#create-an-issue-comment (201);
 - docs.github.com/rest/issues/labels: get a label (404 when missing), create a label (201; an
   existing name is 422 "Validation Failed" with code `already_exists`, as recorded in
-  shared/fixtures/github-recorded/octokit/errors.json for invalid fields).
+  tests/fixtures/github-recorded/octokit/errors.json for invalid fields).
 Creating an issue with a label that does not exist creates the label (observed on GitHub).
 """
 

@@ -1,7 +1,7 @@
 """A loopback HTTP server that answers like GitHub for the calls steadypress makes.
 
 Backed by a real bare git repository. It follows GitHub's documentation, and the recorded
-exchanges in shared/fixtures/github-recorded hold it to what GitHub really sends:
+exchanges in tests/fixtures/github-recorded hold it to what GitHub really sends:
 - authentication: no `Authorization` header answers 401 "Requires authentication", a wrong token
   401 "Bad credentials" (docs.github.com/rest/authentication);
 - every response carries `x-ratelimit-limit`, `-remaining`, `-used`, `-reset` (epoch seconds) and
