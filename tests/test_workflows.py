@@ -101,3 +101,11 @@ def cron_minutes(field: str) -> set[int]:
         high = 59 if start == "*" else int(end or (59 if step else start))
         minutes.update(range(low, high + 1, int(step or 1)))
     return minutes
+
+
+def test_no_job_runs_in_a_deployment_environment() -> None:
+    """An environment records a deployment per run (144 a day for the sweep alone) and does not
+    exist on private repositories of the free plan: opting in is the user's choice."""
+    for path in WORKFLOWS:
+        for name, job in load(path)["jobs"].items():
+            assert "environment" not in job, f"{path.name}: job {name} runs in an environment"
