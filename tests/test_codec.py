@@ -2,7 +2,7 @@
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -30,6 +30,21 @@ def test_files_are_sorted_indented_and_versioned() -> None:
     text = codec.encode_pending(sample()).decode()
     assert text.startswith('{\n  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,')
     assert text.endswith('  "version": 1\n}\n')
+
+
+def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
+    """Reusing renderings of unchanged items never changes the bytes, whatever the change."""
+    encoder = codec.PendingEncoder()
+    paths = [f"content/p{n}.md" for n in range(5)]
+    ledger, _ = enqueue(Ledger(), [Sighting("site", p, "b1", "c1") for p in paths], now=NOW)
+    assert encoder(ledger) == codec.encode_pending(ledger)
+    ledger, _ = claim(
+        ledger, ["site:content/p1.md"], holder="h", token="t", now=NOW, lease_ttl=timedelta(1)
+    )
+    ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", "b2", "c2")], now=NOW)
+    assert encoder(ledger) == codec.encode_pending(ledger)
+    assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 1}
+    assert encoder(ledger) == codec.encode_pending(ledger)
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,10 @@ __all__ = [
     "FORMAT_VERSION",
     "PENDING_FILE",
     "PUBLISHED_FILE",
+    "SECTIONS",
     "STATE_FILES",
+    "PendingEncoder",
+    "StateEncoder",
     "decode_ledger",
     "encode_dead",
     "encode_pending",
@@ -118,8 +121,55 @@ def ledger_document(ledger: Ledger) -> dict[str, Any]:
     }
 
 
+class PendingEncoder:
+    """`encode_pending` that remembers each item's rendering. Items are immutable and a new
+    ledger shares every item a change did not touch, so after its first write a running
+    executor re-renders only the few items a transaction changed (at 10^5 pending items the
+    full render is seconds, the rest a join)."""
+
+    def __init__(self) -> None:
+        self._rendered: dict[int, tuple[PendingItem, str]] = {}
+
+    def __call__(self, ledger: Ledger) -> bytes:
+        kept: dict[int, tuple[PendingItem, str]] = {}
+        rows: dict[str, str] = {}
+        for key, item in ledger.pending.items():
+            known = self._rendered.get(id(item))
+            if known is None or known[0] is not item:  # an id is only reused once freed
+                known = (item, jsonfmt.render_value(_pending_record(item), "    "))
+            kept[id(item)] = known
+            rows[key] = known[1]
+        self._rendered = kept
+        document = {"version": FORMAT_VERSION}
+        return (jsonfmt.dumps_rendered(document, "pending", rows) + "\n").encode()
+
+
 def encode_pending(ledger: Ledger) -> bytes:
-    return _document("pending", {k: _pending_record(v) for k, v in ledger.pending.items()})
+    return PendingEncoder()(ledger)
+
+
+# Which section of the ledger each state file holds.
+SECTIONS = {PENDING_FILE: "pending", PUBLISHED_FILE: "published", DEAD_FILE: "dead"}
+
+
+class StateEncoder:
+    """The three state files' encoders as a store uses them: the files a change touched, each
+    encoded (the pending file by a `PendingEncoder` kept for the store's life)."""
+
+    def __init__(self) -> None:
+        self._pending = PendingEncoder()
+
+    def encode(self, name: str, ledger: Ledger) -> bytes:
+        if name == PENDING_FILE:
+            return self._pending(ledger)
+        return encode_published(ledger) if name == PUBLISHED_FILE else encode_dead(ledger)
+
+    @staticmethod
+    def touched(name: str, ledger: Ledger, based_on: Ledger) -> bool:
+        """Whether `ledger` changed the section `name` holds (sections are shared, not copied,
+        by a change that leaves them alone)."""
+        section = SECTIONS[name]
+        return getattr(ledger, section) is not getattr(based_on, section)
 
 
 def encode_published(ledger: Ledger) -> bytes:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-__all__ = ["dumps", "dumps_records"]
+__all__ = ["dumps", "dumps_records", "dumps_rendered", "render_value"]
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -52,6 +52,24 @@ def dumps_records(
         for name in sorted({*document, section})
     ]
     return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def dumps_rendered(document: Mapping[str, Any], section: str, rows: Mapping[str, str]) -> str:
+    """`dumps` of `document` with `section` set to {key: value}, each value already rendered by
+    `render_value(value, "    ")`: a caller that keeps renderings re-renders only what changed."""
+    records = ",\n".join(f"    {encode_basestring_ascii(key)}: {rows[key]}" for key in sorted(rows))
+    body = f"{{\n{records}\n  }}" if rows else "{}"
+    parts = [
+        f"  {encode_basestring_ascii(name)}: "
+        + (body if name == section else _render(document[name], "  "))
+        for name in sorted({*document, section})
+    ]
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def render_value(value: Any, indent: str) -> str:
+    """One value as `dumps` renders it at nesting `indent`."""
+    return _render(value, indent)
 
 
 def _render(value: Any, indent: str) -> str:

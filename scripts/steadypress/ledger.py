@@ -334,6 +334,7 @@ def select(
         and (horizon is None or item.enqueued_at <= horizon or key in exempt)
         and accept(item)
     ]
+
     def order(item: PendingItem) -> tuple[bool, datetime, str]:
         return (item.key not in first, item.next_attempt_at or item.enqueued_at, item.key)
 

@@ -9,20 +9,9 @@ one REST blob fetch that is kept while the file is unchanged).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import requests
 
-from steadypress.codec import (
-    DEAD_FILE,
-    PENDING_FILE,
-    PUBLISHED_FILE,
-    STATE_FILES,
-    decode_ledger,
-    encode_dead,
-    encode_pending,
-    encode_published,
-)
+from steadypress.codec import STATE_FILES, StateEncoder, decode_ledger
 from steadypress.errors import (
     AmbiguousWrite,
     Conflict,
@@ -38,11 +27,6 @@ from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]
 
-_ENCODERS: dict[str, tuple[str, Callable[[Ledger], bytes]]] = {
-    PENDING_FILE: ("pending", encode_pending),
-    PUBLISHED_FILE: ("published", encode_published),
-    DEAD_FILE: ("dead", encode_dead),
-}
 
 # What the API layer raises when GitHub cannot be used right now: the state is left as it was.
 UNAVAILABLE = (GitHubError, GraphQLErrors, RateLimited, AmbiguousWrite, requests.RequestException)
@@ -52,6 +36,7 @@ class GitHubStore:
     def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
         self._branch = GitHubBranch(client, repository=repository, branch=branch)
         self._last = LastSnapshot()
+        self._encoder = StateEncoder()
 
     @property
     def where(self) -> str:
@@ -77,13 +62,13 @@ class GitHubStore:
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
             if based_on.version is None:
-                files = {name: encode(ledger) for name, (_section, encode) in _ENCODERS.items()}
+                files = {name: self._encoder.encode(name, ledger) for name in STATE_FILES}
                 commit = self._branch.create(files, message=message)
             else:
                 changed = {
-                    name: encode(ledger)
-                    for name, (section, encode) in _ENCODERS.items()
-                    if getattr(ledger, section) is not getattr(based_on.ledger, section)
+                    name: self._encoder.encode(name, ledger)
+                    for name in STATE_FILES
+                    if self._encoder.touched(name, ledger, based_on.ledger)
                 }
                 commit = self._branch.commit(changed, expected=based_on.version, message=message)
         except Conflict as moved:

@@ -7,19 +7,9 @@ moves the branch only if it still points at OLD: an exact compare-and-swap on th
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from steadypress.codec import (
-    DEAD_FILE,
-    PENDING_FILE,
-    PUBLISHED_FILE,
-    STATE_FILES,
-    decode_ledger,
-    encode_dead,
-    encode_pending,
-    encode_published,
-)
+from steadypress.codec import STATE_FILES, StateEncoder, decode_ledger
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git
 from steadypress.ledger import Ledger
@@ -27,12 +17,6 @@ from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
 
-_ENCODERS: dict[str, Callable[[Ledger], bytes]] = {
-    PENDING_FILE: encode_pending,
-    PUBLISHED_FILE: encode_published,
-    DEAD_FILE: encode_dead,
-}
-_SECTIONS = {PENDING_FILE: "pending", PUBLISHED_FILE: "published", DEAD_FILE: "dead"}
 
 # What git says when update-ref lost a race: the ref moved, or another writer holds its lock.
 _RACE_SIGNS = ("but expected", "already exists", "unable to create", "cannot lock ref")
@@ -44,6 +28,7 @@ class LocalGitStore:
         self._ref = f"refs/heads/{branch}"
         self.branch = branch
         self._last = LastSnapshot()
+        self._encoder = StateEncoder()
 
     @property
     def where(self) -> str:
@@ -93,8 +78,7 @@ class LocalGitStore:
         return commit
 
     def _blob(self, name: str, ledger: Ledger, based_on: Snapshot) -> str:
-        section = _SECTIONS[name]
         handle = based_on.handles.get(name)
-        if handle is not None and getattr(ledger, section) is getattr(based_on.ledger, section):
+        if handle is not None and not self._encoder.touched(name, ledger, based_on.ledger):
             return handle
-        return self._git.write_blob(_ENCODERS[name](ledger))
+        return self._git.write_blob(self._encoder.encode(name, ledger))
