@@ -21,6 +21,7 @@ from tests.helpers import (
 )
 
 ZERO = "0" * 40
+STATE = "steadypress-state"
 FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\nmax_attempts: 2\n"
 
 
@@ -183,3 +184,24 @@ def test_four_executors_racing_over_fifty_articles_publish_each_once(
     assert len(published) == 50 and set(published.values()) == {1}
     assert len(remote(github).published) == 50
     assert {f"p{n:02d}/index.html" for n in range(50)} <= pages(github)
+
+
+def test_a_state_error_after_a_commit_does_not_say_nothing_was_changed(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The claim is committed, then the state branch stops taking writes: exit 3, and the
+    message says what this run's commits did, not that nothing changed."""
+    repo.commit(**{"steadypress.yml": FAST, "content/a.md": article("A")})
+    assert gh(repo, "run").code == 0
+    repo.commit(**{"content/b.md": article("B")})
+
+    def fail_after_the_claim() -> None:
+        # The fake calls this once, inside the claim's write (already past its fault check):
+        # the claim goes through, every later write of the state branch fails.
+        github.inject(Fault("graphql CreateCommit", status=500, times=50, branch=STATE))
+
+    github.before_write = fail_after_the_claim
+    result = gh(repo, "run")
+    assert result.code == 3, result.err
+    assert "nothing was changed" not in result.err
+    assert "after 1 state commit(s) of this run" in result.err

@@ -5,20 +5,39 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.config import Config, load_config, parse_config
+from steadypress.config import Config, committed_config, load_config, parse_config
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError
+from steadypress.gitio import Git
+from tests.helpers import Repo
 
 
-def test_a_missing_file_means_the_embedded_defaults(tmp_path: Path) -> None:
-    """No configuration at all publishes content/ to a local site with the documented timings."""
-    config = load_config(tmp_path / "steadypress.yml")
-    assert config == Config()
-    assert config.timings.lease == timedelta(minutes=10)
-    assert config.timings.grace == timedelta(minutes=5)
-    assert (config.max_attempts, config.retry_policy.backoff_initial) == (5, 30)
-    assert config.retry_policy.backoff_max == 1800
-    assert list(config.targets) == ["site"]
+def test_a_repository_without_a_configuration_runs_on_the_embedded_defaults(repo: Repo) -> None:
+    """Nothing committed (or no commit at all): the defaults, not an error."""
+    assert committed_config(Git(repo.root)) == Config()
+    repo.commit(**{"content/a.md": "x"})
+    assert committed_config(Git(repo.root)) == Config()
+
+
+def test_the_configuration_is_read_as_committed(repo: Repo) -> None:
+    """An edit not committed does not apply, as with articles."""
+    repo.commit(**{"steadypress.yml": "max_attempts: 3\n"})
+    repo.write("steadypress.yml", "max_attempts: 9\n")
+    assert committed_config(Git(repo.root)).max_attempts == 3
+
+
+def test_a_symlinked_configuration_is_refused_unread(repo: Repo) -> None:
+    """`steadypress.yml -> /proc/self/environ` would quote the environment in a YAML error."""
+    (repo.root / "steadypress.yml").symlink_to("/proc/self/environ")
+    repo.commit()
+    with pytest.raises(ConfigError, match="is a symlink"):
+        committed_config(Git(repo.root))
+
+
+def test_an_explicit_configuration_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+    """`--config /nonexistent.yml` is a typo, never a silent fall back to the defaults."""
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        load_config(tmp_path / "nonexistent.yml")
 
 
 def test_the_shipped_configuration_is_valid() -> None:

@@ -262,3 +262,22 @@ def test_a_dead_letter_for_a_name_that_is_not_utf8_says_which_file(repo: Repo) -
     assert len(letters) == 1
     text = letters[0].read_text(encoding="utf-8")
     assert "caf\\udce9.md" in text or "caf\\xe9.md" in text, text
+
+
+def test_a_symlinked_article_is_dead_lettered_saying_so(repo: Repo) -> None:
+    """`content/env.md -> /proc/self/environ` is never followed, and never silently skipped."""
+    (repo.root / "content").mkdir()
+    (repo.root / "content/env.md").symlink_to("/proc/self/environ")
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    assert "is a symlink" in dead_reason(repo, "site:content/env.md")
+    assert "site:content/a.md" in repo.ledger().published
+
+
+def test_an_uncommitted_configuration_is_not_used_and_the_run_says_so(repo: Repo) -> None:
+    repo.commit(**{"content/a.md": article("A")})
+    repo.write("steadypress.yml", "targets:\n  site: {kind: site, dir: elsewhere}\n")
+    result = run_cli(repo, "run")
+    assert result.code == 0
+    assert "steadypress.yml has changes that are not committed" in result.err
+    assert (repo.root / "_site/a/index.html").exists() and not (repo.root / "elsewhere").exists()

@@ -24,6 +24,7 @@ from steadypress.github.pages import BranchSiteFiles, pages_url
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline
+from steadypress.store import TransactionStats
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site import DirectorySiteFiles
@@ -45,6 +46,7 @@ def local_pipeline(
     clock: Clock,
     environ: Mapping[str, str],
     redact: Redactor,
+    stats: TransactionStats,
 ) -> Pipeline:
     context = TargetContext(
         source=config.source,
@@ -64,6 +66,7 @@ def local_pipeline(
         holder=holder,
         clock=clock,
         redact=redact,
+        stats=stats,
     )
 
 
@@ -99,6 +102,7 @@ def github_pipeline(
     clock: Clock,
     environ: Mapping[str, str],
     redact: Redactor,
+    stats: TransactionStats,
 ) -> Pipeline:
     secrets = Secrets(environ, redact)
     client, repository = github_client_from(environ, clock=clock, secrets=secrets)
@@ -127,4 +131,5 @@ def github_pipeline(
         holder=holder,
         clock=clock,
         redact=redact,
+        stats=stats,
     )

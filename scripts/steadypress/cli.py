@@ -15,7 +15,7 @@ import socket
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
@@ -28,7 +28,7 @@ from steadypress.backends import (
 )
 from steadypress.clock import Clock, SystemClock
 from steadypress.codec import ledger_document
-from steadypress.config import load_config
+from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
 from steadypress.credentials import RedactingStream, Redactor, Secrets
 from steadypress.errors import ArticleError, ConfigError, GitFailed, GitHubError, StateError
 from steadypress.executor import drain
@@ -39,6 +39,7 @@ from steadypress.live import live
 from steadypress.pipeline import Pipeline
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import Report, annotate, closing_line, write_job_summary
+from steadypress.store import TransactionStats
 from steadypress.sweeper import sweep
 from steadypress.timefmt import format_time
 
@@ -58,7 +59,9 @@ def _holder(environ: Mapping[str, str]) -> str:
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--config", type=Path, help="configuration file (default: REPO/steadypress.yml)"
+        "--config",
+        type=Path,
+        help="configuration file (default: steadypress.yml as committed at HEAD)",
     )
     common.add_argument(
         "--backend",
@@ -133,13 +136,33 @@ class _Shell:
     # Inside GitHub Actions, the token that turns workflow commands back on: until then a file
     # name or a server's message that reads `::error::...` is printed as text, not obeyed.
     commands_token: str | None = None
+    # What this run's transactions did, for the exit message: "nothing was changed" is said
+    # only when it is true.
+    stats: TransactionStats = field(default_factory=TransactionStats)
+
+
+def _committed_config(repo: Path) -> Config:
+    """The committed configuration, with a word when the working copy says something else (an
+    edit not committed yet does not apply, as with articles)."""
+    git = Git(repo)
+    config = committed_config(git)
+    working = repo / CONFIG_FILE
+    if working.is_file() and not working.is_symlink() and git.resolve("HEAD"):
+        committed = git.read_file("HEAD", CONFIG_FILE)
+        if committed is None or committed[2] != working.read_bytes():
+            print(
+                f"steadypress: {CONFIG_FILE} has changes that are not committed; "
+                "this run uses the committed version",
+                file=sys.stderr,
+            )
+    return config
 
 
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     repo = args.repo.resolve()
     if not Git(repo).is_repository():
         raise ConfigError("--repo", f"{repo} is not a git repository")
-    config = load_config(args.config or repo / "steadypress.yml")
+    config = load_config(args.config) if args.config else _committed_config(repo)
     build = (
         github_pipeline
         if (args.backend or default_backend(shell.environ)) == "github"
@@ -152,6 +175,7 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
         clock=shell.clock,
         environ=shell.environ,
         redact=shell.redact,
+        stats=shell.stats,
     )
 
 
@@ -334,11 +358,18 @@ def _run(args: argparse.Namespace, shell: _Shell) -> int:
         print(f"steadypress: {error}", file=sys.stderr)
         return EXIT_USAGE
     except StateError as error:
-        print(f"steadypress: state error, nothing was changed: {error}", file=sys.stderr)
+        print(f"steadypress: state error, {_what_changed(shell)}: {error}", file=sys.stderr)
         return EXIT_STATE
     except GitHubError as error:
-        print(f"steadypress: GitHub refused: {error}", file=sys.stderr)
+        print(f"steadypress: GitHub refused, {_what_changed(shell)}: {error}", file=sys.stderr)
         return EXIT_STATE
     except GitFailed as error:
-        print(f"steadypress: git failed, nothing was changed: {error}", file=sys.stderr)
+        print(f"steadypress: git failed, {_what_changed(shell)}: {error}", file=sys.stderr)
         return EXIT_STATE
+
+
+def _what_changed(shell: _Shell) -> str:
+    commits = shell.stats.commits
+    if not commits:
+        return "nothing was changed"
+    return f"after {commits} state commit(s) of this run, which stand"

@@ -16,12 +16,13 @@ from typing import Any
 import yaml
 
 from steadypress.durations import parse_duration
-from steadypress.errors import ConfigError
+from steadypress.errors import ConfigError, GitFailed
+from steadypress.gitio import SYMLINK_MODE, Git
 from steadypress.ledger import RetryPolicy
 from steadypress.options import reject_unknown_keys, text_option
 from steadypress.targets.registry import TargetSpec, check_target_options
 
-__all__ = ["Config", "Timings", "load_config", "parse_config"]
+__all__ = ["CONFIG_FILE", "Config", "Timings", "committed_config", "load_config", "parse_config"]
 
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
@@ -137,12 +138,34 @@ def parse_config(raw: Any, *, source: str) -> Config:
     )
 
 
+CONFIG_FILE = "steadypress.yml"
+
+
 def load_config(path: Path) -> Config:
-    """Read `path`; a missing file means the embedded defaults."""
-    if not path.exists():
-        return Config()
+    """An explicit configuration file (`--config`): it must exist."""
+    if not path.is_file():
+        raise ConfigError(str(path), "no such configuration file")
+    return _parse_text(path.read_bytes(), source=str(path))
+
+
+def committed_config(git: Git, revision: str = "HEAD") -> Config:
+    """`steadypress.yml` as committed at `revision`, like the articles: what runs is what is
+    committed. None committed means the embedded defaults; a symlink is refused, unread."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        found = git.read_file(revision, CONFIG_FILE)
+    except GitFailed:  # no commit yet: nothing is configured
+        return Config()
+    if found is None:
+        return Config()
+    mode, _oid, data = found
+    if mode == SYMLINK_MODE:
+        raise ConfigError(CONFIG_FILE, "is a symlink; the configuration is read from the file only")
+    return _parse_text(data, source=CONFIG_FILE)
+
+
+def _parse_text(data: bytes, *, source: str) -> Config:
+    try:
+        raw = yaml.safe_load(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as error:
-        raise ConfigError(str(path), f"not valid YAML: {error}") from None
-    return parse_config(raw, source=str(path))
+        raise ConfigError(source, f"not valid YAML: {error}") from None
+    return parse_config(raw, source=source)

@@ -19,12 +19,11 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from steadypress.errors import ArticleError, GitFailed, PermanentError
-from steadypress.gitio import ZERO_OID, Git
+from steadypress.gitio import SYMLINK_MODE, ZERO_OID, Git
 
 __all__ = ["Article", "Changes", "ContentSource", "parse_article"]
 
 ARTICLE_SUFFIX = ".md"
-SYMLINK_MODE = "120000"
 # SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
 OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 # Front matter is a few lines of metadata; more than this is a mistake or an attack.
@@ -237,10 +236,11 @@ class ContentSource:
             if not entry:
                 continue
             meta, raw_path = entry.split(b"\t", 1)
-            mode, kind, oid = meta.decode().split()
+            _mode, kind, oid = meta.decode().split()
             path = raw_path.decode("utf-8", errors="surrogateescape")
-            # Symlinks (mode 120000) point at content outside the commit's reach: not articles.
-            if kind == "blob" and mode != "120000" and self.is_article(path):
+            # A symlinked article is listed like any other, so that reading it dead-letters it
+            # with the reason (it is never followed).
+            if kind == "blob" and self.is_article(path):
                 articles[path] = oid
         return articles
 
@@ -264,7 +264,7 @@ class ContentSource:
         changes = Changes()
         index = 0
         while index < len(fields) and fields[index]:
-            _old_mode, new_mode, _old_oid, new_oid, status = fields[index].split()
+            _old_mode, _new_mode, _old_oid, new_oid, status = fields[index].split()
             if status.startswith("R"):  # a rename names the old path, then the new one
                 old, path = fields[index + 1], fields[index + 2]
                 index += 3
@@ -275,7 +275,7 @@ class ContentSource:
                 index += 2
             if not self.is_article(path):
                 continue
-            if status == "D" or new_mode == "120000":
+            if status == "D":
                 changes.removed.add(path)
             else:
                 changes.changed[path] = new_oid
@@ -292,10 +292,19 @@ class ContentSource:
         for name, oid in (("blob", blob), ("commit", commit)):
             if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
                 raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
-        found = self._git.read_objects([blob])[0]
-        if found is None:
-            raise ArticleError(path, f"blob {blob} is not in the repository")
-        article = parse_article(path, blob, found[1])
+        at_commit = self._git.read_file(commit, path)
+        if at_commit is not None and at_commit[1] == blob:
+            if at_commit[0] == SYMLINK_MODE:
+                raise ArticleError(
+                    path, "is a symlink; steadypress reads no article through one (commit the file)"
+                )
+            data = at_commit[2]
+        else:  # a version the ledger holds from another commit: its blob names it all the same
+            found = self._git.read_objects([blob])[0]
+            if found is None:
+                raise ArticleError(path, f"blob {blob} is not in the repository")
+            data = found[1]
+        article = parse_article(path, blob, data)
         updated = self._last_commit_time(commit, path) or self._commit_time(commit)
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
@@ -304,20 +313,13 @@ class ContentSource:
         """A file of the repository at `commit` (an image an article shows, a theme file): its
         blob id and bytes, or None when there is no such file. A committed symlink is refused:
         it names a file outside what git holds (`/proc/self/environ`), never to be published."""
-        listing = self._git.run(
-            "ls-tree", "-z", "--full-tree", "--end-of-options", commit, "--", path
-        )
-        entry = listing.split(b"\0")[0]
-        if not entry:
+        found = self._git.read_file(commit, path)
+        if found is None:
             return None
-        mode, kind, oid = entry.split(b"\t", 1)[0].decode().split()
+        mode, oid, data = found
         if mode == SYMLINK_MODE:
-            raise PermanentError(
-                f"{path} is a symlink; steadypress publishes no file through a link"
-            )
-        if kind != "blob":
-            return None
-        return self._git.read_objects([oid])[0]
+            raise PermanentError(f"{path} is a symlink; steadypress publishes nothing through one")
+        return oid, data
 
     def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
         """When the newest commit up to `commit` that changed `path` (and matches `options`)

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from steadypress.errors import GitFailed
 
-__all__ = ["ZERO_OID", "Git"]
+__all__ = ["SYMLINK_MODE", "ZERO_OID", "Git"]
 
 ZERO_OID = "0" * 40
+SYMLINK_MODE = "120000"
 
 # Commits made by steadypress must not depend on the user's identity being configured.
 _IDENTITY = {
@@ -67,6 +68,19 @@ class Git:
             results.append((header[0].decode(), output[position : position + size]))
             position += size + 1
         return results
+
+    def read_file(self, revision: str, path: str) -> tuple[str, str, bytes] | None:
+        """(mode, blob id, bytes) of `path` at `revision`, or None when it holds no such file.
+        The mode tells a symlink (120000), whose bytes are only the path it points to."""
+        listing = self.run("ls-tree", "-z", "--full-tree", "--end-of-options", revision, "--", path)
+        entry = listing.split(b"\0")[0]
+        if not entry:
+            return None
+        mode, kind, oid = entry.split(b"\t", 1)[0].decode().split()
+        if kind != "blob":
+            return None
+        found = self.read_objects([oid])[0]
+        return None if found is None else (mode, oid, found[1])
 
     def write_blob(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", stdin=data)
