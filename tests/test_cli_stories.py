@@ -1,6 +1,7 @@
 """Stories through the real command line, on a real git repository."""
 
 import json
+import math
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from steadypress.cli import main
+from steadypress.executor import CLAIM_BATCH
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
@@ -377,12 +379,12 @@ def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Re
 
 
 def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
-    """60 new articles cost 3 claims and 3 checkpoints: 6 commits, the enqueue inside the
-    first claim; the commit count follows the batch size (25), not the article count."""
+    """60 new articles cost one claim and one checkpoint per batch, the enqueue inside the
+    first claim: the commit count follows the number of batches, not of articles."""
     repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
     result = run_cli(repo, "run")
     assert result.code == 0 and "60 published" in result.out
-    assert repo.state_commits() == 6
+    assert repo.state_commits() == 2 * math.ceil(60 / CLAIM_BATCH)
 
 
 def failing_site(repo: Repo) -> None:
