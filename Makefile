@@ -37,7 +37,7 @@ lint: $(VENV)/.test
 	$(BIN)/ruff format --check scripts tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/actionlint -color=false .github/workflows/*.yml
-	$(BIN)/zizmor --offline .github/workflows
+	$(BIN)/zizmor --offline .github/workflows action.yml
 
 $(VENV)/.runtime: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

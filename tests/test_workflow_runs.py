@@ -11,7 +11,7 @@ import pytest
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
-from tests.harness.runner import RunResult, WorkflowRunner
+from tests.harness.runner import RunnerCaches, RunResult, WorkflowRunner
 from tests.helpers import Repo, article, github_client
 
 pytestmark = pytest.mark.slow
@@ -48,11 +48,19 @@ def repo(repo: Repo) -> Repo:
     return repo
 
 
+@pytest.fixture(scope="session")
+def caches(tmp_path_factory: pytest.TempPathFactory) -> RunnerCaches:
+    """One actions/cache store for the session: the action's installation is built once and
+    restored by every later run, as on GitHub once a cache is warm."""
+    root = tmp_path_factory.mktemp("runner")
+    return RunnerCaches(tool_cache=root / "tool-cache", store=root / "cache-store")
+
+
 @pytest.fixture
-def runner(repo: Repo, github: FakeGitHub) -> WorkflowRunner:
+def runner(repo: Repo, github: FakeGitHub, caches: RunnerCaches) -> WorkflowRunner:
     return WorkflowRunner(
         origin=repo.root, api_url=github.api_url, graphql_url=github.graphql_url,
-        repository=github.full_name, token=github.token,
+        repository=github.full_name, token=github.token, caches=caches,
     )  # fmt: skip
 
 
@@ -234,3 +242,28 @@ def test_a_publish_run_revives_a_schedule_github_disabled_but_not_one_a_maintain
     assert run.outcome == "success", run.jobs["publish"].steps
     assert github.workflows["sweep.yml"] == after
     assert repo.head() == pushed, "no dummy commit"
+
+
+def test_a_warm_run_installs_nothing(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner, caches: RunnerCaches
+) -> None:
+    """The action caches its installation on what it is built from: once one run has built it,
+    the next restores it and skips the install; a change to the tool's sources is a new key."""
+    start = repo.head()
+    first = repo.commit(**{"content/a.md": article("A")})
+    assert push(runner, start, first).outcome == "success"
+    hits = caches.hits
+    second = repo.commit(**{"content/b.md": article("B")})
+    run = push(runner, first, second)
+    assert run.outcome == "success"
+    assert caches.hits > hits
+    for step in ("Publish the pushed articles", "Keep the sweep's schedule alive"):
+        assert "steadypress is installed already" in run.jobs["publish"].step(step).output
+    saved = len(caches.saved)
+    package = repo.root / "scripts/steadypress/__init__.py"
+    changed = package.read_text() + "# a change to the tool\n"
+    third = repo.commit(
+        **{"scripts/steadypress/__init__.py": changed, "content/c.md": article("C")}
+    )
+    assert push(runner, second, third).outcome == "success"
+    assert len(caches.saved) == saved + 1, "changed sources are built and cached anew"

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 import yaml
 
-WORKFLOWS = sorted((Path(__file__).resolve().parent.parent / ".github" / "workflows").glob("*.yml"))
+PROJECT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((PROJECT / ".github" / "workflows").glob("*.yml"))
+ACTION = PROJECT / "action.yml"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 
 
@@ -20,6 +22,10 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A workflow's steps, or a composite action's."""
+    if "runs" in document:
+        found: list[dict[str, Any]] = document["runs"]["steps"]
+        return found
     return [step for job in document["jobs"].values() for step in job.get("steps", [])]
 
 
@@ -42,17 +48,18 @@ def test_permissions_are_granted_per_job_and_nothing_by_default(path: Path) -> N
         assert job["timeout-minutes"] <= 30
 
 
-@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
 def test_actions_are_pinned_by_full_commit_sha_with_their_version(path: Path) -> None:
-    """`uses: owner/repo@<40 hex>  # vX.Y.Z`, never a tag or branch that can move."""
+    """`uses: owner/repo@<40 hex>  # vX.Y.Z`, never a tag or branch that can move; `./` is this
+    repository's own action, at the very commit being run."""
     text = path.read_text()
     for step in steps(load(path)):
-        if "uses" in step:
+        if "uses" in step and step["uses"] != "./":
             assert PINNED.match(step["uses"]), step["uses"]
             assert re.search(re.escape(step["uses"]) + r"\s+# v\d+\.\d+\.\d+", text), step["uses"]
 
 
-@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
 def test_no_expression_is_interpolated_into_a_shell_script(path: Path) -> None:
     """Values reach `run:` through `env:` only, so no event field can become shell code."""
     for step in steps(load(path)):

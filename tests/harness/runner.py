@@ -24,6 +24,7 @@ import fnmatch
 import json
 import os
 import re
+import shutil
 import site
 import subprocess
 import sys
@@ -82,10 +83,31 @@ def load_workflow(path: Path) -> dict[str, Any]:
     return document
 
 
+@dataclass
+class RunnerCaches:
+    """What outlives a run, as on GitHub: the entries actions/cache saved, by key. The tool
+    cache folder is the runner's own, emptied at the start of every run (a fresh machine), at
+    one path so that an installation restored into it works where it was made."""
+
+    tool_cache: Path
+    store: Path
+    saved: dict[str, Path] = field(default_factory=dict)
+    hits: int = 0
+    misses: int = 0
+
+
 class WorkflowRunner:
     def __init__(
-        self, *, origin: Path, api_url: str, graphql_url: str, repository: str, token: str
+        self,
+        *,
+        origin: Path,
+        api_url: str,
+        graphql_url: str,
+        repository: str,
+        token: str,
+        caches: RunnerCaches,
     ) -> None:
+        self.caches = caches
         self.origin = origin
         self.api_url = api_url
         self.graphql_url = graphql_url
@@ -119,6 +141,8 @@ class WorkflowRunner:
         if not self._triggered(triggers, event_name, payload, ref):
             return RunResult(triggered=False)
         self.runs += 1
+        shutil.rmtree(self.caches.tool_cache, ignore_errors=True)  # a fresh machine per run
+        self.caches.tool_cache.mkdir(parents=True)
         with tempfile.TemporaryDirectory(prefix="runner-") as folder:
             root = Path(folder)
             event_path = root / "event.json"
@@ -144,6 +168,11 @@ class WorkflowRunner:
                 "inputs": self._inputs(triggers, event_name, inputs or {}),
                 "env": {},
                 "secrets": {"GITHUB_TOKEN": self.token},
+                "runner": {
+                    "os": "Linux",
+                    "temp": str(temp),
+                    "tool_cache": str(self.caches.tool_cache),
+                },
             }
             base_env = {
                 "PATH": os.environ["PATH"],
@@ -164,6 +193,8 @@ class WorkflowRunner:
                 "GITHUB_RUN_ATTEMPT": "1",
                 "GITHUB_STEP_SUMMARY": str(summary),
                 "RUNNER_TEMP": str(temp),
+                "RUNNER_OS": "Linux",
+                "RUNNER_TOOL_CACHE": str(self.caches.tool_cache),
             }
             result = RunResult(triggered=True)
             for job_id, job in document["jobs"].items():
@@ -242,39 +273,60 @@ class WorkflowRunner:
         sha: str,
     ) -> JobResult:
         result = JobResult(name=job.get("name", job_id), outcome="success")
-        failed = False
+        state = _JobState(timeout=float(job.get("timeout-minutes", 360)) * 60)
 
-        def status(name: str) -> bool:
-            return {"success": not failed, "failure": failed, "always": True, "cancelled": False}[
-                name
-            ]
-
-        if "if" in job and not condition(job["if"], contexts, status):
+        if "if" in job and not condition(job["if"], contexts, state.status):
             result.outcome = "skipped"
             return result
         env = dict(base_env)
         for level in (document.get("env") or {}, job.get("env") or {}):
-            env.update({k: substitute(str(v), contexts, status) for k, v in level.items()})
-        timeout = float(job.get("timeout-minutes", 360)) * 60
+            env.update({k: substitute(str(v), contexts, state.status) for k, v in level.items()})
+        contexts = {**contexts, "env": {**env}, "steps": {}}
         for number, step in enumerate(job.get("steps", []), start=1):
             name = step.get("name", f"step {number}")
-            if not condition(step.get("if", "success()"), contexts, status):
-                result.steps.append(StepResult(name, "skipped"))
-                continue
-            step_env = {
-                **env,
-                **{
-                    k: substitute(str(v), contexts, status)
-                    for k, v in (step.get("env") or {}).items()
-                },
-            }
-            ok, output = self._step(
-                step, env=step_env, job_env=env, workspace=workspace, sha=sha, timeout=timeout
-            )
-            result.steps.append(StepResult(name, "success" if ok else "failure", output))
-            failed = failed or not ok
-        result.outcome = "failure" if failed else "success"
+            outcome, output = self._run_step(
+                step, contexts=contexts, job_env=env, step_env={}, workspace=workspace,
+                sha=sha, state=state,
+            )  # fmt: skip
+            result.steps.append(StepResult(name, outcome, output))
+        for key, path in state.cache_saves if not state.failed else ():
+            self._save_cache(key, path)
+        result.outcome = "failure" if state.failed else "success"
         return result
+
+    def _run_step(
+        self,
+        step: dict[str, Any],
+        *,
+        contexts: dict[str, Any],
+        job_env: dict[str, str],
+        step_env: dict[str, str],
+        workspace: Path,
+        sha: str,
+        state: _JobState,
+    ) -> tuple[str, str]:
+        """One step of a job or of a composite action: its `if:`, its `env:`, then the step;
+        records its outputs under `steps.<id>` and returns (outcome, output)."""
+        if not condition(step.get("if", "success()"), contexts, state.status):
+            return "skipped", ""
+        env = {
+            **job_env,
+            **step_env,
+            **{
+                k: substitute(str(v), contexts, state.status)
+                for k, v in (step.get("env") or {}).items()
+            },
+        }
+        ok, output, outputs = self._step(
+            step, env=env, job_env=job_env, contexts=contexts, workspace=workspace, sha=sha,
+            state=state,
+        )  # fmt: skip
+        contexts["env"] = {**contexts["env"], **_exported(job_env)}
+        outcome = "success" if ok else "failure"
+        if "id" in step:
+            contexts["steps"][step["id"]] = {"outputs": outputs, "outcome": outcome}
+        state.failed = state.failed or not ok
+        return outcome, output
 
     def _step(
         self,
@@ -282,16 +334,29 @@ class WorkflowRunner:
         *,
         env: dict[str, str],
         job_env: dict[str, str],
+        contexts: dict[str, Any],
         workspace: Path,
         sha: str,
-        timeout: float,
-    ) -> tuple[bool, str]:
+        state: _JobState,
+    ) -> tuple[bool, str, dict[str, str]]:
         if "uses" in step:
-            action = str(step["uses"]).split("@", 1)[0]
+            uses = str(step["uses"])
+            options = {
+                str(k): substitute(str(v), contexts, state.status)
+                for k, v in (step.get("with") or {}).items()
+            }
+            if uses.startswith("./"):
+                return self._composite(
+                    workspace / uses, options, env=env, job_env=job_env, contexts=contexts,
+                    workspace=workspace, sha=sha, state=state,
+                )  # fmt: skip
+            action = uses.split("@", 1)[0]
             if action == "actions/checkout":
-                return self._checkout(step.get("with") or {}, workspace, sha)
+                return (*self._checkout(options, workspace, sha), {})
             if action == "actions/setup-python":
-                return self._setup_python(job_env)
+                return (*self._setup_python(job_env), {})
+            if action == "actions/cache":
+                return self._restore_cache(options, state)
             raise HarnessError(f"no stand-in for {step['uses']}")
         if "run" not in step:
             raise HarnessError(f"a step with neither run nor uses: {step}")
@@ -299,16 +364,91 @@ class WorkflowRunner:
             raise HarnessError(f"only bash steps are run: {step.get('shell')}")
         script = Path(env["RUNNER_TEMP"]) / "step.sh"
         script.write_text(step["run"])
+        outputs_file = Path(env["RUNNER_TEMP"]) / "step-outputs"
+        outputs_file.write_text("")
         completed = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
             cwd=workspace,
-            env=env,
+            env={**env, "GITHUB_OUTPUT": str(outputs_file)},
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=state.timeout,
             check=False,
         )
-        return completed.returncode == 0, completed.stdout + completed.stderr
+        outputs = dict(
+            line.split("=", 1) for line in outputs_file.read_text().splitlines() if "=" in line
+        )
+        return completed.returncode == 0, completed.stdout + completed.stderr, outputs
+
+    def _composite(
+        self,
+        folder: Path,
+        given: dict[str, str],
+        *,
+        env: dict[str, str],
+        job_env: dict[str, str],
+        contexts: dict[str, Any],
+        workspace: Path,
+        sha: str,
+        state: _JobState,
+    ) -> tuple[bool, str, dict[str, str]]:
+        """A composite action (docs.github.com/actions/sharing-automations/creating-actions/
+        creating-a-composite-action): its inputs from `with:` or their defaults, its own
+        `steps` context, `github.action_path`, every `run:` with an explicit shell."""
+        action = yaml.safe_load((folder / "action.yml").read_text())
+        if action.get("runs", {}).get("using") != "composite":
+            raise HarnessError(f"{folder}/action.yml is not a composite action")
+        declared = action.get("inputs") or {}
+        unknown = set(given) - set(declared)
+        if unknown:
+            raise HarnessError(f"inputs the action does not declare: {sorted(unknown)}")
+        github = {**contexts["github"], "action_path": str(folder)}
+        outer = {**contexts, "github": github}
+        inputs = {
+            name: given[name]
+            if name in given
+            else substitute(str(spec.get("default", "")), outer, state.status)
+            for name, spec in declared.items()
+        }
+        inner = {**outer, "inputs": inputs, "steps": {}}
+        caller_env = {k: v for k, v in env.items() if job_env.get(k) != v}
+        caller_env["GITHUB_ACTION_PATH"] = str(folder)
+        failed_before, state.failed = state.failed, False
+        logs = []
+        for step in action["runs"]["steps"]:
+            if "run" in step and "shell" not in step:
+                raise HarnessError("a composite action's run steps must name their shell")
+            outcome, output = self._run_step(
+                step, contexts=inner, job_env=job_env, step_env=caller_env,
+                workspace=workspace, sha=sha, state=state,
+            )  # fmt: skip
+            logs.append(f"[{step.get('name', 'step')}: {outcome}]\n{output}")
+        ok = not state.failed
+        state.failed = failed_before
+        return ok, "\n".join(logs), {}
+
+    def _restore_cache(
+        self, options: dict[str, str], state: _JobState
+    ) -> tuple[bool, str, dict[str, str]]:
+        """actions/cache: restore the entry saved under `key` to `path`, or note a miss and
+        save `path` there when the job succeeds (its post step)."""
+        key, path = options["key"], Path(options["path"])
+        saved = self.caches.saved.get(key)
+        if saved is None:
+            self.caches.misses += 1
+            state.cache_saves.append((key, path))
+            return True, f"cache miss: {key}", {"cache-hit": "false"}
+        self.caches.hits += 1
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.copytree(saved, path, symlinks=True)
+        return True, f"cache hit: {key}", {"cache-hit": "true"}
+
+    def _save_cache(self, key: str, path: Path) -> None:
+        if key in self.caches.saved or not path.exists():
+            return
+        entry = self.caches.store / f"entry-{len(self.caches.saved)}"
+        shutil.copytree(path, entry, symlinks=True)
+        self.caches.saved[key] = entry
 
     def _checkout(self, options: dict[str, Any], workspace: Path, sha: str) -> tuple[bool, str]:
         subprocess.run(
@@ -321,7 +461,11 @@ class WorkflowRunner:
         )
 
     def _setup_python(self, job_env: dict[str, str]) -> tuple[bool, str]:
-        home = Path(job_env["RUNNER_TEMP"]) / "python"
+        # Where setup-python puts its Python: in the runner's tool cache, at a fixed path.
+        home = Path(job_env["RUNNER_TOOL_CACHE"]) / "Python" / "3.11" / "x64"
+        if (home / "bin" / "python").exists():  # already set up earlier in this job
+            job_env["pythonLocation"] = str(home)
+            return True, f"python at {home}"
         # The base interpreter, not this venv's: a venv made from a venv's python nests badly.
         base_python = getattr(sys, "_base_executable", sys.executable)
         subprocess.run([base_python, "-m", "venv", "--without-pip", str(home)], check=True)
@@ -332,9 +476,26 @@ class WorkflowRunner:
             "\n".join(site.getsitepackages()) + "\n"
         )
         job_env["PATH"] = f"{home / 'bin'}{os.pathsep}{job_env['PATH']}"
+        job_env["pythonLocation"] = str(home)  # exported by setup-python to later steps
         job_env["PIP_NO_INDEX"] = "1"
         job_env["PIP_NO_BUILD_ISOLATION"] = "0"  # pip's negative options: 0 turns isolation off
         return True, f"python at {home}"
+
+
+@dataclass
+class _JobState:
+    timeout: float
+    failed: bool = False
+    cache_saves: list[tuple[str, Path]] = field(default_factory=list)
+
+    def status(self, name: str) -> bool:
+        return {"success": not self.failed, "failure": self.failed, "always": True,
+                "cancelled": False}[name]  # fmt: skip
+
+
+def _exported(job_env: dict[str, str]) -> dict[str, str]:
+    """What steps exported for the rest of the job (GITHUB_ENV), as the `env` context sees it."""
+    return {key: job_env[key] for key in ("pythonLocation",) if key in job_env}
 
 
 def _glob_match(path: str, pattern: str) -> bool:
