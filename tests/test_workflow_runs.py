@@ -12,7 +12,7 @@ from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
 from tests.harness.runner import RunnerCaches, RunResult, WorkflowRunner
-from tests.helpers import Repo, article, github_client
+from tests.helpers import Repo, article, github_client, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -267,3 +267,27 @@ def test_a_warm_run_installs_nothing(
     )
     assert push(runner, second, third).outcome == "success"
     assert len(caches.saved) == saved + 1, "changed sources are built and cached anew"
+
+
+def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """`steadypress init --content posts` on a blog whose branch is `master`: the workflows it
+    writes, run as written, publish a pushed post, and their sweep publishes one never pushed."""
+    repo.git("checkout", "-q", "-b", "master")
+    result = run_cli(repo, "init", "--content", "posts", "--action", "./", "--force")
+    assert result.code == 0, result.err
+    start = repo.commit("steadypress init")
+    written = repo.root / ".github" / "workflows"
+    first = repo.commit(**{"posts/hello.md": article("Hello")})
+    payload = {"ref": "refs/heads/master", "before": start, "after": first}
+    run = runner.run(written / "steadypress-publish.yml", "push", payload, sha=first,
+                     ref="refs/heads/master")  # fmt: skip
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "hello/index.html" in pages(github)
+    assert not runner.starts(WORKFLOWS / "publish.yml", "push", payload, ref="refs/heads/master")
+    repo.commit(**{"posts/missed.md": article("Missed")})  # its push event never comes
+    sweep = runner.run(written / "steadypress-sweep.yml", "schedule", {}, sha=repo.head(),
+                       ref="refs/heads/master")  # fmt: skip
+    assert sweep.outcome == "success", sweep.jobs["sweep"].steps
+    assert "missed/index.html" in pages(github)

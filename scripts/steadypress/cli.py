@@ -34,6 +34,14 @@ from steadypress.errors import ArticleError, ConfigError, GitFailed, GitHubError
 from steadypress.executor import drain
 from steadypress.github.schedule import keep_schedule_alive
 from steadypress.gitio import Git
+from steadypress.init import (
+    Setup,
+    check_action,
+    check_content,
+    default_branch,
+    next_steps,
+    write_setup,
+)
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
 from steadypress.pipeline import Pipeline
@@ -120,6 +128,26 @@ def _parser() -> argparse.ArgumentParser:
     keep.add_argument(
         "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
     )
+    init = commands.add_parser(
+        "init",
+        help="write steadypress's workflows and steadypress.yml into an existing repository",
+        description="Write the publish, sweep and retry workflows (using the steadypress action, "
+        "pinned) and a commented steadypress.yml into the repository; nothing else changes.",
+    )
+    init.add_argument("--repo", type=Path, default=Path(), help="the git repository (default: .)")
+    init.add_argument(
+        "--content", default="content", help="the articles' folder (default: content)"
+    )
+    init.add_argument(
+        "--branch", help="the branch whose pushes publish (default: the repository's default)"
+    )
+    init.add_argument(
+        "--action",
+        required=True,
+        metavar="OWNER/REPO@COMMIT",
+        help="the steadypress action to use, pinned to a full commit id (./ for this repository)",
+    )
+    init.add_argument("--force", action="store_true", help="overwrite files that exist")
     live_cmd = commands.add_parser("live", parents=[common], help="poll and publish until stopped")
     live_cmd.add_argument("--interval", type=float, default=30.0, metavar="SECONDS")
     live_cmd.add_argument("--ticks", type=int, metavar="N", help="stop after N polls")
@@ -281,7 +309,28 @@ def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
     live(pipeline, report, interval=args.interval, ticks=args.ticks, stop=stop)
 
 
+def _init(args: argparse.Namespace) -> None:
+    repo = args.repo.resolve()
+    git = Git(repo)
+    if not git.is_repository():
+        raise ConfigError("--repo", f"{repo} is not a git repository")
+    action = check_action(args.action)
+    setup = Setup(
+        content=check_content(args.content),
+        branch=args.branch or default_branch(git),
+        action=(
+            "./  # zizmor: ignore[self-repository]"
+            if action == "./"
+            else f"{action}  # steadypress {__version__}"
+        ),
+    )
+    print(next_steps(setup, write_setup(repo, setup, force=args.force), repo))
+
+
 def _execute(args: argparse.Namespace, shell: _Shell) -> int:
+    if args.command == "init":
+        _init(args)
+        return EXIT_OK
     if args.command == "keep-schedule":
         client, repository = github_client_from(
             shell.environ, clock=shell.clock, secrets=Secrets(shell.environ, shell.redact)

@@ -1,0 +1,128 @@
+"""`steadypress init`: steadypress's workflows and configuration, written into an existing
+repository, its content folder and default branch filled in.
+
+The workflows are rendered from the templates in `workflows/`, from which this repository's own
+`.github/workflows/` are rendered too (a test holds them equal): one source for both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+from steadypress import __version__
+from steadypress.errors import ConfigError, GitFailed
+from steadypress.gitio import Git
+
+__all__ = [
+    "Setup",
+    "check_action",
+    "check_content",
+    "default_branch",
+    "next_steps",
+    "render_workflow",
+    "write_setup",
+]
+
+WORKFLOWS = ("publish", "sweep", "retry")
+# A release of the action, pinned: a commit id, never a tag that can move.
+_ACTION = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+_PLACEHOLDER = re.compile(r"@[A-Z]+@")
+
+
+@dataclass(frozen=True)
+class Setup:
+    content: str  # the articles' folder, relative to the repository's root
+    branch: str  # the branch whose pushes publish
+    action: str  # how a workflow step names the action (`uses:`)
+    prefix: str = "steadypress-"  # workflow file names, beside the repository's own
+
+
+def render_workflow(name: str, setup: Setup) -> str:
+    template = resources.files("steadypress").joinpath(f"workflows/{name}.yml").read_text()
+    values = {
+        "@ACTION@": setup.action,
+        "@BRANCH@": setup.branch,
+        "@CONTENT@": setup.content,
+        "@SWEEP@": f"{setup.prefix}sweep.yml",
+    }
+    return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
+
+
+def _config(setup: Setup) -> str:
+    return f"""# steadypress configuration: every key is optional; the comments give the defaults.
+content_dir: {setup.content}
+# state_branch: steadypress-state   # the pending ledger (an orphan branch)
+# max_attempts: 5
+# timings: {{lease: 10m, grace: 5m, backoff_initial: 30s, backoff_max: 30m}}
+targets:
+  site:
+    kind: site
+    branch: gh-pages     # GitHub Pages: Settings > Pages > Deploy from a branch > gh-pages
+    # title: My blog
+    # url: https://example.org/   # where the site is served, when not OWNER.github.io/REPO
+  # devto: {{kind: devto, api_key_env: DEVTO_API_KEY}}
+  # hook: {{kind: webhook, url: https://example.org/publish, secret_env: WEBHOOK_SECRET}}
+"""
+
+
+def default_branch(git: Git) -> str:
+    """The remote's default branch when there is a remote, else the branch checked out (a new
+    repository's too), else `main`."""
+    with contextlib.suppress(GitFailed):  # no remote HEAD recorded
+        return git.text("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").removeprefix(
+            "refs/remotes/origin/"
+        )
+    with contextlib.suppress(GitFailed):  # a detached HEAD names no branch
+        return git.text("symbolic-ref", "--quiet", "--short", "HEAD")
+    return "main"
+
+
+def check_content(content: str) -> str:
+    path = PurePosixPath(content.strip("/"))
+    if not str(path) or path.is_absolute() or ".." in path.parts or str(path) == ".":
+        raise ConfigError("--content", f"{content!r} must be a folder inside the repository")
+    return str(path)
+
+
+def check_action(action: str) -> str:
+    if action != "./" and not _ACTION.match(action):
+        raise ConfigError(
+            "--action",
+            f"{action!r}: name the action as OWNER/REPO@<40-hex commit> (pinned: a tag can move)",
+        )
+    return action
+
+
+def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
+    """Write the workflows and steadypress.yml; an existing file is kept unless `force`."""
+    files = {
+        repo / ".github" / "workflows" / f"{setup.prefix}{name}.yml": render_workflow(name, setup)
+        for name in WORKFLOWS
+    }
+    files[repo / "steadypress.yml"] = _config(setup)
+    existing = [path for path in files if path.exists()]
+    if existing and not force:
+        names = ", ".join(str(path.relative_to(repo)) for path in existing)
+        raise ConfigError("init", f"would overwrite {names}; nothing was written (--force to)")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)
+
+
+def next_steps(setup: Setup, written: list[Path], repo: Path) -> str:
+    wrote = "\n".join(f"  {path.relative_to(repo)}" for path in written)
+    return f"""steadypress {__version__} set up in {repo}:
+{wrote}
+
+Next:
+  1. Commit these files and push them to {setup.branch}.
+  2. Settings > Pages > Deploy from a branch > gh-pages (created by the first publish run).
+  3. Settings > Actions > General > Workflow permissions: read and write.
+  4. For dev.to or a webhook: add DEVTO_API_KEY / WEBHOOK_SECRET as repository secrets and
+     the target in steadypress.yml.
+Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them."""

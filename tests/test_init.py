@@ -1,0 +1,71 @@
+"""`steadypress init`: an existing blog adopts steadypress in one command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from steadypress.init import WORKFLOWS, Setup, render_workflow
+from tests.helpers import Repo, run_cli
+
+PROJECT = Path(__file__).resolve().parent.parent
+PINNED = "acme/steadypress@0123456789abcdef0123456789abcdef01234567"
+OWN = Setup(content="content", branch="main", action="./  # zizmor: ignore[self-repository]",
+            prefix="")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", WORKFLOWS)
+def test_this_repository_s_workflows_are_the_templates_rendered(name: str) -> None:
+    """One source for the template's workflows and the ones init writes."""
+    assert (PROJECT / ".github/workflows" / f"{name}.yml").read_text() == render_workflow(
+        name, OWN
+    ), "regenerate .github/workflows from scripts/steadypress/workflows (render_workflow)"
+
+
+def test_init_fills_in_the_default_branch_and_the_content_folder(tmp_path: Path) -> None:
+    """A blog on `master` with its posts under posts/: the filters and content_dir match."""
+    repo = Repo(tmp_path / "blog")
+    repo.git("checkout", "-q", "-b", "master")
+    result = run_cli(repo, "init", "--content", "posts/", "--action", PINNED)
+    assert result.code == 0, result.err
+    publish = (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
+    assert "branches: [master]" in publish and 'paths: ["posts/**"]' in publish
+    assert f"uses: {PINNED}  # steadypress" in publish
+    assert "workflow: steadypress-sweep.yml" in publish
+    assert "content_dir: posts" in (repo.root / "steadypress.yml").read_text()
+    assert "push them to master" in result.out
+
+
+def test_init_changes_nothing_it_would_overwrite_unless_forced(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write("steadypress.yml", "# mine\n")
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 2 and "would overwrite steadypress.yml" in result.err
+    assert (repo.root / "steadypress.yml").read_text() == "# mine\n"
+    assert not (repo.root / ".github").exists()
+    assert run_cli(repo, "init", "--action", PINNED, "--force").code == 0
+    assert (repo.root / "steadypress.yml").read_text() != "# mine\n"
+
+
+@pytest.mark.parametrize("action", ["acme/steadypress@v1", "acme/steadypress@main", "x"])
+def test_an_action_not_pinned_to_a_commit_is_refused(tmp_path: Path, action: str) -> None:
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", action)
+    assert result.code == 2 and "40-hex commit" in result.err
+
+
+def test_the_written_workflows_pass_the_linters(tmp_path: Path) -> None:
+    """What init writes into a user's repository is held to this repository's own rules."""
+    repo = Repo(tmp_path / "blog")
+    assert run_cli(repo, "init", "--action", PINNED).code == 0
+    workflows = sorted(str(p) for p in (repo.root / ".github/workflows").glob("*.yml"))
+    bin_dir = Path(sys.executable).parent  # the test environment's, where make test put them
+    lint = subprocess.run([str(bin_dir / "actionlint"), "-color=false", *workflows],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert lint.returncode == 0, lint.stdout
+    audit = subprocess.run([str(bin_dir / "zizmor"), "--offline", *workflows],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert audit.returncode == 0, audit.stdout + audit.stderr
