@@ -291,3 +291,27 @@ def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
                        ref="refs/heads/master")  # fmt: skip
     assert sweep.outcome == "success", sweep.jobs["sweep"].steps
     assert "missed/index.html" in pages(github)
+
+
+def pull_request(runner: WorkflowRunner, base: str, head: str) -> RunResult:
+    payload = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}, "number": 7}}
+    return runner.run(WORKFLOWS / "check.yml", "pull_request", payload, sha=head,
+                      ref="refs/pull/7/merge")  # fmt: skip
+
+
+def test_a_pull_request_with_a_broken_article_fails_check_naming_the_file_and_line(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """check.yml on a pull request: a date that is no date fails it with an annotation on the
+    file and line; the same pull request, fixed, passes; nothing is written anywhere."""
+    base = repo.commit(**{"content/ok.md": article("OK")})
+    broken = repo.commit(**{"content/new.md": "---\ntitle: New\ndate: 2024-13-45\n---\nText.\n"})
+    run = pull_request(runner, base, broken)
+    assert run.outcome == "failure"
+    log = run.jobs["check"].step("Check the articles the pull request changes").output
+    assert "::error file=content/new.md,line=" in log and "month must be in 1..12" in log
+    assert "content/ok.md" not in log.split("::error")[-1], "only the changed article is checked"
+    assert "1 problem(s)" in run.summary
+    fixed = repo.commit(**{"content/new.md": article("New", date="2024-12-25")})
+    assert pull_request(runner, base, fixed).outcome == "success"
+    assert sum(github.requests.values()) == 0, "a check asks GitHub nothing"

@@ -29,9 +29,12 @@ def steps(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for job in document["jobs"].values() for step in job.get("steps", [])]
 
 
-def test_the_four_workflows_exist() -> None:
-    """publish (push), sweep (schedule and dispatch), retry (issue label), ci."""
-    assert [path.name for path in WORKFLOWS] == ["ci.yml", "publish.yml", "retry.yml", "sweep.yml"]
+def test_the_five_workflows_exist() -> None:
+    """publish (push), sweep (schedule and dispatch), retry (issue label), check (pull request),
+    ci (the tool's own tests)."""
+    assert [path.name for path in WORKFLOWS] == [
+        "check.yml", "ci.yml", "publish.yml", "retry.yml", "sweep.yml",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)

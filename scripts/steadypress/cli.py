@@ -14,7 +14,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -26,6 +26,7 @@ from steadypress.backends import (
     github_pipeline,
     local_pipeline,
 )
+from steadypress.check import check_articles, job_summary, problem_annotations
 from steadypress.clock import Clock, SystemClock
 from steadypress.codec import ledger_document
 from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
@@ -46,9 +47,16 @@ from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
 from steadypress.pipeline import Pipeline
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
-from steadypress.report import Report, annotate, closing_line, write_job_summary
+from steadypress.report import (
+    Report,
+    annotate,
+    append_job_summary,
+    closing_line,
+    write_job_summary,
+)
 from steadypress.store import TransactionStats
 from steadypress.sweeper import sweep
+from steadypress.targets.site import SiteTarget
 from steadypress.timefmt import format_time
 
 __all__ = ["main"]
@@ -127,6 +135,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     keep.add_argument(
         "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
+    )
+    check = commands.add_parser(
+        "check",
+        parents=[common],
+        help="check articles as publishing would, writing nothing (exit 1 on a problem)",
+        description="Check articles exactly as publishing would (front matter, dates, URLs, "
+        "images, targets, the render) and report each problem with its file and line. "
+        "Writes nothing and needs no token. Exit 0: all is well; 1: problems; 2: bad usage.",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="articles (default: all)")
+    check.add_argument("--base", metavar="REV", help="only the articles changed since REV")
+    check.add_argument(
+        "--worktree", action="store_true", help="the working tree, uncommitted files included"
     )
     init = commands.add_parser(
         "init",
@@ -327,7 +348,45 @@ def _init(args: argparse.Namespace) -> None:
     print(next_steps(setup, write_setup(repo, setup, force=args.force), repo))
 
 
+def _check(args: argparse.Namespace, shell: _Shell) -> int:
+    repo = args.repo.resolve()
+    git = Git(repo)
+    if not git.is_repository():
+        raise ConfigError("--repo", f"{repo} is not a git repository")
+    config = load_config(args.config) if args.config else _committed_config(repo)
+    pipeline = local_pipeline(
+        repo, config, holder=_holder(shell.environ), clock=shell.clock, environ=shell.environ,
+        redact=shell.redact, stats=shell.stats,
+    )  # fmt: skip
+    content = pipeline.content
+    commit = git.worktree_commit() if args.worktree else content.head()
+    at_commit = content.list_articles(commit)
+    chosen: Collection[str] = at_commit
+    if args.paths:
+        chosen = [article_path(raw, config) for raw in args.paths]
+        missing = [path for path in chosen if path not in at_commit]
+        if missing:
+            raise ConfigError(missing[0], "not an article here (is it committed? --worktree)")
+    elif args.base:
+        changes = content.changed_articles(args.base, commit)
+        chosen = at_commit if changes is None else changes.changed
+    sites = {name: t for name, t in pipeline.targets.items() if isinstance(t, SiteTarget)}
+    problems = check_articles(content, commit, chosen, targets=pipeline.targets, sites=sites)
+    for problem in problems:
+        print(f"{problem.path}:{problem.line}: {problem.message}")
+    if shell.commands_token and problems:
+        print(f"::{shell.commands_token}::")
+        for line in problem_annotations(problems):
+            print(line)
+    append_job_summary(job_summary(problems, len(chosen)), redact=shell.redact,
+                       environ=shell.environ)  # fmt: skip
+    print(f"steadypress check: {len(chosen)} article(s), {len(problems)} problem(s)")
+    return EXIT_PENDING if problems else EXIT_OK
+
+
 def _execute(args: argparse.Namespace, shell: _Shell) -> int:
+    if args.command == "check":
+        return _check(args, shell)
     if args.command == "init":
         _init(args)
         return EXIT_OK

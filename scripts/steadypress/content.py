@@ -309,6 +309,26 @@ class ContentSource:
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
 
+    def text_of(self, blob: str) -> str | None:
+        """An article version's text as it is stored (for showing where a problem is)."""
+        found = self._git.read_objects([blob])[0]
+        return None if found is None else found[1].decode("utf-8", errors="replace")
+
+    def parse_many(self, articles: Mapping[str, str]) -> dict[str, Article | ArticleError]:
+        """Many versions parsed from one read of git (no history looked up): what a check
+        needs to know of every other article, such as its URL."""
+        paths = sorted(articles)
+        found = self._git.read_objects([articles[path] for path in paths])
+        parsed: dict[str, Article | ArticleError] = {}
+        for path, entry in zip(paths, found, strict=True):
+            try:
+                if entry is None:
+                    raise ArticleError(path, "not in the repository")
+                parsed[path] = parse_article(path, articles[path], entry[1])
+            except ArticleError as error:
+                parsed[path] = error
+        return parsed
+
     def asset(self, path: str, *, commit: str) -> tuple[str, bytes] | None:
         """A file of the repository at `commit` (an image an article shows, a theme file): its
         blob id and bytes, or None when there is no such file. A committed symlink is refused:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,6 +82,20 @@ class Git:
             return None
         found = self.read_objects([oid])[0]
         return None if found is None else (mode, oid, found[1])
+
+    def worktree_commit(self) -> str:
+        """A commit of the working tree as it is, uncommitted and untracked files included,
+        made with a throwaway index: the user's index, HEAD and branches are not touched."""
+        with tempfile.TemporaryDirectory() as scratch:
+            index = Path(scratch) / "index"
+            git = Git(self.repo)
+            git._env = {**self._env, "GIT_INDEX_FILE": str(index)}
+            head = self.resolve("HEAD^{commit}")
+            if head is not None:
+                git.run("read-tree", head)
+            git.run("add", "-A")
+            tree = git.text("write-tree")
+        return self.write_commit(tree, head, "the working tree, for steadypress check\n")
 
     def write_blob(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", stdin=data)

@@ -27,7 +27,7 @@ __all__ = [
     "write_setup",
 ]
 
-WORKFLOWS = ("publish", "sweep", "retry")
+WORKFLOWS = ("publish", "sweep", "retry", "check")
 # A release of the action, pinned: a commit id, never a tag that can move.
 _ACTION = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 _PLACEHOLDER = re.compile(r"@[A-Z]+@")

@@ -11,7 +11,15 @@ from pathlib import Path
 from steadypress.ledger import DeadItem
 from steadypress.store import TransactionStats
 
-__all__ = ["Report", "annotate", "closing_line", "write_job_summary"]
+__all__ = [
+    "Report",
+    "annotate",
+    "append_job_summary",
+    "closing_line",
+    "table_cell",
+    "workflow_command",
+    "write_job_summary",
+]
 
 
 @dataclass
@@ -85,11 +93,22 @@ def write_job_summary(
     redact: Callable[[str], str],
     environ: Mapping[str, str],
 ) -> None:
-    """Append to `$GITHUB_STEP_SUMMARY` when running inside GitHub Actions."""
+    """Append what the command did to `$GITHUB_STEP_SUMMARY` inside GitHub Actions."""
+    append_job_summary(_job_summary(command, report), redact=redact, environ=environ)
+
+
+def append_job_summary(
+    text: str, *, redact: Callable[[str], str], environ: Mapping[str, str]
+) -> None:
     destination = environ.get("GITHUB_STEP_SUMMARY")
     if destination:
         with Path(destination).open("a", encoding="utf-8") as summary:
-            summary.write(redact(_job_summary(command, report)))
+            summary.write(redact(text))
+
+
+def table_cell(text: str) -> str:
+    """Text for a Markdown table cell in a job summary."""
+    return _cell(text)
 
 
 def _escape_data(text: str) -> str:
@@ -101,17 +120,24 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def workflow_command(kind: str, message: str, **properties: str) -> str:
+    """One `::error`/`::warning` workflow command, escaped as GitHub documents it."""
+    listed = ",".join(f"{name}={_escape_property(value)}" for name, value in properties.items())
+    return f"::{kind}{' ' + listed if listed else ''}::{_escape_data(message)}"
+
+
 def annotate(report: Report, *, environ: Mapping[str, str]) -> list[str]:
     """`::error`/`::warning` workflow commands, so failures show on the run's page and the file."""
     if environ.get("GITHUB_ACTIONS") != "true":
         return []
     lines = [
-        f"::error file={_escape_property(item.path)},"
-        f"title={_escape_property(f'Dead letter ({item.target})')}::{_escape_data(item.last_error)}"
+        workflow_command(
+            "error", item.last_error, file=item.path, title=f"Dead letter ({item.target})"
+        )
         for item in report.dead
     ]
     lines += [
-        f"::warning title=Deferred {_escape_property(key)}::{_escape_data(error)}"
+        workflow_command("warning", error, title=f"Deferred {key}")
         for key, error in report.deferred
     ]
     return lines

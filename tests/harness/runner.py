@@ -218,17 +218,19 @@ class WorkflowRunner:
         if event_name not in triggers:
             return False
         spec = triggers[event_name] or {}
+        if event_name == "issues" and "types" in spec:
+            return payload.get("action") in spec["types"]
         if event_name == "push":
             branch = ref.removeprefix("refs/heads/")
             if "branches" in spec and not any(fnmatch.fnmatch(branch, b) for b in spec["branches"]):
                 return False
-            if "paths" in spec:
-                changed = self._changed_files(payload["before"], payload["after"])
-                return any(
-                    _glob_match(path, pattern) for path in changed for pattern in spec["paths"]
-                )
-        if event_name == "issues" and "types" in spec:
-            return payload.get("action") in spec["types"]
+            span = (payload["before"], payload["after"])
+        elif event_name == "pull_request":
+            pull = payload["pull_request"]
+            span = (pull["base"]["sha"], pull["head"]["sha"])
+        if "paths" in spec and event_name in ("push", "pull_request"):
+            changed = self._changed_files(*span)
+            return any(_glob_match(path, pattern) for path in changed for pattern in spec["paths"])
         return True
 
     def _changed_files(self, before: str, after: str) -> list[str]:

@@ -384,6 +384,11 @@ class SiteTarget:
             )
         return "/".join(parts)
 
+    def check(self, article: Article) -> str:
+        """Everything `publish` would refuse, found without writing: the URL, the images, the
+        render through the theme. Returns the article's URL path."""
+        return self._render(article).entry.slug
+
     # -- rendering ----------------------------------------------------------------------------
 
     def _site(self) -> dict[str, str]:

@@ -1,0 +1,122 @@
+"""`steadypress check`: articles checked exactly as publishing would check them, before they
+are merged, with nothing written anywhere.
+
+Each article is read and parsed as the executor reads it, its targets checked against the
+configuration, its URL checked against every other article's, and its page rendered through
+the theme with its images read from the commit. Every problem names the file and a line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from steadypress.content import Article, ContentSource
+from steadypress.errors import ArticleError, PublishError
+from steadypress.report import table_cell, workflow_command
+from steadypress.targets.site import SiteTarget
+
+__all__ = ["Problem", "check_articles", "job_summary", "problem_annotations"]
+
+_QUOTED = re.compile(r"'([^']+)'")
+_YAML_LINE = re.compile(r"line (\d+), column \d+")
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+
+
+def check_articles(
+    content: ContentSource,
+    commit: str,
+    chosen: Collection[str],
+    *,
+    targets: Collection[str],
+    sites: Mapping[str, SiteTarget],
+) -> list[Problem]:
+    """The problems of the articles `chosen` among those at `commit`, in path order."""
+    everything = content.list_articles(commit)
+    others = content.parse_many(everything)
+    problems: list[Problem] = []
+    for path in sorted(chosen):
+        blob = everything[path]
+        text = content.text_of(blob) or ""
+        try:
+            article = content.read(path, blob, commit=commit)
+            unknown = sorted(set(article.targets or ()) - set(targets))
+            if unknown:
+                raise ArticleError(
+                    path, f"front matter 'targets' names {', '.join(map(repr, unknown))}, not a "
+                    f"configured target (configured: {', '.join(sorted(targets))})",
+                )  # fmt: skip
+            for name, site in sites.items():
+                if article.targets is None or name in article.targets:
+                    problems += _clashes(site, article, others, text)
+                    site.check(article)
+        except PublishError as error:
+            message = str(error).removeprefix(f"{path}: ")
+            problems.append(Problem(path, _line_of(message, text), message))
+    return problems
+
+
+def _clashes(
+    site: SiteTarget, article: Article, others: Mapping[str, Article | ArticleError], text: str
+) -> list[Problem]:
+    """The other articles whose URL on `site` is this one's."""
+    by_slug: dict[str, list[str]] = defaultdict(list)
+    for path, other in others.items():
+        if isinstance(other, Article) and not other.draft and path != article.path:
+            try:
+                by_slug[site.slug_of(other)].append(path)
+            except PublishError:
+                continue  # that article has a problem of its own, reported when it is checked
+    slug = site.slug_of(article)
+    return [
+        Problem(article.path, _line_of("'slug'", text),
+                f"URL /{slug}/ is also the URL of {other} (set `slug:` on one of them)")
+        for other in sorted(by_slug.get(slug, ()))
+    ]  # fmt: skip
+
+
+def _line_of(message: str, text: str) -> int:
+    """The line a problem is on: the one PyYAML names, the front matter key the message names,
+    or the first line quoting what the message quotes; else the first line."""
+    lines = text.splitlines()
+    yaml_line = _YAML_LINE.search(message)
+    if yaml_line and message.startswith("front matter is not valid YAML"):
+        return int(yaml_line.group(1))  # PyYAML counts the opening --- line too
+    for quoted in _QUOTED.findall(message):
+        as_key = [n for n, line in enumerate(lines, start=1) if line.startswith(f"{quoted}:")]
+        quoting = [n for n, line in enumerate(lines, start=1) if quoted in line]
+        if as_key or quoting:
+            return (as_key or quoting)[0]
+    return 1
+
+
+def problem_annotations(problems: Collection[Problem]) -> list[str]:
+    """Each problem as a GitHub annotation on its file and line."""
+    return [
+        workflow_command(
+            "error", p.message, file=p.path, line=str(p.line), title="steadypress check"
+        )
+        for p in problems
+    ]
+
+
+def job_summary(problems: Collection[Problem], checked: int) -> str:
+    lines = [
+        "### steadypress check",
+        "",
+        f"{checked} article(s) checked, {len(problems)} problem(s).",
+    ]
+    if problems:
+        lines += ["", "| article | line | problem |", "| --- | --- | --- |"]
+        lines += [
+            f"| `{table_cell(p.path)}` | {p.line} | {table_cell(p.message)} |" for p in problems
+        ]
+    return "\n".join(lines) + "\n"
