@@ -34,6 +34,7 @@ _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
     "canonical_url": (str,),
     "cover_image": (str,),
     "slug": (str,),
+    "permalink": (str,),
     "draft": (bool,),
 }
 
@@ -61,6 +62,8 @@ class Article:
     slug: str | None = None
     targets: tuple[str, ...] | None = None  # only these targets, when the front matter says so
     cover_image: str | None = None
+    # Old URLs of the article (paths on the site, such as /2019/05/old-title/), kept working.
+    aliases: tuple[str, ...] = ()
     # Known once read from a commit: when the file last changed there (feeds show it), and the
     # commit itself, where the images it references are read from.
     updated: datetime | None = None
@@ -105,6 +108,32 @@ def _check_link(value: Any, *, path: str, key: str) -> None:
         raise ArticleError(
             path, f"front matter {key!r}: {value!r} is not an http(s) URL or a relative path"
         )
+
+
+def _aliases(value: Any, *, path: str, permalink: str | None) -> tuple[str, ...]:
+    """Site paths that must keep working: `aliases`, and a Jekyll `permalink` ending in .html
+    (the page moves to a folder URL; the old file redirects there)."""
+    items = [] if value is None else value if isinstance(value, list) else None
+    if items is None or not all(isinstance(item, str) for item in items):
+        raise ArticleError(path, "front matter 'aliases': expected a list of paths like /old/url/")
+    if permalink and permalink.endswith(".html"):
+        items = [*items, permalink]
+    for item in items:
+        parts = item.split("/")
+        if not item.startswith("/") or urlsplit(item).scheme or ".." in parts or "\\" in item:
+            raise ArticleError(
+                path, f"front matter 'aliases': {item!r} is not a path on the site like /old/url/"
+            )
+    return tuple(dict.fromkeys(items))
+
+
+def _slug_source(metadata: Mapping[str, Any]) -> str | None:
+    """`slug`, else Jekyll's `permalink` (its folder URL, without a trailing .html)."""
+    slug = _optional_text(metadata, "slug")
+    permalink = _optional_text(metadata, "permalink")
+    if slug or not permalink:
+        return slug
+    return permalink.strip("/").removesuffix(".html").removesuffix("/index") or None
 
 
 def _tags(value: Any, *, path: str) -> tuple[str, ...]:
@@ -190,7 +219,13 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         title=title.strip(),
         body=body,
         description=_optional_text(metadata, "description"),
-        tags=_tags(metadata.get("tags"), path=path),
+        # Jekyll's categories are tags here, so a Jekyll blog keeps its topics.
+        tags=tuple(
+            dict.fromkeys(
+                _tags(metadata.get("tags"), path=path)
+                + _tags(metadata.get("categories"), path=path)
+            )
+        ),
         canonical_url=_optional_text(metadata, "canonical_url"),
         date=_moment(metadata["date"], path=path, key="date") if metadata.get("date") else None,
         publish_at=(
@@ -199,7 +234,10 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
             else None
         ),
         draft=bool(metadata.get("draft", False)),
-        slug=_optional_text(metadata, "slug"),
+        slug=_slug_source(metadata),
+        aliases=_aliases(
+            metadata.get("aliases"), path=path, permalink=_optional_text(metadata, "permalink")
+        ),
         targets=_targets(metadata.get("targets"), path=path),
         cover_image=_optional_text(metadata, "cover_image"),
         metadata=metadata,

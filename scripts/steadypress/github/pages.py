@@ -126,6 +126,15 @@ class _Staged:
             self._fetch(path)
         return self.at.texts.get(path)
 
+    def exists(self, path: str) -> bool:
+        if path in self.changes:
+            return True
+        if path in self.deletions:
+            return False
+        if path not in self._ids_known:
+            self._fetch(path)
+        return path in self.at.oids
+
     def put(self, path: str, data: bytes) -> None:
         self.deletions.discard(path)
         if path not in self._ids_known:

@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from html import unescape
+from html import escape, unescape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlparse
@@ -63,6 +63,10 @@ SITEMAP = "sitemap.xml"
 STYLESHEET = "style.css"
 # GitHub Pages runs Jekyll unless told not to; the site is already built.
 NO_JEKYLL = ".nojekyll"
+CNAME = "CNAME"
+# In every page steadypress writes: how a file already on the site is told from one it did not
+# write (an old blog's page, which it never overwrites or deletes).
+GENERATOR = b'<meta name="generator" content="steadypress">'
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
 GENERATED_FOLDERS = frozenset({"tags", "assets"})
@@ -82,6 +86,7 @@ class SiteSettings:
     base_url: str = ""
     theme: str = ""  # a folder of the repository whose templates and stylesheet win
     language: str = "en"
+    cname: str = ""  # a custom domain: written to CNAME, which GitHub Pages reads
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
@@ -144,6 +149,10 @@ def _theme_file(content: ContentSource, path: str) -> bytes | None:
 
 class SiteWriter(Protocol):
     def read(self, path: str) -> bytes | None: ...
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` holds a file, known without reading it where possible."""
+        ...
 
     def put(self, path: str, data: bytes) -> None:
         """Make `path` hold `data`; nothing is written when it already does."""
@@ -212,6 +221,9 @@ class _DirectoryWriter:
         except FileNotFoundError:
             return None
 
+    def exists(self, path: str) -> bool:
+        return self._inside(path).is_file()
+
     def put(self, path: str, data: bytes) -> None:
         if self.read(path) == data:
             return
@@ -250,6 +262,7 @@ class _Entry:
     cover: str | None  # the site path of a published cover image, or an absolute URL
     assets: tuple[str, ...]  # site paths of the images published with it
     sha256: str
+    aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
 
     def to_json(self) -> dict[str, Any]:
         # Every publication rewrites the manifest: what can be left out, is.
@@ -265,6 +278,7 @@ class _Entry:
             "cover": self.cover,
             "assets": list(self.assets),
             "sha256": self.sha256,
+            "aliases": list(self.aliases),
         }
         if self.summary == (self.description or ""):
             del fields["summary"]  # read back from the description
@@ -278,7 +292,8 @@ class _Entry:
         # The manifest lives on a branch anyone with push access can edit: a path in it decides
         # what a later publish deletes, so each must name a file of the site, no more.
         slug, assets = str(fields["slug"]), tuple(map(str, fields.get("assets", ())))
-        for path in (slug, *assets):
+        aliases = tuple(map(str, fields.get("aliases", ())))
+        for path in (slug, *assets, *aliases):
             if not _is_site_path(path):
                 raise ValueError(f"{path!r} is not a path inside the site")
         if not all(asset.startswith("assets/") for asset in assets):
@@ -297,6 +312,7 @@ class _Entry:
             cover=fields.get("cover"),
             assets=assets,
             sha256=fields["sha256"],
+            aliases=aliases,
         )
 
 
@@ -472,8 +488,29 @@ class SiteTarget:
             cover=cover,
             assets=tuple(sorted(assets)),
             sha256=hashlib.sha256(page).hexdigest(),
+            aliases=tuple(sorted(redirects := self._redirects(article, url))),
         )
-        return _Rendered(page=page, entry=entry, assets=assets)
+        return _Rendered(page=page, entry=entry, assets={**assets, **redirects})
+
+    def _redirects(self, article: Article, url: str) -> dict[str, bytes]:
+        """A page at each old URL of the article that sends readers (and search engines, by
+        the canonical link) to where it is now."""
+        pages = {}
+        for alias in article.aliases:
+            relative = alias.removeprefix(self._address.base_url).lstrip("/")
+            path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
+            if not relative or not _is_site_path(path) or path.split("/")[0] in GENERATED_FOLDERS:
+                raise PermanentError(f"alias {alias!r} is not a path this site can hold")
+            target = escape(url, quote=True)
+            pages[path] = (
+                f'<!doctype html>\n<html lang="{escape(self._settings.language, quote=True)}">'
+                f'<head><meta charset="utf-8">{GENERATOR.decode()}'
+                f'<meta http-equiv="refresh" content="0; url={target}">'
+                f'<link rel="canonical" href="{target}"><title>Moved</title></head>\n'
+                f'<body><p>This page has moved to <a href="{target}">{target}</a>.</p></body>'
+                "</html>\n"
+            ).encode()
+        return pages
 
     def _list(self, entries: Iterable[_Entry]) -> list[dict[str, Any]]:
         ordered = sorted(entries, key=lambda entry: (-entry.date.timestamp(), entry.slug))
@@ -531,6 +568,8 @@ class SiteTarget:
             self._stylesheet = self._theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
         files.put(NO_JEKYLL, b"")
+        if self._settings.cname:
+            files.put(CNAME, f"{self._settings.cname}\n".encode())
 
     # -- the Target protocol ------------------------------------------------------------------
 
@@ -572,24 +611,14 @@ class SiteTarget:
             replaced: list[_Entry] = []
             for index, article, rendered in batch:
                 entry = rendered.entry
-                owner = owners.get(entry.slug, article.path)
-                if owner != article.path:
-                    refused[index] = PermanentError(
-                        f"URL /{entry.slug}/ is already used by {owner}"
-                    )
-                    continue
                 old = manifest.get(article.path)
-                if old is not None and old.slug != entry.slug:
+                refusal = _refusal(files, owners, article.path, entry, old)
+                if refusal is None and old is not None and old.slug != entry.slug:
                     files.remove(_page_path(old.slug))
                     owners.pop(old.slug, None)
-                try:
-                    files.put(_page_path(entry.slug), rendered.page)
-                    for path, data in rendered.assets.items():
-                        files.put(path, data)
-                except OSError as error:  # this article's files only: the others go on
-                    refused[index] = PermanentError(
-                        f"{_page_path(entry.slug)} could not be written: {error.strerror}"
-                    )
+                refusal = refusal or _write_article(files, rendered)
+                if refusal is not None:
+                    refused[index] = refusal
                     continue
                 if old != entry:
                     changed = True
@@ -685,13 +714,57 @@ class SiteTarget:
 def _remove_orphans(
     files: SiteWriter, manifest: Mapping[str, _Entry], previous: _Entry | None
 ) -> None:
-    """Images the previous version used that no article uses any more."""
+    """Images and redirect pages the previous version had that no article has any more."""
     if previous is None:
         return
-    used = {asset for entry in manifest.values() for asset in entry.assets}
-    for asset in previous.assets:
-        if asset not in used:
-            files.remove(asset)
+    used = {path for entry in manifest.values() for path in (*entry.assets, *entry.aliases)}
+    for path in (*previous.assets, *previous.aliases):
+        if path not in used:
+            files.remove(path)
+
+
+def _refusal(
+    files: SiteWriter, owners: Mapping[str, str], path: str, entry: _Entry, old: _Entry | None
+) -> PermanentError | None:
+    """Why the article may not take its URL: another article has it, or a file is there that
+    steadypress did not write."""
+    owner = owners.get(entry.slug, path)
+    if owner != path:
+        return PermanentError(f"URL /{entry.slug}/ is already used by {owner}")
+    return _foreign_file(files, entry, old)
+
+
+def _write_article(files: SiteWriter, rendered: _Rendered) -> PermanentError | None:
+    """The article's own files; an error writing them fails this article only."""
+    page = _page_path(rendered.entry.slug)
+    try:
+        files.put(page, rendered.page)
+        for path, data in rendered.assets.items():
+            files.put(path, data)
+    except OSError as error:
+        return PermanentError(f"{page} could not be written: {error.strerror}")
+    return None
+
+
+def _foreign_file(files: SiteWriter, entry: _Entry, old: _Entry | None) -> PermanentError | None:
+    """Why the article may not be written: a file at its page that is not its own and that
+    steadypress did not write. (An alias may replace such a file: the author named that very
+    URL, which is how an old blog's page becomes a redirect to its new one.)"""
+    mine = set() if old is None else {_page_path(old.slug)}
+    for path in (_page_path(entry.slug),):
+        if path not in mine and _written_by_someone_else(files, path):
+            return PermanentError(
+                f"{path} is already on the site and steadypress did not write it (a page of "
+                "the old site?): steadypress never replaces such a file; remove it, or give the "
+                "article another `slug`"
+            )
+    return None
+
+
+def _written_by_someone_else(files: SiteWriter, path: str) -> bool:
+    """A file already at `path` that steadypress did not write (no generator mark in it); read
+    only when there is one, which on a site steadypress made alone there never is."""
+    return files.exists(path) and GENERATOR not in (files.read(path) or b"")
 
 
 # Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
