@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import secrets
@@ -18,6 +19,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 from steadypress import __version__
 from steadypress.backends import (
@@ -29,9 +31,18 @@ from steadypress.backends import (
 from steadypress.check import check_articles, job_summary, problem_annotations
 from steadypress.clock import Clock, SystemClock
 from steadypress.codec import ledger_document
+from steadypress.commandline import build_parser
 from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
 from steadypress.credentials import RedactingStream, Redactor, Secrets
-from steadypress.errors import ArticleError, ConfigError, GitFailed, GitHubError, StateError
+from steadypress.errors import (
+    ArticleError,
+    ConfigError,
+    GitFailed,
+    GitHubError,
+    StateError,
+    SteadypressError,
+    UsageError,
+)
 from steadypress.executor import drain
 from steadypress.github.schedule import keep_schedule_alive
 from steadypress.gitio import Git
@@ -72,109 +83,6 @@ def _holder(environ: Mapping[str, str]) -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config",
-        type=Path,
-        help="configuration file (default: steadypress.yml as committed at HEAD)",
-    )
-    common.add_argument(
-        "--backend",
-        choices=["local", "github"],
-        help="where state and targets live: local (the state branch of --repo, local output) or "
-        "github (the repository on GitHub); default: github inside GitHub Actions, else local",
-    )
-    common.add_argument("--repo", type=Path, default=Path(), help="the git repository (default: .)")
-
-    parser = argparse.ArgumentParser(prog="steadypress", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"steadypress {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands.add_parser(
-        "run",
-        parents=[common],
-        help="enqueue every unpublished article, then publish (the default job)",
-    )
-    enqueue = commands.add_parser("enqueue", parents=[common], help="record articles as pending")
-    enqueue.add_argument(
-        "--push",
-        nargs=2,
-        metavar=("BEFORE", "AFTER"),
-        help="the articles changed between two commits of a push",
-    )
-    enqueue.add_argument("paths", nargs="*", metavar="PATH", help="articles at HEAD")
-    drain_cmd = commands.add_parser(
-        "drain", parents=[common], help="claim and publish what is claimable now"
-    )
-    drain_cmd.add_argument(
-        "--push",
-        nargs=2,
-        metavar=("BEFORE", "AFTER"),
-        help="first enqueue the articles a push changed, in the same write as the first claim",
-    )
-    commands.add_parser(
-        "sweep",
-        parents=[common],
-        help="reconcile, publish stale or due items, re-open missing alerts",
-    )
-    retry_cmd = commands.add_parser(
-        "retry", parents=[common], help="retry dead or waiting items now"
-    )
-    chosen = retry_cmd.add_mutually_exclusive_group(required=True)
-    chosen.add_argument("paths", nargs="*", default=[], metavar="PATH")
-    chosen.add_argument("--all-dead", action="store_true", help="every dead item")
-    chosen.add_argument("--issue", type=int, metavar="N", help="the item named by dead letter N")
-    status = commands.add_parser(
-        "status", parents=[common], help="what is pending, published, dead"
-    )
-    status.add_argument("--json", action="store_true", help="the whole ledger as JSON")
-    keep = commands.add_parser(
-        "keep-schedule",
-        parents=[common],
-        help="re-enable the sweep workflow if GitHub disabled it for inactivity (GitHub backend)",
-    )
-    keep.add_argument(
-        "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
-    )
-    check = commands.add_parser(
-        "check",
-        parents=[common],
-        help="check articles as publishing would, writing nothing (exit 1 on a problem)",
-        description="Check articles exactly as publishing would (front matter, dates, URLs, "
-        "images, targets, the render) and report each problem with its file and line. "
-        "Writes nothing and needs no token. Exit 0: all is well; 1: problems; 2: bad usage.",
-    )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="articles (default: all)")
-    check.add_argument("--base", metavar="REV", help="only the articles changed since REV")
-    check.add_argument(
-        "--worktree", action="store_true", help="the working tree, uncommitted files included"
-    )
-    init = commands.add_parser(
-        "init",
-        help="write steadypress's workflows and steadypress.yml into an existing repository",
-        description="Write the publish, sweep and retry workflows (using the steadypress action, "
-        "pinned) and a commented steadypress.yml into the repository; nothing else changes.",
-    )
-    init.add_argument("--repo", type=Path, default=Path(), help="the git repository (default: .)")
-    init.add_argument(
-        "--content", default="content", help="the articles' folder (default: content)"
-    )
-    init.add_argument(
-        "--branch", help="the branch whose pushes publish (default: the repository's default)"
-    )
-    init.add_argument(
-        "--action",
-        required=True,
-        metavar="OWNER/REPO@COMMIT",
-        help="the steadypress action to use, pinned to a full commit id (./ for this repository)",
-    )
-    init.add_argument("--force", action="store_true", help="overwrite files that exist")
-    live_cmd = commands.add_parser("live", parents=[common], help="poll and publish until stopped")
-    live_cmd.add_argument("--interval", type=float, default=30.0, metavar="SECONDS")
-    live_cmd.add_argument("--ticks", type=int, metavar="N", help="stop after N polls")
-    return parser
-
-
 @dataclass(frozen=True)
 class _Shell:
     """What the command line hands down: the clock, the environment, the redactor."""
@@ -207,10 +115,17 @@ def _committed_config(repo: Path) -> Config:
     return config
 
 
+def _repository(folder: Path) -> Path:
+    """The root of the repository `folder` is in: any subfolder works exactly like the root
+    (the site and the dead letters go where they always go, never into the subfolder)."""
+    try:
+        return Path(Git(folder.resolve()).text("rev-parse", "--show-toplevel"))
+    except (GitFailed, FileNotFoundError, NotADirectoryError):
+        raise UsageError("--repo", f"{folder.resolve()} is not in a git repository") from None
+
+
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
-    repo = args.repo.resolve()
-    if not Git(repo).is_repository():
-        raise ConfigError("--repo", f"{repo} is not a git repository")
+    repo = _repository(args.repo)
     config = load_config(args.config) if args.config else _committed_config(repo)
     build = (
         github_pipeline
@@ -230,9 +145,9 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
 
 def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
     if args.push and args.paths:
-        raise ConfigError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
+        raise UsageError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
     if not args.push and not args.paths:
-        raise ConfigError("enqueue", "give --push BEFORE AFTER or one or more article paths")
+        raise UsageError("enqueue", "give --push BEFORE AFTER or one or more article paths")
     prepare = (
         push_prepare(pipeline, *args.push) if args.push else paths_prepare(pipeline, args.paths)
     )
@@ -251,11 +166,10 @@ def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None
     elif args.issue is not None:
         key = pipeline.alerts.key_of(args.issue)
         if key is None:
-            raise ConfigError("--issue", f"no dead letter #{args.issue} names an item")
+            raise UsageError("--issue", f"no dead letter #{args.issue} names an item")
         keys = [key]
     else:
-        paths = [article_path(raw, pipeline.config) for raw in args.paths]
-        keys = [item_key(target, path) for path in paths for target in pipeline.targets]
+        keys = _retry_keys(pipeline, ledger, args.paths)
     retried = pipeline.transact(
         lambda current: retry(current, keys, now=pipeline.clock.now()),
         message=f"steadypress: retry ({pipeline.holder})",
@@ -265,7 +179,35 @@ def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None
         pipeline.alerts.acknowledge_retry(args.issue)
     if not retried:
         pipeline.log("nothing to retry: no dead or pending item matches")
+    now = pipeline.clock.now()
+    for key in retried:
+        item = pipeline.store.last_known()
+        waiting = item.ledger.pending.get(key) if item is not None else None
+        if waiting is not None and waiting.not_before is not None and waiting.not_before > now:
+            pipeline.log(f"{key} is scheduled: it publishes at {format_time(waiting.not_before)}")
     drain(pipeline, report)
+
+
+def _retry_keys(pipeline: Pipeline, ledger: Ledger, raw_paths: list[str]) -> list[str]:
+    """The items of the articles named; a path with none, or a fix that is not committed yet,
+    is said before anything changes."""
+    paths = [article_path(raw, pipeline.config) for raw in raw_paths]
+    keys = []
+    for path in paths:
+        found = [item_key(target, path) for target in pipeline.targets]
+        found = [key for key in found if key in ledger.pending or key in ledger.dead]
+        if not found:
+            raise UsageError(path, "nothing to retry: no pending or dead item for this article")
+        keys += found
+    uncommitted = pipeline.content.uncommitted(CONFIG_FILE)
+    if uncommitted:
+        shown = ", ".join(uncommitted[:3]) + (" ..." if len(uncommitted) > 3 else "")
+        raise UsageError(
+            "retry",
+            f"changes that are not committed ({shown}): a retry publishes what is committed, "
+            "so commit the fix first; nothing was changed",
+        )
+    return keys
 
 
 def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
@@ -331,10 +273,8 @@ def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
 
 
 def _init(args: argparse.Namespace) -> None:
-    repo = args.repo.resolve()
+    repo = _repository(args.repo)
     git = Git(repo)
-    if not git.is_repository():
-        raise ConfigError("--repo", f"{repo} is not a git repository")
     action = check_action(args.action)
     setup = Setup(
         content=check_content(args.content),
@@ -349,10 +289,8 @@ def _init(args: argparse.Namespace) -> None:
 
 
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
-    repo = args.repo.resolve()
+    repo = _repository(args.repo)
     git = Git(repo)
-    if not git.is_repository():
-        raise ConfigError("--repo", f"{repo} is not a git repository")
     config = load_config(args.config) if args.config else _committed_config(repo)
     pipeline = local_pipeline(
         repo, config, holder=_holder(shell.environ), clock=shell.clock, environ=shell.environ,
@@ -366,7 +304,7 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
         chosen = [article_path(raw, config) for raw in args.paths]
         missing = [path for path in chosen if path not in at_commit]
         if missing:
-            raise ConfigError(missing[0], "not an article here (is it committed? --worktree)")
+            raise UsageError(missing[0], "not an article here (is it committed? --worktree)")
     elif args.base:
         changes = content.changed_articles(args.base, commit)
         chosen = at_commit if changes is None else changes.changed
@@ -433,7 +371,11 @@ def main(
 ) -> int:
     """The console script. `clock` and `environ` come from outside (the real ones by default),
     so tests drive time and the environment instead of waiting on them."""
-    args = _parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # plain `steadypress`: what it is and what it can do
+        parser.print_help()
+        return EXIT_USAGE
     environ = os.environ if environ is None else environ
     in_actions = environ.get("GITHUB_ACTIONS") == "true"
     shell = _Shell(
@@ -449,31 +391,44 @@ def main(
     if shell.commands_token:  # GitHub's "Stopping and starting workflow commands"
         print(f"::stop-commands::{shell.commands_token}")
     try:
-        return _run(args, shell)
-    finally:
+        code = _run(args, shell)
         sys.stdout.flush()
-        sys.stderr.flush()
+    except BrokenPipeError:  # `steadypress status | head`: the reader left; end quietly
+        code = _quiet_after_broken_pipe(out)
+    finally:
         sys.stdout, sys.stderr = out, err
+    return code
+
+
+def _quiet_after_broken_pipe(stream: TextIO) -> int:
+    """Point the closed stream at /dev/null, so the interpreter's own flush at exit finds
+    nothing to complain about (Python's documented recipe for SIGPIPE)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    return EXIT_OK
 
 
 def _run(args: argparse.Namespace, shell: _Shell) -> int:
     try:
         return _execute(args, shell)
-    except ConfigError as error:
-        print(f"steadypress: configuration error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except ArticleError as error:
-        print(f"steadypress: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except StateError as error:
-        print(f"steadypress: state error, {_what_changed(shell)}: {error}", file=sys.stderr)
-        return EXIT_STATE
-    except GitHubError as error:
-        print(f"steadypress: GitHub refused, {_what_changed(shell)}: {error}", file=sys.stderr)
-        return EXIT_STATE
-    except GitFailed as error:
-        print(f"steadypress: git failed, {_what_changed(shell)}: {error}", file=sys.stderr)
-        return EXIT_STATE
+    except (ConfigError, ArticleError, StateError, GitHubError, GitFailed) as error:
+        message, code = _explained(error, shell)
+        print(f"steadypress: {message}", file=sys.stderr)
+        return code
+
+
+def _explained(error: SteadypressError, shell: _Shell) -> tuple[str, int]:
+    """What a command that stopped says, and its exit code (DESIGN.md's contract)."""
+    if isinstance(error, UsageError | ArticleError):
+        return str(error), EXIT_USAGE
+    if isinstance(error, ConfigError):
+        return f"configuration error: {error}", EXIT_USAGE
+    if isinstance(error, GitHubError):
+        return f"GitHub refused, {_what_changed(shell)}: {error}", EXIT_STATE
+    if isinstance(error, GitFailed):
+        return f"git failed, {_what_changed(shell)}: {error}", EXIT_STATE
+    return f"state error, {_what_changed(shell)}: {error}", EXIT_STATE
 
 
 def _what_changed(shell: _Shell) -> str:

@@ -319,18 +319,23 @@ class ContentSource:
                 changes.changed[path] = new_oid
         return changes
 
-    def read(self, path: str, blob: str, *, commit: str) -> Article:
-        """Parse one article version as of `commit`. Its history gives what the front matter
-        may leave out: `updated` is when the file last changed, and an article with no `date`
-        is dated by the commit that added it. Both are the same whichever later commit the
-        version is read at, so the same version renders the same bytes."""
+    def read(self, path: str, blob: str, *, commit: str, newest: str | None = None) -> Article:
+        """Parse one article version as of `commit`, or as of `newest` when the article still
+        is that version there: what it depends on (images, via `Article.commit`) is then read
+        where a fix committed since the version was seen is found. Its history gives what the
+        front matter may leave out: `updated` is when the file last changed, and an article
+        with no `date` is dated by the commit that added it."""
         if not self.is_article(path) or ".." in PurePosixPath(path).parts:
             # Only a tampered ledger names such a path; the item is dead-lettered, not run.
             raise ArticleError(path, f"not an article path under {self._content_dir}/")
         for name, oid in (("blob", blob), ("commit", commit)):
             if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
                 raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
-        at_commit = self._git.read_file(commit, path)
+        at_commit = self._git.read_file(newest, path) if newest else None
+        if at_commit is not None and at_commit[1] == blob:
+            commit = newest or commit  # the same version, read where everything is newest
+        else:
+            at_commit = self._git.read_file(commit, path)
         if at_commit is not None and at_commit[1] == blob:
             if at_commit[0] == SYMLINK_MODE:
                 raise ArticleError(
@@ -346,6 +351,16 @@ class ContentSource:
         updated = self._last_commit_time(commit, path) or self._commit_time(commit)
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
+
+    def uncommitted(self, *also: str) -> list[str]:
+        """Files under the content folder (and the paths `also` names) whose changes are not
+        committed, new files included: a fix there is not what a run publishes."""
+        listing = self._git.run(
+            "status", "--porcelain", "-z", "--untracked-files=all", "--",
+            f"{self._content_dir}/", *also,
+        )  # fmt: skip
+        entries = [entry for entry in listing.decode("utf-8", "replace").split("\0") if entry]
+        return [entry[3:] for entry in entries if len(entry) > 3 and entry[2] == " "]
 
     def text_of(self, blob: str) -> str | None:
         """An article version's text as it is stored (for showing where a problem is)."""

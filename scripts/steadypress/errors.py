@@ -26,6 +26,7 @@ __all__ = [
     "StateError",
     "SteadypressError",
     "TransientError",
+    "UsageError",
 ]
 
 
@@ -40,6 +41,11 @@ class ConfigError(SteadypressError):
         super().__init__(f"{source}: {message}")
         self.source = source
         self.message = message
+
+
+class UsageError(ConfigError):
+    """The command line asks for something that cannot be done (exit code 2): a path that is no
+    article, a commit that does not exist. Not a configuration problem, and not called one."""
 
 
 class StateError(SteadypressError):

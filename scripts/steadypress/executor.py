@@ -162,6 +162,7 @@ class _Batch:
         self.renewed_at = leased_at
         self.newer_pending = False
         self.every = min(timedelta(seconds=CHECKPOINT_SECONDS), pipeline.lease_ttl / 3)
+        self.head: str | None = None  # the content head, read once for the batch
 
     def work(self) -> None:
         together = self._publish_together()
@@ -234,7 +235,13 @@ class _Batch:
         return self._completion(item, receipt)
 
     def _read(self, item: PendingItem) -> Article:
-        article = self.pipeline.content.read(item.path, item.blob, commit=item.commit)
+        # A retried or swept item is read at the content's head when it is still the version
+        # there, so a fix committed since (an image, say) is what it is published with.
+        if self.head is None:
+            self.head = self.pipeline.content.head()
+        article = self.pipeline.content.read(
+            item.path, item.blob, commit=item.commit, newest=self.head
+        )
         unknown = sorted(set(article.targets or ()) - set(self.pipeline.targets))
         if unknown:
             raise ArticleError(

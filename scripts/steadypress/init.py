@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from steadypress import __version__
-from steadypress.errors import ConfigError, GitFailed
+from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
 
 __all__ = [
@@ -84,13 +84,13 @@ def default_branch(git: Git) -> str:
 def check_content(content: str) -> str:
     path = PurePosixPath(content.strip("/"))
     if not str(path) or path.is_absolute() or ".." in path.parts or str(path) == ".":
-        raise ConfigError("--content", f"{content!r} must be a folder inside the repository")
+        raise UsageError("--content", f"{content!r} must be a folder inside the repository")
     return str(path)
 
 
 def check_action(action: str) -> str:
     if action != "./" and not _ACTION.match(action):
-        raise ConfigError(
+        raise UsageError(
             "--action",
             f"{action!r}: name the action as OWNER/REPO@<40-hex commit> (pinned: a tag can move)",
         )
@@ -107,7 +107,7 @@ def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
     existing = [path for path in files if path.exists()]
     if existing and not force:
         names = ", ".join(str(path.relative_to(repo)) for path in existing)
-        raise ConfigError("init", f"would overwrite {names}; nothing was written (--force to)")
+        raise UsageError("init", f"would overwrite {names}; nothing was written (--force to)")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

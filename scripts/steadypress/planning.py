@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 
 from steadypress.config import Config
-from steadypress.errors import ConfigError
+from steadypress.errors import UsageError
 from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
 from steadypress.pipeline import Pipeline
 
@@ -137,7 +137,7 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     """The change enqueuing what a push changed: its diff, or everything when it has none."""
     after = pipeline.content.resolve(after_name)
     if after is None:
-        raise ConfigError("--push", f"{after_name!r} is not a commit of the checkout")
+        raise UsageError("--push", f"{after_name!r} is not a commit of the checkout")
     changes = pipeline.content.changed_articles(before, after)
     if changes is None:
         return enqueue_prepare(pipeline, pipeline.content.list_articles(after), after)
@@ -170,7 +170,7 @@ def article_path(path: str, config: Config) -> str:
         or posix.suffix != ".md"
         or not str(posix).startswith(f"{config.content_dir}/")
     ):
-        raise ConfigError(
+        raise UsageError(
             path, f"not an article path: must be a .md file under {config.content_dir}/"
         )
     return str(posix)
@@ -184,6 +184,6 @@ def paths_prepare(pipeline: Pipeline, paths: list[str]) -> Prepare | None:
     for raw in paths:
         path = article_path(raw, pipeline.config)
         if path not in at_head:
-            raise ConfigError(path, "not an article at HEAD (is it committed?)")
+            raise UsageError(path, "not an article at HEAD (is it committed?)")
         articles[path] = at_head[path]
     return enqueue_prepare(pipeline, articles, commit)

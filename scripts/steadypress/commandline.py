@@ -1,0 +1,202 @@
+"""The command line's words: every command with its description, an example and the exit
+codes, so `steadypress COMMAND --help` explains itself."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from steadypress import __version__
+
+__all__ = ["EXIT_CODES", "build_parser"]
+
+EXIT_CODES = """exit codes:
+  0  done (dead letters are reported, not failures)
+  1  an item failed this run and stays pending for a later one (check: problems found)
+  2  usage or configuration error; nothing was done
+  3  the state could not be read or written (the message says what this run had committed)"""
+
+_SUMMARY = "Publish the markdown articles pushed to content/: at once, every time, nothing lost."
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    *,
+    summary: str,
+    description: str,
+    example: str,
+    parents: list[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return commands.add_parser(
+        name,
+        parents=parents,
+        help=summary,
+        description=description,
+        epilog=f"example:\n  {example}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        type=Path,
+        help="configuration file (default: steadypress.yml as committed at HEAD)",
+    )
+    common.add_argument(
+        "--backend",
+        choices=["local", "github"],
+        help="where state and targets live: local (the state branch of --repo, local output) or "
+        "github (the repository on GitHub); default: github inside GitHub Actions, else local",
+    )
+    repo = argparse.ArgumentParser(add_help=False)
+    repo.add_argument(
+        "--repo",
+        type=Path,
+        default=Path(),
+        help="any folder of the git repository; its root is used (default: .)",
+    )
+    both = [common, repo]
+
+    parser = argparse.ArgumentParser(
+        prog="steadypress",
+        description=_SUMMARY,
+        epilog=f"`steadypress COMMAND --help` explains each command.\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"steadypress {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _command(
+        commands,
+        "run",
+        parents=both,
+        summary="enqueue every unpublished article, then publish (the default job)",
+        description="Reconcile the articles at HEAD with the ledger, then publish every "
+        "article that is not published at its newest version.",
+        example="steadypress run",
+    )
+    enqueue = _command(
+        commands,
+        "enqueue",
+        parents=both,
+        summary="record articles as pending, publishing nothing",
+        description="Record articles as pending work without publishing them.",
+        example="steadypress enqueue content/hello.md",
+    )
+    enqueue.add_argument(
+        "--push",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="the articles changed between two commits of a push",
+    )
+    enqueue.add_argument("paths", nargs="*", metavar="PATH", help="articles at HEAD")
+    drain = _command(
+        commands,
+        "drain",
+        parents=both,
+        summary="claim and publish what is claimable now",
+        description="Claim and publish pending items that are due and unleased.",
+        example='steadypress drain --push "$BEFORE" "$AFTER"',
+    )
+    drain.add_argument(
+        "--push",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="first enqueue the articles a push changed, in the same write as the first claim",
+    )
+    _command(
+        commands,
+        "sweep",
+        parents=both,
+        summary="reconcile, publish stale or due items, re-open missing alerts",
+        description="The insurance run: reconcile content against the ledger, take stale "
+        "and due work whoever last held it, re-open dead letters that could not be opened.",
+        example="steadypress sweep",
+    )
+    retry = _command(
+        commands,
+        "retry",
+        parents=both,
+        summary="retry dead or waiting items now",
+        description="Give dead or waiting items a fresh start and publish them, "
+        "from what is committed now.",
+        example="steadypress retry content/hello.md",
+    )
+    chosen = retry.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("paths", nargs="*", default=[], metavar="PATH")
+    chosen.add_argument("--all-dead", action="store_true", help="every dead item")
+    chosen.add_argument("--issue", type=int, metavar="N", help="the item named by dead letter N")
+    status = _command(
+        commands,
+        "status",
+        parents=both,
+        summary="what is pending, published, dead",
+        description="Show the ledger: what is pending and why, what is dead and "
+        "how to retry it, how much is published.",
+        example="steadypress status --json",
+    )
+    status.add_argument("--json", action="store_true", help="the whole ledger as JSON")
+    keep = _command(
+        commands,
+        "keep-schedule",
+        parents=both,
+        summary="re-enable the sweep if GitHub disabled it for inactivity",
+        description="Re-enable the sweep workflow when GitHub disabled it for "
+        "inactivity, never when a maintainer did (GitHub backend).",
+        example="steadypress keep-schedule --workflow sweep.yml",
+    )
+    keep.add_argument(
+        "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
+    )
+    check = _command(
+        commands,
+        "check",
+        parents=both,
+        summary="check articles as publishing would, writing nothing",
+        description="Check articles exactly as publishing would (front matter, "
+        "dates, URLs, images, targets, the render) and report each problem with "
+        "its file and line. Writes nothing and needs no token.",
+        example="steadypress check --worktree content/draft.md",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="articles (default: all)")
+    check.add_argument("--base", metavar="REV", help="only the articles changed since REV")
+    check.add_argument(
+        "--worktree", action="store_true", help="the working tree, uncommitted files included"
+    )
+    init = _command(
+        commands,
+        "init",
+        parents=[repo],
+        summary="write steadypress's workflows and steadypress.yml into a repository",
+        description="Write the publish, sweep, retry and check workflows (using the "
+        "steadypress action, pinned) and a commented steadypress.yml; nothing else "
+        "changes.",
+        example="steadypress init --content posts --action OWNER/steadypress@<sha>",
+    )
+    init.add_argument(
+        "--content", default="content", help="the articles' folder (default: content)"
+    )
+    init.add_argument(
+        "--branch", help="the branch whose pushes publish (default: the repository's)"
+    )
+    init.add_argument(
+        "--action",
+        required=True,
+        metavar="OWNER/REPO@COMMIT",
+        help="the steadypress action, pinned to a full commit id (./ for this repository's own)",
+    )
+    init.add_argument("--force", action="store_true", help="overwrite files that exist")
+    live = _command(
+        commands,
+        "live",
+        parents=both,
+        summary="poll and publish until stopped (an optional accelerator)",
+        description="Poll the content branch and publish as soon as work appears; "
+        "nothing depends on it.",
+        example="steadypress live --interval 30",
+    )
+    live.add_argument("--interval", type=float, default=30.0, metavar="SECONDS")
+    live.add_argument("--ticks", type=int, metavar="N", help="stop after N polls")
+    return parser
