@@ -15,8 +15,9 @@ SCHEMAS := .cache/octokit
 run: $(VENV)/.runtime
 	$(BIN)/steadypress run
 
+# Two workers: the suite waits on git, subprocesses and loopback servers as much as on the CPU.
 test: $(VENV)/.test lint schemas
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
 schemas: $(SCHEMAS)/schema.graphql $(SCHEMAS)/api.github.com.json
 
