@@ -37,21 +37,12 @@ def dumps_records(
     if list(fields) != sorted(fields):
         raise ValueError("fields must be given in sorted order")
     template = (
-        "    {}: {{\n"
+        "{{\n"
         + ",\n".join(f"      {encode_basestring_ascii(name)}: {{}}" for name in fields)
         + "\n    }}"
     )
-    records = ",\n".join(
-        template.format(encode_basestring_ascii(key), *map(_scalar, rows[key]))
-        for key in sorted(rows)
-    )
-    body = f"{{\n{records}\n  }}" if rows else "{}"
-    parts = [
-        f"  {encode_basestring_ascii(name)}: "
-        + (body if name == section else _render(document[name], "  "))
-        for name in sorted({*document, section})
-    ]
-    return "{\n" + ",\n".join(parts) + "\n}"
+    rendered = {key: template.format(*map(_scalar, row)) for key, row in rows.items()}
+    return dumps_rendered(document, section, rendered)
 
 
 def dumps_rendered(document: Mapping[str, Any], section: str, rows: Mapping[str, str]) -> str:

@@ -275,21 +275,21 @@ class WorkflowRunner:
         sha: str,
     ) -> JobResult:
         result = JobResult(name=job.get("name", job_id), outcome="success")
-        state = _JobState(timeout=float(job.get("timeout-minutes", 360)) * 60)
+        env = dict(base_env)
+        state = _JobState(
+            env=env, workspace=workspace, sha=sha,
+            timeout=float(job.get("timeout-minutes", 360)) * 60,
+        )  # fmt: skip
 
         if "if" in job and not condition(job["if"], contexts, state.status):
             result.outcome = "skipped"
             return result
-        env = dict(base_env)
         for level in (document.get("env") or {}, job.get("env") or {}):
             env.update({k: substitute(str(v), contexts, state.status) for k, v in level.items()})
         contexts = {**contexts, "env": {**env}, "steps": {}}
         for number, step in enumerate(job.get("steps", []), start=1):
             name = step.get("name", f"step {number}")
-            outcome, output = self._run_step(
-                step, contexts=contexts, job_env=env, step_env={}, workspace=workspace,
-                sha=sha, state=state,
-            )  # fmt: skip
+            outcome, output = self._run_step(step, contexts=contexts, step_env={}, state=state)
             result.steps.append(StepResult(name, outcome, output))
         for key, path in state.cache_saves if not state.failed else ():
             self._save_cache(key, path)
@@ -301,10 +301,7 @@ class WorkflowRunner:
         step: dict[str, Any],
         *,
         contexts: dict[str, Any],
-        job_env: dict[str, str],
         step_env: dict[str, str],
-        workspace: Path,
-        sha: str,
         state: _JobState,
     ) -> tuple[str, str]:
         """One step of a job or of a composite action: its `if:`, its `env:`, then the step;
@@ -312,18 +309,15 @@ class WorkflowRunner:
         if not condition(step.get("if", "success()"), contexts, state.status):
             return "skipped", ""
         env = {
-            **job_env,
+            **state.env,
             **step_env,
             **{
                 k: substitute(str(v), contexts, state.status)
                 for k, v in (step.get("env") or {}).items()
             },
         }
-        ok, output, outputs = self._step(
-            step, env=env, job_env=job_env, contexts=contexts, workspace=workspace, sha=sha,
-            state=state,
-        )  # fmt: skip
-        contexts["env"] = {**contexts["env"], **_exported(job_env)}
+        ok, output, outputs = self._step(step, env=env, contexts=contexts, state=state)
+        contexts["env"] = {**contexts["env"], **_exported(state.env)}
         outcome = "success" if ok else "failure"
         if "id" in step:
             contexts["steps"][step["id"]] = {"outputs": outputs, "outcome": outcome}
@@ -335,10 +329,7 @@ class WorkflowRunner:
         step: dict[str, Any],
         *,
         env: dict[str, str],
-        job_env: dict[str, str],
         contexts: dict[str, Any],
-        workspace: Path,
-        sha: str,
         state: _JobState,
     ) -> tuple[bool, str, dict[str, str]]:
         if "uses" in step:
@@ -349,14 +340,13 @@ class WorkflowRunner:
             }
             if uses.startswith("./"):
                 return self._composite(
-                    workspace / uses, options, env=env, job_env=job_env, contexts=contexts,
-                    workspace=workspace, sha=sha, state=state,
-                )  # fmt: skip
+                    state.workspace / uses, options, env=env, contexts=contexts, state=state
+                )
             action = uses.split("@", 1)[0]
             if action == "actions/checkout":
-                return (*self._checkout(options, workspace, sha), {})
+                return (*self._checkout(options, state.workspace, state.sha), {})
             if action == "actions/setup-python":
-                return (*self._setup_python(job_env), {})
+                return (*self._setup_python(state.env), {})
             if action == "actions/cache":
                 return self._restore_cache(options, state)
             raise HarnessError(f"no stand-in for {step['uses']}")
@@ -370,7 +360,7 @@ class WorkflowRunner:
         outputs_file.write_text("")
         completed = subprocess.run(
             ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-            cwd=workspace,
+            cwd=state.workspace,
             env={**env, "GITHUB_OUTPUT": str(outputs_file)},
             capture_output=True,
             text=True,
@@ -388,10 +378,7 @@ class WorkflowRunner:
         given: dict[str, str],
         *,
         env: dict[str, str],
-        job_env: dict[str, str],
         contexts: dict[str, Any],
-        workspace: Path,
-        sha: str,
         state: _JobState,
     ) -> tuple[bool, str, dict[str, str]]:
         """A composite action (docs.github.com/actions/sharing-automations/creating-actions/
@@ -413,17 +400,14 @@ class WorkflowRunner:
             for name, spec in declared.items()
         }
         inner = {**outer, "inputs": inputs, "steps": {}}
-        caller_env = {k: v for k, v in env.items() if job_env.get(k) != v}
+        caller_env = {k: v for k, v in env.items() if state.env.get(k) != v}
         caller_env["GITHUB_ACTION_PATH"] = str(folder)
         failed_before, state.failed = state.failed, False
         logs = []
         for step in action["runs"]["steps"]:
             if "run" in step and "shell" not in step:
                 raise HarnessError("a composite action's run steps must name their shell")
-            outcome, output = self._run_step(
-                step, contexts=inner, job_env=job_env, step_env=caller_env,
-                workspace=workspace, sha=sha, state=state,
-            )  # fmt: skip
+            outcome, output = self._run_step(step, contexts=inner, step_env=caller_env, state=state)
             logs.append(f"[{step.get('name', 'step')}: {outcome}]\n{output}")
         ok = not state.failed
         state.failed = failed_before
@@ -486,6 +470,11 @@ class WorkflowRunner:
 
 @dataclass
 class _JobState:
+    """One job as it runs: what every step of it (and of its composite actions) shares."""
+
+    env: dict[str, str]  # the job's environment, with what steps exported to later ones
+    workspace: Path
+    sha: str
     timeout: float
     failed: bool = False
     cache_saves: list[tuple[str, Path]] = field(default_factory=list)
