@@ -24,7 +24,7 @@ VALIDATORS = {
     name: Draft202012Validator(
         json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text()), registry=_REGISTRY
     )
-    for name in ("pending", "published", "dead")
+    for name in ("pending", "published", "dead", "status")
 }
 
 

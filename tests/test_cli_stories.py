@@ -13,6 +13,7 @@ from steadypress.executor import CLAIM_BATCH
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
+from steadypress.timefmt import format_time
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 
@@ -192,7 +193,7 @@ def test_a_future_dated_article_is_published_only_once_due(repo: Repo) -> None:
     repo.commit(**{"content/later.md": article("Later", publish_at=f"'{due.isoformat()}'")})
     assert "0 published" in run_cli(repo, "run", clock=clock).out
     assert repo.ledger().pending["site:content/later.md"].not_before == due
-    assert "scheduled for" in run_cli(repo, "status", clock=clock).out
+    assert f"publishes at {format_time(due)}" in run_cli(repo, "status", clock=clock).out
     clock.advance(3 * 3600 - 1)
     assert "0 published" in run_cli(repo, "run", clock=clock).out, "a second early is early"
     clock.advance(1)
@@ -266,9 +267,10 @@ def test_status_shows_the_ledger_and_json_for_scripts(repo: Repo) -> None:
     repo.commit(**{"content/a.md": article("A"), "content/bad.md": "x"})
     run_cli(repo, "run")
     text = run_cli(repo, "status").out
-    assert "published: 1" in text and "dead: 1" in text and "site:content/bad.md (#1)" in text
+    assert "published: 1" in text and "dead: 1" in text and "site:content/bad.md: " in text
+    assert "dead-letters/0001.md" in text
     document = json.loads(run_cli(repo, "status", "--json").out)
-    assert set(document) == {"state_version", "pending", "published", "dead"}
+    assert set(document) == {"format", "state_version", "pending", "published", "dead"}
     assert document["state_version"] == repo.state_head()
     assert document["published"]["site:content/a.md"]["url"] == "http://localhost:8000/a/"
 
@@ -280,7 +282,7 @@ def test_status_says_when_a_dead_version_left_an_older_one_on_the_target(repo: R
     repo.commit(**{"content/a.md": "---\ntitle: [unclosed\n---\n"})
     run_cli(repo, "run")
     text = run_cli(repo, "status").out
-    assert "site:content/a.md (#1)" in text
+    assert "  site:content/a.md: " in text and "dead-letters/0001.md" in text
     assert "the target still shows an older version (http://localhost:8000/a/)" in text
 
 

@@ -35,6 +35,12 @@ class CountingChannel:
     def acknowledge_retry(self, alert: int) -> None:
         raise AssertionError("not expected")
 
+    def where(self, alert: int) -> str:
+        return f"alert {alert}"
+
+    def retry_hint(self, item: DeadItem) -> str:
+        return "retry it"
+
     def key_of(self, alert: int) -> str | None:
         return None
 

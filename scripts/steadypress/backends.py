@@ -127,7 +127,12 @@ def github_pipeline(
         store=GitHubStore(client, repository=repository, branch=config.state_branch),
         content=ContentSource(Git(repo), config.content_dir),
         targets=build_targets(config.targets, context),
-        alerts=GitHubIssues(client, repository=repository, run_url=run_url),
+        alerts=GitHubIssues(
+            client,
+            repository=repository,
+            run_url=run_url,
+            server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
+        ),
         holder=holder,
         clock=clock,
         redact=redact,

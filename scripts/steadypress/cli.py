@@ -30,7 +30,6 @@ from steadypress.backends import (
 )
 from steadypress.check import check_articles, job_summary, problem_annotations
 from steadypress.clock import Clock, SystemClock
-from steadypress.codec import ledger_document
 from steadypress.commandline import build_parser
 from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
 from steadypress.credentials import RedactingStream, Redactor, Secrets
@@ -65,6 +64,7 @@ from steadypress.report import (
     closing_line,
     write_job_summary,
 )
+from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
 from steadypress.sweeper import sweep
 from steadypress.targets.site import SiteTarget
@@ -213,52 +213,13 @@ def _retry_keys(pipeline: Pipeline, ledger: Ledger, raw_paths: list[str]) -> lis
 def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
     snapshot = pipeline.store.load()
     if args.json:
-        document = {"state_version": snapshot.version, **ledger_document(snapshot.ledger)}
-        print(json.dumps(document, indent=2, sort_keys=True))
-        return
-    print(_describe(pipeline, snapshot.version, snapshot.ledger))
-
-
-def _describe(pipeline: Pipeline, version: str | None, ledger: Ledger) -> str:
-    now = pipeline.clock.now()
-    where = (
-        f"{pipeline.store.where} at {version[:12]}"
-        if version
-        else f"{pipeline.store.where} (not created yet)"
-    )
-    unpublished = sum(record.unpublished for record in ledger.published.values())
-    lines = [
-        where,
-        f"published: {len(ledger.published) - unpublished}"
-        + (f" (and {unpublished} unpublished)" if unpublished else ""),
-        f"pending: {len(ledger.pending)}",
-    ]
-    for key, item in sorted(ledger.pending.items()):
-        notes = ["to unpublish"] if item.unpublishes else []
-        if item.lease and item.lease.is_live(now):
-            notes.append(
-                f"leased by {item.lease.holder} until {format_time(item.lease.expires_at)}"
-            )
-        elif item.lease:
-            notes.append(f"expired lease of {item.lease.holder}")
-        if item.not_before and item.not_before > now:
-            notes.append(f"scheduled for {format_time(item.not_before)}")
-        if item.next_attempt_at and item.next_attempt_at > now:
-            notes.append(f"attempt {item.attempts + 1} at {format_time(item.next_attempt_at)}")
-        if item.last_error:
-            notes.append(f"last error: {item.last_error}")
-        lines.append(f"  {key}: {'; '.join(notes) or 'due now'}")
-    lines.append(f"dead: {len(ledger.dead)}")
-    for key, dead in sorted(ledger.dead.items()):
-        issue = f"#{dead.alert}" if dead.alert else "no alert yet"
-        shown = ledger.published.get(key)
-        still = (
-            f"; the target still shows an older version ({shown.url or shown.blob[:12]})"
-            if shown is not None and not shown.unpublished and not dead.unpublishes
-            else ""
+        print(
+            json.dumps(status_document(snapshot.version, snapshot.ledger), indent=2, sort_keys=True)
         )
-        lines.append(f"  {key} ({issue}): {dead.last_error}{still}")
-    return "\n".join(lines)
+        return
+    version = snapshot.version
+    where = pipeline.store.where + (f" at {version[:12]}" if version else " (not created yet)")
+    print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where, alerts=pipeline.alerts))
 
 
 def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:

@@ -53,6 +53,14 @@ class AlertChannel(Protocol):
         """The retry asked for on this alert is recorded: withdraw the request (the label)."""
         ...
 
+    def where(self, alert: int) -> str:
+        """Where a person finds the alert: an issue's address, a file's path."""
+        ...
+
+    def retry_hint(self, item: DeadItem) -> str:
+        """The one thing a person does to retry the item once its cause is fixed."""
+        ...
+
     def key_of(self, alert: int) -> str | None:
         """The item an alert is about, read from its marker; None if there is no such alert."""
         ...

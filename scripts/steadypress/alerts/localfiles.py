@@ -89,6 +89,12 @@ class LocalDeadLetters:
     def acknowledge_retry(self, alert: int) -> None:
         """A local letter carries no request to withdraw."""
 
+    def where(self, alert: int) -> str:
+        return str(self.path_of(alert))
+
+    def retry_hint(self, item: DeadItem) -> str:
+        return f"commit the fix, then `steadypress retry {item.path}`"
+
     def key_of(self, alert: int) -> str | None:
         path = self.path_of(alert)
         return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None

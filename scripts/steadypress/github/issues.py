@@ -27,11 +27,17 @@ _LABELS = {
 
 class GitHubIssues:
     def __init__(
-        self, client: GitHubClient, *, repository: str, run_url: str | None = None
+        self,
+        client: GitHubClient,
+        *,
+        repository: str,
+        run_url: str | None = None,
+        server_url: str = "https://github.com",
     ) -> None:
         self._client = client
         self._repo = f"/repos/{repository}"
         self._run_url = run_url
+        self._issues_url = f"{server_url.rstrip('/')}/{repository}/issues"
         self._labels_ready = False
         self._known: dict[str, int] | None = None
 
@@ -73,6 +79,12 @@ class GitHubIssues:
         except GitHubError as error:
             if error.status != 404:  # 404: the label was not on the issue; nothing to withdraw
                 raise
+
+    def where(self, issue: int) -> str:
+        return f"{self._issues_url}/{issue}"
+
+    def retry_hint(self, item: DeadItem) -> str:
+        return f"commit the fix, then add the label `{RETRY_LABEL}` to the issue"
 
     def key_of(self, issue: int) -> str | None:
         try:

@@ -1,0 +1,63 @@
+"""`steadypress status`: each state an item can be in, said in a line a person can act on, and
+`status --json` held to its schema."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.store import transact
+from steadypress.store.localgit import LocalGitStore
+from tests.fakes.clock import ManualClock
+from tests.helpers import Repo, article, run_cli
+from tests.schema import VALIDATORS
+
+NOW = datetime(2030, 6, 1, tzinfo=UTC)
+
+
+def a_ledger_in_every_state(repo: Repo, clock: ManualClock) -> None:
+    """Published, dead (broken YAML), scheduled, and one pending under a live lease."""
+    later = (NOW + timedelta(days=3)).isoformat()
+    repo.commit(
+        **{
+            "content/done.md": article("Done"),
+            "content/broken.md": "---\ntitle: B\ntags: [a, b\n---\n",
+            "content/later.md": article("Later", publish_at=f"'{later}'"),
+        }
+    )
+    assert run_cli(repo, "run", clock=clock).code == 0
+    repo.commit(**{"content/busy.md": article("Busy")})
+    sighting = Sighting("site", "content/busy.md", repo.blob("content/busy.md"), repo.head())
+
+    def leased(ledger: Ledger) -> tuple[Ledger, None]:
+        ledger, _ = enqueue(ledger, [sighting], now=NOW)
+        ledger, _ = claim(ledger, [sighting.key], holder="alice", token="t", now=NOW,
+                          lease_ttl=timedelta(minutes=10))  # fmt: skip
+        return ledger, None
+
+    transact(LocalGitStore(repo.root, "steadypress-state"), leased, message="alice works")
+
+
+def test_status_says_what_each_item_waits_for_and_how_to_retry_the_dead(repo: Repo) -> None:
+    clock = ManualClock(NOW)
+    a_ledger_in_every_state(repo, clock)
+    out = run_cli(repo, "status", clock=clock).out
+    assert "published: 1" in out
+    assert "pending: 1\n  site:content/busy.md: leased by alice until 2030-06-01T00:10:00Z" in out
+    assert "scheduled: 1\n  site:content/later.md: publishes at 2030-06-04T00:00:00Z" in out
+    dead = out[out.index("dead: 1") :]
+    cause = dead.splitlines()[1]
+    assert cause.startswith("  site:content/broken.md: ") and "line 3, column" in cause
+    assert "/" in cause, "the YAML error's lines on one line"
+    assert "alert: " in dead and ".steadypress/dead-letters/0001.md" in dead
+    assert "retry: commit the fix, then `steadypress retry content/broken.md`" in dead
+
+
+def test_status_json_is_versioned_and_valid_against_its_schema(repo: Repo) -> None:
+    clock = ManualClock(NOW)
+    a_ledger_in_every_state(repo, clock)
+    document = json.loads(run_cli(repo, "status", "--json", clock=clock).out)
+    VALIDATORS["status"].validate(document)
+    assert document["format"] == 1
+    assert set(document["dead"]) == {"site:content/broken.md"}
