@@ -112,3 +112,12 @@ def test_an_issue_number_names_its_item(github: FakeGitHub) -> None:
     number = channel(github).open(corpse())
     assert channel(github).key_of(number) == "devto:content/a.md"
     assert channel(github).key_of(99) is None
+
+
+def test_a_withdrawn_letter_is_closed_as_not_planned_saying_why(github: FakeGitHub) -> None:
+    issues = channel(github)
+    number = issues.open(corpse())
+    issues.withdraw(number, reason="the target `hook` is no longer in the configuration")
+    issue = github.tracker.get_issue(number)
+    assert (issue["state"], issue["state_reason"]) == ("closed", "not_planned")
+    assert github.tracker.comments[number][-1].startswith("Withdrawn: the target `hook`")

@@ -19,6 +19,7 @@ from steadypress.ledger import (
     record_alert,
     release,
     renew,
+    retire,
     retry,
     select,
     withdraw,
@@ -395,3 +396,12 @@ def test_a_late_write_after_the_unpublish_is_undone() -> None:
     ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 3)
     assert ledger.published[KEY].blob == "b1"
     assert ledger.pending[KEY].unpublishes
+
+
+def test_retire_forgets_only_the_dead_items_named_and_returns_them() -> None:
+    """Dead work of a removed target leaves the ledger; everything else stays as it was."""
+    ledger = with_dead_item()
+    assert retire(ledger, ["hook:content/other.md"]) == (ledger, [])
+    after, retired = retire(ledger, [KEY])
+    assert [item.key for item in retired] == [KEY] and KEY not in after.dead
+    assert after.pending is ledger.pending and after.published is ledger.published

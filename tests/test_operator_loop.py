@@ -7,6 +7,8 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 
@@ -88,3 +90,23 @@ def test_a_closed_stdout_ends_quietly(repo: Repo) -> None:
     process.stdout.close()
     errors = process.stderr.read().decode()
     assert process.wait() == 0 and "Traceback" not in errors, errors
+
+
+def test_letters_of_a_target_removed_from_the_configuration_are_closed_as_withdrawn(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook target refuses the article (dead, one letter); the hook is then removed from
+    steadypress.yml: the next sweep forgets the item and closes its letter, saying why."""
+    monkeypatch.setenv("WEBHOOK_SECRET", "a secret for the hook")
+    hook = "targets:\n  site: {kind: site}\n  hook: {kind: webhook, url: 'http://127.0.0.1:9/'}\n"
+    repo.commit(**{"steadypress.yml": "max_attempts: 1\n" + hook, "content/a.md": article("A")})
+    run_cli(repo, "run", clock=ManualClock(datetime(2030, 1, 1, tzinfo=UTC)))
+    assert "hook:content/a.md" in repo.ledger().dead
+    repo.commit(**{"steadypress.yml": "max_attempts: 1\ntargets:\n  site: {kind: site}\n"})
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert not repo.ledger().dead
+    letter = next((repo.root / ".steadypress/dead-letters").glob("*.md")).read_text()
+    assert letter.startswith(
+        "Status: withdrawn: the target `hook` is no longer in the configuration"
+    )

@@ -35,6 +35,9 @@ class CountingChannel:
     def acknowledge_retry(self, alert: int) -> None:
         raise AssertionError("not expected")
 
+    def withdraw(self, alert: int, *, reason: str) -> None:
+        raise AssertionError("not expected")
+
     def where(self, alert: int) -> str:
         return f"alert {alert}"
 

@@ -50,6 +50,7 @@ __all__ = [
     "record_alert",
     "release",
     "renew",
+    "retire",
     "retry",
     "select",
     "split_key",
@@ -562,6 +563,17 @@ def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Led
         return ledger, []
     pending = {key: item for key, item in ledger.pending.items() if key not in set(dropped)}
     return replace(ledger, pending=pending), dropped
+
+
+def retire(ledger: Ledger, keys: Iterable[str]) -> tuple[Ledger, list[DeadItem]]:
+    """Forget dead items no executor can ever take again (their target is no longer
+    configured); returns them, so that their alerts can be closed."""
+    retired = [ledger.dead[key] for key in keys if key in ledger.dead]
+    if not retired:
+        return ledger, []
+    gone = {item.key for item in retired}
+    dead = {key: item for key, item in ledger.dead.items() if key not in gone}
+    return replace(ledger, dead=dead), retired
 
 
 def record_alert(ledger: Ledger, key: str, alert: int) -> Ledger:

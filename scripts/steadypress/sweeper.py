@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts
 from steadypress.executor import drain
+from steadypress.ledger import retire
 from steadypress.pipeline import Pipeline
 from steadypress.planning import reconcile
 from steadypress.report import Report
@@ -31,4 +32,26 @@ def sweep(pipeline: Pipeline, report: Report, *, grace: timedelta) -> Report:
     if orphans:
         pipeline.log(f"opening {len(orphans)} dead letter(s) that could not be opened before")
         raise_alerts(pipeline, orphans)
+    _retire_unconfigured(
+        pipeline, [item.key for item in dead if item.target not in pipeline.targets]
+    )
     return report
+
+
+def _retire_unconfigured(pipeline: Pipeline, keys: list[str]) -> None:
+    """Dead items of a target removed from the configuration: no executor will ever take them,
+    so they leave the ledger and their letters are closed as withdrawn."""
+    if not keys:
+        return
+    retired = pipeline.transact(
+        lambda ledger: retire(ledger, keys),
+        message=f"steadypress: retire work of removed targets ({pipeline.holder})",
+    )
+    for item in retired:
+        pipeline.log(f"withdrew {item.key}: target {item.target!r} is no longer configured")
+        if item.alert is not None:
+            reason = f"the target `{item.target}` is no longer in the configuration"
+            try:
+                pipeline.alerts.withdraw(item.alert, reason=reason)
+            except Exception as error:  # the ledger is settled; a stale letter is only noise
+                pipeline.log(f"could not close dead letter #{item.alert}: {error}")

@@ -49,6 +49,10 @@ class AlertChannel(Protocol):
         """Retire an alert opened in a race that another executor's alert won."""
         ...
 
+    def withdraw(self, alert: int, *, reason: str) -> None:
+        """Close an alert whose work will never be done, saying why."""
+        ...
+
     def acknowledge_retry(self, alert: int) -> None:
         """The retry asked for on this alert is recorded: withdraw the request (the label)."""
         ...

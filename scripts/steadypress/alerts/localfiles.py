@@ -82,6 +82,19 @@ class LocalDeadLetters:
                 errors="backslashreplace",
             )
 
+    def withdraw(self, alert: int, *, reason: str) -> None:
+        self._checked()
+        with exclusive_lock(self.folder / ".lock"):
+            path = self.path_of(alert)
+            if not path.exists():
+                return
+            text = path.read_text(encoding="utf-8")
+            path.write_text(
+                f"Status: withdrawn: {reason}\n\n" + text.removeprefix("Status: open\n\n"),
+                encoding="utf-8",
+                errors="backslashreplace",
+            )
+
     def discard(self, alert: int, *, duplicate_of: int) -> None:
         with exclusive_lock(self.folder / ".lock"):
             self.path_of(alert).unlink(missing_ok=True)

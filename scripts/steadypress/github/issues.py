@@ -65,6 +65,10 @@ class GitHubIssues:
         self._comment(issue, resolution_text(key, record))
         self._close(issue, "completed")
 
+    def withdraw(self, issue: int, *, reason: str) -> None:
+        self._comment(issue, f"Withdrawn: {reason}")
+        self._close(issue, "not_planned")
+
     def discard(self, issue: int, *, duplicate_of: int) -> None:
         self._comment(issue, f"Duplicate of #{duplicate_of}: two executors opened this at once.")
         self._close(issue, "not_planned")
