@@ -1,0 +1,117 @@
+"""Where the site's files go, behind one interface: a directory for the embedded default (here),
+the Pages branch on GitHub (`github/pages.py`). The site's logic sees only `SiteFiles`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Protocol, TypeVar
+
+from steadypress.errors import PermanentError
+from steadypress.filelock import exclusive_lock
+
+__all__ = ["DirectorySiteFiles", "SiteFiles", "SiteWriter"]
+
+R = TypeVar("R")
+
+
+class SiteWriter(Protocol):
+    def read(self, path: str) -> bytes | None: ...
+
+    def exists(self, path: str) -> bool:
+        """Whether `path` holds a file, known without reading it where possible."""
+        ...
+
+    def put(self, path: str, data: bytes) -> None:
+        """Make `path` hold `data`; nothing is written when it already does."""
+        ...
+
+    def remove(self, path: str) -> None: ...
+
+
+class SiteFiles(Protocol):
+    def apply(
+        self,
+        change: Callable[[SiteWriter], R],
+        *,
+        texts: Sequence[str] = (),
+        oids: Sequence[str] = (),
+    ) -> R:
+        """Run `change` with exclusive, consistent access to the site; its writes land together.
+
+        A backend that detects a concurrent writer runs `change` again on fresh files. `texts`
+        and `oids` name the files `change` will read and put, so a remote backend can fetch
+        what it needs in one request.
+        """
+        ...
+
+
+class DirectorySiteFiles:
+    """A site in a local directory; a lock file serialises executors on this machine."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def apply(
+        self,
+        change: Callable[[SiteWriter], R],
+        *,
+        texts: Sequence[str] = (),
+        oids: Sequence[str] = (),
+    ) -> R:
+        if self.root.is_symlink():  # not even the lock file is written through it
+            raise PermanentError(f"refusing to write through the symlink {self.root}")
+        with exclusive_lock(self.root / ".steadypress-site.lock"):
+            return change(_DirectoryWriter(self.root))
+
+
+class _DirectoryWriter:
+    """The site's folder, never left: every path is checked to stay inside it, and no symlink
+    on the way is followed (a committed `_site/x -> /etc` must not be written through)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+
+    def _inside(self, path: str) -> Path:
+        posix = PurePosixPath(path)
+        if posix.is_absolute() or not posix.parts or any(p in ("..", ".") for p in posix.parts):
+            raise PermanentError(f"refusing site path {path!r}: it would leave {self._root}")
+        target = self._root
+        for part in ("", *posix.parts):
+            target = target / part if part else target
+            if target.is_symlink():
+                raise PermanentError(f"refusing to write through the symlink {target}")
+        return target
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return self._inside(path).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return self._inside(path).is_file()
+
+    def put(self, path: str, data: bytes) -> None:
+        if self.read(path) == data:
+            return
+        # Write then rename: a process killed mid-write leaves the old file or the new, never half.
+        target = self._inside(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def remove(self, path: str) -> None:
+        target = self._inside(path)
+        target.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            target.parent.rmdir()  # only when empty

@@ -1,0 +1,163 @@
+"""The site's manifest (`.steadypress-site.json`): which article owns which URL, at which blob,
+with what the shared files list of it; and the names of the files the site itself writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from steadypress.errors import TransientError
+from steadypress.render import slugify
+from steadypress.targets.site.files import SiteWriter
+from steadypress.timefmt import format_time, parse_time
+
+__all__ = [
+    "CNAME",
+    "FEED",
+    "GENERATED_FOLDERS",
+    "GENERATOR",
+    "INDEX",
+    "MANIFEST",
+    "MANIFEST_VERSION",
+    "MAX_URL_SEGMENT",
+    "NO_JEKYLL",
+    "SITEMAP",
+    "STYLESHEET",
+    "Entry",
+    "encode_manifest",
+    "is_site_path",
+    "page_path",
+    "read_manifest",
+    "tag_path",
+]
+
+MANIFEST = ".steadypress-site.json"
+MANIFEST_VERSION = 2
+INDEX = "index.html"
+FEED = "feed.xml"
+SITEMAP = "sitemap.xml"
+STYLESHEET = "style.css"
+# GitHub Pages runs Jekyll unless told not to; the site is already built.
+NO_JEKYLL = ".nojekyll"
+CNAME = "CNAME"
+# In every page steadypress writes: how a file already on the site is told from one it did not
+# write (an old blog's page, which it never overwrites or deletes).
+GENERATOR = b'<meta name="generator" content="steadypress">'
+# Folders whose pages the site writes itself: an article there would replace (and, when
+# removed, delete) a generated page.
+GENERATED_FOLDERS = frozenset({"tags", "assets"})
+# File systems allow 255 bytes a name; the margin leaves room for temporary names.
+MAX_URL_SEGMENT = 200
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the manifest keeps of a published article: enough to rebuild the index, the feed,
+    the sitemap and the tag pages without reading any article again."""
+
+    blob: str
+    slug: str
+    title: str
+    date: datetime
+    updated: datetime
+    description: str | None
+    summary: str
+    tags: tuple[str, ...]
+    cover: str | None  # the site path of a published cover image, or an absolute URL
+    assets: tuple[str, ...]  # site paths of the images published with it
+    sha256: str
+    aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
+
+    def to_json(self) -> dict[str, Any]:
+        # Every publication rewrites the manifest: what can be left out, is.
+        fields = {
+            "blob": self.blob,
+            "slug": self.slug,
+            "title": self.title,
+            "date": format_time(self.date),
+            "updated": format_time(self.updated),
+            "description": self.description,
+            "summary": self.summary,
+            "tags": list(self.tags),
+            "cover": self.cover,
+            "assets": list(self.assets),
+            "sha256": self.sha256,
+            "aliases": list(self.aliases),
+        }
+        if self.summary == (self.description or ""):
+            del fields["summary"]  # read back from the description
+        if self.updated == self.date:
+            del fields["updated"]
+        return {key: value for key, value in fields.items() if value not in (None, [])}
+
+    @classmethod
+    def from_json(cls, fields: Mapping[str, Any]) -> Entry:
+        date = parse_time(fields["date"])
+        # The manifest lives on a branch anyone with push access can edit: a path in it decides
+        # what a later publish deletes, so each must name a file of the site, no more.
+        slug, assets = str(fields["slug"]), tuple(map(str, fields.get("assets", ())))
+        aliases = tuple(map(str, fields.get("aliases", ())))
+        for path in (slug, *assets, *aliases):
+            if not is_site_path(path):
+                raise ValueError(f"{path!r} is not a path inside the site")
+        if not all(asset.startswith("assets/") for asset in assets):
+            raise ValueError(f"assets outside assets/: {assets!r}")
+        return cls(
+            blob=fields["blob"],
+            slug=slug,
+            title=fields["title"],
+            date=date,
+            # Left out when they say nothing more (and absent from a manifest written before
+            # feeds existed).
+            updated=parse_time(fields["updated"]) if "updated" in fields else date,
+            description=fields.get("description"),
+            summary=fields.get("summary") or fields.get("description") or "",
+            tags=tuple(fields.get("tags", ())),
+            cover=fields.get("cover"),
+            assets=assets,
+            sha256=fields["sha256"],
+            aliases=aliases,
+        )
+
+
+def is_site_path(path: str) -> bool:
+    parts = path.split("/")
+    return all(part not in ("", ".", "..") and "\\" not in part for part in parts)
+
+
+def page_path(slug: str) -> str:
+    return f"{slug}/index.html"
+
+
+def tag_path(tag: str) -> str:
+    return f"tags/{slugify(tag) or 'tag'}/index.html"
+
+
+def read_manifest(files: SiteWriter) -> dict[str, Entry]:
+    raw = files.read(MANIFEST)
+    if raw is None:
+        return {}
+    try:
+        document = json.loads(raw)
+        if document.get("version") not in (1, MANIFEST_VERSION):
+            raise ValueError(f"unknown version {document.get('version')!r}")
+        return {path: Entry.from_json(fields) for path, fields in document["articles"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        # The site is left as it is: rewriting a manifest we could not read would forget pages.
+        raise TransientError(
+            f"{MANIFEST} in the site cannot be read ({error!r}); fix or remove it"
+        ) from None
+
+
+def encode_manifest(manifest: Mapping[str, Entry]) -> bytes:
+    """One article per line, keys sorted: diffs of the Pages branch read well, and every line
+    is json's C encoder's work (the manifest is rewritten by every publication)."""
+    lines = [
+        f"  {json.dumps(path)}: {json.dumps(entry.to_json(), sort_keys=True, ensure_ascii=False)}"
+        for path, entry in sorted(manifest.items())
+    ]
+    articles = "{\n" + ",\n".join(lines) + "\n }" if lines else "{}"
+    return f'{{"version": {MANIFEST_VERSION},\n "articles": {articles}}}\n'.encode()

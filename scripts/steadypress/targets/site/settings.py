@@ -1,0 +1,55 @@
+"""The site target's settings, and the address it is served at."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import urlparse
+
+from steadypress.errors import ConfigError
+from steadypress.options import text_settings
+
+__all__ = ["SiteAddress", "SiteSettings", "parse_settings", "site_address"]
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    dir: str = "_site"
+    branch: str = "gh-pages"
+    title: str = "steadypress"
+    # Where the site is served (absolute; feeds, sitemaps and canonical links need it), and the
+    # path its links start with; each defaults from the other and from the backend.
+    url: str = ""
+    base_url: str = ""
+    theme: str = ""  # a folder of the repository whose templates and stylesheet win
+    language: str = "en"
+    cname: str = ""  # a custom domain: written to CNAME, which GitHub Pages reads
+
+
+def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
+    prefix = f"targets.{name}."
+    settings = text_settings(SiteSettings, options, prefix=prefix, source=source)
+    for key in ("dir", "theme"):
+        value = getattr(settings, key)
+        if ".." in PurePosixPath(value).parts or PurePosixPath(value).is_absolute():
+            raise ConfigError(source, f"targets.{name}.{key}: must stay inside the repository")
+    if settings.url and urlparse(settings.url).scheme not in ("http", "https"):
+        raise ConfigError(source, f"targets.{name}.url: must be an http(s) URL")
+    return settings
+
+
+@dataclass(frozen=True)
+class SiteAddress:
+    """The absolute address of the site's root, and the path its own links start with."""
+
+    url: str
+    base_url: str
+
+
+def site_address(settings: SiteSettings, *, default_url: str) -> SiteAddress:
+    url = settings.url or default_url
+    url = url if url.endswith("/") else url + "/"
+    base = settings.base_url or (urlparse(url).path if settings.url else "/")
+    return SiteAddress(url=url, base_url=base if base.endswith("/") else base + "/")
