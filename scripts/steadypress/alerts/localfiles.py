@@ -67,30 +67,23 @@ class LocalDeadLetters:
         return number
 
     def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
-        self._checked()
-        with exclusive_lock(self.folder / ".lock"):
-            path = self.path_of(alert)
-            if not path.exists():
-                return
-            text = path.read_text(encoding="utf-8")
-            if text.startswith("Status: resolved"):
-                return
-            resolved = f"Status: resolved: {resolution_text(key, record)}\n\n"
-            path.write_text(
-                resolved + text.removeprefix("Status: open\n\n"),
-                encoding="utf-8",
-                errors="backslashreplace",
-            )
+        self._close(alert, f"resolved: {resolution_text(key, record)}")
 
     def withdraw(self, alert: int, *, reason: str) -> None:
+        self._close(alert, f"withdrawn: {reason}")
+
+    def _close(self, alert: int, status: str) -> None:
+        """Put `Status: STATUS` in place of `Status: open` at the top of an open letter."""
         self._checked()
         with exclusive_lock(self.folder / ".lock"):
             path = self.path_of(alert)
             if not path.exists():
                 return
             text = path.read_text(encoding="utf-8")
+            if not text.startswith("Status: open\n\n"):
+                return  # closed already: the first word on it stands
             path.write_text(
-                f"Status: withdrawn: {reason}\n\n" + text.removeprefix("Status: open\n\n"),
+                f"Status: {status}\n\n" + text.removeprefix("Status: open\n\n"),
                 encoding="utf-8",
                 errors="backslashreplace",
             )
