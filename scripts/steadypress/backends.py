@@ -15,7 +15,7 @@ from steadypress.alerts import LocalDeadLetters
 from steadypress.clock import Clock
 from steadypress.config import Config
 from steadypress.content import ContentSource
-from steadypress.credentials import Redactor, Secrets
+from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
@@ -23,8 +23,7 @@ from steadypress.github.issues import GitHubIssues
 from steadypress.github.pages import BranchSiteFiles, pages_url
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
-from steadypress.pipeline import Pipeline
-from steadypress.store import TransactionStats
+from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site import DirectorySiteFiles
@@ -38,22 +37,13 @@ def default_backend(environ: Mapping[str, str]) -> str:
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "local"
 
 
-def local_pipeline(
-    repo: Path,
-    config: Config,
-    *,
-    holder: str,
-    clock: Clock,
-    environ: Mapping[str, str],
-    redact: Redactor,
-    stats: TransactionStats,
-) -> Pipeline:
+def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     context = TargetContext(
         source=config.source,
         content_dir=config.content_dir,
         repo=repo,
-        clock=clock,
-        secrets=Secrets(environ, redact),
+        clock=run.clock,
+        secrets=Secrets(run.environ, run.redact),
         site_files=lambda settings: DirectorySiteFiles(repo / settings.dir),
         default_site_url=LOCAL_SITE_URL,
     )
@@ -63,10 +53,10 @@ def local_pipeline(
         content=ContentSource(Git(repo), config.content_dir),
         targets=build_targets(config.targets, context),
         alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
-        holder=holder,
-        clock=clock,
-        redact=redact,
-        stats=stats,
+        holder=run.holder,
+        clock=run.clock,
+        redact=run.redact,
+        stats=run.stats,
     )
 
 
@@ -94,17 +84,9 @@ def github_client_from(
     return client, repository
 
 
-def github_pipeline(
-    repo: Path,
-    config: Config,
-    *,
-    holder: str,
-    clock: Clock,
-    environ: Mapping[str, str],
-    redact: Redactor,
-    stats: TransactionStats,
-) -> Pipeline:
-    secrets = Secrets(environ, redact)
+def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
+    environ, clock = run.environ, run.clock
+    secrets = Secrets(environ, run.redact)
     client, repository = github_client_from(environ, clock=clock, secrets=secrets)
     run_url = None
     if environ.get("GITHUB_SERVER_URL") and environ.get("GITHUB_RUN_ID"):
@@ -133,8 +115,8 @@ def github_pipeline(
             run_url=run_url,
             server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
         ),
-        holder=holder,
-        clock=clock,
-        redact=redact,
-        stats=stats,
+        holder=run.holder,
+        clock=run.clock,
+        redact=run.redact,
+        stats=run.stats,
     )

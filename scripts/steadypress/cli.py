@@ -55,7 +55,7 @@ from steadypress.init import (
 )
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
-from steadypress.pipeline import Pipeline
+from steadypress.pipeline import Pipeline, RunContext
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import (
     Report,
@@ -97,6 +97,15 @@ class _Shell:
     # only when it is true.
     stats: TransactionStats = field(default_factory=TransactionStats)
 
+    def run_context(self) -> RunContext:
+        return RunContext(
+            holder=_holder(self.environ),
+            clock=self.clock,
+            environ=self.environ,
+            redact=self.redact,
+            stats=self.stats,
+        )
+
 
 def _committed_config(repo: Path) -> Config:
     """The committed configuration, with a word when the working copy says something else (an
@@ -132,15 +141,7 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
         if (args.backend or default_backend(shell.environ)) == "github"
         else local_pipeline
     )
-    return build(
-        repo,
-        config,
-        holder=_holder(shell.environ),
-        clock=shell.clock,
-        environ=shell.environ,
-        redact=shell.redact,
-        stats=shell.stats,
-    )
+    return build(repo, config, shell.run_context())
 
 
 def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
@@ -253,10 +254,7 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
     repo = _repository(args.repo)
     git = Git(repo)
     config = load_config(args.config) if args.config else _committed_config(repo)
-    pipeline = local_pipeline(
-        repo, config, holder=_holder(shell.environ), clock=shell.clock, environ=shell.environ,
-        redact=shell.redact, stats=shell.stats,
-    )  # fmt: skip
+    pipeline = local_pipeline(repo, config, shell.run_context())
     content = pipeline.content
     commit = git.worktree_commit() if args.worktree else content.head()
     at_commit = content.list_articles(commit)

@@ -19,13 +19,24 @@ from steadypress.store import LedgerStore, TransactionStats, transact
 from steadypress.store.transaction import Change
 from steadypress.targets import Target
 
-__all__ = ["Pipeline"]
+__all__ = ["Pipeline", "RunContext"]
 
 R = TypeVar("R")
 
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What one command run hands to everything it wires, whichever the backend."""
+
+    holder: str  # who is working, for humans reading the ledger
+    clock: Clock
+    environ: Mapping[str, str]
+    redact: Redactor  # learns every secret read, for whatever the run prints or records
+    stats: TransactionStats
 
 
 @dataclass
