@@ -94,7 +94,7 @@ def test_a_broken_article_is_dead_lettered_while_the_others_publish(repo: Repo) 
     assert "content/broken.md: front matter has no 'title'" in dead.last_error
     letter = (repo.root / ".steadypress/dead-letters/0001.md").read_text()
     assert "content/broken.md" in letter and "no 'title'" in letter
-    assert "dead letter #1: site:content/broken.md" in result.err
+    assert "dead letter #1: content/broken.md on site" in result.err
     assert "1 dead-lettered" in result.out
 
 

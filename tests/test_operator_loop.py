@@ -108,5 +108,5 @@ def test_letters_of_a_target_removed_from_the_configuration_are_closed_as_withdr
     assert not repo.ledger().dead
     letter = next((repo.root / ".steadypress/dead-letters").glob("*.md")).read_text()
     assert letter.startswith(
-        "Status: withdrawn: the target `hook` is no longer in the configuration"
+        "Status: withdrawn\n\nWithdrawn: the target `hook` is no longer in the configuration"
     )

@@ -51,7 +51,10 @@ def test_status_says_what_each_item_waits_for_and_how_to_retry_the_dead(repo: Re
     assert cause.startswith("  site:content/broken.md: ") and "line 3, column" in cause
     assert "/" in cause, "the YAML error's lines on one line"
     assert "alert: " in dead and ".steadypress/dead-letters/0001.md" in dead
-    assert "retry: commit the fix, then `steadypress retry content/broken.md`" in dead
+    assert (
+        "retry: commit the fix: the next run retries it "
+        "(by hand: `steadypress retry content/broken.md`)" in dead
+    )
 
 
 def test_status_json_is_versioned_and_valid_against_its_schema(repo: Repo) -> None:

@@ -89,7 +89,7 @@ def test_removing_a_dead_article_closes_its_dead_letter(repo: Repo) -> None:
     repo.commit("remove a")
     assert run_cli(repo, "sweep").code == 0
     (letter,) = (repo.root / ".steadypress/dead-letters").glob("*.md")
-    assert letter.read_text().startswith("Status: resolved: `site:content/a.md` was unpublished")
+    assert letter.read_text().startswith("Status: resolved\n\n`site:content/a.md` was unpublished")
     assert not repo.ledger().dead and not repo.ledger().pending
 
 

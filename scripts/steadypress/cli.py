@@ -165,10 +165,7 @@ def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None
     if args.all_dead:
         keys = sorted(ledger.dead)
     elif args.issue is not None:
-        key = pipeline.alerts.key_of(args.issue)
-        if key is None:
-            raise UsageError("--issue", f"no dead letter #{args.issue} names an item")
-        keys = [key]
+        keys = _letter_keys(pipeline, ledger, args.issue)
     else:
         keys = _retry_keys(pipeline, ledger, args.paths)
     retried = pipeline.transact(
@@ -187,6 +184,27 @@ def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None
         if waiting is not None and waiting.not_before is not None and waiting.not_before > now:
             pipeline.log(f"{key} is scheduled: it publishes at {format_time(waiting.not_before)}")
     drain(pipeline, report)
+
+
+def _letter_keys(pipeline: Pipeline, ledger: Ledger, alert: int) -> list[str]:
+    """The items a letter is about: those the ledger says carry its number, else (a letter
+    whose number was never recorded) the items of the article its marker names."""
+    keys = sorted(
+        key
+        for section in (ledger.dead, ledger.pending)
+        for key, item in section.items()
+        if item.alert == alert
+    )
+    if keys:
+        return keys
+    path = pipeline.alerts.article_of(alert)
+    if path is None:
+        raise UsageError("--issue", f"no dead letter #{alert} names an item")
+    return sorted(
+        item_key(target, path)
+        for target in pipeline.targets
+        if item_key(target, path) in ledger.dead or item_key(target, path) in ledger.pending
+    )
 
 
 def _retry_keys(pipeline: Pipeline, ledger: Ledger, raw_paths: list[str]) -> list[str]:

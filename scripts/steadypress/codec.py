@@ -101,6 +101,7 @@ def _dead_record(item: DeadItem) -> dict[str, Any]:
         "history": _history(item.history),
         "permanent": item.permanent,
         "issue": item.alert,
+        "depends": dict(item.depends),
     }
 
 
@@ -305,7 +306,7 @@ _DEAD_REQUIRED = {"target", "path", "blob", "commit", "died_at", "attempts", "hi
 
 
 def _dead_item(key: str, raw: Any) -> DeadItem:
-    fields = _fields(raw, _DEAD_REQUIRED, frozenset({"issue"}))
+    fields = _fields(raw, _DEAD_REQUIRED, frozenset({"issue", "depends"}))
     item = DeadItem(
         target=_str(fields, "target"),
         path=_str(fields, "path"),
@@ -316,9 +317,19 @@ def _dead_item(key: str, raw: Any) -> DeadItem:
         history=_attempts(fields, "history"),
         permanent=_bool(fields, "permanent"),
         alert=_optional(_int, fields, "issue"),
+        depends=_optional(_depends, fields, "depends") or (),
     )
     _check_key(key, item.target, item.path)
     return item
+
+
+def _depends(raw: dict[str, Any], name: str) -> tuple[tuple[str, str], ...]:
+    value = raw[name]
+    if not isinstance(value, dict) or not all(
+        isinstance(path, str) and isinstance(oid, str) for path, oid in value.items()
+    ):
+        raise _Invalid(f"field {name!r} must map repository paths to git object ids")
+    return tuple(sorted(value.items()))
 
 
 _PUBLISHED_REQUIRED = {"blob", "commit", "published_at"}

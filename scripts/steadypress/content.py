@@ -8,7 +8,7 @@ without reading it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
@@ -361,6 +361,23 @@ class ContentSource:
         )  # fmt: skip
         entries = [entry for entry in listing.decode("utf-8", "replace").split("\0") if entry]
         return [entry[3:] for entry in entries if len(entry) > 3 and entry[2] == " "]
+
+    def versions(self, commit: str, paths: Collection[str]) -> dict[str, str]:
+        """The git object id of each repository path at `commit` (a folder's is its tree id),
+        git's null id where there is nothing: one `ls-tree`, however many paths."""
+        wanted = sorted({path.strip("/") for path in paths} - {""})
+        found = dict.fromkeys(wanted, ZERO_OID)
+        # A path that leaves the repository (only a tampered ledger holds one) is nothing here.
+        wanted = [path for path in wanted if ".." not in PurePosixPath(path).parts]
+        if not wanted:
+            return found
+        listing = self._git.run("ls-tree", "-z", "--full-tree", "--end-of-options", commit,
+                                "--", *wanted)  # fmt: skip
+        for entry in listing.split(b"\0"):
+            if entry:
+                meta, raw_path = entry.split(b"\t", 1)
+                found[raw_path.decode("utf-8", errors="surrogateescape")] = meta.split()[2].decode()
+        return found
 
     def text_of(self, blob: str) -> str | None:
         """An article version's text as it is stored (for showing where a problem is)."""

@@ -68,14 +68,21 @@ class Conflict(SteadypressError):
 
 
 class PublishError(SteadypressError):
-    """A target could not publish an article."""
+    """A target could not publish an article. `depends_on` names the repository paths (a missing
+    image, a theme folder) whose change may fix it: a commit that changes one retries it."""
+
+    def __init__(self, message: str, *, depends_on: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.depends_on = tuple(depends_on)
 
 
 class TransientError(PublishError):
     """Worth retrying later; `retry_after` (seconds) is the server's own hint when it gave one."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, depends_on: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message, depends_on=depends_on)
         self.retry_after = retry_after
 
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import secrets
 import traceback
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
-from steadypress.alerts.lifecycle import raise_alerts, resolve_alert
+from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
+from steadypress.config import CONFIG_FILE
 from steadypress.content import Article
-from steadypress.errors import ArticleError, PermanentError, TransientError
+from steadypress.errors import ArticleError, PermanentError, PublishError, TransientError
 from steadypress.ledger import (
     ABSENT,
     Completion,
@@ -34,6 +36,7 @@ from steadypress.ledger import (
     fail,
     renew,
     select,
+    split_key,
 )
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare
@@ -163,6 +166,8 @@ class _Batch:
         self.newer_pending = False
         self.every = min(timedelta(seconds=CHECKPOINT_SECONDS), pipeline.lease_ttl / 3)
         self.head: str | None = None  # the content head, read once for the batch
+        # Per failed key, the repository paths its error said a fix may change (an image).
+        self.depends_on: dict[str, Sequence[str]] = {}
 
     def work(self) -> None:
         together = self._publish_together()
@@ -234,13 +239,16 @@ class _Batch:
             return self._failure(item, error)
         return self._completion(item, receipt)
 
+    def _head(self) -> str:
+        if self.head is None:
+            self.head = self.pipeline.content.head()
+        return self.head
+
     def _read(self, item: PendingItem) -> Article:
         # A retried or swept item is read at the content's head when it is still the version
         # there, so a fix committed since (an image, say) is what it is published with.
-        if self.head is None:
-            self.head = self.pipeline.content.head()
         article = self.pipeline.content.read(
-            item.path, item.blob, commit=item.commit, newest=self.head
+            item.path, item.blob, commit=item.commit, newest=self._head()
         )
         unknown = sorted(set(article.targets or ()) - set(self.pipeline.targets))
         if unknown:
@@ -267,6 +275,8 @@ class _Batch:
         Whatever the message quotes, no secret of this run is recorded."""
         redact = self.pipeline.redact
         permanent, retry_after = False, None
+        if isinstance(error, PublishError):
+            self.depends_on[item.key] = error.depends_on
         if isinstance(error, ArticleError):  # names its file already
             return Failure(item.key, item.blob, self.token, redact(str(error)), permanent=True)
         if isinstance(error, PermanentError):  # targets describe the problem; the file is named
@@ -285,10 +295,33 @@ class _Batch:
             retry_after=retry_after,
         )
 
+    def _with_depends(self, failures: list[Failure]) -> list[Failure]:
+        """The failures with what each depended on, as the content head has it now: the
+        article, the configuration, and what its error named. A commit that changes one of
+        them is what retries the item if it dies (one `ls-tree` for the whole batch)."""
+        if not failures:
+            return failures
+        watched = {
+            failure.key: {
+                path.strip("/")
+                for path in (split_key(failure.key)[1], CONFIG_FILE,
+                             *self.depends_on.pop(failure.key, ()))
+            } - {""}
+            for failure in failures
+        }  # fmt: skip
+        found = self.pipeline.content.versions(self._head(), set().union(*watched.values()))
+        return [
+            replace(
+                failure, depends=tuple((path, found[path]) for path in sorted(watched[failure.key]))
+            )
+            for failure in failures
+        ]
+
     def _checkpoint(self) -> None:
         """Record the outcomes so far and renew the leases still held, in one transaction."""
         pipeline, report = self.pipeline, self.report
-        completions, failures, still_working = self.completions, self.failures, list(self.held)
+        completions, still_working = self.completions, list(self.held)
+        failures = self._with_depends(self.failures)
         self.completions, self.failures = [], []
         if not completions and not failures and not still_working:
             return
@@ -320,8 +353,7 @@ class _Batch:
         self.renewed_at = renewed_at
         self.newer_pending |= newer_pending
         _tell(pipeline, report, completions, failures, newly_dead)
-        for resolution in resolutions:
-            resolve_alert(pipeline, resolution)
+        settle_alerts(pipeline, resolutions)
         report.dead.extend(raise_alerts(pipeline, newly_dead))
 
 

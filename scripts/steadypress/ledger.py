@@ -52,6 +52,7 @@ __all__ = [
     "renew",
     "retire",
     "retry",
+    "revive",
     "select",
     "split_key",
     "withdraw",
@@ -62,6 +63,11 @@ HISTORY_LIMIT = 10
 # Git's null object id, which git itself writes for the side of a diff where a file does not exist.
 # As the blob of pending work it asks the target to unpublish the article; it is never published.
 ABSENT = "0" * 40
+
+# What an attempt depended on besides its article version: each repository path (an image, the
+# theme folder, the configuration) with the git object id it had then, ABSENT when it did not
+# exist. A change to any of them is a reason to try a dead item again.
+Depends = tuple[tuple[str, str], ...]
 
 
 def item_key(target: str, path: str) -> str:
@@ -158,6 +164,7 @@ class DeadItem:
     history: tuple[Attempt, ...]
     permanent: bool
     alert: int | None = None
+    depends: Depends = ()
 
     @property
     def key(self) -> str:
@@ -219,6 +226,7 @@ class Failure:
     error: str
     permanent: bool = False
     retry_after: float | None = None
+    depends: Depends = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,6 +502,7 @@ def fail(
                 history=history,
                 permanent=failure.permanent,
                 alert=item.alert,
+                depends=failure.depends,
             )
             dead[failure.key] = corpse
             newly_dead.append(corpse)
@@ -550,6 +559,19 @@ def retry(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger
     if not retried:
         return ledger, []
     return replace(ledger, pending=pending, dead=dead), retried
+
+
+def revive(
+    ledger: Ledger, versions: Mapping[str, str], *, now: datetime
+) -> tuple[Ledger, list[str]]:
+    """Retry the dead items named in `versions` (key -> blob) that are still dead at that
+    version: something they depended on changed, so the fix may be in. Returns the keys."""
+    keys = [
+        key
+        for key, blob in versions.items()
+        if key in ledger.dead and ledger.dead[key].blob == blob
+    ]
+    return retry(ledger, keys, now=now)
 
 
 def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Ledger, list[str]]:

@@ -6,13 +6,22 @@ a pure change, inside the first claim's transaction (enqueue and claim in one wr
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePosixPath
 
 from steadypress.config import Config
 from steadypress.errors import UsageError
-from steadypress.ledger import ABSENT, Ledger, Sighting, enqueue, item_key, split_key, withdraw
+from steadypress.ledger import (
+    ABSENT,
+    Ledger,
+    Sighting,
+    enqueue,
+    item_key,
+    revive,
+    split_key,
+    withdraw,
+)
 from steadypress.pipeline import Pipeline
 
 __all__ = [
@@ -24,6 +33,7 @@ __all__ = [
     "plan",
     "push_prepare",
     "reconcile",
+    "revivals",
 ]
 
 # A change to run inside a claim transaction: the new ledger and the keys it enqueued.
@@ -43,14 +53,21 @@ def _known(ledger: Ledger, key: str, blob: str) -> bool:
 class Plan:
     """What reading the content branch asks of the ledger: article versions to enqueue (ABSENT
     for an article to unpublish), and pending keys to withdraw: work for a removed article on a
-    target that does not unpublish, or for a target no longer configured."""
+    target that does not unpublish, or for a target no longer configured; and dead versions to
+    try again (key -> blob) because something they depended on changed."""
 
     sightings: list[Sighting]
     withdrawn: list[str]
+    revived: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, _ = withdraw(ledger, self.withdrawn, now=now)
-        return enqueue(ledger, self.sightings, now=now)
+        ledger, fresh = enqueue(ledger, self.sightings, now=now)
+        ledger, back = revive(ledger, self.revived, now=now)
+        return ledger, fresh + back
+
+    def __bool__(self) -> bool:
+        return bool(self.sightings or self.withdrawn or self.revived)
 
 
 def plan(
@@ -109,8 +126,37 @@ def plan(
             elif key in ledger.pending or key in ledger.dead or key in ledger.published:
                 found.append(Sighting(target=target, path=path, blob=ABSENT, commit=commit))
     return Plan(
-        sightings=found, withdrawn=sorted(key for key in withdrawn if key in ledger.pending)
+        sightings=found,
+        withdrawn=sorted(key for key in withdrawn if key in ledger.pending),
+        revived=revivals(pipeline, ledger, commit),
     )
+
+
+def revivals(pipeline: Pipeline, ledger: Ledger, commit: str) -> dict[str, str]:
+    """Dead versions (key -> blob) something of which changed at `commit` since they died: an
+    image committed, the theme or the configuration edited. Fixing the cause is enough; no one
+    has to ask for the retry. The article's own path is left out: a new version of it is
+    enqueued as such, and replaces the dead one."""
+    # A dead item of a target no longer configured is retired by the sweep, not retried.
+    watching = [
+        item for item in ledger.dead.values() if item.depends and item.target in pipeline.targets
+    ]
+    if not watching:
+        return {}
+    current = pipeline.content.versions(
+        commit, {path for item in watching for path, _ in item.depends}
+    )
+    revived = {}
+    for item in watching:
+        changed = [
+            path
+            for path, oid in item.depends
+            if path != item.path and current.get(path, ABSENT) != oid
+        ]
+        if changed:
+            pipeline.log(f"retrying {item.key}: {', '.join(changed)} changed since it died")
+            revived[item.key] = item.blob
+    return revived
 
 
 def _unpublishes(pipeline: Pipeline, target: str) -> bool:
@@ -130,7 +176,7 @@ def enqueue_prepare(
     nothing to do (an idle run reads and writes nothing more)."""
     ledger = ledger if ledger is not None else pipeline.store.load().ledger
     planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger)
-    return planned.apply if planned.sightings or planned.withdrawn else None
+    return planned.apply if planned else None
 
 
 def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from steadypress.alerts.lifecycle import raise_alerts
+from steadypress.alerts.lifecycle import raise_alerts, withdraw_alerts
 from steadypress.executor import drain
 from steadypress.ledger import retire
 from steadypress.pipeline import Pipeline
@@ -49,9 +49,11 @@ def _retire_unconfigured(pipeline: Pipeline, keys: list[str]) -> None:
     )
     for item in retired:
         pipeline.log(f"withdrew {item.key}: target {item.target!r} is no longer configured")
-        if item.alert is not None:
-            reason = f"the target `{item.target}` is no longer in the configuration"
-            try:
-                pipeline.alerts.withdraw(item.alert, reason=reason)
-            except Exception as error:  # the ledger is settled; a stale letter is only noise
-                pipeline.log(f"could not close dead letter #{item.alert}: {error}")
+    withdraw_alerts(
+        pipeline,
+        {
+            item.alert: f"the target `{item.target}` is no longer in the configuration"
+            for item in retired
+            if item.alert is not None
+        },
+    )

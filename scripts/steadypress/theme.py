@@ -35,7 +35,9 @@ def _text(data: bytes | None, where: str, name: str) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise PermanentError(f"theme template {where}/{name}: not UTF-8 text") from None
+        raise PermanentError(
+            f"theme template {where}/{name}: not UTF-8 text", depends_on=(where,)
+        ) from None
 
 
 class Theme:
@@ -63,7 +65,9 @@ class Theme:
             return self._environment.get_template(template).render(**context).encode()
         except TemplateError as error:
             where = f"{self._where}/{template}" if self._where else template
-            raise PermanentError(f"theme template {where}: {error}") from None
+            raise PermanentError(
+                f"theme template {where}: {error}", depends_on=(self._where,) if self._where else ()
+            ) from None
 
     def stylesheet(self) -> bytes:
         light, dark = highlight_css()

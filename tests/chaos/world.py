@@ -88,7 +88,7 @@ class Outcome:
     still_up: list[str]  # removed from content/, but still on a target
     duplicate_posts: dict[str, int]
     dead: set[str]
-    alerts: Counter[str]  # dead-letter alerts by item key
+    alerts: Counter[str]  # letters covering each dead item (and any stray letter)
     pending_at_end: int
     leases_at_end: int
     state_commits: int
@@ -483,18 +483,33 @@ def _still_up(world: _World, ledger: Ledger) -> list[str]:
     return up
 
 
-def _alerts(world: _World) -> Counter[str]:
+def _alerts(world: _World, ledger: Ledger) -> Counter[str]:
+    """Per dead item, the letters covering it: its alert number must name a letter that exists
+    (one per item, however many items share it). An open letter no dead item names is counted
+    under its own name: a stray, or a duplicate that was not retired."""
     if world.github is None:
         folder = world.repo.root / ".steadypress/dead-letters"
-        keys = [find_marker(path.read_text()) for path in folder.glob("*.md")]
+        letters = {
+            int(path.stem): path.read_text().startswith("Status: open")
+            for path in folder.glob("*.md")
+        }
     else:
         # A duplicate opened in a race is closed as not planned; every other issue counts.
-        keys = [
-            find_marker(str(issue.get("body") or ""))
+        letters = {
+            int(issue["number"]): issue.get("state") == "open"
             for issue in world.github.tracker.issues
             if issue.get("state_reason") != "not_planned"
-        ]
-    return Counter(key for key in keys if key is not None)
+            and find_marker(str(issue.get("body") or ""))
+        }
+    counts: Counter[str] = Counter()
+    for item in ledger.dead.values():
+        if item.alert in letters:
+            counts[item.key] += 1
+    named = {item.alert for item in ledger.dead.values()}
+    for number, is_open in letters.items():
+        if is_open and number not in named:
+            counts[f"stray letter #{number}"] += 1
+    return counts
 
 
 def _measure(world: _World, github_requests: int) -> Outcome:
@@ -532,7 +547,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         still_up=_still_up(world, ledger),
         duplicate_posts=duplicates,
         dead=set(ledger.dead),
-        alerts=_alerts(world),
+        alerts=_alerts(world, ledger),
         pending_at_end=len(ledger.pending),
         leases_at_end=sum(item.lease is not None for item in ledger.pending.values()),
         state_commits=len(commits),

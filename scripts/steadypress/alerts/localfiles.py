@@ -1,4 +1,4 @@
-"""The embedded default's dead letters: one readable Markdown file per item, a line on stderr."""
+"""The embedded default's dead letters: one readable Markdown file per letter, a line on stderr."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from steadypress.alerts.base import find_marker
-from steadypress.alerts.letter import letter_body, letter_title, resolution_text
+from steadypress.alerts.base import Identity, find_marker
+from steadypress.alerts.letter import Letter
 from steadypress.filelock import exclusive_lock
-from steadypress.ledger import DeadItem, PublishedRecord
+from steadypress.ledger import DeadItem
 
 __all__ = ["LocalDeadLetters"]
 
 _NUMBERED = re.compile(r"^(\d+)\.md$")
+_OPEN = "Status: open\n\n"
 
 
 class LocalDeadLetters:
@@ -40,57 +41,51 @@ class LocalDeadLetters:
             if (match := _NUMBERED.match(path.name))
         }
 
-    def _find(self, key: str) -> int | None:
+    def _find(self, identity: Identity) -> int | None:
         for number, path in sorted(self._files().items()):
-            if find_marker(path.read_text(encoding="utf-8")) == key:
+            if find_marker(path.read_text(encoding="utf-8")) == identity:
                 return number
         return None
 
     def path_of(self, alert: int) -> Path:
         return self.folder / f"{alert:04d}.md"
 
-    def open(self, item: DeadItem) -> int:
+    def open(self, letter: Letter, number: int | None = None) -> int:
         self._checked()
         with exclusive_lock(self.folder / ".lock"):
-            number = item.alert if item.alert in self._files() else self._find(item.key)
+            files = self._files()
+            if number not in files:
+                number = self._find(letter.identity)
             if number is None:
-                number = max(self._files(), default=0) + 1
+                number = max(files, default=0) + 1
             # A path that is not UTF-8 (git allows any bytes) is shown escaped, never lost.
             self.path_of(number).write_text(
-                _describe(item), encoding="utf-8", errors="backslashreplace"
+                _describe(letter), encoding="utf-8", errors="backslashreplace"
             )
-        stream = self._stream or sys.stderr
+        cause = letter.items[0].last_error if letter.items else ""
         print(
-            f"dead letter #{number}: {item.key} ({self.path_of(number)}): {item.last_error}",
-            file=stream,
+            f"dead letter #{number}: {letter.subject()} ({self.path_of(number)}): {cause}",
+            file=self._stream or sys.stderr,
         )
         return number
 
-    def resolve(self, alert: int, key: str, record: PublishedRecord) -> None:
-        self._close(alert, f"resolved: {resolution_text(key, record)}")
-
-    def withdraw(self, alert: int, *, reason: str) -> None:
-        self._close(alert, f"withdrawn: {reason}")
-
-    def _close(self, alert: int, status: str) -> None:
-        """Put `Status: STATUS` in place of `Status: open` at the top of an open letter."""
+    def close(self, alert: int, *, text: str, completed: bool) -> None:
+        """Put `Status: resolved` (or `withdrawn`) and why in place of `Status: open` at the
+        top of an open letter; a closed letter keeps the first word said on it."""
         self._checked()
+        status = "resolved" if completed else "withdrawn"
         with exclusive_lock(self.folder / ".lock"):
             path = self.path_of(alert)
             if not path.exists():
                 return
-            text = path.read_text(encoding="utf-8")
-            if not text.startswith("Status: open\n\n"):
-                return  # closed already: the first word on it stands
+            text_now = path.read_text(encoding="utf-8")
+            if not text_now.startswith(_OPEN):
+                return
             path.write_text(
-                f"Status: {status}\n\n" + text.removeprefix("Status: open\n\n"),
+                f"Status: {status}\n\n{text}\n\n" + text_now.removeprefix(_OPEN),
                 encoding="utf-8",
                 errors="backslashreplace",
             )
-
-    def discard(self, alert: int, *, duplicate_of: int) -> None:
-        with exclusive_lock(self.folder / ".lock"):
-            self.path_of(alert).unlink(missing_ok=True)
 
     def acknowledge_retry(self, alert: int) -> None:
         """A local letter carries no request to withdraw."""
@@ -99,16 +94,19 @@ class LocalDeadLetters:
         return str(self.path_of(alert))
 
     def retry_hint(self, item: DeadItem) -> str:
-        return f"commit the fix, then `steadypress retry {item.path}`"
+        return f"commit the fix: the next run retries it (by hand: `steadypress retry {item.path}`)"
 
-    def key_of(self, alert: int) -> str | None:
+    def article_of(self, alert: int) -> str | None:
         path = self.path_of(alert)
-        return find_marker(path.read_text(encoding="utf-8")) if path.exists() else None
+        found = find_marker(path.read_text(encoding="utf-8")) if path.exists() else None
+        return None if found is None else found.get("path")
 
 
-def _describe(item: DeadItem) -> str:
+def _describe(letter: Letter) -> str:
+    paths = " ".join(letter.paths) if len(letter.paths) <= 3 else "--all-dead"
     retry = (
-        f"Fix the cause (or the article), then run `steadypress retry {item.path}`; pushing a new "
-        "version of the article retries it too."
+        "Commit the fix and run steadypress again: a commit that changes what this depended "
+        "on (the article, an image it shows, the theme, the configuration) retries it by "
+        f"itself. To retry by hand: `steadypress retry {paths}`."
     )
-    return f"Status: open\n\n# {letter_title(item)}\n\n{letter_body(item, how_to_retry=retry)}"
+    return f"{_OPEN}# {letter.title()}\n\n{letter.body(how_to_retry=retry)}"

@@ -1,21 +1,30 @@
-"""Dead letters as GitHub issues: one issue per dead item, found again by its hidden marker.
+"""Dead letters as GitHub issues: one per article (or per cause, for many), found again by
+its hidden marker.
 
 An issue is looked up by listing the `dead-letter` issues (all states), not by search: the
 search index lags behind, and an issue it has not indexed yet would be created twice. The list is
 read once per process. A create whose answer was lost is followed by a fresh look before any
-second create. A second death reopens the item's issue; a success comments with the URL and
-closes it.
+second create. A second death reopens the issue; a success comments with the URL and closes it.
+Writes are a second apart, as GitHub asks.
 """
 
 from __future__ import annotations
 
-from steadypress.alerts.base import find_marker
-from steadypress.alerts.letter import letter_body, letter_title, resolution_text
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import requests
+
+from steadypress.alerts.base import Identity, find_marker, identity_key
+from steadypress.alerts.letter import Letter
 from steadypress.errors import AmbiguousWrite, GitHubError
 from steadypress.github.client import GitHubClient
-from steadypress.ledger import DeadItem, PublishedRecord
+from steadypress.ledger import DeadItem
 
-__all__ = ["DEAD_LETTER_LABEL", "RETRY_LABEL", "GitHubIssues"]
+__all__ = ["DEAD_LETTER_LABEL", "RETRY_LABEL", "WRITE_INTERVAL", "GitHubIssues"]
+
+WRITE_INTERVAL = 1.0  # seconds between issue writes
 
 DEAD_LETTER_LABEL = "dead-letter"
 RETRY_LABEL = "retry"
@@ -40,14 +49,15 @@ class GitHubIssues:
         self._issues_url = f"{server_url.rstrip('/')}/{repository}/issues"
         self._labels_ready = False
         self._known: dict[str, int] | None = None
+        self._last_write: datetime | None = None
 
-    def open(self, item: DeadItem) -> int:
+    def open(self, letter: Letter, number: int | None = None) -> int:
         self._ensure_labels()
-        number = item.alert or self._find(item.key)
-        fields = {"title": letter_title(item), "body": self._body(item)}
+        number = number or self._find(letter.identity)
+        fields = {"title": letter.title(), "body": self._body(letter)}
         if number is not None:
-            self._client.rest(
-                "PATCH", f"{self._repo}/issues/{number}", json={**fields, "state": "open"},
+            self._write(
+                "PATCH", f"{self._repo}/issues/{number}", {**fields, "state": "open"},
                 endpoint="/repos/{repo}/issues/{number}",
             )  # fmt: skip
             return number
@@ -55,23 +65,23 @@ class GitHubIssues:
             created = self._create(fields)
         except AmbiguousWrite:
             self._known = None  # it may exist now: look before creating again
-            found = self._find(item.key)
+            found = self._find(letter.identity)
             created = found if found is not None else self._create(fields)
         if self._known is not None:  # listed by _find above
-            self._known[item.key] = created
+            self._known[identity_key(letter.identity)] = created
         return created
 
-    def resolve(self, issue: int, key: str, record: PublishedRecord) -> None:
-        self._comment(issue, resolution_text(key, record))
-        self._close(issue, "completed")
-
-    def withdraw(self, issue: int, *, reason: str) -> None:
-        self._comment(issue, f"Withdrawn: {reason}")
-        self._close(issue, "not_planned")
-
-    def discard(self, issue: int, *, duplicate_of: int) -> None:
-        self._comment(issue, f"Duplicate of #{duplicate_of}: two executors opened this at once.")
-        self._close(issue, "not_planned")
+    def close(self, issue: int, *, text: str, completed: bool) -> None:
+        self._write(
+            "POST", f"{self._repo}/issues/{issue}/comments", {"body": text},
+            endpoint="/repos/{repo}/issues/{number}/comments",
+        )  # fmt: skip
+        self._write(
+            "PATCH",
+            f"{self._repo}/issues/{issue}",
+            {"state": "closed", "state_reason": "completed" if completed else "not_planned"},
+            endpoint="/repos/{repo}/issues/{number}",
+        )
 
     def acknowledge_retry(self, issue: int) -> None:
         """Remove the `retry` label, so adding it again asks again."""
@@ -88,9 +98,12 @@ class GitHubIssues:
         return f"{self._issues_url}/{issue}"
 
     def retry_hint(self, item: DeadItem) -> str:
-        return f"commit the fix, then add the label `{RETRY_LABEL}` to the issue"
+        return (
+            "push the fix: the publish run retries it (by hand: add the label "
+            f"`{RETRY_LABEL}` to the issue)"
+        )
 
-    def key_of(self, issue: int) -> str | None:
+    def article_of(self, issue: int) -> str | None:
         try:
             response = self._client.rest(
                 "GET", f"{self._repo}/issues/{issue}", endpoint="/repos/{repo}/issues/{number}"
@@ -99,37 +112,46 @@ class GitHubIssues:
             if error.status in (404, 410):
                 return None
             raise
-        return find_marker(str(response.json().get("body") or ""))
+        found = find_marker(str(response.json().get("body") or ""))
+        return None if found is None else found.get("path")
 
-    def _body(self, item: DeadItem) -> str:
-        retry = (
-            f"Fix the cause, then add the label `{RETRY_LABEL}` to this issue, or run the sweep "
-            f"workflow by hand with `retry: {item.path}`. Pushing a new version of the article "
-            "retries it too."
+    def _body(self, letter: Letter) -> str:
+        by_hand = (
+            f"run the sweep workflow by hand with `retry: {letter.paths[0]}`"
+            if not letter.is_summary
+            else "run the sweep workflow by hand with `retry_all_dead` ticked"
         )
-        return letter_body(item, how_to_retry=retry, run_url=self._run_url)
+        retry = (
+            "Push the fix: a commit that changes what this depended on (the article, an image "
+            "it shows, the theme, `steadypress.yml`) retries it in that push's run, and this "
+            f"issue closes when it is published. To retry by hand, add the label `{RETRY_LABEL}` "
+            f"to this issue (every item it lists is retried), or {by_hand}."
+        )
+        return letter.body(how_to_retry=retry, run_url=self._run_url)
 
     def _create(self, fields: dict[str, str]) -> int:
-        response = self._client.rest(
-            "POST", f"{self._repo}/issues", json={**fields, "labels": [DEAD_LETTER_LABEL]},
+        response = self._write(
+            "POST", f"{self._repo}/issues", {**fields, "labels": [DEAD_LETTER_LABEL]},
             endpoint="/repos/{repo}/issues",
         )  # fmt: skip
         number: int = response.json()["number"]
         return number
 
-    def _comment(self, issue: int, text: str) -> None:
-        self._client.rest(
-            "POST", f"{self._repo}/issues/{issue}/comments", json={"body": text},
-            endpoint="/repos/{repo}/issues/{number}/comments",
-        )  # fmt: skip
-
-    def _close(self, issue: int, reason: str) -> None:
-        self._client.rest(
-            "PATCH",
-            f"{self._repo}/issues/{issue}",
-            json={"state": "closed", "state_reason": reason},
-            endpoint="/repos/{repo}/issues/{number}",
-        )
+    def _write(
+        self, method: str, path: str, fields: Mapping[str, Any], *, endpoint: str
+    ) -> requests.Response:
+        """An issue write, at least `WRITE_INTERVAL` after the one before: GitHub asks for a
+        second between content-creating requests ("Best practices for using the REST API"),
+        and a burst of issues is what its secondary rate limits stop."""
+        clock = self._client.clock
+        if self._last_write is not None:
+            wait = WRITE_INTERVAL - (clock.now() - self._last_write).total_seconds()
+            if wait > 0:
+                clock.sleep(wait)
+        try:
+            return self._client.rest(method, path, json=fields, endpoint=endpoint)
+        finally:
+            self._last_write = clock.now()
 
     def _ensure_labels(self) -> None:
         """Create the labels if missing: issue creation does not reliably create them."""
@@ -154,7 +176,7 @@ class GitHubIssues:
                     raise
         self._labels_ready = True
 
-    def _find(self, key: str) -> int | None:
+    def _find(self, identity: Identity) -> int | None:
         if self._known is None:
             known: dict[str, int] = {}
             url: str | None = (
@@ -165,8 +187,8 @@ class GitHubIssues:
                 response = self._client.rest("GET", url, endpoint="/repos/{repo}/issues")
                 for issue in response.json():
                     found = find_marker(str(issue.get("body") or ""))
-                    if found is not None:
-                        known.setdefault(found, int(issue["number"]))  # the oldest one wins
+                    if found is not None:  # the oldest one wins
+                        known.setdefault(identity_key(found), int(issue["number"]))
                 url = response.links.get("next", {}).get("url")
             self._known = known
-        return self._known.get(key)
+        return self._known.get(identity_key(identity))

@@ -197,7 +197,9 @@ class SiteTarget:
         found = self._assets(location, commit=article.commit)
         if found is None:
             raise PermanentError(
-                f"image {reference!r} not found: no file {location} in commit {article.commit[:12]}"
+                f"image {reference!r} not found: "
+                f"no file {location} in commit {article.commit[:12]}",
+                depends_on=(location,),
             )
         oid, data = found
         stem, dot, extension = posixpath.basename(location).rpartition(".")
