@@ -32,7 +32,7 @@ def test_init_fills_in_the_default_branch_and_the_content_folder(tmp_path: Path)
     result = run_cli(repo, "init", "--content", "posts/", "--action", PINNED)
     assert result.code == 0, result.err
     publish = (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
-    assert "branches: [master]" in publish and 'paths: ["posts/**"]' in publish
+    assert "branches: [master]" in publish and 'paths: ["posts/**", "steadypress.yml"]' in publish
     assert f"uses: {PINNED}  # steadypress" in publish
     assert "workflow: steadypress-sweep.yml" in publish
     assert "content_dir: posts" in (repo.root / "steadypress.yml").read_text()
@@ -69,3 +69,44 @@ def test_the_written_workflows_pass_the_linters(tmp_path: Path) -> None:
     audit = subprocess.run([str(bin_dir / "zizmor"), "--offline", *workflows],
                            capture_output=True, text=True, check=False)  # fmt: skip
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_init_with_an_environment_puts_the_publishing_jobs_in_it(tmp_path: Path) -> None:
+    """Opt-in protection: publish, sweep and retry run in the environment (so zizmor's auditor
+    persona finds no secret outside one); check, which needs no secret, does not; the next
+    steps say what an environment costs."""
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", PINNED, "--environment", "publishing")
+    assert result.code == 0, result.err
+    folder = repo.root / ".github/workflows"
+    for name in ("publish", "sweep", "retry"):
+        assert "    environment: publishing\n" in (folder / f"steadypress-{name}.yml").read_text()
+    assert "environment" not in (folder / "steadypress-check.yml").read_text()
+    assert "Settings > Environments > New environment: publishing" in result.out
+    assert "secrets of the environment publishing" in result.out
+    workflows = sorted(str(p) for p in folder.glob("*.yml"))
+    bin_dir = Path(sys.executable).parent
+    lint = subprocess.run([str(bin_dir / "actionlint"), "-color=false", *workflows],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert lint.returncode == 0, lint.stdout
+
+    def auditor_findings(files: list[str]) -> str:
+        audit = subprocess.run(
+            [str(bin_dir / "zizmor"), "--offline", "--persona", "auditor", *files],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return audit.stdout + audit.stderr
+
+    assert "secrets-outside-env" not in auditor_findings(workflows)
+    plain = Repo(tmp_path / "plain")
+    assert run_cli(plain, "init", "--action", PINNED).code == 0
+    without = sorted(str(p) for p in (plain.root / ".github/workflows").glob("*.yml"))
+    assert "secrets-outside-env" in auditor_findings(without), "the audit itself ran"
+
+
+@pytest.mark.parametrize("name", ["two words", "a:b", ""])
+def test_an_environment_name_github_would_refuse_is_refused(tmp_path: Path, name: str) -> None:
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", PINNED, "--environment", name)
+    assert result.code == 2 and "--environment" in result.err
+    assert not (repo.root / ".github").exists()

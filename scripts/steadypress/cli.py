@@ -49,6 +49,7 @@ from steadypress.init import (
     Setup,
     check_action,
     check_content,
+    check_environment,
     default_branch,
     next_steps,
     write_setup,
@@ -264,6 +265,7 @@ def _init(args: argparse.Namespace) -> None:
             if action == "./"
             else f"{action}  # steadypress {__version__}"
         ),
+        environment=check_environment(args.environment),
     )
     print(next_steps(setup, write_setup(repo, setup, force=args.force), repo))
 

@@ -187,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OWNER/REPO@COMMIT",
         help="the steadypress action, pinned to a full commit id (./ for this repository's own)",
     )
+    init.add_argument(
+        "--environment",
+        metavar="NAME",
+        help="run the publishing jobs in this deployment environment, whose protection rules "
+        "guard the target secrets (default: none; repository secrets)",
+    )
     init.add_argument("--force", action="store_true", help="overwrite files that exist")
     live = _command(
         commands,

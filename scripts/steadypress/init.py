@@ -21,6 +21,7 @@ __all__ = [
     "Setup",
     "check_action",
     "check_content",
+    "check_environment",
     "default_branch",
     "next_steps",
     "render_workflow",
@@ -31,6 +32,7 @@ WORKFLOWS = ("publish", "sweep", "retry", "check")
 # A release of the action, pinned: a commit id, never a tag that can move.
 _ACTION = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 _PLACEHOLDER = re.compile(r"@[A-Z]+@")
+_ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,23 @@ class Setup:
     branch: str  # the branch whose pushes publish
     action: str  # how a workflow step names the action (`uses:`)
     prefix: str = "steadypress-"  # workflow file names, beside the repository's own
+    # The deployment environment holding the target secrets, or None: repository secrets.
+    environment: str | None = None
+
+
+def _environment_lines(environment: str | None) -> str:
+    if environment is None:
+        return (
+            "# Target secrets are repository secrets: no deployment environment, so a run "
+            "records no\n    # deployment (a sweep every 10 minutes would make 144 a day) and "
+            "private repositories on\n    # the free plan work. To guard the secrets with "
+            "protection rules, see the README."
+        )
+    return (
+        "# The target secrets are this environment's, guarded by its protection rules; every "
+        "run\n    # records a deployment in it (the sweep: 144 a day).\n"
+        f"    environment: {environment}"
+    )
 
 
 def render_workflow(name: str, setup: Setup) -> str:
@@ -48,6 +67,7 @@ def render_workflow(name: str, setup: Setup) -> str:
         "@BRANCH@": setup.branch,
         "@CONTENT@": setup.content,
         "@SWEEP@": f"{setup.prefix}sweep.yml",
+        "@ENVIRONMENT@": _environment_lines(setup.environment),
     }
     return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
 
@@ -88,6 +108,15 @@ def check_content(content: str) -> str:
     return str(path)
 
 
+def check_environment(name: str | None) -> str | None:
+    """A deployment environment's name as GitHub allows it, and as plain YAML needs it."""
+    if name is not None and not _ENVIRONMENT.match(name):
+        raise UsageError(
+            "--environment", f"{name!r}: letters, digits, '.', '-' and '_' only (at most 255)"
+        )
+    return name
+
+
 def check_action(action: str) -> str:
     if action != "./" and not _ACTION.match(action):
         raise UsageError(
@@ -116,6 +145,16 @@ def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
 
 def next_steps(setup: Setup, written: list[Path], repo: Path) -> str:
     wrote = "\n".join(f"  {path.relative_to(repo)}" for path in written)
+    secrets = "repository secrets"
+    environment = ""
+    if setup.environment is not None:
+        secrets = f"secrets of the environment {setup.environment}"
+        environment = (
+            f"\n  5. Settings > Environments > New environment: {setup.environment} (its "
+            "protection rules guard the secrets).\n     An environment needs a public "
+            "repository, or a paid plan for a private one; every run in it\n     records a "
+            "deployment (the sweep alone: 144 a day)."
+        )
     return f"""steadypress {__version__} set up in {repo}:
 {wrote}
 
@@ -123,6 +162,6 @@ Next:
   1. Commit these files and push them to {setup.branch}.
   2. Settings > Pages > Deploy from a branch > gh-pages (created by the first publish run).
   3. Settings > Actions > General > Workflow permissions: read and write.
-  4. For dev.to or a webhook: add DEVTO_API_KEY / WEBHOOK_SECRET as repository secrets and
-     the target in steadypress.yml.
+  4. For dev.to or a webhook: add DEVTO_API_KEY / WEBHOOK_SECRET as {secrets} and
+     the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them."""

@@ -106,8 +106,10 @@ class WorkflowRunner:
         repository: str,
         token: str,
         caches: RunnerCaches,
+        secrets: dict[str, str] | None = None,
     ) -> None:
         self.caches = caches
+        self.secrets = secrets or {}  # the repository's secrets, besides GITHUB_TOKEN
         self.origin = origin
         self.api_url = api_url
         self.graphql_url = graphql_url
@@ -167,7 +169,7 @@ class WorkflowRunner:
                 "github": github,
                 "inputs": self._inputs(triggers, event_name, inputs or {}),
                 "env": {},
-                "secrets": {"GITHUB_TOKEN": self.token},
+                "secrets": {**self.secrets, "GITHUB_TOKEN": self.token},
                 "runner": {
                     "os": "Linux",
                     "temp": str(temp),
