@@ -315,3 +315,77 @@ def test_a_pull_request_with_a_broken_article_fails_check_naming_the_file_and_li
     fixed = repo.commit(**{"content/new.md": article("New", date="2024-12-25")})
     assert pull_request(runner, base, fixed).outcome == "success"
     assert sum(github.requests.values()) == 0, "a check asks GitHub nothing"
+
+
+IMAGE = b"\x89PNG\r\n\x1a\n a picture"
+MISSING_IMAGE = "---\ntitle: Post\n---\n\n![a picture](images/x.png)\n"
+
+
+def test_committing_only_the_missing_image_publishes_the_article_and_closes_its_issue(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """Dead for a missing image: one issue. A push that commits only the image: that push's
+    run retries the article by itself, publishes it and closes the issue with its URL."""
+    start = repo.commit(**{"steadypress.yml": FAST})
+    before = repo.commit(**{"content/post.md": MISSING_IMAGE})
+    assert push(runner, start, before).outcome == "success", "a dead letter is not a crash"
+    (issue,) = github.tracker.issues
+    assert issue["state"] == "open" and "content/images/x.png" in issue["body"]
+    repo.write("content/images/x.png", IMAGE)
+    after = repo.commit("add the image")
+    run = push(runner, before, after)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "post/index.html" in pages(github) and not remote(github).dead
+    assert len(github.tracker.issues) == 1
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert "/post/" in github.tracker.comments[issue["number"]][-1]
+
+
+def test_a_broken_theme_opens_one_summary_issue_and_fixing_it_publishes_all(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """A theme template broken so that 50 articles fail: one summary issue, not 50. The theme
+    fixed in a commit: the next sweep publishes all 50 and closes the issue."""
+    broken = "{% extends 'base.html' %}{% block main %}{{ article.titel }}{% endblock %}\n"
+    fixed = "{% extends 'base.html' %}{% block main %}{{ article.title }}{% endblock %}\n"
+    config = FAST + "targets:\n  site: {kind: site, theme: theme}\n"
+    start = repo.commit(**{"steadypress.yml": config, "theme/article.html": broken})
+    articles = {f"content/{n:02}.md": article(f"Article {n}") for n in range(50)}
+    after = repo.commit(**articles)
+    assert push(runner, start, after).outcome == "success"
+    assert len(remote(github).dead) == 50
+    (issue,) = github.tracker.issues
+    assert issue["title"].startswith("Dead letters: 50 articles failed: theme template")
+    repo.commit(**{"theme/article.html": fixed})
+    assert sweep(runner, repo).outcome == "success"
+    ledger = remote(github)
+    assert not ledger.dead and len(ledger.published) == 50
+    assert len(github.tracker.issues) == 1
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+
+
+def test_two_failing_targets_share_one_issue_which_outlives_a_removed_target(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """The site misses an image and the webhook is unreachable: one issue naming both. The
+    hook is removed from steadypress.yml: the sweep withdraws its item, and the issue, still
+    about the site, stays open; the image committed, the push publishes and closes it."""
+    runner.secrets["WEBHOOK_SECRET"] = "a secret for the hook"
+    site = FAST.replace("max_attempts: 2", "max_attempts: 1") + "targets:\n  site: {kind: site}\n"
+    hook = "  hook: {kind: webhook, url: 'http://127.0.0.1:9/'}\n"
+    start = repo.commit(**{"steadypress.yml": site + hook})
+    before = repo.commit(**{"content/post.md": MISSING_IMAGE})
+    assert push(runner, start, before).outcome == "success"
+    (issue,) = github.tracker.issues
+    assert issue["title"] == "Dead letter: content/post.md on hook, site"
+    assert "## Target `hook`" in issue["body"] and "## Target `site`" in issue["body"]
+    middle = repo.commit(**{"steadypress.yml": site})
+    assert push(runner, before, middle).outcome == "success"
+    assert sweep(runner, repo).outcome == "success"
+    assert set(remote(github).dead) == {"site:content/post.md"}
+    assert issue["state"] == "open" and issue["title"] == "Dead letter: content/post.md on site"
+    repo.write("content/images/x.png", IMAGE)
+    after = repo.commit("add the image")
+    assert push(runner, middle, after).outcome == "success"
+    assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
+    assert len(github.tracker.issues) == 1
