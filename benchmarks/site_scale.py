@@ -66,7 +66,7 @@ def measure(size: int) -> tuple[float, float, int, int]:
         head = commit(repo, {f"content/a{n:05d}.md": article(n) for n in range(size)})
         source = ContentSource(Git(repo), "content")
         target = build_site("site", DirectorySiteFiles(out), SiteSettings(url="https://b.test/"),
-                            content_dir="content", repo=repo, default_url="")  # fmt: skip
+                            content=source, default_url="")  # fmt: skip
         articles = sorted(source.list_articles(head).items())
         started = time.perf_counter()
         for start in range(0, len(articles), CLAIM_BATCH):  # as a drain claims and publishes

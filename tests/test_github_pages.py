@@ -180,8 +180,7 @@ def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
         "site",
         pages(github),
         SiteSettings(),
-        content_dir="content",
-        repo=repo.root,
+        content=ContentSource(Git(repo.root), "content"),
         default_url="https://x.test/",
     )
     article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)

@@ -32,8 +32,7 @@ def site(repo: Repo, out: Path, **settings: str) -> SiteTarget:
         "site",
         DirectorySiteFiles(out),
         chosen,
-        content_dir="content",
-        repo=repo.root,
+        content=ContentSource(Git(repo.root), "content"),
         default_url="",
     )
 

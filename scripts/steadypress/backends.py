@@ -38,10 +38,10 @@ def default_backend(environ: Mapping[str, str]) -> str:
 
 
 def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
+    content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
     context = TargetContext(
         source=config.source,
-        content_dir=config.content_dir,
-        repo=repo,
+        content=content,
         clock=run.clock,
         secrets=Secrets(run.environ, run.redact),
         site_files=lambda settings: DirectorySiteFiles(repo / settings.dir),
@@ -50,7 +50,7 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     return Pipeline(
         config=config,
         store=LocalGitStore(repo, config.state_branch),
-        content=ContentSource(Git(repo), config.content_dir),
+        content=content,
         targets=build_targets(config.targets, context),
         alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
         holder=run.holder,
@@ -93,10 +93,10 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         run_url = (
             f"{environ['GITHUB_SERVER_URL']}/{repository}/actions/runs/{environ['GITHUB_RUN_ID']}"
         )
+    content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
     context = TargetContext(
         source=config.source,
-        content_dir=config.content_dir,
-        repo=repo,
+        content=content,
         clock=clock,
         secrets=secrets,
         site_files=lambda settings: BranchSiteFiles(
@@ -107,7 +107,7 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     return Pipeline(
         config=config,
         store=GitHubStore(client, repository=repository, branch=config.state_branch),
-        content=ContentSource(Git(repo), config.content_dir),
+        content=content,
         targets=build_targets(config.targets, context),
         alerts=GitHubIssues(
             client,

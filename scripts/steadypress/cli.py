@@ -32,6 +32,7 @@ from steadypress.check import check_articles, job_summary, problem_annotations
 from steadypress.clock import Clock, SystemClock
 from steadypress.commandline import build_parser
 from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
+from steadypress.contentref import ContentRef, choose_ref, elsewhere_notice
 from steadypress.credentials import RedactingStream, Redactor, Secrets
 from steadypress.errors import (
     ArticleError,
@@ -47,10 +48,10 @@ from steadypress.github.schedule import keep_schedule_alive
 from steadypress.gitio import Git
 from steadypress.init import (
     Setup,
+    branch_to_publish,
     check_action,
     check_content,
     check_environment,
-    default_branch,
     next_steps,
     write_setup,
 )
@@ -98,24 +99,26 @@ class _Shell:
     # only when it is true.
     stats: TransactionStats = field(default_factory=TransactionStats)
 
-    def run_context(self) -> RunContext:
+    def run_context(self, *, content_revision: str = "HEAD") -> RunContext:
         return RunContext(
             holder=_holder(self.environ),
             clock=self.clock,
             environ=self.environ,
             redact=self.redact,
             stats=self.stats,
+            content_revision=content_revision,
         )
 
 
-def _committed_config(repo: Path) -> Config:
-    """The committed configuration, with a word when the working copy says something else (an
-    edit not committed yet does not apply, as with articles)."""
+def _committed_config(repo: Path, revision: str = "HEAD") -> Config:
+    """The configuration committed at `revision`, with a word when the working copy of that
+    commit says something else (an edit not committed yet does not apply, as with articles)."""
     git = Git(repo)
-    config = committed_config(git)
+    config = committed_config(git, revision)
     working = repo / CONFIG_FILE
-    if working.is_file() and not working.is_symlink() and git.resolve("HEAD"):
-        committed = git.read_file("HEAD", CONFIG_FILE)
+    commit = git.resolve(f"{revision}^{{commit}}")
+    if working.is_file() and not working.is_symlink() and commit == git.resolve("HEAD^{commit}"):
+        committed = git.read_file(revision, CONFIG_FILE)
         if committed is None or committed[2] != working.read_bytes():
             print(
                 f"steadypress: {CONFIG_FILE} has changes that are not committed; "
@@ -134,15 +137,35 @@ def _repository(folder: Path) -> Path:
         raise UsageError("--repo", f"{folder.resolve()} is not in a git repository") from None
 
 
+def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRef]:
+    """The configuration and the content branch it names, read from that branch: a
+    `content_branch` committed on the default branch moves both to the branch it names."""
+    git = Git(repo)
+    asked = getattr(args, "ref", None)
+    if args.config:
+        config = load_config(args.config)
+        chosen = choose_ref(git, asked=asked, configured=config.content_branch)
+    else:
+        chosen = choose_ref(git, asked=asked, configured=None)
+        config = _committed_config(repo, chosen.revision)
+        if asked is None and config.content_branch not in (None, chosen.name):
+            chosen = choose_ref(git, asked=None, configured=config.content_branch)
+            config = _committed_config(repo, chosen.revision)
+    notice = elsewhere_notice(git, chosen)
+    if notice:
+        print(f"steadypress: {notice}", file=sys.stderr)
+    return config, chosen
+
+
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     repo = _repository(args.repo)
-    config = load_config(args.config) if args.config else _committed_config(repo)
+    config, chosen = _configured(repo, args)
     build = (
         github_pipeline
         if (args.backend or default_backend(shell.environ)) == "github"
         else local_pipeline
     )
-    return build(repo, config, shell.run_context())
+    return build(repo, config, shell.run_context(content_revision=chosen.revision))
 
 
 def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
@@ -259,7 +282,7 @@ def _init(args: argparse.Namespace) -> None:
     action = check_action(args.action)
     setup = Setup(
         content=check_content(args.content),
-        branch=args.branch or default_branch(git),
+        branch=args.branch or branch_to_publish(git),
         action=(
             "./  # zizmor: ignore[self-repository]"
             if action == "./"

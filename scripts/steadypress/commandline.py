@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--config",
         type=Path,
-        help="configuration file (default: steadypress.yml as committed at HEAD)",
+        help="configuration file (default: steadypress.yml as committed on the content branch)",
     )
     common.add_argument(
         "--backend",
@@ -59,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="any folder of the git repository; its root is used (default: .)",
     )
     both = [common, repo]
+    reading = argparse.ArgumentParser(add_help=False)
+    reading.add_argument(
+        "--ref",
+        metavar="REF",
+        help="publish the articles of this branch or commit instead of the content branch "
+        "(content_branch in steadypress.yml, else the repository's default branch)",
+    )
+    publishing = [common, repo, reading]
 
     parser = argparse.ArgumentParser(
         prog="steadypress",
@@ -71,16 +79,16 @@ def build_parser() -> argparse.ArgumentParser:
     _command(
         commands,
         "run",
-        parents=both,
+        parents=publishing,
         summary="enqueue every unpublished article, then publish (the default job)",
-        description="Reconcile the articles at HEAD with the ledger, then publish every "
-        "article that is not published at its newest version.",
+        description="Reconcile the articles of the content branch with the ledger, then "
+        "publish every article that is not published at its newest version.",
         example="steadypress run",
     )
     enqueue = _command(
         commands,
         "enqueue",
-        parents=both,
+        parents=publishing,
         summary="record articles as pending, publishing nothing",
         description="Record articles as pending work without publishing them.",
         example="steadypress enqueue content/hello.md",
@@ -91,11 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar=("BEFORE", "AFTER"),
         help="the articles changed between two commits of a push",
     )
-    enqueue.add_argument("paths", nargs="*", metavar="PATH", help="articles at HEAD")
+    enqueue.add_argument(
+        "paths", nargs="*", metavar="PATH", help="articles at the content branch's head"
+    )
     drain = _command(
         commands,
         "drain",
-        parents=both,
+        parents=publishing,
         summary="claim and publish what is claimable now",
         description="Claim and publish pending items that are due and unleased.",
         example='steadypress drain --push "$BEFORE" "$AFTER"',
@@ -109,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     _command(
         commands,
         "sweep",
-        parents=both,
+        parents=publishing,
         summary="reconcile, publish stale or due items, re-open missing alerts",
         description="The insurance run: reconcile content against the ledger, take stale "
         "and due work whoever last held it, re-open dead letters that could not be opened.",
@@ -118,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     retry = _command(
         commands,
         "retry",
-        parents=both,
+        parents=publishing,
         summary="retry dead or waiting items now",
         description="Give dead or waiting items a fresh start and publish them, "
         "from what is committed now.",
@@ -197,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     live = _command(
         commands,
         "live",
-        parents=both,
+        parents=publishing,
         summary="poll and publish until stopped (an optional accelerator)",
         description="Poll the content branch and publish as soon as work appears; "
         "nothing depends on it.",

@@ -43,6 +43,7 @@ def _default_targets() -> dict[str, TargetSpec]:
 class Config:
     source: str = "embedded defaults"
     content_dir: str = "content"
+    content_branch: str | None = None  # None: the repository's default branch
     state_branch: str = "steadypress-state"
     dead_letter_dir: str = ".steadypress/dead-letters"
     max_attempts: int = 5
@@ -93,9 +94,10 @@ def parse_config(raw: Any, *, source: str) -> Config:
         raw = {}
     raw = _mapping(raw, key="the configuration", source=source)
     defaults = Config()
+    known = {"content_dir", "content_branch", "state_branch", "dead_letter_dir", "max_attempts"}
     reject_unknown_keys(
         raw,
-        {"content_dir", "state_branch", "dead_letter_dir", "max_attempts", "timings", "targets"},
+        known | {"timings", "targets"},
         prefix="",
         source=source,
     )
@@ -123,9 +125,15 @@ def parse_config(raw: Any, *, source: str) -> Config:
         raise ConfigError(
             source, f"content_dir: must be a folder inside the repository, got {content_dir!r}"
         )
+    content_branch = raw.get("content_branch")
+    if content_branch is not None and (
+        not isinstance(content_branch, str) or not content_branch or content_branch.startswith("-")
+    ):
+        raise ConfigError(source, f"content_branch: expected a branch name, got {content_branch!r}")
     return Config(
         source=source,
         content_dir=content_dir,
+        content_branch=content_branch,
         state_branch=text_option(
             raw, "state_branch", defaults.state_branch, prefix="", source=source
         ),

@@ -247,15 +247,23 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
 class ContentSource:
     """The articles of the content branch, read from commits of a git repository."""
 
-    def __init__(self, git: Git, content_dir: str) -> None:
+    def __init__(self, git: Git, content_dir: str, *, revision: str = "HEAD") -> None:
         self._git = git
         self._content_dir = content_dir.strip("/")
+        self._revision = revision  # the content branch's ref, resolved afresh each time
         self._commit_times: dict[str, datetime] = {}
 
+    @property
+    def content_dir(self) -> str:
+        return self._content_dir
+
     def head(self) -> str:
-        commit = self._git.resolve("HEAD^{commit}")
+        """The newest commit of the content branch: what a run publishes."""
+        commit = self._git.resolve(f"{self._revision}^{{commit}}")
         if commit is None:
-            raise ArticleError("HEAD", f"{self._git.repo} has no commit to read articles from")
+            raise ArticleError(
+                self._revision, f"{self._git.repo} has no commit to read articles from"
+            )
         return commit
 
     def resolve(self, revision: str) -> str | None:

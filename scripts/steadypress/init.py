@@ -19,10 +19,10 @@ from steadypress.gitio import Git
 
 __all__ = [
     "Setup",
+    "branch_to_publish",
     "check_action",
     "check_content",
     "check_environment",
-    "default_branch",
     "next_steps",
     "render_workflow",
     "write_setup",
@@ -89,9 +89,10 @@ targets:
 """
 
 
-def default_branch(git: Git) -> str:
-    """The remote's default branch when there is a remote, else the branch checked out (a new
-    repository's too), else `main`."""
+def branch_to_publish(git: Git) -> str:
+    """The branch init wires the workflows to: the remote's default branch when there is a
+    remote, else the branch checked out (init runs where the blog is being set up), else
+    `main`."""
     with contextlib.suppress(GitFailed):  # no remote HEAD recorded
         return git.text("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").removeprefix(
             "refs/remotes/origin/"

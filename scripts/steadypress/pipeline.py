@@ -37,6 +37,7 @@ class RunContext:
     environ: Mapping[str, str]
     redact: Redactor  # learns every secret read, for whatever the run prints or records
     stats: TransactionStats
+    content_revision: str = "HEAD"  # the content branch's ref: what is published
 
 
 @dataclass

@@ -223,13 +223,13 @@ def article_path(path: str, config: Config) -> str:
 
 
 def paths_prepare(pipeline: Pipeline, paths: list[str]) -> Prepare | None:
-    """The change enqueuing named articles as they are at HEAD."""
+    """The change enqueuing named articles as they are at the content branch's head."""
     commit = pipeline.content.head()
     at_head = pipeline.content.list_articles(commit)
     articles = {}
     for raw in paths:
         path = article_path(raw, pipeline.config)
         if path not in at_head:
-            raise UsageError(path, "not an article at HEAD (is it committed?)")
+            raise UsageError(path, "not an article at the content branch's head (is it committed?)")
         articles[path] = at_head[path]
     return enqueue_prepare(pipeline, articles, commit)

@@ -264,8 +264,7 @@ class _World:
             "site",
             self._site_files(client),
             SiteSettings(),
-            content_dir="content",
-            repo=self.repo.root,
+            content=ContentSource(Git(self.repo.root), "content"),
             default_url="https://octo.github.io/blog/",
         )
         targets: dict[str, Target] = {"site": site, "devto": devto}

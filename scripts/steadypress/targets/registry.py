@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from steadypress.clock import Clock
+from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.targets import devto, site, webhook
@@ -37,8 +37,7 @@ class TargetContext:
     """What targets are built with, whichever backend runs them."""
 
     source: str  # the configuration file, named in messages
-    content_dir: str
-    repo: Path
+    content: ContentSource
     clock: Clock
     secrets: Secrets
     site_files: Callable[[site.SiteSettings], site.SiteFiles]
@@ -57,8 +56,7 @@ def _build_site(spec: TargetSpec, context: TargetContext) -> Target:
         spec.name,
         context.site_files(settings),
         settings,
-        content_dir=context.content_dir,
-        repo=context.repo,
+        content=context.content,
         default_url=context.default_site_url,
     )
 

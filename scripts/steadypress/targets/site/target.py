@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape, unescape
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -26,7 +25,6 @@ from markupsafe import Markup
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, sitemap
-from steadypress.gitio import Git
 from steadypress.ledger import PublishedRecord
 from steadypress.render import is_relative_reference, reading_minutes, render_markdown, slugify
 from steadypress.targets.base import Receipt
@@ -64,18 +62,16 @@ def build_site(
     files: SiteFiles,
     settings: SiteSettings,
     *,
-    content_dir: str,
-    repo: Path,
+    content: ContentSource,
     default_url: str,
 ) -> SiteTarget:
-    """The site target over `files`, reading images from `repo` and the theme from its folder."""
-    content = ContentSource(Git(repo), content_dir)
+    """The site target over `files`, reading images and the theme from the content branch."""
     return SiteTarget(
         name,
         files,
         settings=settings,
         address=site_address(settings, default_url=default_url),
-        content_dir=content_dir,
+        content_dir=content.content_dir,
         theme=Theme(
             lambda name: _theme_file(content, f"{settings.theme}/{name}"), where=settings.theme
         )
@@ -86,7 +82,7 @@ def build_site(
 
 
 def _theme_file(content: ContentSource, path: str) -> bytes | None:
-    found = content.asset(path, commit="HEAD")
+    found = content.asset(path, commit=content.head())
     return found[1] if found is not None else None
 
 
