@@ -4,7 +4,6 @@ fresh environment outside the repository."""
 from __future__ import annotations
 
 import os
-import site
 import subprocess
 import sys
 import tarfile
@@ -15,6 +14,7 @@ import pytest
 
 from steadypress import __version__
 from tests.helpers import Repo, article
+from tests.packages import package_dirs
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ def test_the_wheel_installs_and_runs_outside_the_repository(tmp_path: Path) -> N
     # The dependencies come from the test environment (no network in tests); steadypress
     # itself only from the wheel.
     packages = next(home.glob("lib/python*/site-packages"))
-    (packages / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    (packages / "dependencies.pth").write_text(package_dirs())
     pip = [str(home / "bin" / "python"), "-m", "pip", "install", "--no-index", "--no-deps", "-q"]
     subprocess.run([*pip, str(wheel)], check=True)
     where = subprocess.run(

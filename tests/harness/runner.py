@@ -25,7 +25,6 @@ import json
 import os
 import re
 import shutil
-import site
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from typing import Any
 import yaml
 
 from tests.harness.expressions import condition, substitute
+from tests.packages import package_dirs
 
 ZERO = "0" * 40
 
@@ -460,9 +460,7 @@ class WorkflowRunner:
         site_packages = next(home.glob("lib/python*/site-packages"))
         # The test environment's packages (pip, setuptools, steadypress's dependencies) are
         # visible; steadypress itself is whatever the workflow installs from its checkout.
-        (site_packages / "test-environment.pth").write_text(
-            "\n".join(site.getsitepackages()) + "\n"
-        )
+        (site_packages / "test-environment.pth").write_text(package_dirs())
         job_env["PATH"] = f"{home / 'bin'}{os.pathsep}{job_env['PATH']}"
         job_env["pythonLocation"] = str(home)  # exported by setup-python to later steps
         job_env["PIP_NO_INDEX"] = "1"
