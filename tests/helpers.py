@@ -114,12 +114,17 @@ class Repo:
 
 
 def github_client(
-    github: FakeGitHub, *, clock: ManualClock | None = None, **settings: Any
+    github: FakeGitHub,
+    *,
+    clock: ManualClock | None = None,
+    token: str | None = None,
+    **settings: Any,
 ) -> GitHubClient:
-    """A client of the fake on a `ManualClock`: its sleeps are instant and recorded."""
+    """A client of the fake on a `ManualClock`: its sleeps are instant and recorded. `token`
+    replaces the fake's own (a wrong one, or none)."""
     return GitHubClient(
-        token=github.token, api_url=github.api_url, graphql_url=github.graphql_url,
-        clock=clock or ManualClock(), **settings,
+        token=github.token if token is None else token, api_url=github.api_url,
+        graphql_url=github.graphql_url, clock=clock or ManualClock(), **settings,
     )  # fmt: skip
 
 

@@ -1,12 +1,11 @@
 """Dead letters as GitHub issues, against the fake: one issue per letter, whatever happens."""
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypeVar
 
 import pytest
-import requests
 
 from steadypress.alerts import marker_for
 from steadypress.alerts.letter import Letter
@@ -17,6 +16,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import github_client
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
+T = TypeVar("T")
 RUN = "https://github.com/octo/blog/actions/runs/42"
 
 
@@ -99,7 +99,7 @@ def test_a_duplicate_from_a_race_is_closed_as_not_planned(github: FakeGitHub) ->
     """The losing executor's issue points at the winner and is closed."""
     issues = channel(github)
     winner = issues.open(corpse())
-    loser = issues._create({"title": "t", "body": "b"})  # the create a racing executor made
+    loser = issues._create("t", "b")  # the create a racing executor made
     issues.close(loser, text=f"Duplicate of #{winner}", completed=False)
     assert github.tracker.get_issue(loser)["state_reason"] == "not_planned"
     assert f"#{winner}" in github.tracker.comments[loser][0]
@@ -118,14 +118,14 @@ def test_issue_writes_are_a_second_apart(github: FakeGitHub) -> None:
     clock = ManualClock(NOW)
     issues = GitHubIssues(github_client(github, clock=clock), repository=github.full_name)
     writes = []
-    original = issues._client.rest
+    original = issues._client.call
 
-    def spy(method: str, path: str, **options: Any) -> requests.Response:
-        if method != "GET":
+    def spy(perform: Callable[[], T], *, write: bool, label: str) -> T:
+        if write:
             writes.append(clock.now())
-        return original(method, path, **options)
+        return original(perform, write=write, label=label)
 
-    issues._client.rest = spy  # type: ignore[method-assign]
+    issues._client.call = spy  # type: ignore[method-assign]
     for n in range(10):
         issues.open(corpse(f"content/{n}.md"))
     issue_writes = writes[2:]  # after the two labels

@@ -31,9 +31,7 @@ def github() -> Iterator[FakeGitHub]:
 
 
 def pages(github: FakeGitHub, token: str | None = None) -> BranchSiteFiles:
-    client = github_client(github)
-    if token is not None:
-        client.token = token
+    client = github_client(github, token=token)
     branch = GitHubBranch(client, repository=github.full_name, branch="gh-pages")
     return BranchSiteFiles(branch, clock=ManualClock())
 

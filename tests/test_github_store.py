@@ -212,8 +212,7 @@ def test_bad_credentials_are_a_clear_state_error(
     github: FakeGitHub, token: str, message: str
 ) -> None:
     """A wrong or missing token says so, with GitHub's own words."""
-    client = github_client(github)
-    client.token = token
+    client = github_client(github, token=token)
     store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
     with pytest.raises(StateError, match=message):
         store.load()
@@ -248,9 +247,9 @@ def test_a_graphql_rate_limit_inside_a_200_is_waited_out(github: FakeGitHub) -> 
 
 def test_a_github_that_does_not_answer_in_time_fails_cleanly(github: FakeGitHub) -> None:
     """Every request has a timeout: reads are retried a few times, then a StateError, no hang."""
-    client = github_client(github, timeout=(1.0, 0.2), read_attempts=2)
+    client = github_client(github, timeout=1, read_attempts=2)
     store = GitHubStore(client, repository=github.full_name, branch="steadypress-state")
-    github.latency = 0.5
+    github.latency = 1.5
     with pytest.raises(StateError, match="could not be read"):
         store.load()
     assert github.requests["graphql LoadBranch"] == 2

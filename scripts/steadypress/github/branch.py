@@ -187,10 +187,17 @@ class GitHubBranch:
         return ref if isinstance(ref, dict) else None
 
     def _fetch_blob(self, oid: str) -> bytes:
+        # The JSON answer (base64), not the raw media type: PyGithub hands a body over as text,
+        # and only base64 comes through that unchanged whatever the bytes. Checked against the
+        # blob id, so a garbled answer is refused, never written back.
         if oid not in self._blobs:
-            response = self._client.rest(
-                "GET", f"/repos/{self.repository}/git/blobs/{oid}",
-                accept="application/vnd.github.raw+json", endpoint="/repos/{repo}/git/blobs/{sha}",
-            )  # fmt: skip
-            self._blobs[oid] = response.content
+            answer = self._client.rest(
+                "GET",
+                f"/repos/{self.repository}/git/blobs/{oid}",
+                endpoint="/repos/{repo}/git/blobs/{sha}",
+            ).json()
+            data = base64.b64decode(str(answer.get("content", "")))
+            if blob_oid(data) != oid:
+                raise GitHubError(0, f"{self.branch}: blob {oid} came back as other bytes")
+            self._blobs[oid] = data
         return self._blobs[oid]

@@ -10,11 +10,10 @@ Writes are a second apart, as GitHub asks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
-
-import requests
+from functools import partial
+from typing import TypeVar
 
 from steadypress.alerts.base import Identity, find_marker, identity_key
 from steadypress.alerts.letter import Letter
@@ -25,6 +24,7 @@ from steadypress.ledger import DeadItem
 __all__ = ["DEAD_LETTER_LABEL", "RETRY_LABEL", "WRITE_INTERVAL", "GitHubIssues"]
 
 WRITE_INTERVAL = 1.0  # seconds between issue writes
+T = TypeVar("T")
 
 DEAD_LETTER_LABEL = "dead-letter"
 RETRY_LABEL = "retry"
@@ -45,6 +45,7 @@ class GitHubIssues:
     ) -> None:
         self._client = client
         self._repo = f"/repos/{repository}"
+        self._repository = client.github.get_repo(repository)  # lazy: no request
         self._run_url = run_url
         self._issues_url = f"{server_url.rstrip('/')}/{repository}/issues"
         self._labels_ready = False
@@ -54,42 +55,36 @@ class GitHubIssues:
     def open(self, letter: Letter, number: int | None = None) -> int:
         self._ensure_labels()
         number = number or self._find(letter.identity)
-        fields = {"title": letter.title(), "body": self._body(letter)}
+        title, body = letter.title(), self._body(letter)
         if number is not None:
-            self._write(
-                "PATCH", f"{self._repo}/issues/{number}", {**fields, "state": "open"},
-                endpoint="/repos/{repo}/issues/{number}",
-            )  # fmt: skip
+            issue = self._repository.get_issue(number)
+            self._write(lambda: issue.edit(title=title, body=body, state="open"),
+                        "PATCH /repos/{repo}/issues/{number}")  # fmt: skip
             return number
         try:
-            created = self._create(fields)
+            created = self._create(title, body)
         except AmbiguousWrite:
             self._known = None  # it may exist now: look before creating again
             found = self._find(letter.identity)
-            created = found if found is not None else self._create(fields)
+            created = found if found is not None else self._create(title, body)
         if self._known is not None:  # listed by _find above
             self._known[identity_key(letter.identity)] = created
         return created
 
     def close(self, issue: int, *, text: str, completed: bool) -> None:
-        self._write(
-            "POST", f"{self._repo}/issues/{issue}/comments", {"body": text},
-            endpoint="/repos/{repo}/issues/{number}/comments",
-        )  # fmt: skip
-        self._write(
-            "PATCH",
-            f"{self._repo}/issues/{issue}",
-            {"state": "closed", "state_reason": "completed" if completed else "not_planned"},
-            endpoint="/repos/{repo}/issues/{number}",
-        )
+        lazy = self._repository.get_issue(issue)
+        self._write(lambda: lazy.create_comment(text),
+                    "POST /repos/{repo}/issues/{number}/comments")  # fmt: skip
+        reason = "completed" if completed else "not_planned"
+        self._write(lambda: lazy.edit(state="closed", state_reason=reason),
+                    "PATCH /repos/{repo}/issues/{number}")  # fmt: skip
 
     def acknowledge_retry(self, issue: int) -> None:
         """Remove the `retry` label, so adding it again asks again."""
+        lazy = self._repository.get_issue(issue)
         try:
-            self._client.rest(
-                "DELETE", f"{self._repo}/issues/{issue}/labels/{RETRY_LABEL}",
-                endpoint="/repos/{repo}/issues/{number}/labels/{name}",
-            )  # fmt: skip
+            self._write(lambda: lazy.remove_from_labels(RETRY_LABEL),
+                        "DELETE /repos/{repo}/issues/{number}/labels/{name}")  # fmt: skip
         except GitHubError as error:
             if error.status != 404:  # 404: the label was not on the issue; nothing to withdraw
                 raise
@@ -104,15 +99,15 @@ class GitHubIssues:
         )
 
     def article_of(self, issue: int) -> str | None:
+        lazy = self._repository.get_issue(issue)
         try:
-            response = self._client.rest(
-                "GET", f"{self._repo}/issues/{issue}", endpoint="/repos/{repo}/issues/{number}"
-            )
+            body = self._client.call(lambda: lazy.complete().body, write=False,
+                                     label="GET /repos/{repo}/issues/{number}")  # fmt: skip
         except GitHubError as error:
             if error.status in (404, 410):
                 return None
             raise
-        found = find_marker(str(response.json().get("body") or ""))
+        found = find_marker(body or "")
         return None if found is None else found.get("path")
 
     def _body(self, letter: Letter) -> str:
@@ -129,17 +124,17 @@ class GitHubIssues:
         )
         return letter.body(how_to_retry=retry, run_url=self._run_url)
 
-    def _create(self, fields: dict[str, str]) -> int:
-        response = self._write(
-            "POST", f"{self._repo}/issues", {**fields, "labels": [DEAD_LETTER_LABEL]},
-            endpoint="/repos/{repo}/issues",
-        )  # fmt: skip
-        number: int = response.json()["number"]
-        return number
+    def _create(self, title: str, body: str) -> int:
+        return self._write(
+            lambda: (
+                self._repository.create_issue(
+                    title=title, body=body, labels=[DEAD_LETTER_LABEL]
+                ).number
+            ),
+            "POST /repos/{repo}/issues",
+        )
 
-    def _write(
-        self, method: str, path: str, fields: Mapping[str, Any], *, endpoint: str
-    ) -> requests.Response:
+    def _write(self, perform: Callable[[], T], label: str) -> T:
         """An issue write, at least `WRITE_INTERVAL` after the one before: GitHub asks for a
         second between content-creating requests ("Best practices for using the REST API"),
         and a burst of issues is what its secondary rate limits stop."""
@@ -149,7 +144,7 @@ class GitHubIssues:
             if wait > 0:
                 clock.sleep(wait)
         try:
-            return self._client.rest(method, path, json=fields, endpoint=endpoint)
+            return self._client.call(perform, write=True, label=label)
         finally:
             self._last_write = clock.now()
 
@@ -158,19 +153,20 @@ class GitHubIssues:
         if self._labels_ready:
             return
         for name, (color, description) in _LABELS.items():
+            label = self._repository.get_label(name)
             try:
-                self._client.rest(
-                    "GET", f"{self._repo}/labels/{name}", endpoint="/repos/{repo}/labels/{name}"
-                )
+                self._client.call(label.complete, write=False,
+                                  label="GET /repos/{repo}/labels/{name}")  # fmt: skip
                 continue
             except GitHubError as error:
                 if error.status != 404:
                     raise
             try:
-                self._client.rest(
-                    "POST", f"{self._repo}/labels", endpoint="/repos/{repo}/labels",
-                    json={"name": name, "color": color, "description": description},
-                )  # fmt: skip
+                self._client.call(
+                    partial(self._repository.create_label, name, color, description),
+                    write=True,
+                    label="POST /repos/{repo}/labels",
+                )
             except GitHubError as error:
                 if error.status != 422:  # 422 already_exists: another executor made it first
                     raise

@@ -1,0 +1,130 @@
+"""GitHub through PyGithub, configured for a ledger: every request goes through PyGithub's
+requester; a write whose answer was lost is never sent twice; a rate-limited write is sent
+again after the wait, once."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import requests
+
+from steadypress.alerts.letter import Letter
+from steadypress.errors import AmbiguousWrite
+from steadypress.github.client import GitHubClient
+from steadypress.github.issues import GitHubIssues
+from steadypress.github.schedule import keep_schedule_alive
+from steadypress.ledger import Attempt, DeadItem
+from tests.fakes.clock import ManualClock
+from tests.fakes.github import FakeGitHub, Fault
+from tests.helpers import Repo, article, github_client, run_cli
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        yield fake
+
+
+def test_every_request_to_github_goes_through_pygithub(
+    github: FakeGitHub, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole run on the GitHub backend (state, Pages, a dead letter, the schedule): each
+    HTTP request to GitHub is sent from PyGithub's Requester, none from anywhere else."""
+    sent_from: list[str] = []
+    real_request = requests.Session.request
+
+    def watched(self: requests.Session, method: str, url: str, **options: Any) -> Any:
+        if url.startswith(github.api_url):
+            frames = traceback.extract_stack()
+            sent_from.append(
+                "pygithub"
+                if any(frame.filename.endswith("github/Requester.py") for frame in frames)
+                else frames[-2].filename
+            )
+        return real_request(self, method, url, **options)
+
+    monkeypatch.setattr(requests.Session, "request", watched)
+    for name, value in {
+        "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+        "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    repo.commit(**{"content/a.md": article("A"), "content/b.md": "---\ntitle: [broken\n---\n"})
+    assert run_cli(repo, "run", "--backend", "github").code == 0
+    github.workflows["sweep.yml"] = "disabled_inactivity"
+    assert run_cli(repo, "keep-schedule", "--backend", "github").code == 0
+    assert len(sent_from) >= 8 and set(sent_from) == {"pygithub"}, sent_from
+
+
+def letter() -> Letter:
+    item = DeadItem("site", "content/a.md", "b1", "c1", NOW, 1, (Attempt(NOW, "x"),), True)
+    return Letter.of([item])
+
+
+def issues_of(client: GitHubClient, github: FakeGitHub) -> GitHubIssues:
+    return GitHubIssues(client, repository=github.full_name)
+
+
+# Each kind of write, as the fake labels its request, and how to make it.
+WRITES: dict[str, Callable[[GitHubClient, FakeGitHub], object]] = {
+    "POST /repos/{repo}/issues/{number}/comments": lambda client, github: issues_of(
+        client, github
+    ).close(1, text="done", completed=True),
+    "PATCH /repos/{repo}/issues/{number}": lambda client, github: issues_of(client, github).open(
+        letter(), 1
+    ),
+    "DELETE /repos/{repo}/issues/{number}/labels/{name}": lambda client, github: issues_of(
+        client, github
+    ).acknowledge_retry(1),
+    "POST /repos/{repo}/labels": lambda client, github: issues_of(client, github).open(letter()),
+    "PUT /repos/{repo}/actions/workflows/{workflow}/enable": lambda client, github: (
+        keep_schedule_alive(client, repository=github.full_name, workflow="sweep.yml")
+    ),
+}
+
+
+def prepared(github: FakeGitHub) -> None:
+    """One dead-letter issue carrying the retry label, no labels defined, a sweep workflow that
+    GitHub disabled: every write above has something to do."""
+    github.tracker.create_issue({"title": "t", "body": "b", "labels": ["dead-letter", "retry"]})
+    github.tracker.labels.clear()
+    github.workflows["sweep.yml"] = "disabled_inactivity"
+
+
+@pytest.mark.parametrize("label", WRITES)
+@pytest.mark.parametrize("lost", ["502", "dropped"])
+def test_a_write_whose_answer_was_lost_reaches_github_once(
+    github: FakeGitHub, label: str, lost: str
+) -> None:
+    """The fake applies the write, then answers 502 or closes the connection: the client does
+    not send it again; the caller learns it may have happened (AmbiguousWrite)."""
+    prepared(github)
+    github.inject(
+        Fault(label, status=502, apply_first=True) if lost == "502" else Fault.lost_answer(label)
+    )
+    client = github_client(github)
+    with github.counting() as calls, pytest.raises(AmbiguousWrite):
+        WRITES[label](client, github)
+    assert calls[label] == 1
+
+
+@pytest.mark.parametrize("label", WRITES)
+def test_a_rate_limited_write_is_sent_again_after_the_wait_once(
+    github: FakeGitHub, label: str
+) -> None:
+    """A secondary rate limit says the write was not taken: it is sent again after
+    `retry-after` seconds on the pipeline's clock, and reaches GitHub twice in all."""
+    prepared(github)
+    github.inject(Fault.secondary_rate_limit(label, retry_after=7))
+    clock = ManualClock(NOW)
+    with github.counting() as calls:
+        WRITES[label](github_client(github, clock=clock), github)
+    # Opening a letter creates both labels, `dead-letter` and `retry`: one more request in all.
+    made = 2 if label == "POST /repos/{repo}/labels" else 1
+    assert calls[label] == made + 1 and 7.0 in clock.sleeps
