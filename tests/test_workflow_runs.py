@@ -11,6 +11,7 @@ import pytest
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
+from tests.fakes.github.apps import FakeApp, key_pair
 from tests.harness.runner import RunnerCaches, RunResult, WorkflowRunner
 from tests.helpers import Repo, article, github_client, run_cli
 
@@ -389,3 +390,22 @@ def test_two_failing_targets_share_one_issue_which_outlives_a_removed_target(
     assert push(runner, middle, after).outcome == "success"
     assert (issue["state"], issue["state_reason"]) == ("closed", "completed")
     assert len(github.tracker.issues) == 1
+
+
+def test_with_a_github_app_configured_the_publish_run_acts_as_the_app(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """The variable STEADYPRESS_APP_ID and the secret STEADYPRESS_APP_PRIVATE_KEY: the publish
+    run trades the app's JWT for an installation token and publishes with it."""
+    private, public = key_pair()
+    github.app = FakeApp(app_id=4242, public_key_pem=public)
+    runner.variables["STEADYPRESS_APP_ID"] = "4242"
+    runner.secrets["STEADYPRESS_APP_PRIVATE_KEY"] = private
+    before = repo.commit(**{"steadypress.yml": FAST})
+    after = repo.commit(**{"content/hello.md": article("Hello")})
+    with github.counting() as calls:
+        run = push(runner, before, after)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "hello/index.html" in pages(github)
+    # Two steps talk to GitHub (the drain and the schedule check), each as the app.
+    assert calls["POST /app/installations/{installation_id}/access_tokens"] == 2

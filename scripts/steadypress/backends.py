@@ -17,6 +17,7 @@ from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
+from steadypress.github.auth import client_for
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
@@ -72,15 +73,12 @@ def github_client_from(
 ) -> tuple[GitHubClient, str]:
     """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
     repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
-    token = secrets.read("GITHUB_TOKEN")
-    if token is None:
-        raise ConfigError(
-            "GITHUB_TOKEN",
-            "not set: the GitHub backend needs a token with contents: write and issues: write",
-        )
     api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
     graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
-    client = GitHubClient(token=token, api_url=api_url, graphql_url=graphql_url, clock=clock)
+    client = client_for(
+        environ, secrets, repository=repository, api_url=api_url, graphql_url=graphql_url,
+        clock=clock,
+    )  # fmt: skip
     return client, repository
 
 

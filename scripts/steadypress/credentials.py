@@ -97,3 +97,14 @@ class Secrets:
         if value is not None:
             self.redact.add(value)
         return value
+
+    def read_key(self, name: str) -> str | None:
+        """A PEM private key: several lines, often pasted with a newline at the end, which is
+        harmless here (a key never goes into a header; what it signs does)."""
+        value = (self._environ.get(name) or "").strip()
+        if not value:
+            return None
+        if not value.startswith("-----BEGIN") or "PRIVATE KEY-----" not in value:
+            raise ConfigError(name, "not a PEM private key (-----BEGIN ... PRIVATE KEY-----)")
+        self.redact.add(value, *value.splitlines()[1:-1])
+        return value

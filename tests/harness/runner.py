@@ -110,6 +110,7 @@ class WorkflowRunner:
     ) -> None:
         self.caches = caches
         self.secrets = secrets or {}  # the repository's secrets, besides GITHUB_TOKEN
+        self.variables: dict[str, str] = {}  # the repository's configuration variables
         self.origin = origin
         self.api_url = api_url
         self.graphql_url = graphql_url
@@ -170,6 +171,7 @@ class WorkflowRunner:
                 "inputs": self._inputs(triggers, event_name, inputs or {}),
                 "env": {},
                 "secrets": {**self.secrets, "GITHUB_TOKEN": self.token},
+                "vars": dict(self.variables),
                 "runner": {
                     "os": "Linux",
                     "temp": str(temp),

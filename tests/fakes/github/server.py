@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from tests.fakes.github import graphql
+from tests.fakes.github.apps import FakeApp, JWTRejected
 from tests.fakes.github.issues import NOW, IssueError, IssueTracker
 from tests.fakes.github.repository import IDENTITY, BareRepository
 from tests.fakes.loopback import Answer, LoopbackServer
@@ -93,7 +94,22 @@ class Fault:
         )
 
 
+# Authenticated with the app's JWT, not a token (tests/fakes/github/apps.py).
+_APP_ROUTES = frozenset(
+    {"/repos/{repo}/installation", "/app/installations/{installation_id}/access_tokens"}
+)
+
 _ROUTES = [
+    (
+        "GET",
+        re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/installation$"),
+        "/repos/{repo}/installation",
+    ),
+    (
+        "POST",
+        re.compile(r"^/app/installations/(?P<installation_id>\d+)/access_tokens$"),
+        "/app/installations/{installation_id}/access_tokens",
+    ),
     (
         "GET",
         re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/blobs/(?P<sha>[0-9a-f]{40})$"),
@@ -184,6 +200,7 @@ class FakeGitHub(LoopbackServer):
         self.workflows: dict[str, str] = {"sweep.yml": "active", "publish.yml": "active"}
         self.latency = 0.0
         self.before_write: Callable[[], object] | None = None
+        self.app: FakeApp | None = None  # a GitHub App installed on the repository
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
 
@@ -268,7 +285,16 @@ class FakeGitHub(LoopbackServer):
         auth = headers.get("authorization", "")
         if not auth:
             return self._json(401, _HTTPError(401, "Requires authentication").body)
-        if auth.split(" ", 1)[-1] != self.token:
+        if route is not None and route[1] in _APP_ROUTES:
+            try:
+                if self.app is None:
+                    raise JWTRejected("A JSON web token could not be decoded")
+                self.app.verify(auth)
+            except JWTRejected as error:
+                return self._json(401, _HTTPError(401, str(error)).body)
+        elif auth.split(" ", 1)[-1] != self.token and not (
+            self.app is not None and self.app.accepts(auth.split(" ", 1)[-1])
+        ):
             return self._json(401, _HTTPError(401, "Bad credentials").body)
         fault = self._take_fault(label, branch)
         if fault is not None and not fault.apply_first:
@@ -322,7 +348,7 @@ class FakeGitHub(LoopbackServer):
         if route is None:
             raise _HTTPError(404, "Not Found")
         match, template = route
-        if match["repo"] != self.full_name:
+        if "repo" in match.groupdict() and match["repo"] != self.full_name:
             raise _HTTPError(404, "Not Found")
         call = _Call(match, json.loads(body) if body else {}, headers, path.partition("?")[2])
         try:
@@ -341,6 +367,10 @@ class FakeGitHub(LoopbackServer):
                 c.match["sha"], c.headers.get("accept", "")
             ),
             ("GET", f"{repo}/git/ref/heads/{{branch}}"): lambda c: self._get_ref(c.match["branch"]),
+            ("GET", f"{repo}/installation"): lambda c: self._installation(),
+            ("POST", "/app/installations/{installation_id}/access_tokens"): lambda c: (
+                self._access_token(int(c.match["installation_id"]))
+            ),
             ("POST", f"{repo}/git/trees"): lambda c: self._create_tree(c.request),
             ("POST", f"{repo}/git/commits"): lambda c: self._create_commit(c.request),
             ("POST", f"{repo}/git/refs"): lambda c: self._create_ref(c.request),
@@ -407,6 +437,16 @@ class FakeGitHub(LoopbackServer):
         if head is None:
             raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
         return self._json(200, self._ref_json(branch, head))
+
+    def _installation(self) -> tuple[int, dict[str, str], bytes]:
+        assert self.app is not None  # the JWT was verified against it
+        return self._json(200, self.app.installation(self.api_url, self.full_name.split("/")[0]))
+
+    def _access_token(self, installation_id: int) -> tuple[int, dict[str, str], bytes]:
+        assert self.app is not None
+        if installation_id != self.app.installation_id:
+            raise _HTTPError(404, "Not Found", docs=f"{DOCS}/apps/apps")
+        return self._json(201, self.app.issue_token())
 
     def _html(self, suffix: str) -> str:
         return f"https://github.example/{self.full_name}/{suffix}"

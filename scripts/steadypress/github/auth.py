@@ -1,0 +1,67 @@
+"""Who steadypress is on GitHub: the job's `GITHUB_TOKEN` (the default), any token in its place
+(a fine-grained personal access token), or a GitHub App's installation.
+
+An App is named by `STEADYPRESS_APP_ID` and the secret `STEADYPRESS_APP_PRIVATE_KEY` (its PEM
+key), with `STEADYPRESS_APP_INSTALLATION_ID` optional (not GITHUB_*: GitHub reserves that
+prefix); without it the installation on the repository is looked up with the app's JWT (one
+request). PyGithub's `AppInstallationAuth` signs the JWT and trades it for an installation
+token; the first trade is made here, through the client, so that it is counted and classified
+like every request, and the token is taught to the redactor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from github import Auth
+
+from steadypress.credentials import Secrets
+from steadypress.errors import ConfigError
+from steadypress.github.client import GitHubClient
+
+__all__ = ["client_for"]
+
+
+def client_for(
+    environ: Mapping[str, str], secrets: Secrets, *, repository: str, **settings: Any
+) -> GitHubClient:
+    """The client the environment asks for: an App's installation when `STEADYPRESS_APP_ID` is set,
+    else `GITHUB_TOKEN`."""
+    app_id = environ.get("STEADYPRESS_APP_ID", "").strip()
+    if not app_id:
+        token = secrets.read("GITHUB_TOKEN")
+        if token is None:
+            raise ConfigError(
+                "GITHUB_TOKEN",
+                "not set: the GitHub backend needs a token with contents: write and issues: "
+                "write (or STEADYPRESS_APP_ID and STEADYPRESS_APP_PRIVATE_KEY for a GitHub App)",
+            )
+        return GitHubClient(token=token, **settings)
+    if not app_id.isdigit():
+        raise ConfigError("STEADYPRESS_APP_ID", f"{app_id!r} is not an app id (a number)")
+    key = secrets.read_key("STEADYPRESS_APP_PRIVATE_KEY")
+    if key is None:
+        raise ConfigError("STEADYPRESS_APP_PRIVATE_KEY", "not set: STEADYPRESS_APP_ID names an app")
+    app = Auth.AppAuth(int(app_id), key)
+    installation = environ.get("STEADYPRESS_APP_INSTALLATION_ID", "").strip()
+    if not installation:
+        as_app = GitHubClient(token="", auth=app, **settings)
+        found = as_app.rest(
+            "GET", f"/repos/{repository}/installation", endpoint="/repos/{repo}/installation"
+        ).json()
+        installation, settings = (
+            str(found["id"]),
+            {**settings, "requests_made": as_app.requests_made},
+        )
+    if not installation.isdigit():
+        raise ConfigError("STEADYPRESS_APP_INSTALLATION_ID", f"{installation!r} is not a number")
+    auth = app.get_installation_auth(int(installation))
+    client = GitHubClient(token="", auth=auth, **settings)
+    token = client.call(
+        lambda: auth.token,
+        write=False,  # a new token each time: asking again is harmless
+        label="POST /app/installations/{installation_id}/access_tokens",
+    )
+    secrets.redact.add(token)
+    return client
