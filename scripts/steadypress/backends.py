@@ -23,11 +23,13 @@ from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
 from steadypress.github.pages import BranchSiteFiles, pages_url
 from steadypress.github.store import GitHubStore
+from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site import DirectorySiteFiles
+from steadypress.watch import LocalWatch
 
 __all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
 
@@ -51,6 +53,7 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     return Pipeline(
         config=config,
         store=LocalGitStore(repo, config.state_branch),
+        watch=LocalWatch(Git(repo), content, state_branch=config.state_branch),
         content=content,
         targets=build_targets(config.targets, context),
         alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
@@ -102,9 +105,14 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         ),
         default_site_url=pages_url(repository),
     )
+    watch = None
+    if run.content_branch is not None:
+        watch = GitHubWatch(client, Git(repo), repository=repository,
+                            content=run.content_branch, state=config.state_branch)  # fmt: skip
     return Pipeline(
         config=config,
         store=GitHubStore(client, repository=repository, branch=config.state_branch),
+        watch=watch,
         content=content,
         targets=build_targets(config.targets, context),
         alerts=GitHubIssues(

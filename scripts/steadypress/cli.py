@@ -16,7 +16,7 @@ import socket
 import sys
 import threading
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -99,14 +99,15 @@ class _Shell:
     # only when it is true.
     stats: TransactionStats = field(default_factory=TransactionStats)
 
-    def run_context(self, *, content_revision: str = "HEAD") -> RunContext:
+    def run_context(self, content: ContentRef | None = None) -> RunContext:
         return RunContext(
             holder=_holder(self.environ),
             clock=self.clock,
             environ=self.environ,
             redact=self.redact,
             stats=self.stats,
-            content_revision=content_revision,
+            content_revision=content.revision if content else "HEAD",
+            content_branch=content.name if content and not content.explicit else None,
         )
 
 
@@ -160,12 +161,12 @@ def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRe
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     repo = _repository(args.repo)
     config, chosen = _configured(repo, args)
-    build = (
-        github_pipeline
-        if (args.backend or default_backend(shell.environ)) == "github"
-        else local_pipeline
-    )
-    return build(repo, config, shell.run_context(content_revision=chosen.revision))
+    on_github = (args.backend or default_backend(shell.environ)) == "github"
+    if on_github and args.command == "live" and not chosen.explicit:
+        # A live executor on GitHub fetches the branch as it moves; it reads what it fetched.
+        chosen = replace(chosen, revision=f"refs/remotes/origin/{chosen.name}")
+    build = github_pipeline if on_github else local_pipeline
+    return build(repo, config, shell.run_context(chosen))
 
 
 def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
@@ -266,6 +267,8 @@ def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
 
 
 def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+    if pipeline.watch is None:
+        raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
     stop = threading.Event()
 
     def request_stop(_signum: int, _frame: FrameType | None) -> None:
@@ -273,7 +276,8 @@ def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    live(pipeline, report, interval=args.interval, ticks=args.ticks, stop=stop)
+    live(pipeline, report, watch=pipeline.watch, interval=args.interval, ticks=args.ticks,
+         stop=stop)  # fmt: skip
 
 
 def _init(args: argparse.Namespace) -> None:

@@ -1,7 +1,10 @@
 """Live mode: an optional accelerator that polls and publishes as soon as work appears.
 
 Nothing depends on it. It takes what any executor may take (pending, due, unleased) without the
-sweeper's grace period, and it sleeps until the next item becomes due or the next poll.
+sweeper's grace period. Each poll asks the `Watch` for the heads of the content and state
+branches, and works only when one of them moved or an item it knows of fell due: an idle poll
+reads nothing else (on GitHub, two conditional requests answered 304). It sleeps until the next
+poll, or sooner when a known item falls due.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from steadypress.ledger import next_wake
 from steadypress.pipeline import Pipeline
 from steadypress.planning import reconcile
 from steadypress.report import Report
+from steadypress.watch import Watch
 
 __all__ = ["live"]
 
@@ -21,22 +25,31 @@ def live(
     pipeline: Pipeline,
     report: Report,
     *,
+    watch: Watch,
     interval: float,
     ticks: int | None,
     stop: threading.Event,
 ) -> Report:
-    """Poll every `interval` seconds (or sooner when an item falls due) until `stop` is set or
-    `ticks` polls have run."""
-    seen_head: str | None = None
+    """Poll every `interval` seconds (or sooner when an item falls due; never sooner than the
+    server asks) until `stop` is set or `ticks` polls have run."""
+    acted_on: str | None = None  # the content head last reconciled
     done = 0
     while not stop.is_set() and (ticks is None or done < ticks):
-        head = pipeline.content.head()
-        drain(pipeline, report, prepare=reconcile(pipeline) if head != seen_head else None)
-        seen_head = head
-        done += 1
+        heads = watch.heads()
+        known = pipeline.store.last_known()
         now = pipeline.clock.now()
-        wake = next_wake(pipeline.store.load().ledger, now=now)
+        wake = next_wake(known.ledger, now=now) if known is not None else None
+        content_moved = done == 0 or heads.content != acted_on
+        state_moved = known is None or heads.state != known.version
+        if content_moved or state_moved or (wake is not None and wake <= now):
+            drain(pipeline, report, prepare=reconcile(pipeline) if content_moved else None)
+            acted_on = heads.content
+            known = pipeline.store.last_known()
+            now = pipeline.clock.now()
+            wake = next_wake(known.ledger, now=now) if known is not None else None
+        done += 1
         wait = interval if wake is None else min(interval, max(0.0, (wake - now).total_seconds()))
+        wait = max(wait, heads.poll_interval or 0.0)
         if ticks is None or done < ticks:
             pipeline.clock.sleep(wait, interrupt=stop)
     return report

@@ -18,6 +18,7 @@ from steadypress.credentials import Redactor
 from steadypress.store import LedgerStore, TransactionStats, transact
 from steadypress.store.transaction import Change
 from steadypress.targets import Target
+from steadypress.watch import Watch
 
 __all__ = ["Pipeline", "RunContext"]
 
@@ -38,6 +39,7 @@ class RunContext:
     redact: Redactor  # learns every secret read, for whatever the run prints or records
     stats: TransactionStats
     content_revision: str = "HEAD"  # the content branch's ref: what is published
+    content_branch: str | None = None  # its name, when it is a branch (live mode watches it)
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Pipeline:
     log: Callable[[str], None] = _stderr
     # Every secret this run read, taken out of any text before it is recorded or shown.
     redact: Redactor = field(default_factory=Redactor)
+    # What live mode polls for the branches' heads (None: this pipeline cannot run live).
+    watch: Watch | None = None
 
     @property
     def lease_ttl(self) -> timedelta:

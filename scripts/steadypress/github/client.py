@@ -100,10 +100,12 @@ class GitHubClient:
         *,
         json: Mapping[str, Any] | None = None,
         endpoint: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Answer:
-        """One REST call through PyGithub's requester; returns the answer for any 2xx, raises
-        for anything else. `path` is relative to the API root, or an absolute URL on it (a
-        pagination link); `endpoint` names the call in `requests_made` (a template)."""
+        """One REST call through PyGithub's requester; returns the answer for any 2xx or 304,
+        raises for anything else. `path` is relative to the API root, or an absolute URL on it
+        (a pagination link); `endpoint` names the call in `requests_made` (a template);
+        `headers` adds to the request's (`If-None-Match`, for a conditional request)."""
         root = self.api_url.rstrip("/")
         if path.startswith(("http://", "https://")):
             if not path.startswith(f"{root}/"):  # the token goes nowhere but the API it is for
@@ -112,7 +114,9 @@ class GitHubClient:
         body = dict(json) if json is not None else None
         return self.call(
             lambda: Answer(
-                *self._requester.requestJson(method, path, headers=dict(_HEADERS), input=body)
+                *self._requester.requestJson(
+                    method, path, headers={**_HEADERS, **(headers or {})}, input=body
+                )
             ),
             write=method not in ("GET", "HEAD"),
             label=f"{method} {endpoint or path}",

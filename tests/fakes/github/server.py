@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 import re
 import tempfile
@@ -201,6 +202,7 @@ class FakeGitHub(LoopbackServer):
         self.latency = 0.0
         self.before_write: Callable[[], object] | None = None
         self.app: FakeApp | None = None  # a GitHub App installed on the repository
+        self.not_modified = 0  # 304 answers to conditional requests
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
 
@@ -366,7 +368,9 @@ class FakeGitHub(LoopbackServer):
             ("GET", f"{repo}/git/blobs/{{sha}}"): lambda c: self._blob(
                 c.match["sha"], c.headers.get("accept", "")
             ),
-            ("GET", f"{repo}/git/ref/heads/{{branch}}"): lambda c: self._get_ref(c.match["branch"]),
+            ("GET", f"{repo}/git/ref/heads/{{branch}}"): lambda c: self._get_ref(
+                c.match["branch"], c.headers.get("if-none-match")
+            ),
             ("GET", f"{repo}/installation"): lambda c: self._installation(),
             ("POST", "/app/installations/{installation_id}/access_tokens"): lambda c: (
                 self._access_token(int(c.match["installation_id"]))
@@ -432,11 +436,20 @@ class FakeGitHub(LoopbackServer):
     ) -> tuple[int, dict[str, str], bytes]:
         return self._json(200, items, {"Link": link} if link else None)
 
-    def _get_ref(self, branch: str) -> tuple[int, dict[str, str], bytes]:
+    def _get_ref(self, branch: str, if_none_match: str | None) -> tuple[int, dict[str, str], bytes]:
+        """With an ETag, as "Conditional requests" documents (docs.github.com/rest/using-the-
+        rest-api/best-practices-for-using-the-rest-api#use-conditional-requests-if-appropriate):
+        `If-None-Match` naming the current one answers 304 with no body, which does not count
+        against the primary rate limit."""
         head = self.repository.head_of(branch)
         if head is None:
             raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/refs#get-a-reference")
-        return self._json(200, self._ref_json(branch, head))
+        status, headers, payload = self._json(200, self._ref_json(branch, head))
+        etag = f'"{hashlib.sha256(payload).hexdigest()}"'
+        if if_none_match == etag:
+            self.not_modified += 1
+            return 304, {"ETag": etag}, b""
+        return status, {**headers, "ETag": etag}, payload
 
     def _installation(self) -> tuple[int, dict[str, str], bytes]:
         assert self.app is not None  # the JWT was verified against it

@@ -1,0 +1,81 @@
+"""Live mode on GitHub: idle polls are conditional requests answered 304 and nothing else; a
+push is published within one interval."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from steadypress.timefmt import parse_time
+from tests.fakes.clock import ManualClock
+from tests.fakes.github import FakeGitHub
+from tests.helpers import Repo, article, github_store, run_cli
+
+INTERVAL = 30.0
+REF = "GET /repos/{repo}/git/ref/heads/{branch}"
+
+
+class ScriptedClock(ManualClock):
+    """A manual clock that, at each sleep, records what the fake had seen so far and runs the
+    step scripted for that sleep (a push, say)."""
+
+    def __init__(self, github: FakeGitHub, steps: dict[int, Callable[[], None]]) -> None:
+        super().__init__(datetime.now(UTC))  # articles are dated by their (real) commits
+        self.github = github
+        self.steps = steps
+        self.seen: list[tuple[Counter[str], int]] = []
+
+    def sleep(self, seconds: float, *, interrupt: threading.Event | None = None) -> None:
+        super().sleep(seconds, interrupt=interrupt)
+        if seconds >= INTERVAL:  # a live poll's wait, not a backoff inside a run
+            self.seen.append((Counter(self.github.requests), self.github.not_modified))
+            self.steps.get(len(self.seen), lambda: None)()
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        for name, value in {
+            "GITHUB_REPOSITORY": fake.full_name, "GITHUB_TOKEN": fake.token,
+            "GITHUB_API_URL": fake.api_url, "GITHUB_GRAPHQL_URL": fake.graphql_url,
+        }.items():  # fmt: skip
+            monkeypatch.setenv(name, value)
+        monkeypatch.setattr(signal, "signal", lambda *_args: None)  # in-process: keep pytest's
+        yield fake
+
+
+def test_idle_polls_cost_only_conditional_requests_and_a_push_is_published_within_one_interval(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """The checkout's origin is the repository on GitHub. Poll 1 publishes what is there;
+    polls 3 to 5 are idle: two conditional requests each (the content and state branches),
+    both answered 304, and no other request; a push after poll 5 is on the site at poll 6."""
+    repo.commit(**{"content/first.md": article("First")})
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    repo.git("push", "-q", "origin", "main")
+    pushed_at: list[float] = []
+
+    def push_second() -> None:
+        repo.commit(**{"content/second.md": article("Second")})
+        repo.git("push", "-q", "origin", "main")
+        pushed_at.append(clock.seconds)
+
+    clock = ScriptedClock(github, {5: push_second})
+    result = run_cli(
+        repo, "live", "--backend", "github", "--ticks", "8", "--interval", str(INTERVAL),
+        clock=clock,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    published = github_store(github).load().ledger.published
+    assert {"site:content/first.md", "site:content/second.md"} <= published.keys()
+    delay = parse_time(published["site:content/second.md"].published_at) - clock.start
+    assert delay.total_seconds() - pushed_at[0] <= INTERVAL
+    for poll in (3, 4):  # between the sleeps after polls 2..3 and 3..4: idle polls
+        (before, quiet_before), (after, quiet_after) = clock.seen[poll - 1], clock.seen[poll]
+        assert after - before == Counter({REF: 2}), after - before
+        assert quiet_after - quiet_before == 2, "both answered 304"
