@@ -14,6 +14,7 @@ import requests
 
 from steadypress.alerts.letter import Letter
 from steadypress.errors import AmbiguousWrite
+from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
 from steadypress.github.schedule import keep_schedule_alive
@@ -128,3 +129,55 @@ def test_a_rate_limited_write_is_sent_again_after_the_wait_once(
     # Opening a letter creates both labels, `dead-letter` and `retry`: one more request in all.
     made = 2 if label == "POST /repos/{repo}/labels" else 1
     assert calls[label] == made + 1 and 7.0 in clock.sleeps
+
+
+def _branch_commit(client: GitHubClient, github: FakeGitHub, branch: str) -> object:
+    """A commit on `branch` (the state's or the site's: one code path), created first if new."""
+    target = GitHubBranch(client, repository=github.full_name, branch=branch)
+    head = target.read().head or target.create({"index.html": b"first"}, message="first")
+    return target.commit(
+        {"index.html": b"second"}, expected=head, message="second\n\ntransaction: t2"
+    )
+
+
+def _issue_create(client: GitHubClient, github: FakeGitHub) -> object:
+    return issues_of(client, github).open(letter())
+
+
+# Writes whose lost answer is settled by reading: the label the fake counts, and the write.
+SETTLED: dict[str, tuple[str, Callable[[GitHubClient, FakeGitHub], object]]] = {
+    "state commit": (
+        "graphql CreateCommit",
+        lambda c, g: _branch_commit(c, g, "steadypress-state"),
+    ),
+    "Pages commit": ("graphql CreateCommit", lambda c, g: _branch_commit(c, g, "gh-pages")),
+    "issue create": ("POST /repos/{repo}/issues", _issue_create),
+}
+
+
+@pytest.mark.parametrize("kind", SETTLED)
+@pytest.mark.parametrize("lost", ["502", "dropped"])
+def test_a_commit_or_an_issue_whose_answer_was_lost_is_settled_by_a_read(
+    github: FakeGitHub, kind: str, lost: str
+) -> None:
+    """The fake applies the write and the answer is lost: the write reached GitHub once, and
+    reading (the branch's head carries the transaction; the issue has the marker) settles it,
+    so the caller goes on as if answered, with exactly one commit or one issue made."""
+    label, write = SETTLED[kind]
+    client = github_client(github)
+    if label.startswith("graphql"):
+        branch = "steadypress-state" if kind == "state commit" else "gh-pages"
+        GitHubBranch(client, repository=github.full_name, branch=branch).create(
+            {"index.html": b"first"}, message="first"
+        )
+    fault = (
+        Fault(label, status=502, apply_first=True) if lost == "502" else Fault.lost_answer(label)
+    )
+    github.inject(fault)
+    with github.counting() as calls:
+        write(client, github)
+    assert calls[label] == 1, f"the {kind} was sent {calls[label]} times"
+    if kind == "issue create":
+        assert len(github.tracker.issues) == 1
+    else:
+        assert github.repository.text("log", "-1", "--format=%B", branch).startswith("second")
