@@ -181,3 +181,21 @@ def test_a_commit_or_an_issue_whose_answer_was_lost_is_settled_by_a_read(
         assert len(github.tracker.issues) == 1
     else:
         assert github.repository.text("log", "-1", "--format=%B", branch).startswith("second")
+
+
+@pytest.mark.parametrize("kind", SETTLED)
+def test_a_rate_limited_commit_or_issue_is_sent_again_after_the_wait_once(
+    github: FakeGitHub, kind: str
+) -> None:
+    label, write = SETTLED[kind]
+    clock = ManualClock(NOW)
+    client = github_client(github, clock=clock)
+    if label.startswith("graphql"):
+        branch = "steadypress-state" if kind == "state commit" else "gh-pages"
+        GitHubBranch(client, repository=github.full_name, branch=branch).create(
+            {"index.html": b"first"}, message="first"
+        )
+    github.inject(Fault.secondary_rate_limit(label, retry_after=11))
+    with github.counting() as calls:
+        write(client, github)
+    assert calls[label] == 2 and 11.0 in clock.sleeps
