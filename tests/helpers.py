@@ -18,7 +18,8 @@ from steadypress.codec import STATE_FILES, decode_ledger
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
-from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteTarget
+from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings
+from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
 from tests.fakes.clock import ManualClock
 

@@ -12,13 +12,8 @@ from steadypress.errors import PermanentError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
-from steadypress.targets.site import (
-    DirectorySiteFiles,
-    SiteFiles,
-    SiteSettings,
-    SiteTarget,
-    build_site,
-)
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
+from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, github_client, site_target

@@ -8,7 +8,8 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles, SiteTarget
+from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site.target import SiteTarget
 from tests.helpers import site_target
 
 

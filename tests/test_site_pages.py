@@ -17,7 +17,8 @@ from steadypress.content import ContentSource
 from steadypress.errors import PermanentError
 from steadypress.gitio import Git
 from steadypress.targets import Receipt
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteTarget, build_site
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site.target import SiteTarget, build_site
 from tests.helpers import Repo
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).

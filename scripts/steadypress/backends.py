@@ -1,10 +1,5 @@
-"""Wiring: the same Pipeline on the embedded default (a local repository) or on GitHub.
-
-On GitHub the content still comes from the checkout (articles are read from the pushed commit),
-while the ledger, the site and the dead letters live in the repository on GitHub, reached with
-the workflow's token through GITHUB_API_URL / GITHUB_GRAPHQL_URL (so GitHub Enterprise and the
-test fake work unchanged).
-"""
+"""Wiring: the Pipeline on the embedded default (a local repository); the GitHub backend's
+wiring is `github/backend.py`, imported only when a command runs on GitHub."""
 
 from __future__ import annotations
 
@@ -12,18 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from steadypress.alerts import LocalDeadLetters
-from steadypress.clock import Clock
 from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
-from steadypress.errors import ConfigError
-from steadypress.github.auth import client_for
-from steadypress.github.branch import GitHubBranch
-from steadypress.github.client import GitHubClient
-from steadypress.github.issues import GitHubIssues
-from steadypress.github.pages import BranchSiteFiles, pages_url
-from steadypress.github.store import GitHubStore
-from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store.localgit import LocalGitStore
@@ -31,7 +17,7 @@ from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.watch import LocalWatch
 
-__all__ = ["default_backend", "github_client_from", "github_pipeline", "local_pipeline"]
+__all__ = ["default_backend", "local_pipeline"]
 
 LOCAL_SITE_URL = "http://localhost:8000/"
 
@@ -57,70 +43,6 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         content=content,
         targets=build_targets(config.targets, context),
         alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
-        holder=run.holder,
-        clock=run.clock,
-        redact=run.redact,
-        stats=run.stats,
-    )
-
-
-def _required(environ: Mapping[str, str], name: str, why: str) -> str:
-    value = environ.get(name, "").strip()
-    if not value:
-        raise ConfigError(name, f"not set: {why}")
-    return value
-
-
-def github_client_from(
-    environ: Mapping[str, str], *, clock: Clock, secrets: Secrets
-) -> tuple[GitHubClient, str]:
-    """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
-    repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
-    api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
-    graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
-    client = client_for(
-        environ, secrets, repository=repository, api_url=api_url, graphql_url=graphql_url,
-        clock=clock,
-    )  # fmt: skip
-    return client, repository
-
-
-def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
-    environ, clock = run.environ, run.clock
-    secrets = Secrets(environ, run.redact)
-    client, repository = github_client_from(environ, clock=clock, secrets=secrets)
-    run_url = None
-    if environ.get("GITHUB_SERVER_URL") and environ.get("GITHUB_RUN_ID"):
-        run_url = (
-            f"{environ['GITHUB_SERVER_URL']}/{repository}/actions/runs/{environ['GITHUB_RUN_ID']}"
-        )
-    content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
-    context = TargetContext(
-        source=config.source,
-        content=content,
-        clock=clock,
-        secrets=secrets,
-        site_files=lambda settings: BranchSiteFiles(
-            GitHubBranch(client, repository=repository, branch=settings.branch), clock=clock
-        ),
-        default_site_url=pages_url(repository),
-    )
-    watch = None
-    if run.content_branch is not None:
-        watch = GitHubWatch(client, Git(repo), repository=repository,
-                            content=run.content_branch, state=config.state_branch)  # fmt: skip
-    return Pipeline(
-        config=config,
-        store=GitHubStore(client, repository=repository, branch=config.state_branch),
-        watch=watch,
-        content=content,
-        targets=build_targets(config.targets, context),
-        alerts=GitHubIssues(
-            client,
-            repository=repository,
-            run_url=run_url,
-            server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
-        ),
         holder=run.holder,
         clock=run.clock,
         redact=run.redact,

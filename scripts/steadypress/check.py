@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from steadypress.content import Article, ContentSource
 from steadypress.errors import ArticleError, PublishError
 from steadypress.report import table_cell, workflow_command
-from steadypress.targets.site import SiteTarget
+from steadypress.targets.site.target import SiteTarget
 
 __all__ = ["Problem", "check_articles", "job_summary", "problem_annotations"]
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from steadypress import __version__
 
-__all__ = ["EXIT_CODES", "build_parser"]
+__all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_PENDING", "EXIT_STATE", "EXIT_USAGE", "build_parser"]
+
+EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_STATE = 0, 1, 2, 3
 
 EXIT_CODES = """exit codes:
   0  done (dead letters are reported, not failures)

@@ -47,13 +47,9 @@ from steadypress.sweeper import sweep
 from steadypress.targets import BatchTarget, Receipt, Target
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
 from steadypress.targets.registry import TargetSpec
-from steadypress.targets.site import (
-    MANIFEST,
-    DirectorySiteFiles,
-    SiteFiles,
-    SiteSettings,
-    build_site,
-)
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
+from steadypress.targets.site.manifest import MANIFEST
+from steadypress.targets.site.target import build_site
 from steadypress.timefmt import parse_time
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.clock import ManualClock

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from steadypress.clock import Clock
 from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
-from steadypress.targets import devto, site, webhook
 from steadypress.targets.base import Target
+
+if TYPE_CHECKING:
+    from steadypress.targets.site import SiteFiles, SiteSettings
 
 __all__ = ["KINDS", "TargetContext", "TargetSpec", "build_targets", "check_target_options"]
 
@@ -40,19 +43,29 @@ class TargetContext:
     content: ContentSource
     clock: Clock
     secrets: Secrets
-    site_files: Callable[[site.SiteSettings], site.SiteFiles]
+    site_files: Callable[[SiteSettings], SiteFiles]
     default_site_url: str
 
 
 @dataclass(frozen=True)
 class _Kind:
-    check: Callable[[str, Mapping[str, Any], str], object]
+    module: str  # the kind's module: its `parse_settings`, and what `build` constructs
     build: Callable[[TargetSpec, TargetContext], Target]
+
+    def settings(self, spec: TargetSpec, source: str) -> Any:
+        return import_module(self.module).parse_settings(spec.name, spec.options, source)
+
+
+# Each kind's module is imported when a configuration names that kind, not before: a run
+# without dev.to never loads `requests` for it, and `--help` loads no target at all.
 
 
 def _build_site(spec: TargetSpec, context: TargetContext) -> Target:
-    settings = site.parse_settings(spec.name, spec.options, context.source)
-    return site.build_site(
+    from steadypress.targets.site import parse_settings  # noqa: PLC0415 (only when configured)
+    from steadypress.targets.site.target import build_site  # noqa: PLC0415
+
+    settings = parse_settings(spec.name, spec.options, context.source)
+    return build_site(
         spec.name,
         context.site_files(settings),
         settings,
@@ -62,6 +75,8 @@ def _build_site(spec: TargetSpec, context: TargetContext) -> Target:
 
 
 def _build_webhook(spec: TargetSpec, context: TargetContext) -> Target:
+    from steadypress.targets import webhook  # noqa: PLC0415 (only when configured)
+
     settings = webhook.parse_settings(spec.name, spec.options, context.source)
     return webhook.WebhookTarget(
         spec.name, settings, secret=context.secrets.read(settings.secret_env), clock=context.clock
@@ -69,6 +84,8 @@ def _build_webhook(spec: TargetSpec, context: TargetContext) -> Target:
 
 
 def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
+    from steadypress.targets import devto  # noqa: PLC0415 (only when configured)
+
     settings = devto.parse_settings(spec.name, spec.options, context.source)
     return devto.DevtoTarget(
         spec.name,
@@ -79,9 +96,9 @@ def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
 
 
 KINDS: Mapping[str, _Kind] = {
-    "site": _Kind(check=site.parse_settings, build=_build_site),
-    "webhook": _Kind(check=webhook.parse_settings, build=_build_webhook),
-    "devto": _Kind(check=devto.parse_settings, build=_build_devto),
+    "site": _Kind("steadypress.targets.site.settings", _build_site),
+    "webhook": _Kind("steadypress.targets.webhook", _build_webhook),
+    "devto": _Kind("steadypress.targets.devto", _build_devto),
 }
 
 
@@ -93,7 +110,7 @@ def check_target_options(spec: TargetSpec, *, source: str) -> None:
         raise ConfigError(
             source, f"targets.{spec.name}.kind: unknown kind {spec.kind!r} (known: {known})"
         )
-    kind.check(spec.name, spec.options, source)
+    kind.settings(spec, source)
 
 
 def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:

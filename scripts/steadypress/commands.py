@@ -1,0 +1,440 @@
+"""The commands behind the command line: the executor and sweeper wired, exit codes per
+DESIGN.md. `cli.py` parses the command line and imports this only to run a command.
+
+0 done (dead letters are reported, not crashes); 1 some item failed this run and stays pending;
+2 usage or configuration error; 3 the state could not be read or written (nothing was changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+from steadypress import __version__
+from steadypress.backends import default_backend, local_pipeline
+from steadypress.clock import Clock, SystemClock
+from steadypress.commandline import EXIT_OK, EXIT_PENDING, EXIT_STATE, EXIT_USAGE
+from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
+from steadypress.contentref import ContentRef, choose_ref, elsewhere_notice
+from steadypress.credentials import RedactingStream, Redactor, Secrets
+from steadypress.errors import (
+    ArticleError,
+    ConfigError,
+    GitFailed,
+    GitHubError,
+    StateError,
+    SteadypressError,
+    UsageError,
+)
+from steadypress.executor import drain
+from steadypress.gitio import Git
+from steadypress.init import (
+    Setup,
+    branch_to_publish,
+    check_action,
+    check_content,
+    check_environment,
+    next_steps,
+    write_setup,
+)
+from steadypress.ledger import Ledger, item_key, retry
+from steadypress.live import live
+from steadypress.pipeline import Pipeline, RunContext
+from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
+from steadypress.report import (
+    Report,
+    annotate,
+    append_job_summary,
+    closing_line,
+    write_job_summary,
+)
+from steadypress.status import describe, status_document
+from steadypress.store import TransactionStats
+from steadypress.sweeper import sweep
+from steadypress.timefmt import format_time
+
+__all__ = ["run"]
+
+
+def _holder(environ: Mapping[str, str]) -> str:
+    """Who is working, for humans reading the ledger; never used to decide anything."""
+    run_id = environ.get("GITHUB_RUN_ID")
+    if run_id:
+        return f"actions:{run_id}/{environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass(frozen=True)
+class _Shell:
+    """What the command line hands down: the clock, the environment, the redactor."""
+
+    clock: Clock
+    environ: Mapping[str, str]
+    redact: Redactor
+    # Inside GitHub Actions, the token that turns workflow commands back on: until then a file
+    # name or a server's message that reads `::error::...` is printed as text, not obeyed.
+    commands_token: str | None = None
+    # What this run's transactions did, for the exit message: "nothing was changed" is said
+    # only when it is true.
+    stats: TransactionStats = field(default_factory=TransactionStats)
+
+    def run_context(self, content: ContentRef | None = None) -> RunContext:
+        return RunContext(
+            holder=_holder(self.environ),
+            clock=self.clock,
+            environ=self.environ,
+            redact=self.redact,
+            stats=self.stats,
+            content_revision=content.revision if content else "HEAD",
+            content_branch=content.name if content and not content.explicit else None,
+        )
+
+
+def _committed_config(repo: Path, revision: str = "HEAD") -> Config:
+    """The configuration committed at `revision`, with a word when the working copy of that
+    commit says something else (an edit not committed yet does not apply, as with articles)."""
+    git = Git(repo)
+    config = committed_config(git, revision)
+    working = repo / CONFIG_FILE
+    commit = git.resolve(f"{revision}^{{commit}}")
+    if working.is_file() and not working.is_symlink() and commit == git.resolve("HEAD^{commit}"):
+        committed = git.read_file(revision, CONFIG_FILE)
+        if committed is None or committed[2] != working.read_bytes():
+            print(
+                f"steadypress: {CONFIG_FILE} has changes that are not committed; "
+                "this run uses the committed version",
+                file=sys.stderr,
+            )
+    return config
+
+
+def _repository(folder: Path) -> Path:
+    """The root of the repository `folder` is in: any subfolder works exactly like the root
+    (the site and the dead letters go where they always go, never into the subfolder)."""
+    try:
+        return Path(Git(folder.resolve()).text("rev-parse", "--show-toplevel"))
+    except (GitFailed, FileNotFoundError, NotADirectoryError):
+        raise UsageError("--repo", f"{folder.resolve()} is not in a git repository") from None
+
+
+def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRef]:
+    """The configuration and the content branch it names, read from that branch: a
+    `content_branch` committed on the default branch moves both to the branch it names."""
+    git = Git(repo)
+    asked = getattr(args, "ref", None)
+    if args.config:
+        config = load_config(args.config)
+        chosen = choose_ref(git, asked=asked, configured=config.content_branch)
+    else:
+        chosen = choose_ref(git, asked=asked, configured=None)
+        config = _committed_config(repo, chosen.revision)
+        if asked is None and config.content_branch not in (None, chosen.name):
+            chosen = choose_ref(git, asked=None, configured=config.content_branch)
+            config = _committed_config(repo, chosen.revision)
+    notice = elsewhere_notice(git, chosen)
+    if notice:
+        print(f"steadypress: {notice}", file=sys.stderr)
+    return config, chosen
+
+
+def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
+    repo = _repository(args.repo)
+    config, chosen = _configured(repo, args)
+    on_github = (args.backend or default_backend(shell.environ)) == "github"
+    if on_github and args.command == "live" and not chosen.explicit:
+        # A live executor on GitHub fetches the branch as it moves; it reads what it fetched.
+        chosen = replace(chosen, revision=f"refs/remotes/origin/{chosen.name}")
+    if not on_github:
+        return local_pipeline(repo, config, shell.run_context(chosen))
+    from steadypress.github.backend import github_pipeline  # noqa: PLC0415 (GitHub only)
+
+    return github_pipeline(repo, config, shell.run_context(chosen))
+
+
+def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+    if args.push and args.paths:
+        raise UsageError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
+    if not args.push and not args.paths:
+        raise UsageError("enqueue", "give --push BEFORE AFTER or one or more article paths")
+    prepare = (
+        push_prepare(pipeline, *args.push) if args.push else paths_prepare(pipeline, args.paths)
+    )
+    if prepare is not None:
+        fresh = pipeline.transact(
+            lambda ledger: prepare(ledger, pipeline.clock.now()),
+            message=f"steadypress: enqueue ({pipeline.holder})",
+        )
+        report.enqueued.extend(fresh)
+
+
+def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+    ledger = pipeline.store.load().ledger
+    if args.all_dead:
+        keys = sorted(ledger.dead)
+    elif args.issue is not None:
+        keys = _letter_keys(pipeline, ledger, args.issue)
+    else:
+        keys = _retry_keys(pipeline, ledger, args.paths)
+    retried = pipeline.transact(
+        lambda current: retry(current, keys, now=pipeline.clock.now()),
+        message=f"steadypress: retry ({pipeline.holder})",
+    )
+    report.retried.extend(retried)
+    if args.issue is not None:
+        pipeline.alerts.acknowledge_retry(args.issue)
+    if not retried:
+        pipeline.log("nothing to retry: no dead or pending item matches")
+    now = pipeline.clock.now()
+    for key in retried:
+        item = pipeline.store.last_known()
+        waiting = item.ledger.pending.get(key) if item is not None else None
+        if waiting is not None and waiting.not_before is not None and waiting.not_before > now:
+            pipeline.log(f"{key} is scheduled: it publishes at {format_time(waiting.not_before)}")
+    drain(pipeline, report)
+
+
+def _letter_keys(pipeline: Pipeline, ledger: Ledger, alert: int) -> list[str]:
+    """The items a letter is about: those the ledger says carry its number, else (a letter
+    whose number was never recorded) the items of the article its marker names."""
+    keys = sorted(
+        key
+        for section in (ledger.dead, ledger.pending)
+        for key, item in section.items()
+        if item.alert == alert
+    )
+    if keys:
+        return keys
+    path = pipeline.alerts.article_of(alert)
+    if path is None:
+        raise UsageError("--issue", f"no dead letter #{alert} names an item")
+    return sorted(
+        item_key(target, path)
+        for target in pipeline.targets
+        if item_key(target, path) in ledger.dead or item_key(target, path) in ledger.pending
+    )
+
+
+def _retry_keys(pipeline: Pipeline, ledger: Ledger, raw_paths: list[str]) -> list[str]:
+    """The items of the articles named; a path with none, or a fix that is not committed yet,
+    is said before anything changes."""
+    paths = [article_path(raw, pipeline.config) for raw in raw_paths]
+    keys = []
+    for path in paths:
+        found = [item_key(target, path) for target in pipeline.targets]
+        found = [key for key in found if key in ledger.pending or key in ledger.dead]
+        if not found:
+            raise UsageError(path, "nothing to retry: no pending or dead item for this article")
+        keys += found
+    uncommitted = pipeline.content.uncommitted(CONFIG_FILE)
+    if uncommitted:
+        shown = ", ".join(uncommitted[:3]) + (" ..." if len(uncommitted) > 3 else "")
+        raise UsageError(
+            "retry",
+            f"changes that are not committed ({shown}): a retry publishes what is committed, "
+            "so commit the fix first; nothing was changed",
+        )
+    return keys
+
+
+def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
+    snapshot = pipeline.store.load()
+    if args.json:
+        print(
+            json.dumps(status_document(snapshot.version, snapshot.ledger), indent=2, sort_keys=True)
+        )
+        return
+    version = snapshot.version
+    where = pipeline.store.where + (f" at {version[:12]}" if version else " (not created yet)")
+    print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where, alerts=pipeline.alerts))
+
+
+def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+    if pipeline.watch is None:
+        raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
+    stop = threading.Event()
+
+    def request_stop(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    live(pipeline, report, watch=pipeline.watch, interval=args.interval, ticks=args.ticks,
+         stop=stop)  # fmt: skip
+
+
+def _init(args: argparse.Namespace) -> None:
+    repo = _repository(args.repo)
+    git = Git(repo)
+    action = check_action(args.action)
+    setup = Setup(
+        content=check_content(args.content),
+        branch=args.branch or branch_to_publish(git),
+        action=(
+            "./  # zizmor: ignore[self-repository]"
+            if action == "./"
+            else f"{action}  # steadypress {__version__}"
+        ),
+        environment=check_environment(args.environment),
+    )
+    print(next_steps(setup, write_setup(repo, setup, force=args.force), repo))
+
+
+def _check(args: argparse.Namespace, shell: _Shell) -> int:
+    # The check renders through the theme: the renderers are loaded for it alone.
+    from steadypress.check import check_articles, job_summary, problem_annotations  # noqa: PLC0415
+    from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
+
+    repo = _repository(args.repo)
+    git = Git(repo)
+    config = load_config(args.config) if args.config else _committed_config(repo)
+    pipeline = local_pipeline(repo, config, shell.run_context())
+    content = pipeline.content
+    commit = git.worktree_commit() if args.worktree else content.head()
+    at_commit = content.list_articles(commit)
+    chosen: Collection[str] = at_commit
+    if args.paths:
+        chosen = [article_path(raw, config) for raw in args.paths]
+        missing = [path for path in chosen if path not in at_commit]
+        if missing:
+            raise UsageError(missing[0], "not an article here (is it committed? --worktree)")
+    elif args.base:
+        changes = content.changed_articles(args.base, commit)
+        chosen = at_commit if changes is None else changes.changed
+    sites = {name: t for name, t in pipeline.targets.items() if isinstance(t, SiteTarget)}
+    problems = check_articles(content, commit, chosen, targets=pipeline.targets, sites=sites)
+    for problem in problems:
+        print(f"{problem.path}:{problem.line}: {problem.message}")
+    if shell.commands_token and problems:
+        print(f"::{shell.commands_token}::")
+        for line in problem_annotations(problems):
+            print(line)
+    append_job_summary(job_summary(problems, len(chosen)), redact=shell.redact,
+                       environ=shell.environ)  # fmt: skip
+    print(f"steadypress check: {len(chosen)} article(s), {len(problems)} problem(s)")
+    return EXIT_PENDING if problems else EXIT_OK
+
+
+def _execute(args: argparse.Namespace, shell: _Shell) -> int:
+    if args.command == "check":
+        return _check(args, shell)
+    if args.command == "init":
+        _init(args)
+        return EXIT_OK
+    if args.command == "keep-schedule":
+        from steadypress.github.backend import github_client_from  # noqa: PLC0415
+        from steadypress.github.schedule import keep_schedule_alive  # noqa: PLC0415
+
+        client, repository = github_client_from(
+            shell.environ, clock=shell.clock, secrets=Secrets(shell.environ, shell.redact)
+        )
+        print(keep_schedule_alive(client, repository=repository, workflow=args.workflow))
+        return EXIT_OK
+    pipeline = _pipeline(args, shell)
+    report = Report()
+    command = args.command
+    if command == "status":
+        _status(pipeline, args)
+        return EXIT_OK
+    if command == "run":
+        drain(pipeline, report, prepare=reconcile(pipeline))
+    elif command == "enqueue":
+        _enqueue(pipeline, args, report)
+    elif command == "drain":
+        prepare = push_prepare(pipeline, *args.push) if args.push else None
+        drain(pipeline, report, prepare=prepare)
+    elif command == "sweep":
+        sweep(pipeline, report, grace=pipeline.config.timings.grace)
+    elif command == "retry":
+        _retry(pipeline, args, report)
+    elif command == "live":
+        _live(pipeline, args, report)
+    annotations = annotate(report, environ=shell.environ)
+    if annotations and shell.commands_token:
+        print(f"::{shell.commands_token}::")
+    for line in annotations:
+        print(line)
+    write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
+    print(closing_line(command, report, pipeline.stats))
+    return EXIT_OK if command in ("enqueue", "live") else report.exit_code
+
+
+def run(
+    args: argparse.Namespace,
+    *,
+    clock: Clock | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Run the command `args` names. `clock` and `environ` come from outside (the real ones by
+    default), so tests drive time and the environment instead of waiting on them."""
+    environ = os.environ if environ is None else environ
+    in_actions = environ.get("GITHUB_ACTIONS") == "true"
+    shell = _Shell(
+        clock=clock or SystemClock(),
+        environ=environ,
+        redact=Redactor(),
+        commands_token=secrets.token_hex(16) if in_actions else None,
+    )
+    # Whatever is printed from here on (our messages, a library's traceback, a server's
+    # answer) passes the redactor, which learns each secret as it is read.
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out, shell.redact), RedactingStream(err, shell.redact)
+    if shell.commands_token:  # GitHub's "Stopping and starting workflow commands"
+        print(f"::stop-commands::{shell.commands_token}")
+    try:
+        code = _run(args, shell)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `steadypress status | head`: the reader left; end quietly
+        code = _quiet_after_broken_pipe(out)
+    finally:
+        sys.stdout, sys.stderr = out, err
+    return code
+
+
+def _quiet_after_broken_pipe(stream: TextIO) -> int:
+    """Point the closed stream at /dev/null, so the interpreter's own flush at exit finds
+    nothing to complain about (Python's documented recipe for SIGPIPE)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace, shell: _Shell) -> int:
+    try:
+        return _execute(args, shell)
+    except (ConfigError, ArticleError, StateError, GitHubError, GitFailed) as error:
+        message, code = _explained(error, shell)
+        print(f"steadypress: {message}", file=sys.stderr)
+        return code
+
+
+def _explained(error: SteadypressError, shell: _Shell) -> tuple[str, int]:
+    """What a command that stopped says, and its exit code (DESIGN.md's contract)."""
+    if isinstance(error, UsageError | ArticleError):
+        return str(error), EXIT_USAGE
+    if isinstance(error, ConfigError):
+        return f"configuration error: {error}", EXIT_USAGE
+    if isinstance(error, GitHubError):
+        return f"GitHub refused, {_what_changed(shell)}: {error}", EXIT_STATE
+    if isinstance(error, GitFailed):
+        return f"git failed, {_what_changed(shell)}: {error}", EXIT_STATE
+    return f"state error, {_what_changed(shell)}: {error}", EXIT_STATE
+
+
+def _what_changed(shell: _Shell) -> str:
+    commits = shell.stats.commits
+    if not commits:
+        return "nothing was changed"
+    return f"after {commits} state commit(s) of this run, which stand"
