@@ -108,14 +108,13 @@ def test_a_bad_api_key_is_one_dead_letter_that_names_the_secret(
     assert not forem.posts
 
 
-def test_a_cover_image_is_sent_by_url_only(repo: Repo, forem: FakeForem) -> None:
-    """dev.to fetches `main_image` from a URL; a path beside the article means nothing there."""
+def test_an_absolute_cover_image_is_sent_as_it_is(repo: Repo, forem: FakeForem) -> None:
+    """dev.to fetches `main_image` from a URL; an absolute one goes unchanged (a relative one
+    becomes the site's URL: tests/test_devto_images.py)."""
     repo.commit(**{
         "steadypress.yml": config(forem),
         "content/a.md": article("A", cover_image="https://img.example/a.png"),
-        "content/b.md": article("B", cover_image="images/b.png"),
-        "content/images/b.png": "not really a png",
     })  # fmt: skip
     assert run_cli(repo, "run").code == 0
     covers = {post["title"]: post.get("main_image") for post in forem.posts.values()}
-    assert covers == {"A": "https://img.example/a.png", "B": None}
+    assert covers == {"A": "https://img.example/a.png"}

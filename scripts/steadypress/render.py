@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -24,21 +23,18 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from steadypress.slugs import slugify
+
 __all__ = [
     "highlight_css",
+    "image_references",
     "is_relative_reference",
     "reading_minutes",
     "render_markdown",
-    "slugify",
+    "rewrite_image_references",
 ]
 
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
-
-
-def slugify(text: str) -> str:
-    """A URL path segment: ASCII letters and digits joined by single hyphens."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
 
 
 def _highlight(code: str, language: str, _attrs: Any) -> str:
@@ -65,6 +61,26 @@ _MARKDOWN = (
 def is_relative_reference(src: str) -> bool:
     """A path inside the repository (`images/a.png`, `../a.png`), not a URL or a site path."""
     return bool(src) and not re.match(r"^([a-z][a-z0-9+.-]*:|/|#)", src, re.IGNORECASE)
+
+
+def image_references(text: str) -> list[str]:
+    """The relative image references of a markdown text (`images/a.png`), in order, once each."""
+    tokens = _MARKDOWN.parse(text, {})
+    found = [str(image.attrGet("src") or "") for image in _images(tokens)]
+    return list(dict.fromkeys(src for src in found if is_relative_reference(src)))
+
+
+def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
+    """The markdown source with each image reference in `urls` replaced by its URL: inline
+    images (`![alt](src "title")`, `<src>` too) and reference definitions (`[id]: src`)."""
+    if not urls:
+        return text
+    alternatives = "|".join(re.escape(src) for src in sorted(urls, key=len, reverse=True))
+    inline = re.compile(rf"(!\[[^\]]*\]\(\s*<?)({alternatives})(?=>?(?:\s|\)))")
+    definition = re.compile(rf"(^ {{0,3}}\[[^\]]+\]:\s*<?)({alternatives})(?=>?(?:\s|$))", re.M)
+    for pattern in (inline, definition):
+        text = pattern.sub(lambda match: match.group(1) + urls[match.group(2)], text)
+    return text
 
 
 def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None) -> str:

@@ -70,6 +70,7 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
             GitHubBranch(client, repository=repository, branch=settings.branch), clock=clock
         ),
         default_site_url=pages_url(repository),
+        raw_base=f"https://raw.githubusercontent.com/{repository}",
     )
     watch = None
     if run.content_branch is not None:

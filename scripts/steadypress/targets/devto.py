@@ -8,6 +8,10 @@ and the next run creates a duplicate. Here a create can only follow a look for t
 - `publish` updates the post whose id the ledger recorded; without one it looks for the marker
   (or the article's canonical URL) and updates what it finds; only when nothing is found does it
   create. A create whose answer was lost is a transient failure, and the retry finds the post.
+Images: a relative image in the body, and a relative cover, go as absolute URLs (the site's
+when the article is on the site, else the file at its commit on GitHub; `site/assets.py`), each
+checked to be served first: dev.to keeps what it first fetched, a 404 too, so an image not
+served yet makes the item wait (a transient failure) instead of posting it broken.
 Requests are paced under dev.to's documented limits (10 creates and 30 updates per 30 seconds);
 429 is transient and honours Retry-After; 401/403 mean the API key is wrong (a dead letter that
 names the secret); 422 is dev.to refusing this article (a dead letter with its message).
@@ -30,11 +34,13 @@ from steadypress.clock import Clock
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import text_settings
+from steadypress.render import image_references, is_relative_reference, rewrite_image_references
 from steadypress.targets.base import Receipt
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.site.assets import PublicImages
 
 __all__ = ["DevtoSettings", "DevtoTarget", "marker", "parse_settings"]
 
@@ -110,8 +116,11 @@ class DevtoTarget:
         api_key: str | None,
         clock: Clock,
         session: requests.Session | None = None,
+        images: PublicImages | None = None,
     ) -> None:
         self._name = name
+        self._images = images
+        self._reachable: set[str] = set()  # image URLs seen served in this run
         self._settings = settings
         self._api_key = api_key
         self._clock = clock
@@ -161,9 +170,11 @@ class DevtoTarget:
         """dev.to answered with the post it holds; there is nothing more to read back."""
 
     def _fields(self, article: Article) -> dict[str, Any]:
+        urls = self._image_urls(article)
+        body = rewrite_image_references(article.body, urls)
         fields_: dict[str, Any] = {
             "title": article.title,
-            "body_markdown": f"{article.body.rstrip()}\n\n{marker(article.path)}\n",
+            "body_markdown": f"{body.rstrip()}\n\n{marker(article.path)}\n",
             "published": True,
             "tags": _tags(article.tags),
         }
@@ -172,10 +183,49 @@ class DevtoTarget:
             value = article.metadata.get(source)
             if isinstance(value, str) and value.strip():
                 fields_[key] = value.strip()
-        # dev.to takes a cover image by URL only; a path next to the article is the site's.
+        cover = str(fields_.get("main_image", ""))
+        if cover in urls:
+            fields_["main_image"] = urls[cover]
+        # dev.to takes a cover image by URL only; one with none to give is left out.
         if not str(fields_.get("main_image", "")).startswith(("https://", "http://")):
             fields_.pop("main_image", None)
         return fields_
+
+    def _image_urls(self, article: Article) -> dict[str, str]:
+        """The article's relative images (and cover) by the absolute URL dev.to will fetch:
+        each must already be served there, since dev.to keeps what it first fetched (a 404
+        too). One that is not yet is a transient failure: the item waits for it."""
+        if self._images is None:
+            return {}
+        references = image_references(article.body)
+        cover = article.cover_image
+        if cover and is_relative_reference(cover):
+            references.append(cover)
+        urls = {}
+        for reference in dict.fromkeys(references):
+            url = self._images.url(article, reference)
+            if url is None:
+                continue
+            self._check_served(reference, url)
+            urls[reference] = url
+        return urls
+
+    def _check_served(self, reference: str, url: str) -> None:
+        if url in self._reachable:
+            return
+        try:
+            answer = self._session.head(
+                url, allow_redirects=True, timeout=float(self._settings.timeout)
+            )
+        except (requests.ConnectionError, requests.Timeout) as error:
+            raise TransientError(
+                f"image {reference!r} not reachable yet at {url} ({type(error).__name__})"
+            ) from None
+        if answer.status_code != 200:
+            raise TransientError(
+                f"image {reference!r} not served yet at {url} (HTTP {answer.status_code})"
+            )
+        self._reachable.add(url)
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
         """Set the post to `published: false` (the Forem API deletes nothing): it leaves the

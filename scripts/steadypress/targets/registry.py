@@ -8,7 +8,7 @@ go (a directory, or a Pages branch) and where the site is served by default.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.targets.base import Target
+from steadypress.targets.site.assets import PublicImages
 
 if TYPE_CHECKING:
     from steadypress.targets.site import SiteFiles, SiteSettings
@@ -45,6 +46,10 @@ class TargetContext:
     secrets: Secrets
     site_files: Callable[[SiteSettings], SiteFiles]
     default_site_url: str
+    # Where a repository file is served raw at a commit (on GitHub: raw.githubusercontent.com),
+    # for an image of an article the site does not publish.
+    raw_base: str | None = None
+    images: PublicImages | None = None  # set by build_targets, from the site it builds
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
         settings,
         api_key=context.secrets.read(settings.api_key_env),
         clock=context.clock,
+        images=context.images,
     )
 
 
@@ -114,4 +120,17 @@ def check_target_options(spec: TargetSpec, *, source: str) -> None:
 
 
 def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:
+    context = replace(context, images=_public_images(specs, context))
     return {name: KINDS[spec.kind].build(spec, context) for name, spec in specs.items()}
+
+
+def _public_images(specs: Mapping[str, TargetSpec], context: TargetContext) -> PublicImages:
+    """Where other platforms find an article's images: on the first site target, if any."""
+    site = next((spec for spec in specs.values() if spec.kind == "site"), None)
+    if site is None:
+        return PublicImages(context.content, raw_base=context.raw_base)
+    from steadypress.targets.site import parse_settings, site_address  # noqa: PLC0415
+
+    settings = parse_settings(site.name, site.options, context.source)
+    url = site_address(settings, default_url=context.default_site_url).url
+    return PublicImages(context.content, site=site.name, site_url=url, raw_base=context.raw_base)

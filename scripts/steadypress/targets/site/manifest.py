@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from steadypress.errors import TransientError
-from steadypress.render import slugify
+from steadypress.slugs import slugify
 from steadypress.targets.site.files import SiteWriter
 from steadypress.timefmt import format_time, parse_time
 

@@ -11,7 +11,6 @@ are not written.
 from __future__ import annotations
 
 import hashlib
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,8 +25,10 @@ from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, sitemap
 from steadypress.ledger import PublishedRecord
-from steadypress.render import is_relative_reference, reading_minutes, render_markdown, slugify
+from steadypress.render import is_relative_reference, reading_minutes, render_markdown
+from steadypress.slugs import slugify
 from steadypress.targets.base import Receipt
+from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.manifest import (
     CNAME,
@@ -182,25 +183,8 @@ class SiteTarget:
 
     def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str:
         """Publish the image `reference` (relative to the article) and return its site path."""
-        location = posixpath.normpath(
-            posixpath.join(
-                posixpath.dirname(article.path),
-                reference.split("#", maxsplit=1)[0].split("?", maxsplit=1)[0],
-            )
-        )
-        if location.startswith("../") or article.commit is None:
-            raise PermanentError(f"image {reference!r} is outside the repository")
-        found = self._assets(location, commit=article.commit)
-        if found is None:
-            raise PermanentError(
-                f"image {reference!r} not found: "
-                f"no file {location} in commit {article.commit[:12]}",
-                depends_on=(location,),
-            )
-        oid, data = found
-        stem, dot, extension = posixpath.basename(location).rpartition(".")
-        name = f"{slugify(stem) or 'image'}{dot}{slugify(extension)}" if dot else slugify(extension)
-        site_path = f"assets/{oid[:16]}/{name}"
+        location, oid, data = image_blob(self._assets, article, reference)
+        site_path = asset_site_path(location, oid)
         assets[site_path] = data
         return site_path
 
