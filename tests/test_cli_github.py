@@ -205,3 +205,25 @@ def test_a_state_error_after_a_commit_does_not_say_nothing_was_changed(
     assert result.code == 3, result.err
     assert "nothing was changed" not in result.err
     assert "after 1 state commit(s) of this run" in result.err
+
+
+def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Removals are batched like publications: the ten pages leave gh-pages in one commit, and
+    the push costs no more requests than the one that added them."""
+    base = repo.commit(**{"README.md": "a blog"})
+    added = repo.commit(**{f"content/{n}.md": article(f"Article {n}") for n in range(10)})
+    with github.counting() as adding:
+        assert gh(repo, "drain", "--push", base, added).code == 0
+    for n in range(10):
+        repo.git("rm", "-q", f"content/{n}.md")
+    removed = repo.commit("remove all ten")
+    with github.counting() as removing:
+        assert gh(repo, "drain", "--push", added, removed).code == 0
+    assert not any(name.endswith("/index.html") and name != "index.html" for name in pages(github)
+                   if name.split("/")[0].isdigit())  # fmt: skip
+    assert sum(removing.values()) <= sum(adding.values()), (dict(removing), dict(adding))
+    assert github.requests_by_branch["gh-pages"] >= 1
+    commits = github.repository.text("rev-list", "--count", "gh-pages")
+    assert commits == "2", "one commit adding the ten, one removing them"

@@ -192,11 +192,13 @@ class _Batch:
         """The outcomes of the batch's items whose target publishes many at once, by key."""
         pipeline = self.pipeline
         groups: dict[str, tuple[BatchTarget, Claimed]] = {}
+        removals: dict[str, tuple[BatchTarget, Claimed]] = {}
         for item, previous in self.claimed:
             target = pipeline.targets[item.target]
-            if not item.unpublishes and isinstance(target, BatchTarget):
-                groups.setdefault(item.target, (target, []))[1].append((item, previous))
-        outcomes: dict[str, Completion | Failure] = {}
+            if isinstance(target, BatchTarget):
+                chosen = removals if item.unpublishes else groups
+                chosen.setdefault(item.target, (target, []))[1].append((item, previous))
+        outcomes: dict[str, Completion | Failure] = self._remove_together(removals)
         for target, work in groups.values():
             ready: list[tuple[PendingItem, Article, PublishedRecord | None]] = []
             for item, previous in work:
@@ -223,6 +225,24 @@ class _Batch:
                     if isinstance(result, Exception)
                     else self._completion(item, result)
                 )
+        return outcomes
+
+    def _remove_together(
+        self, removals: dict[str, tuple[BatchTarget, Claimed]]
+    ) -> dict[str, Completion | Failure]:
+        """Removals from a target that removes many at once: one write each target, all
+        done or all failed together."""
+        outcomes: dict[str, Completion | Failure] = {}
+        for target, claimed in removals.values():
+            self._keep_leases()
+            work = [(item, previous) for item, previous in claimed if item.key in self.held]
+            try:
+                target.unpublish_batch([(item.path, previous) for item, previous in work])
+            except Exception as error:  # the one write failed: each removal failed with it
+                outcomes.update((item.key, self._failure(item, error)) for item, _ in work)
+            else:
+                done = Receipt(url=None, id=None)
+                outcomes.update((item.key, self._completion(item, done)) for item, _ in work)
         return outcomes
 
     def _attempt(self, item: PendingItem, previous: PublishedRecord | None) -> Completion | Failure:

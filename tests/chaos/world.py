@@ -173,6 +173,12 @@ class _DyingBatch(_Dying):
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         return self._batch.verify_batch(work)
 
+    def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
+        if self._kill is Kill.AFTER_CLAIM:
+            raise Killed
+        self._batch.unpublish_batch(work)
+        raise Killed
+
 
 class _World:
     def __init__(

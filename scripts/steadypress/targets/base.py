@@ -55,8 +55,8 @@ class Target(Protocol):
 
 @runtime_checkable
 class BatchTarget(Target, Protocol):
-    """A target that publishes many articles in one write (the site: one commit for a batch,
-    and its listings rewritten once). The executor hands it a claimed batch whole."""
+    """A target that publishes (and removes) many articles in one write (the site: one commit
+    for a batch, and its listings rewritten once). The executor hands it a claimed batch whole."""
 
     def publish_batch(
         self, work: Sequence[tuple[Article, PublishedRecord | None]]
@@ -67,4 +67,8 @@ class BatchTarget(Target, Protocol):
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """`verify` for each article, together; None where the target shows what was written."""
+        ...
+
+    def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
+        """`unpublish` for each path, in one write: all of them are removed, or none."""
         ...
