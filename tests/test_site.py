@@ -142,3 +142,12 @@ def test_an_unreadable_site_manifest_is_left_alone(tmp_path: Path) -> None:
         make_site(tmp_path).publish(post("content/a.md", "A"), None)
     assert (tmp_path / ".steadypress-site.json").read_text() == "{broken"
     assert not (tmp_path / "a").exists()
+
+
+def test_the_local_site_is_readable_by_a_web_server_running_as_another_user(
+    tmp_path: Path,
+) -> None:
+    """Every file written is world-readable (0644), not the 0600 a temporary file starts as."""
+    make_site(tmp_path).publish(post("content/a.md", "A"), None)
+    written = [path for path in tmp_path.rglob("*") if path.is_file() and path.suffix != ".lock"]
+    assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}

@@ -49,6 +49,9 @@ class SiteFiles(Protocol):
         ...
 
 
+SITE_FILE_MODE = 0o644
+
+
 class DirectorySiteFiles:
     """A site in a local directory; a lock file serialises executors on this machine."""
 
@@ -103,6 +106,9 @@ class _DirectoryWriter:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
+            # mkstemp makes the file 0600; a site is read by a web server that may run as
+            # another user, so it gets what a published file has: world-readable (0644).
+            os.fchmod(handle, SITE_FILE_MODE)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
             os.replace(temporary, target)
