@@ -114,6 +114,15 @@ class Repo:
         ).stdout
 
 
+def github_environment(github: FakeGitHub) -> dict[str, str]:
+    """What GitHub Actions gives a job, pointed at the fake: the GitHub backend's environment."""
+    return {
+        "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+        "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+        "GITHUB_SERVER_URL": "https://github.example", "GITHUB_RUN_ID": "42",
+    }  # fmt: skip
+
+
 def github_client(
     github: FakeGitHub,
     *,

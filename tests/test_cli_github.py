@@ -15,6 +15,7 @@ from tests.helpers import (
     Result,
     article,
     github_client,
+    github_environment,
     publications,
     run_cli,
     spawn_cli,
@@ -28,18 +29,10 @@ FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
     with FakeGitHub() as fake:
-        for name, value in environment(fake).items():
+        for name, value in github_environment(fake).items():
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
         yield fake
-
-
-def environment(github: FakeGitHub) -> dict[str, str]:
-    return {
-        "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
-        "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
-        "GITHUB_SERVER_URL": "https://github.example", "GITHUB_RUN_ID": "42",
-    }  # fmt: skip
 
 
 def gh(repo: Repo, *args: str) -> Result:
@@ -173,7 +166,7 @@ def test_four_executors_racing_over_fifty_articles_publish_each_once(
 ) -> None:
     """Four drains of the same push at once: every article published by exactly one of them."""
     repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(50)})
-    env = {**os.environ, **environment(github)}
+    env = {**os.environ, **github_environment(github)}
     drains = [
         spawn_cli(repo, "drain", "--push", ZERO, "HEAD", "--backend", "github", env=env)
         for _ in range(4)

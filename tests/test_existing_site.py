@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, article, run_cli
+from tests.helpers import Repo, article, github_environment, run_cli
 
 OLD_SITE = {
     "CNAME": b"old.example.org\n",
@@ -23,10 +23,7 @@ OLD_SITE = {
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
     with FakeGitHub() as fake:
-        for name, value in {
-            "GITHUB_REPOSITORY": fake.full_name, "GITHUB_TOKEN": fake.token,
-            "GITHUB_API_URL": fake.api_url, "GITHUB_GRAPHQL_URL": fake.graphql_url,
-        }.items():  # fmt: skip
+        for name, value in github_environment(fake).items():
             monkeypatch.setenv(name, value)
         pages = fake.repository
         tree = pages.write_tree({path: pages.write_blob(data) for path, data in OLD_SITE.items()})

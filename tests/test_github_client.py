@@ -21,7 +21,7 @@ from steadypress.github.schedule import keep_schedule_alive
 from steadypress.ledger import Attempt, DeadItem
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub, Fault
-from tests.helpers import Repo, article, github_client, run_cli
+from tests.helpers import Repo, article, github_client, github_environment, run_cli
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -51,10 +51,7 @@ def test_every_request_to_github_goes_through_pygithub(
         return real_request(self, method, url, **options)
 
     monkeypatch.setattr(requests.Session, "request", watched)
-    for name, value in {
-        "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
-        "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
-    }.items():  # fmt: skip
+    for name, value in github_environment(github).items():
         monkeypatch.setenv(name, value)
     repo.commit(**{"content/a.md": article("A"), "content/b.md": "---\ntitle: [broken\n---\n"})
     assert run_cli(repo, "run", "--backend", "github").code == 0

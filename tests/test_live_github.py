@@ -14,7 +14,7 @@ import pytest
 from steadypress.timefmt import parse_time
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, article, github_store, run_cli
+from tests.helpers import Repo, article, github_environment, github_store, run_cli
 
 INTERVAL = 30.0
 REF = "GET /repos/{repo}/git/ref/heads/{branch}"
@@ -40,10 +40,7 @@ class ScriptedClock(ManualClock):
 @pytest.fixture
 def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
     with FakeGitHub() as fake:
-        for name, value in {
-            "GITHUB_REPOSITORY": fake.full_name, "GITHUB_TOKEN": fake.token,
-            "GITHUB_API_URL": fake.api_url, "GITHUB_GRAPHQL_URL": fake.graphql_url,
-        }.items():  # fmt: skip
+        for name, value in github_environment(fake).items():
             monkeypatch.setenv(name, value)
         monkeypatch.setattr(signal, "signal", lambda *_args: None)  # in-process: keep pytest's
         yield fake
