@@ -401,7 +401,7 @@ def test_a_late_write_after_the_unpublish_is_undone() -> None:
 def test_retire_forgets_only_the_dead_items_named_and_returns_them() -> None:
     """Dead work of a removed target leaves the ledger; everything else stays as it was."""
     ledger = with_dead_item()
-    assert retire(ledger, ["hook:content/other.md"]) == (ledger, [])
-    after, retired = retire(ledger, [KEY])
+    assert retire(ledger, ["hook:content/other.md"], now=T0) == (ledger, [])
+    after, retired = retire(ledger, [KEY], now=T0)
     assert [item.key for item in retired] == [KEY] and KEY not in after.dead
     assert after.pending is ledger.pending and after.published is ledger.published

@@ -110,3 +110,26 @@ def test_letters_of_a_target_removed_from_the_configuration_are_closed_as_withdr
     assert letter.startswith(
         "Status: withdrawn\n\nWithdrawn: the target `hook` is no longer in the configuration"
     )
+
+
+def test_a_retried_letter_of_a_target_then_removed_is_closed_as_withdrawn(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's item died, was retried, and waits for its next attempt (pending, carrying its
+    letter) when the hook is removed: the sweep takes it out of the ledger and closes the
+    letter, instead of leaving it open forever."""
+    monkeypatch.setenv("WEBHOOK_SECRET", "a secret for the hook")
+    hook = "targets:\n  site: {kind: site}\n  hook: {kind: webhook, url: 'http://127.0.0.1:9/'}\n"
+    clock = ManualClock(datetime(2030, 1, 1, tzinfo=UTC))
+    repo.commit(**{"steadypress.yml": "max_attempts: 1\n" + hook, "content/a.md": article("A")})
+    run_cli(repo, "run", clock=clock)
+    repo.commit(**{"steadypress.yml": "max_attempts: 3\n" + hook})
+    run_cli(repo, "retry", "content/a.md", clock=clock)
+    waiting = repo.ledger().pending["hook:content/a.md"]
+    assert waiting.alert == 1 and waiting.attempts == 1
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site}\n"})
+    result = run_cli(repo, "sweep", clock=clock)
+    assert result.code == 0, result.err
+    assert "hook:content/a.md" not in repo.ledger().pending
+    letter = next((repo.root / ".steadypress/dead-letters").glob("*.md")).read_text()
+    assert letter.startswith("Status: withdrawn\n\nWithdrawn: the target `hook`")

@@ -587,15 +587,35 @@ def withdraw(ledger: Ledger, keys: Iterable[str], *, now: datetime) -> tuple[Led
     return replace(ledger, pending=pending), dropped
 
 
-def retire(ledger: Ledger, keys: Iterable[str]) -> tuple[Ledger, list[DeadItem]]:
-    """Forget dead items no executor can ever take again (their target is no longer
-    configured); returns them, so that their alerts can be closed."""
-    retired = [ledger.dead[key] for key in keys if key in ledger.dead]
-    if not retired:
+def retire(
+    ledger: Ledger, keys: Iterable[str], *, now: datetime
+) -> tuple[Ledger, list[DeadItem | PendingItem]]:
+    """Forget items no executor can ever take again (their target is no longer configured),
+    dead or pending (a pending one under a live lease is left to its holder); returns them,
+    so that their alerts can be closed."""
+    keys = set(keys)
+    dead_gone = [ledger.dead[key] for key in keys if key in ledger.dead]
+    pending_gone = [
+        ledger.pending[key]
+        for key in keys
+        if key in ledger.pending and not ledger.pending[key].is_leased(now)
+    ]
+    if not dead_gone and not pending_gone:
         return ledger, []
+    retired: list[DeadItem | PendingItem] = [*dead_gone, *pending_gone]
     gone = {item.key for item in retired}
-    dead = {key: item for key, item in ledger.dead.items() if key not in gone}
-    return replace(ledger, dead=dead), retired
+    dead = {k: item for k, item in ledger.dead.items() if k not in gone} if dead_gone else None
+    pending = (
+        {k: item for k, item in ledger.pending.items() if k not in gone} if pending_gone else None
+    )
+    return (
+        replace(
+            ledger,
+            dead=ledger.dead if dead is None else dead,
+            pending=ledger.pending if pending is None else pending,
+        ),
+        sorted(retired, key=lambda item: item.key),
+    )
 
 
 def record_alert(ledger: Ledger, key: str, alert: int) -> Ledger:

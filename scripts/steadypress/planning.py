@@ -110,8 +110,11 @@ def plan(
             for target in targets
         )
     # Work for a target no longer in the configuration would wait forever: no executor takes it.
+    # One that carries a letter is left to the sweep, which retires it and closes the letter.
     unconfigured = sorted(
-        key for key, item in ledger.pending.items() if item.target not in pipeline.targets
+        key
+        for key, item in ledger.pending.items()
+        if item.target not in pipeline.targets and item.alert is None
     )
     if unconfigured:
         pipeline.log(

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, withdraw_alerts
 from steadypress.executor import drain
-from steadypress.ledger import retire
+from steadypress.ledger import DeadItem, PendingItem, retire
 from steadypress.pipeline import Pipeline
 from steadypress.planning import reconcile
 from steadypress.report import Report
@@ -32,19 +32,20 @@ def sweep(pipeline: Pipeline, report: Report, *, grace: timedelta) -> Report:
     if orphans:
         pipeline.log(f"opening {len(orphans)} dead letter(s) that could not be opened before")
         raise_alerts(pipeline, orphans)
+    everything: list[DeadItem | PendingItem] = [*dead, *known.ledger.pending.values()]
     _retire_unconfigured(
-        pipeline, [item.key for item in dead if item.target not in pipeline.targets]
+        pipeline, [item.key for item in everything if item.target not in pipeline.targets]
     )
     return report
 
 
 def _retire_unconfigured(pipeline: Pipeline, keys: list[str]) -> None:
-    """Dead items of a target removed from the configuration: no executor will ever take them,
-    so they leave the ledger and their letters are closed as withdrawn."""
+    """Items of a target removed from the configuration, dead or pending: no executor will
+    ever take them, so they leave the ledger and their letters are closed as withdrawn."""
     if not keys:
         return
     retired = pipeline.transact(
-        lambda ledger: retire(ledger, keys),
+        lambda ledger: retire(ledger, keys, now=pipeline.clock.now()),
         message=f"steadypress: retire work of removed targets ({pipeline.holder})",
     )
     for item in retired:

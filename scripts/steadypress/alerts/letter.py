@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from steadypress.alerts.base import Identity, marker_for
+from steadypress.alerts.marker import Identity, marker_for
 from steadypress.ledger import DeadItem, PublishedRecord
 from steadypress.timefmt import format_time
 
