@@ -151,3 +151,28 @@ def test_the_local_site_is_readable_by_a_web_server_running_as_another_user(
     make_site(tmp_path).publish(post("content/a.md", "A"), None)
     written = [path for path in tmp_path.rglob("*") if path.is_file() and path.suffix != ".lock"]
     assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}
+
+
+def test_the_feed_carries_the_newest_twenty_articles(tmp_path: Path) -> None:
+    """A feed reader polls for what is new: the 20 newest, newest first, however big the blog."""
+    site = make_site(tmp_path)
+    site.publish_batch(
+        [(post(f"content/{n:02}.md", f"Post {n}", day=n + 1), None) for n in range(25)]
+    )
+    feed = (tmp_path / "feed.xml").read_text()
+    assert feed.count("<entry>") == 20
+    assert "Post 24" in feed and "Post 5<" in feed and "Post 4<" not in feed
+    assert feed.index("Post 24") < feed.index("Post 23")
+
+
+def test_a_code_block_has_one_background_and_the_front_page_no_second_site_title(
+    tmp_path: Path,
+) -> None:
+    """Pygments' own block background is dropped (the theme's is the one), and the front
+    page's heading is not the site title the header already shows."""
+    site = make_site(tmp_path)
+    site.publish(post("content/a.md", "A"), None)
+    css = (tmp_path / "style.css").read_text()
+    assert "pre code { background" not in css and "pre { background: var(--code)" in css
+    index = (tmp_path / "index.html").read_text()
+    assert "<h1>Articles</h1>" in index and "<h1>steadypress</h1>" not in index

@@ -118,4 +118,10 @@ def highlight_css() -> tuple[str, str]:
     # types-Pygments leaves HtmlFormatter's constructor untyped; the calls are as documented.
     light = HtmlFormatter(style="default").get_style_defs("pre code")  # type: ignore[no-untyped-call]
     dark = HtmlFormatter(style="github-dark").get_style_defs("pre code")  # type: ignore[no-untyped-call]
-    return str(light), str(dark)
+    return _one_background(str(light)), _one_background(str(dark))
+
+
+def _one_background(css: str) -> str:
+    """Pygments' rules without their own block background: a code block has the theme's one
+    background, not a second, slightly different one inside it."""
+    return re.sub(r"^(pre code \{[^}]*?)\s*background:[^;}]*;?", r"\1", css, flags=re.MULTILINE)

@@ -17,6 +17,7 @@ from steadypress.timefmt import format_time, parse_time
 __all__ = [
     "CNAME",
     "FEED",
+    "FEED_ENTRIES",
     "GENERATED_FOLDERS",
     "GENERATOR",
     "INDEX",
@@ -38,6 +39,9 @@ MANIFEST = ".steadypress-site.json"
 MANIFEST_VERSION = 2
 INDEX = "index.html"
 FEED = "feed.xml"
+# The feed carries the newest articles, as feeds do: a reader polls it for what is new, and a
+# feed of every article would grow with the blog on every publish.
+FEED_ENTRIES = 20
 SITEMAP = "sitemap.xml"
 STYLESHEET = "style.css"
 # GitHub Pages runs Jekyll unless told not to; the site is already built.

@@ -34,6 +34,7 @@ from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.manifest import (
     CNAME,
     FEED,
+    FEED_ENTRIES,
     GENERATED_FOLDERS,
     GENERATOR,
     INDEX,
@@ -277,13 +278,14 @@ class SiteTarget:
         site = self._site()
         entries = list(manifest.values())
         files.put(INDEX, self._theme.render("index.html", site=site, entries=self._list(entries)))
+        newest = sorted(entries, key=lambda entry: (entry.date, entry.slug), reverse=True)
         files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=[
             FeedEntry(
                 title=entry.title, url=self._absolute(page_path(entry.slug)),
                 published=entry.date, updated=entry.updated, summary=entry.summary,
                 tags=entry.tags, cover=self._absolute(entry.cover) if entry.cover else None,
             )
-            for entry in entries
+            for entry in newest[:FEED_ENTRIES]
         ]))  # fmt: skip
         by_tag: dict[str, list[Entry]] = {}
         for entry in entries:
