@@ -17,6 +17,7 @@ OLD_SITE = {
     "hello/index.html": b"<html>an old page at /hello/</html>\n",
     "2019/05/first.html": b"<html>the first post, Jekyll style</html>\n",
     "assets/logo.png": b"\x89PNG old logo",
+    "404.html": b"<html>the old blog's own not-found page</html>\n",
 }
 
 
@@ -51,7 +52,7 @@ def test_files_steadypress_did_not_write_survive_publishing_and_unpublishing(
     repo.commit()
     assert gh(repo, "run") == 0
     site = files(github)
-    for path in ("CNAME", "hello/index.html", "2019/05/first.html", "assets/logo.png"):
+    for path in ("CNAME", "hello/index.html", "2019/05/first.html", "assets/logo.png", "404.html"):
         assert site[path] == OLD_SITE[path], f"{path} was changed"
     assert "new/index.html" in site and "gone/index.html" not in site
 

@@ -73,6 +73,7 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
     assert set(folder) == {
         ".nojekyll",
         ".steadypress-site.json",
+        "404.html",
         "index.html",
         "feed.xml",
         "sitemap.xml",

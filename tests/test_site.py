@@ -176,3 +176,23 @@ def test_a_code_block_has_one_background_and_the_front_page_no_second_site_title
     assert "pre code { background" not in css and "pre { background: var(--code)" in css
     index = (tmp_path / "index.html").read_text()
     assert "<h1>Articles</h1>" in index and "<h1>steadypress</h1>" not in index
+
+
+def test_a_site_has_a_not_found_page_and_a_page_of_its_tags(tmp_path: Path) -> None:
+    """GitHub Pages serves 404.html for an address with no page: it is the site's, linking
+    home. tags/ lists every tag with how many articles it has; it goes with the last tag."""
+    site = make_site(tmp_path)
+    site.publish_batch([
+        (post("content/a.md", "A", tags=("python", "web")), None),
+        (post("content/b.md", "B", day=2, tags=("python",)), None),
+    ])  # fmt: skip
+    not_found = (tmp_path / "404.html").read_text()
+    assert "<h1>Not found</h1>" in not_found and 'href="/"' in not_found
+    assert 'content="steadypress"' in not_found
+    tags = (tmp_path / "tags/index.html").read_text()
+    assert 'href="/tags/python/">#python</a> <span class="count">2</span>' in tags
+    assert 'href="/tags/web/">#web</a> <span class="count">1</span>' in tags
+    assert tags.index("#python") < tags.index("#web")
+    site.unpublish("content/a.md", None)
+    site.unpublish("content/b.md", None)
+    assert not (tmp_path / "tags/index.html").exists()

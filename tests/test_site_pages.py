@@ -125,7 +125,8 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
 def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
     pages = [path for path in files(out) if path.endswith(".html")]
-    assert len(pages) == 1 + 4 + 5
+    assert len(pages) == 1 + 4 + 5 + 2  # home, articles, tags, the tags index and the 404 page
+    assert {"404.html", "tags/index.html"} <= set(pages)
     for page in pages:
         parser = html5lib.HTMLParser(strict=True)  # raises on the first parse error
         parser.parse((out / page).read_bytes())
@@ -187,8 +188,9 @@ def test_the_same_content_gives_the_same_bytes_in_any_order(blog: Repo, out: Pat
 
 
 def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Path) -> None:
-    """A new article: its page, the index, the feed, the sitemap, the manifest and its tag
-    pages; every other file keeps its inode and its bytes."""
+    """A new article: its page, the index, the feed, the sitemap, the manifest, its tag pages
+    and the tags index (a new tag, and a count that changed); every other file keeps its inode
+    and its bytes."""
     target = site(blog, out)
     publish_all(blog, target)
 
@@ -206,7 +208,7 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     touched = {path for path in after if before.get(path) != after[path]}
     assert touched == {
         "new/index.html", "index.html", "feed.xml", "sitemap.xml", ".steadypress-site.json",
-        "tags/guide/index.html", "tags/fresh/index.html",
+        "tags/guide/index.html", "tags/fresh/index.html", "tags/index.html",
     }  # fmt: skip
 
 

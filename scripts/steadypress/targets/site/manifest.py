@@ -24,9 +24,11 @@ __all__ = [
     "MANIFEST",
     "MANIFEST_VERSION",
     "MAX_URL_SEGMENT",
+    "NOT_FOUND",
     "NO_JEKYLL",
     "SITEMAP",
     "STYLESHEET",
+    "TAGS_INDEX",
     "Entry",
     "encode_manifest",
     "is_site_path",
@@ -44,6 +46,8 @@ FEED = "feed.xml"
 FEED_ENTRIES = 20
 SITEMAP = "sitemap.xml"
 STYLESHEET = "style.css"
+NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
+TAGS_INDEX = "tags/index.html"
 # GitHub Pages runs Jekyll unless told not to; the site is already built.
 NO_JEKYLL = ".nojekyll"
 CNAME = "CNAME"

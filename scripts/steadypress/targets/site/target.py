@@ -41,8 +41,10 @@ from steadypress.targets.site.manifest import (
     MANIFEST,
     MAX_URL_SEGMENT,
     NO_JEKYLL,
+    NOT_FOUND,
     SITEMAP,
     STYLESHEET,
+    TAGS_INDEX,
     Entry,
     encode_manifest,
     is_site_path,
@@ -298,6 +300,7 @@ class SiteTarget:
         pages += [(self._absolute(path), max(e.updated for e in tagged))
                   for path, tagged in by_tag.items()]  # fmt: skip
         files.put(SITEMAP, sitemap(pages))
+        self._write_tags_index(files, by_tag, changed=tags)
         for path in sorted({tag_path(tag) for tag in tags}):
             tagged = by_tag.get(path)
             if not tagged:
@@ -309,10 +312,31 @@ class SiteTarget:
                 entries=self._list(tagged),
             ))  # fmt: skip
 
+    def _write_tags_index(
+        self, files: SiteWriter, by_tag: Mapping[str, list[Entry]], *, changed: Iterable[str]
+    ) -> None:
+        """The page of every tag, with how many articles each has: rewritten when a tag of the
+        articles that changed is on it (or leaves it)."""
+        if not list(changed) and files.exists(TAGS_INDEX):
+            return
+        if not by_tag:
+            files.remove(TAGS_INDEX)
+            return
+        names = {path: min(t for e in tagged for t in e.tags if tag_path(t) == path)
+                 for path, tagged in by_tag.items()}  # fmt: skip
+        files.put(TAGS_INDEX, self._theme.render(
+            "tags.html", site=self._site(), url=self._absolute(TAGS_INDEX),
+            tags=[{"name": names[path], "href": self._href(path), "count": len(tagged)}
+                  for path, tagged in sorted(by_tag.items(), key=lambda i: names[i[0]].lower())],
+        ))  # fmt: skip
+
     def _put_static(self, files: SiteWriter) -> None:
         if self._stylesheet is None:
             self._stylesheet = self._theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
+        # An old site's own 404 page stays: steadypress replaces no file it did not write.
+        if not _written_by_someone_else(files, NOT_FOUND):
+            files.put(NOT_FOUND, self._theme.render("404.html", site=self._site()))
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
@@ -380,8 +404,9 @@ class SiteTarget:
         if batch:
             refused = self._files.apply(
                 change,
-                texts=[MANIFEST],
-                oids=[INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL, *{
+                # The 404 page is read whole: an old site's own is left alone (it is small).
+                texts=[MANIFEST, NOT_FOUND],
+                oids=[INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL, NOT_FOUND, TAGS_INDEX, *{
                     path
                     for _index, _article, rendered in batch
                     for path in (page_path(rendered.entry.slug), *rendered.assets,
@@ -462,7 +487,9 @@ class SiteTarget:
         for path in paths:
             with contextlib.suppress(PermanentError):
                 likely_pages.append(page_path(self._slug(self._path_slug_source(path))))
-        self._files.apply(change, texts=[MANIFEST], oids=[INDEX, FEED, SITEMAP, *likely_pages])
+        self._files.apply(
+            change, texts=[MANIFEST], oids=[INDEX, FEED, SITEMAP, TAGS_INDEX, *likely_pages]
+        )
 
 
 def _remove_orphans(
