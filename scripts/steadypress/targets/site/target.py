@@ -300,32 +300,35 @@ class SiteTarget:
         pages += [(self._absolute(path), max(e.updated for e in tagged))
                   for path, tagged in by_tag.items()]  # fmt: skip
         files.put(SITEMAP, sitemap(pages))
-        self._write_tags_index(files, by_tag, changed=tags)
-        for path in sorted({tag_path(tag) for tag in tags}):
+        # A tag page is named by the smallest spelling of its tag among the articles on it.
+        names = {path: min(t for e in tagged for t in e.tags if tag_path(t) == path)
+                 for path, tagged in by_tag.items()}  # fmt: skip
+        changed = sorted({tag_path(tag) for tag in tags})
+        if changed or not files.exists(TAGS_INDEX):
+            self._write_tags_index(files, site, by_tag, names)
+        for path in changed:
             tagged = by_tag.get(path)
             if not tagged:
                 files.remove(path)
                 continue
-            name = min(tag for entry in tagged for tag in entry.tags if tag_path(tag) == path)
             files.put(path, self._theme.render(
-                "tag.html", site=site, tag=name, url=self._absolute(path),
+                "tag.html", site=site, tag=names[path], url=self._absolute(path),
                 entries=self._list(tagged),
             ))  # fmt: skip
 
     def _write_tags_index(
-        self, files: SiteWriter, by_tag: Mapping[str, list[Entry]], *, changed: Iterable[str]
+        self,
+        files: SiteWriter,
+        site: Mapping[str, str],
+        by_tag: Mapping[str, list[Entry]],
+        names: Mapping[str, str],
     ) -> None:
-        """The page of every tag, with how many articles each has: rewritten when a tag of the
-        articles that changed is on it (or leaves it)."""
-        if not list(changed) and files.exists(TAGS_INDEX):
-            return
+        """The page of every tag, with how many articles each has (none: no page)."""
         if not by_tag:
             files.remove(TAGS_INDEX)
             return
-        names = {path: min(t for e in tagged for t in e.tags if tag_path(t) == path)
-                 for path, tagged in by_tag.items()}  # fmt: skip
         files.put(TAGS_INDEX, self._theme.render(
-            "tags.html", site=self._site(), url=self._absolute(TAGS_INDEX),
+            "tags.html", site=site, url=self._absolute(TAGS_INDEX),
             tags=[{"name": names[path], "href": self._href(path), "count": len(tagged)}
                   for path, tagged in sorted(by_tag.items(), key=lambda i: names[i[0]].lower())],
         ))  # fmt: skip
