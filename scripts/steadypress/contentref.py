@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
 
-__all__ = ["ContentRef", "choose_ref", "default_branch", "elsewhere_notice"]
+__all__ = [
+    "ContentRef",
+    "checked_out_branch",
+    "choose_ref",
+    "default_branch",
+    "elsewhere_notice",
+    "remote_default_branch",
+]
 
 
 @dataclass(frozen=True)
@@ -25,23 +32,36 @@ class ContentRef:
     explicit: bool = False  # asked for with --ref
 
 
+def remote_default_branch(git: Git) -> str | None:
+    """The default branch of the remote `origin`, when a clone recorded it."""
+    with contextlib.suppress(GitFailed):
+        return git.text("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").removeprefix(
+            "refs/remotes/origin/"
+        )
+    return None
+
+
+def checked_out_branch(git: Git) -> str | None:
+    """The branch checked out; None on a detached HEAD."""
+    with contextlib.suppress(GitFailed):
+        return git.text("symbolic-ref", "--quiet", "--short", "HEAD")
+    return None
+
+
 def default_branch(git: Git) -> str:
     """The remote's default branch when there is a remote; else git's `init.defaultBranch`,
     `main` or `master`, whichever exists; else the branch checked out (a new repository's
     only one); else `main`."""
-    with contextlib.suppress(GitFailed):  # no remote HEAD recorded
-        return git.text("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").removeprefix(
-            "refs/remotes/origin/"
-        )
+    remote = remote_default_branch(git)
+    if remote is not None:
+        return remote
     configured = ""
     with contextlib.suppress(GitFailed):  # not set
         configured = git.text("config", "--get", "init.defaultBranch")
     for name in (configured, "main", "master"):
         if name and git.resolve(f"refs/heads/{name}^{{commit}}"):
             return name
-    with contextlib.suppress(GitFailed):  # a detached HEAD names no branch
-        return git.text("symbolic-ref", "--quiet", "--short", "HEAD")
-    return "main"
+    return checked_out_branch(git) or "main"
 
 
 def _branch_revision(git: Git, branch: str) -> str | None:
@@ -82,9 +102,7 @@ def elsewhere_notice(git: Git, chosen: ContentRef) -> str | None:
     head = git.resolve("HEAD^{commit}")
     if head is None or head == commit:
         return None
-    checked_out = "a detached HEAD"
-    with contextlib.suppress(GitFailed):
-        checked_out = git.text("symbolic-ref", "--quiet", "--short", "HEAD")
+    checked_out = checked_out_branch(git) or "a detached HEAD"
     return (
         f"publishing the content branch {chosen.name} ({shown}); the checkout is on "
         f"{checked_out}, whose articles are not published (--ref HEAD publishes them)"

@@ -7,14 +7,14 @@ The workflows are rendered from the templates in `workflows/`, from which this r
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from steadypress import __version__
-from steadypress.errors import GitFailed, UsageError
+from steadypress.contentref import checked_out_branch, remote_default_branch
+from steadypress.errors import UsageError
 from steadypress.gitio import Git
 
 __all__ = [
@@ -93,13 +93,7 @@ def branch_to_publish(git: Git) -> str:
     """The branch init wires the workflows to: the remote's default branch when there is a
     remote, else the branch checked out (init runs where the blog is being set up), else
     `main`."""
-    with contextlib.suppress(GitFailed):  # no remote HEAD recorded
-        return git.text("symbolic-ref", "--quiet", "refs/remotes/origin/HEAD").removeprefix(
-            "refs/remotes/origin/"
-        )
-    with contextlib.suppress(GitFailed):  # a detached HEAD names no branch
-        return git.text("symbolic-ref", "--quiet", "--short", "HEAD")
-    return "main"
+    return remote_default_branch(git) or checked_out_branch(git) or "main"
 
 
 def check_content(content: str) -> str:
