@@ -128,28 +128,25 @@ def test_a_rate_limited_write_is_sent_again_after_the_wait_once(
     assert calls[label] == made + 1 and 7.0 in clock.sleeps
 
 
-def _branch_commit(client: GitHubClient, github: FakeGitHub, branch: str) -> object:
-    """A commit on `branch` (the state's or the site's: one code path), created first if new."""
+# Writes whose lost answer is settled by reading: the label the fake counts, and the branch
+# committed to (None: an issue is created).
+SETTLED: dict[str, tuple[str, str | None]] = {
+    "state commit": ("graphql CreateCommit", "steadypress-state"),
+    "Pages commit": ("graphql CreateCommit", "gh-pages"),
+    "issue create": ("POST /repos/{repo}/issues", None),
+}
+
+
+def _ready(client: GitHubClient, github: FakeGitHub, branch: str | None) -> Callable[[], object]:
+    """The write, ready to make: on a branch that exists already (the state's or the site's:
+    one code path), so that it is a commit, not the branch's creation."""
+    if branch is None:
+        return lambda: issues_of(client, github).open(letter())
     target = GitHubBranch(client, repository=github.full_name, branch=branch)
-    head = target.read().head or target.create({"index.html": b"first"}, message="first")
-    return target.commit(
+    head = target.create({"index.html": b"first"}, message="first")
+    return lambda: target.commit(
         {"index.html": b"second"}, expected=head, message="second\n\ntransaction: t2"
     )
-
-
-def _issue_create(client: GitHubClient, github: FakeGitHub) -> object:
-    return issues_of(client, github).open(letter())
-
-
-# Writes whose lost answer is settled by reading: the label the fake counts, and the write.
-SETTLED: dict[str, tuple[str, Callable[[GitHubClient, FakeGitHub], object]]] = {
-    "state commit": (
-        "graphql CreateCommit",
-        lambda c, g: _branch_commit(c, g, "steadypress-state"),
-    ),
-    "Pages commit": ("graphql CreateCommit", lambda c, g: _branch_commit(c, g, "gh-pages")),
-    "issue create": ("POST /repos/{repo}/issues", _issue_create),
-}
 
 
 @pytest.mark.parametrize("kind", SETTLED)
@@ -160,21 +157,16 @@ def test_a_commit_or_an_issue_whose_answer_was_lost_is_settled_by_a_read(
     """The fake applies the write and the answer is lost: the write reached GitHub once, and
     reading (the branch's head carries the transaction; the issue has the marker) settles it,
     so the caller goes on as if answered, with exactly one commit or one issue made."""
-    label, write = SETTLED[kind]
-    client = github_client(github)
-    if label.startswith("graphql"):
-        branch = "steadypress-state" if kind == "state commit" else "gh-pages"
-        GitHubBranch(client, repository=github.full_name, branch=branch).create(
-            {"index.html": b"first"}, message="first"
-        )
+    label, branch = SETTLED[kind]
+    write = _ready(github_client(github), github, branch)
     fault = (
         Fault(label, status=502, apply_first=True) if lost == "502" else Fault.lost_answer(label)
     )
     github.inject(fault)
     with github.counting() as calls:
-        write(client, github)
+        write()
     assert calls[label] == 1, f"the {kind} was sent {calls[label]} times"
-    if kind == "issue create":
+    if branch is None:
         assert len(github.tracker.issues) == 1
     else:
         assert github.repository.text("log", "-1", "--format=%B", branch).startswith("second")
@@ -184,15 +176,10 @@ def test_a_commit_or_an_issue_whose_answer_was_lost_is_settled_by_a_read(
 def test_a_rate_limited_commit_or_issue_is_sent_again_after_the_wait_once(
     github: FakeGitHub, kind: str
 ) -> None:
-    label, write = SETTLED[kind]
+    label, branch = SETTLED[kind]
     clock = ManualClock(NOW)
-    client = github_client(github, clock=clock)
-    if label.startswith("graphql"):
-        branch = "steadypress-state" if kind == "state commit" else "gh-pages"
-        GitHubBranch(client, repository=github.full_name, branch=branch).create(
-            {"index.html": b"first"}, message="first"
-        )
+    write = _ready(github_client(github, clock=clock), github, branch)
     github.inject(Fault.secondary_rate_limit(label, retry_after=11))
     with github.counting() as calls:
-        write(client, github)
+        write()
     assert calls[label] == 2 and 11.0 in clock.sleeps
