@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steadypress.backoff import backoff_seconds, retry_after_seconds
+from steadypress.backoff import backoff_seconds, reset_seconds, retry_after_seconds
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,21 @@ def test_retry_after_is_read_as_seconds_or_as_an_http_date(
     """A server may say when to come back either way; an unreadable hint is no hint."""
     now = datetime(2015, 10, 21, 7, 28, 0, tzinfo=UTC)
     assert retry_after_seconds(header, now=now) == seconds
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("2015-10-21T07:33:00.000Z", 300.0),  # Mastodon's X-RateLimit-Reset
+        ("2015-10-21T07:33:00+00:00", 300.0),
+        (str(int(datetime(2015, 10, 21, 7, 29, tzinfo=UTC).timestamp())), 60.0),  # atproto's
+        ("2015-10-21T07:00:00Z", 0.0),  # already past: no wait
+        ("tomorrow", None),
+        (None, None),
+    ],
+)
+def test_a_rate_limit_reset_is_read_as_an_iso_time_or_unix_seconds(
+    header: str | None, seconds: float | None
+) -> None:
+    now = datetime(2015, 10, 21, 7, 28, 0, tzinfo=UTC)
+    assert reset_seconds(header, now=now) == seconds

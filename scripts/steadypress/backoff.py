@@ -7,7 +7,7 @@ import math
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-__all__ = ["backoff_seconds", "retry_after_seconds"]
+__all__ = ["backoff_seconds", "reset_seconds", "retry_after_seconds"]
 
 
 def backoff_seconds(
@@ -46,5 +46,24 @@ def retry_after_seconds(value: str | None, *, now: datetime) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if moment.tzinfo is None:  # RFC 9110: an HTTP-date is always GMT
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, (moment - now).total_seconds())
+
+
+def reset_seconds(value: str | None, *, now: datetime) -> float | None:
+    """Seconds from `now` until a rate-limit window resets, from a header that names the moment
+    rather than the delay: an ISO-8601 time (Mastodon's `X-RateLimit-Reset`) or Unix seconds
+    (the AT Protocol's `ratelimit-reset`). None when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        if text.isdigit():
+            moment = datetime.fromtimestamp(int(text), tz=UTC)
+        else:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (ValueError, OverflowError, OSError):
+        return None
+    if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return max(0.0, (moment - now).total_seconds())

@@ -22,20 +22,19 @@ Forem API v1: POST /api/articles, PUT /api/articles/{id}, GET /api/articles/me/a
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import requests
 
-from steadypress.backoff import retry_after_seconds
 from steadypress.clock import Clock
 from steadypress.durations import parse_duration
-from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.errors import TransientError
 from steadypress.options import text_settings
 from steadypress.render import image_references, is_relative_reference, rewrite_image_references
 from steadypress.targets.base import Receipt
+from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -68,37 +67,8 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> DevtoS
     settings = text_settings(DevtoSettings, options, prefix=prefix, source=source)
     parse_duration(settings.window, key=f"{prefix}window", source=source)
     for key in ("creates_per_window", "updates_per_window", "timeout"):
-        if not getattr(settings, key).isdigit() or int(getattr(settings, key)) < 1:
-            raise ConfigError(
-                source, f"{prefix}{key}: a whole number >= 1, got {getattr(settings, key)!r}"
-            )
+        whole_number(getattr(settings, key), key=f"{prefix}{key}", source=source)
     return settings
-
-
-class _Pace:
-    """At most `limit` requests in any `window` seconds, as the server counts them: each request
-    is recorded when its answer has arrived (the server saw it no later than that), and a new
-    one waits until the oldest of the last `limit` is a full window old."""
-
-    def __init__(
-        self,
-        limit: int,
-        window: float,
-        *,
-        clock: Clock,
-    ) -> None:
-        self._limit, self._window, self._clock = limit, window, clock
-        self._done: deque[float] = deque()
-
-    def wait(self) -> None:
-        while len(self._done) >= self._limit:
-            delay = self._done[0] + self._window - self._clock.now().timestamp()
-            if delay > 0:
-                self._clock.sleep(delay)
-            self._done.popleft()
-
-    def record(self) -> None:
-        self._done.append(self._clock.now().timestamp())
 
 
 def _tags(tags: tuple[str, ...]) -> str:
@@ -120,14 +90,17 @@ class DevtoTarget:
     ) -> None:
         self._name = name
         self._images = images
-        self._reachable: set[str] = set()  # image URLs seen served in this run
         self._settings = settings
         self._api_key = api_key
-        self._clock = clock
-        self._session = session or requests.Session()
+        self._api = PlatformApi(
+            Platform("dev.to", settings.api_url, settings.api_key_env, float(settings.timeout)),
+            clock=clock,
+            headers={"api-key": api_key or "", "Accept": _ACCEPT},
+            session=session,
+        )
         window = parse_duration(settings.window, key="window", source=name).total_seconds()
-        self._creates = _Pace(int(settings.creates_per_window), window, clock=clock)
-        self._updates = _Pace(int(settings.updates_per_window), window, clock=clock)
+        self._creates = Pace(int(settings.creates_per_window), window, clock=clock)
+        self._updates = Pace(int(settings.updates_per_window), window, clock=clock)
         self._mine: dict[str, tuple[str, str]] | None = None  # marker or canonical URL -> (id, url)
 
     @property
@@ -206,26 +179,9 @@ class DevtoTarget:
             url = self._images.url(article, reference)
             if url is None:
                 continue
-            self._check_served(reference, url)
+            self._api.require_served(f"image {reference!r}", url)
             urls[reference] = url
         return urls
-
-    def _check_served(self, reference: str, url: str) -> None:
-        if url in self._reachable:
-            return
-        try:
-            answer = self._session.head(
-                url, allow_redirects=True, timeout=float(self._settings.timeout)
-            )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            raise TransientError(
-                f"image {reference!r} not reachable yet at {url} ({type(error).__name__})"
-            ) from None
-        if answer.status_code != 200:
-            raise TransientError(
-                f"image {reference!r} not served yet at {url} (HTTP {answer.status_code})"
-            )
-        self._reachable.add(url)
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
         """Set the post to `published: false` (the Forem API deletes nothing): it leaves the
@@ -264,36 +220,7 @@ class DevtoTarget:
         return self._mine.get(marker(path)) or (self._mine.get(canonical) if canonical else None)
 
     def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:
-        headers = {"api-key": self._api_key or "", "Accept": _ACCEPT,
-                   "User-Agent": "steadypress"}  # fmt: skip
-        try:
-            url = f"{self._settings.api_url.rstrip('/')}{path}"
-            response = self._session.request(
-                method, url, json=payload, headers=headers, timeout=float(self._settings.timeout)
-            )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            # Also a create whose answer was lost: the retry looks for the post before creating.
-            raise TransientError(f"dev.to not reached: {type(error).__name__}") from None
-        status = response.status_code
-        if status in (401, 403):
-            raise PermanentError(
-                f"dev.to refused the API key in {self._settings.api_key_env} ({status}): "
-                "check the secret"
-            )
-        if status == 422:
-            raise PermanentError(f"dev.to refused the article: {_message(response)}")
-        if status == 429:
-            raise TransientError(
-                "dev.to rate limit",
-                retry_after=retry_after_seconds(
-                    response.headers.get("Retry-After"), now=self._clock.now()
-                ),
-            )
-        if status >= 500:
-            raise TransientError(f"dev.to answered {status}")
-        if status >= 400 and status != 404:
-            raise PermanentError(f"dev.to answered {status}: {_message(response)}")
-        return response
+        return self._api.send(method, path, json=payload)
 
     def _receipt(self, response: requests.Response) -> Receipt:
         try:
@@ -301,10 +228,3 @@ class DevtoTarget:
             return Receipt(url=str(post["url"]), id=str(post["id"]))
         except (ValueError, KeyError, TypeError):
             raise TransientError(f"dev.to answered {response.status_code} without a post") from None
-
-
-def _message(response: requests.Response) -> str:
-    try:
-        return str(response.json().get("error") or response.text[:200])
-    except (ValueError, AttributeError):
-        return response.text[:200]
