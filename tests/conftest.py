@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import functools
 import os
+import threading
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from tests.fakes.devto import FakeForem
+from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo
 
 # `HYPOTHESIS_PROFILE=thorough pytest` searches far longer than the default run CI does.
@@ -26,3 +31,29 @@ def forem(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeForem]:
     with FakeForem(window=2.0) as fake:
         monkeypatch.setenv("DEVTO_API_KEY", fake.api_key)
         yield fake
+
+
+@pytest.fixture
+def mastodon(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMastodon]:
+    """The Mastodon fake, its access token in MASTODON_TOKEN."""
+    with FakeMastodon() as fake:
+        monkeypatch.setenv("MASTODON_TOKEN", fake.token)
+        yield fake
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def served(repo: Repo) -> Iterator[str]:
+    """The local site folder served over HTTP, as GitHub Pages serves the branch."""
+    (repo.root / "_site").mkdir(exist_ok=True)
+    handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()

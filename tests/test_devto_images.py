@@ -3,19 +3,14 @@ its commit on GitHub otherwise; an image not served yet makes the item wait."""
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Iterator
 from dataclasses import replace
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
 from steadypress.content import ContentSource
 from steadypress.gitio import Git
 from steadypress.render import rewrite_image_references
-from steadypress.targets.site.assets import PublicImages
+from steadypress.targets.site.assets import PublicLinks
 from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, run_cli
 
@@ -24,24 +19,6 @@ POST = (
     "---\ntitle: Pictures\ncover_image: images/cover.png\n---\n\n"
     "![a picture](images/pic.png)\n\n![logo](https://example.org/logo.png)\n"
 )
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *_args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def served(repo: Repo) -> Iterator[str]:
-    """The local site folder served over HTTP, as GitHub Pages serves the branch."""
-    (repo.root / "_site").mkdir(exist_ok=True)
-    handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
 
 
 def config(forem: FakeForem, site_url: str, site_dir: str = "_site") -> str:
@@ -99,11 +76,11 @@ def test_an_article_off_the_site_links_its_images_at_its_commit_on_github(repo: 
     commit = repo.commit(**{"content/post.md": POST})
     content = ContentSource(Git(repo.root), "content")
     article = content.read("content/post.md", repo.blob("content/post.md", commit), commit=commit)
-    images = PublicImages(content, site="site", site_url="https://blog.example/",
+    images = PublicLinks(content, site="site", site_url="https://blog.example/",
                           raw_base="https://raw.githubusercontent.com/octo/blog")  # fmt: skip
-    on_site = images.url(article, "images/pic.png")
+    on_site = images.image_url(article, "images/pic.png")
     assert on_site is not None and on_site.startswith("https://blog.example/assets/")
-    off_site = images.url(replace(article, targets=("devto",)), "images/pic.png")
+    off_site = images.image_url(replace(article, targets=("devto",)), "images/pic.png")
     assert (
         off_site == f"https://raw.githubusercontent.com/octo/blog/{commit}/content/images/pic.png"
     )

@@ -11,7 +11,7 @@ from steadypress.errors import ConfigError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-__all__ = ["reject_unknown_keys", "text_option", "text_settings"]
+__all__ = ["one_of", "reject_unknown_keys", "text_option", "text_settings"]
 
 S = TypeVar("S", bound="DataclassInstance")
 
@@ -44,3 +44,10 @@ def text_settings(kind: type[S], options: Mapping[str, Any], *, prefix: str, sou
     return kind(
         **{key: text_option(options, key, "", prefix=prefix, source=source) for key in options}
     )
+
+
+def one_of(value: str, allowed: Iterable[str], *, key: str, source: str) -> str:
+    choices = tuple(allowed)
+    if value not in choices:
+        raise ConfigError(source, f"{key}: one of {', '.join(choices)}, got {value!r}")
+    return value

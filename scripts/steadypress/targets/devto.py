@@ -39,7 +39,7 @@ from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
-    from steadypress.targets.site.assets import PublicImages
+    from steadypress.targets.site.assets import PublicLinks
 
 __all__ = ["DevtoSettings", "DevtoTarget", "marker", "parse_settings"]
 
@@ -86,10 +86,10 @@ class DevtoTarget:
         api_key: str | None,
         clock: Clock,
         session: requests.Session | None = None,
-        images: PublicImages | None = None,
+        links: PublicLinks | None = None,
     ) -> None:
         self._name = name
-        self._images = images
+        self._links = links
         self._settings = settings
         self._api_key = api_key
         self._api = PlatformApi(
@@ -168,7 +168,7 @@ class DevtoTarget:
         """The article's relative images (and cover) by the absolute URL dev.to will fetch:
         each must already be served there, since dev.to keeps what it first fetched (a 404
         too). One that is not yet is a transient failure: the item waits for it."""
-        if self._images is None:
+        if self._links is None:
             return {}
         references = image_references(article.body)
         cover = article.cover_image
@@ -176,7 +176,7 @@ class DevtoTarget:
             references.append(cover)
         urls = {}
         for reference in dict.fromkeys(references):
-            url = self._images.url(article, reference)
+            url = self._links.image_url(article, reference)
             if url is None:
                 continue
             self._api.require_served(f"image {reference!r}", url)

@@ -17,7 +17,7 @@ from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.targets.base import Target
-from steadypress.targets.site.assets import PublicImages
+from steadypress.targets.site.assets import PublicLinks
 
 if TYPE_CHECKING:
     from steadypress.targets.site import SiteFiles, SiteSettings
@@ -49,7 +49,7 @@ class TargetContext:
     # Where a repository file is served raw at a commit (on GitHub: raw.githubusercontent.com),
     # for an image of an article the site does not publish.
     raw_base: str | None = None
-    images: PublicImages | None = None  # set by build_targets, from the site it builds
+    links: PublicLinks | None = None  # set by build_targets, from the site it builds
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,20 @@ def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
         settings,
         api_key=context.secrets.read(settings.api_key_env),
         clock=context.clock,
-        images=context.images,
+        links=context.links,
+    )
+
+
+def _build_mastodon(spec: TargetSpec, context: TargetContext) -> Target:
+    from steadypress.targets import mastodon  # noqa: PLC0415 (only when configured)
+
+    settings = mastodon.parse_settings(spec.name, spec.options, context.source)
+    return mastodon.MastodonTarget(
+        spec.name,
+        settings,
+        token=context.secrets.read(settings.token_env),
+        clock=context.clock,
+        links=context.links,
     )
 
 
@@ -105,6 +118,7 @@ KINDS: Mapping[str, _Kind] = {
     "site": _Kind("steadypress.targets.site.settings", _build_site),
     "webhook": _Kind("steadypress.targets.webhook", _build_webhook),
     "devto": _Kind("steadypress.targets.devto", _build_devto),
+    "mastodon": _Kind("steadypress.targets.mastodon", _build_mastodon),
 }
 
 
@@ -120,17 +134,17 @@ def check_target_options(spec: TargetSpec, *, source: str) -> None:
 
 
 def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:
-    context = replace(context, images=_public_images(specs, context))
+    context = replace(context, links=_public_links(specs, context))
     return {name: KINDS[spec.kind].build(spec, context) for name, spec in specs.items()}
 
 
-def _public_images(specs: Mapping[str, TargetSpec], context: TargetContext) -> PublicImages:
+def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> PublicLinks:
     """Where other platforms find an article's images: on the first site target, if any."""
     site = next((spec for spec in specs.values() if spec.kind == "site"), None)
     if site is None:
-        return PublicImages(context.content, raw_base=context.raw_base)
+        return PublicLinks(context.content, raw_base=context.raw_base)
     from steadypress.targets.site import parse_settings, site_address  # noqa: PLC0415
 
     settings = parse_settings(site.name, site.options, context.source)
     url = site_address(settings, default_url=context.default_site_url).url
-    return PublicImages(context.content, site=site.name, site_url=url, raw_base=context.raw_base)
+    return PublicLinks(context.content, site=site.name, site_url=url, raw_base=context.raw_base)

@@ -1,6 +1,7 @@
 """An article's images: where a reference points in the repository, and where the site serves
-it. Shared by the site target (which publishes them) and by targets that link to them (dev.to),
-so that both name an image the same way: `assets/<blob id>/<name>` is stable for its bytes."""
+it. Shared by the site target (which publishes them) and by targets that link to them (dev.to,
+the announcements), so that all name an image the same way: `assets/<blob id>/<name>` is
+stable for its bytes. And where the article itself is read, for the platforms that link to it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from urllib.parse import quote
 
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify
+from steadypress.targets.site.manifest import article_slug, path_slug_source, url_slug
 
 if TYPE_CHECKING:
     from steadypress.content import Article, ContentSource
 
-__all__ = ["PublicImages", "asset_site_path", "image_blob", "image_location"]
+__all__ = ["PublicLinks", "asset_site_path", "image_blob", "image_location"]
 
 
 def image_location(article_path: str, reference: str) -> str:
@@ -60,25 +62,45 @@ def asset_site_path(location: str, oid: str) -> str:
 
 
 @dataclass(frozen=True)
-class PublicImages:
-    """Absolute URLs for an article's images, for a platform that only takes URLs: on the site
-    when the article is published there (the site target named `site`, at `site_url`), else
-    the file in the repository at the article's commit (`raw_base`, on GitHub); None when
-    neither applies (a local run without a site)."""
+class PublicLinks:
+    """Absolute URLs of an article and its images, for platforms that only take URLs: on the
+    site when the article is published there (the site target named `site`, at `site_url`);
+    else an image is the file in the repository at the article's commit (`raw_base`, on
+    GitHub); None when neither applies (a local run without a site)."""
 
     content: ContentSource
     site: str | None = None
     site_url: str | None = None
     raw_base: str | None = None
 
-    def url(self, article: Article, reference: str) -> str | None:
+    def _on_site(self, article: Article) -> str | None:
+        wanted = article.targets is None or self.site in article.targets
+        return self.site_url if self.site and wanted else None
+
+    def article_url(self, article: Article) -> str | None:
+        """Where readers are sent: the article's `canonical_url`, else its page on the site."""
+        if article.canonical_url:
+            return article.canonical_url
+        site_url = self._on_site(article)
+        if site_url is None:
+            return None
+        return site_url + article_slug(article, self.content.content_dir) + "/"
+
+    def page_url_of_path(self, path: str) -> str | None:
+        """Where the site showed the article at `path` when it set no `slug` of its own: all
+        that is known of an article that is gone."""
+        if not (self.site and self.site_url):
+            return None
+        try:
+            return self.site_url + url_slug(path_slug_source(path, self.content.content_dir)) + "/"
+        except PermanentError:
+            return None
+
+    def image_url(self, article: Article, reference: str) -> str | None:
         location, oid, _data = image_blob(self.content.asset, article, reference)
-        if (
-            self.site
-            and self.site_url
-            and (article.targets is None or self.site in article.targets)
-        ):
-            return self.site_url + asset_site_path(location, oid)
+        site_url = self._on_site(article)
+        if site_url is not None:
+            return site_url + asset_site_path(location, oid)
         if self.raw_base and article.commit:
             return f"{self.raw_base}/{article.commit}/{quote(location)}"
         return None

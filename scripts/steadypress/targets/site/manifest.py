@@ -7,12 +7,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from steadypress.errors import TransientError
+from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import slugify
 from steadypress.targets.site.files import SiteWriter
 from steadypress.timefmt import format_time, parse_time
+
+if TYPE_CHECKING:
+    from steadypress.content import Article
 
 __all__ = [
     "CNAME",
@@ -30,11 +33,14 @@ __all__ = [
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
+    "article_slug",
     "encode_manifest",
     "is_site_path",
     "page_path",
+    "path_slug_source",
     "read_manifest",
     "tag_path",
+    "url_slug",
 ]
 
 MANIFEST = ".steadypress-site.json"
@@ -134,6 +140,33 @@ class Entry:
 def is_site_path(path: str) -> bool:
     parts = path.split("/")
     return all(part not in ("", ".", "..") and "\\" not in part for part in parts)
+
+
+def article_slug(article: Article, content_dir: str) -> str:
+    """The article's stable URL path: its `slug`, else its path under content/ (not its title,
+    so renaming an article's title never breaks links)."""
+    return url_slug(article.slug or path_slug_source(article.path, content_dir))
+
+
+def path_slug_source(path: str, content_dir: str) -> str:
+    return path.removeprefix(content_dir.strip("/") + "/").removesuffix(".md")
+
+
+def url_slug(source: str) -> str:
+    parts = [slugify(part) for part in source.split("/")]
+    if not all(parts):
+        raise PermanentError(f"cannot make a URL from {source!r}")
+    if parts[0] in GENERATED_FOLDERS:
+        raise PermanentError(
+            f"URL /{'/'.join(parts)}/ would replace pages the site generates under "
+            f"/{parts[0]}/; choose another `slug` or folder"
+        )
+    if any(len(part.encode()) > MAX_URL_SEGMENT for part in parts):
+        raise PermanentError(
+            f"URL segment of {max(len(p.encode()) for p in parts)} bytes in {source!r}: "
+            f"at most {MAX_URL_SEGMENT} (a folder name on disk)"
+        )
+    return "/".join(parts)
 
 
 def page_path(slug: str) -> str:

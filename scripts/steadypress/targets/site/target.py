@@ -27,7 +27,6 @@ from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, sitemap
 from steadypress.ledger import PublishedRecord
 from steadypress.render import is_relative_reference, reading_minutes, render_markdown
-from steadypress.slugs import slugify
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
@@ -39,18 +38,20 @@ from steadypress.targets.site.manifest import (
     GENERATOR,
     INDEX,
     MANIFEST,
-    MAX_URL_SEGMENT,
     NO_JEKYLL,
     NOT_FOUND,
     SITEMAP,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
+    article_slug,
     encode_manifest,
     is_site_path,
     page_path,
+    path_slug_source,
     read_manifest,
     tag_path,
+    url_slug,
 )
 from steadypress.targets.site.settings import SiteAddress, SiteSettings, site_address
 from steadypress.theme import Theme
@@ -122,7 +123,7 @@ class SiteTarget:
         self._files = files
         self._settings = settings
         self._address = address
-        self._content_prefix = content_dir.strip("/") + "/"
+        self._content_dir = content_dir
         self._theme = theme
         self._assets = assets
         self._stylesheet: bytes | None = None
@@ -138,29 +139,7 @@ class SiteTarget:
         return None
 
     def slug_of(self, article: Article) -> str:
-        """The article's stable URL path: its `slug`, else its path under content/ (not its title,
-        so renaming an article's title never breaks links)."""
-        return self._slug(article.slug or self._path_slug_source(article.path))
-
-    def _path_slug_source(self, path: str) -> str:
-        return path.removeprefix(self._content_prefix).removesuffix(".md")
-
-    @staticmethod
-    def _slug(source: str) -> str:
-        parts = [slugify(part) for part in source.split("/")]
-        if not all(parts):
-            raise PermanentError(f"cannot make a URL from {source!r}")
-        if parts[0] in GENERATED_FOLDERS:
-            raise PermanentError(
-                f"URL /{'/'.join(parts)}/ would replace pages the site generates under "
-                f"/{parts[0]}/; choose another `slug` or folder"
-            )
-        if any(len(part.encode()) > MAX_URL_SEGMENT for part in parts):
-            raise PermanentError(
-                f"URL segment of {max(len(p.encode()) for p in parts)} bytes in {source!r}: "
-                f"at most {MAX_URL_SEGMENT} (a folder name on disk)"
-            )
-        return "/".join(parts)
+        return article_slug(article, self._content_dir)
 
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
@@ -489,7 +468,7 @@ class SiteTarget:
         likely_pages = []
         for path in paths:
             with contextlib.suppress(PermanentError):
-                likely_pages.append(page_path(self._slug(self._path_slug_source(path))))
+                likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
         self._files.apply(
             change, texts=[MANIFEST], oids=[INDEX, FEED, SITEMAP, TAGS_INDEX, *likely_pages]
         )
