@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo
@@ -38,6 +39,14 @@ def mastodon(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMastodon]:
     """The Mastodon fake, its access token in MASTODON_TOKEN."""
     with FakeMastodon() as fake:
         monkeypatch.setenv("MASTODON_TOKEN", fake.token)
+        yield fake
+
+
+@pytest.fixture
+def bluesky(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeBluesky]:
+    """The Bluesky fake, the account's app password in BLUESKY_APP_PASSWORD."""
+    with FakeBluesky() as fake:
+        monkeypatch.setenv("BLUESKY_APP_PASSWORD", fake.password)
         yield fake
 
 

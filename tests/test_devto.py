@@ -1,13 +1,10 @@
-"""The dev.to target through the CLI, against the Forem fake: never a second post."""
-
-import signal
-import time
+"""The dev.to target through the CLI, against the Forem fake (its exactly-once stories, with
+every platform's, are in test_syndication.py)."""
 
 import pytest
 
-from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
-from tests.helpers import Repo, article, run_cli, spawn_cli
+from tests.helpers import Repo, article, run_cli
 
 
 def config(forem: FakeForem) -> str:
@@ -40,47 +37,6 @@ def test_an_edit_updates_the_same_post(repo: Repo, forem: FakeForem) -> None:
     assert run_cli(repo, "run").code == 0
     assert len(forem.posts) == 1 and forem.posts[1]["title"] == "Second"
     assert forem.creates == {"content/a.md": 1}
-
-
-def test_a_create_whose_answer_was_lost_is_found_again_and_never_duplicated(
-    repo: Repo, forem: FakeForem
-) -> None:
-    """dev.to creates the post and the connection drops: the run fails the attempt; the next one
-    finds the post by its marker and updates it. One post, ever."""
-    repo.commit(**{"steadypress.yml": config(forem), "content/a.md": article("A")})
-    forem.drop_after_create = 1
-    assert run_cli(repo, "run").code == 1, "the lost answer is a transient failure"
-    assert "devto:content/a.md" in repo.ledger().pending
-    assert run_cli(repo, "sweep").code == 0
-    assert forem.creates == {"content/a.md": 1} and len(forem.posts) == 1
-    assert repo.ledger().published["devto:content/a.md"].id == "1"
-
-
-def test_a_process_killed_right_after_its_create_is_followed_by_a_sweep_that_updates_the_post(
-    repo: Repo, forem: FakeForem
-) -> None:
-    """dev.to applies the create; the executor is SIGKILLed waiting for the answer, its lease
-    left behind. Once the lease expires by itself, a sweep finds the post by its marker and
-    updates it: still one create."""
-    lease = "timings: {lease: 2s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
-    targets = f"targets:\n  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
-    repo.commit(**{"steadypress.yml": lease + targets, "content/a.md": article("A")})
-    forem.hang_after_create = 1
-    executor = spawn_cli(repo, "run")
-    deadline = time.monotonic() + 60
-    while not forem.creates and time.monotonic() < deadline and executor.poll() is None:
-        time.sleep(0.01)
-    executor.send_signal(signal.SIGKILL)
-    executor.wait()
-    assert executor.returncode == -signal.SIGKILL and forem.creates == {"content/a.md": 1}
-    item = repo.ledger().pending["devto:content/a.md"]
-    assert item.lease is not None and "devto:content/a.md" not in repo.ledger().published
-    # The leases expire by themselves: a sweep 2 s later (on its own clock) takes the item.
-    sweep = run_cli(repo, "sweep", clock=ManualClock(item.lease.expires_at))
-    assert sweep.code == 0, sweep.err
-    assert forem.creates == {"content/a.md": 1} and len(forem.posts) == 1
-    assert forem.updates == {1: 1}, "the sweep updated the post it found"
-    assert repo.ledger().published["devto:content/a.md"].id == "1"
 
 
 def test_thirty_articles_in_one_push_are_paced_under_the_rate_limit(

@@ -3,17 +3,14 @@ ever, even when the answer to its post is lost or the executor dies right after 
 
 from __future__ import annotations
 
-import signal
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from steadypress.errors import ConfigError
 from steadypress.targets.mastodon import parse_settings
-from tests.fakes.clock import ManualClock
 from tests.fakes.mastodon import FakeMastodon
-from tests.helpers import Repo, article, run_cli, spawn_cli
+from tests.helpers import Repo, article, run_cli
 
 TIMINGS = "timings: {lease: 2s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
 
@@ -64,21 +61,6 @@ def test_on_edit_leave_never_edits(repo: Repo, mastodon: FakeMastodon, served: s
     assert status["text"].startswith("One\n") and not mastodon.edits
 
 
-def test_a_post_whose_answer_was_lost_is_the_same_status_on_the_retry(
-    repo: Repo, mastodon: FakeMastodon, served: str
-) -> None:
-    """Within the hour Mastodon keeps the key, and a search of the account's statuses would
-    also find it: one status."""
-    repo.commit(**{"steadypress.yml": config(mastodon, served), "content/a.md": article("A")})
-    mastodon.drop_after_create = 1
-    assert run_cli(repo, "run").code == 1, "the lost answer is a transient failure"
-    assert "toot:content/a.md" in repo.ledger().pending
-    assert run_cli(repo, "sweep").code == 0
-    assert len(mastodon.statuses) == 1 and sum(mastodon.creates.values()) == 1
-    (status,) = mastodon.statuses.values()
-    assert repo.ledger().published["toot:content/a.md"].id == status["id"]
-
-
 def test_after_the_key_expired_the_status_is_found_among_the_account_s_own(
     repo: Repo, served: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,26 +79,6 @@ def test_after_the_key_expired_the_status_is_found_among_the_account_s_own(
         ours = [s for s in mastodon.statuses.values() if s["application"]["name"] == "steadypress"]
         assert len(ours) == 1 and len(mastodon.statuses) == 2
         assert repo.ledger().published["toot:content/a.md"].id == ours[0]["id"]
-
-
-def test_a_process_killed_right_after_its_post_leaves_one_status_after_the_sweep(
-    repo: Repo, mastodon: FakeMastodon, served: str
-) -> None:
-    repo.commit(**{"steadypress.yml": config(mastodon, served), "content/a.md": article("A")})
-    mastodon.hang_after_create = 1
-    executor = spawn_cli(repo, "run")
-    deadline = time.monotonic() + 60
-    while not mastodon.creates and time.monotonic() < deadline and executor.poll() is None:
-        time.sleep(0.01)
-    executor.send_signal(signal.SIGKILL)
-    executor.wait()
-    assert executor.returncode == -signal.SIGKILL and sum(mastodon.creates.values()) == 1
-    item = repo.ledger().pending["toot:content/a.md"]
-    assert item.lease is not None
-    sweep = run_cli(repo, "sweep", clock=ManualClock(item.lease.expires_at))
-    assert sweep.code == 0, sweep.err
-    assert len(mastodon.statuses) == 1 and sum(mastodon.creates.values()) == 1
-    assert "toot:content/a.md" in repo.ledger().published
 
 
 def test_a_removed_article_s_status_is_deleted(
@@ -139,16 +101,6 @@ def test_a_page_not_served_yet_makes_the_announcement_wait(
     result = run_cli(repo, "run")
     assert result.code == 1 and "not reachable yet" in result.err
     assert not mastodon.statuses and "toot:content/a.md" in repo.ledger().pending
-
-
-def test_without_the_token_the_target_is_skipped_and_the_work_stays(
-    repo: Repo, mastodon: FakeMastodon, served: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("MASTODON_TOKEN")
-    repo.commit(**{"steadypress.yml": config(mastodon, served), "content/a.md": article("A")})
-    result = run_cli(repo, "run")
-    assert "MASTODON_TOKEN" in result.err
-    assert "toot:content/a.md" in repo.ledger().pending and not mastodon.statuses
 
 
 def test_a_wrong_token_is_a_dead_letter_that_names_the_secret(

@@ -11,7 +11,7 @@ from steadypress.errors import ConfigError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-__all__ = ["one_of", "reject_unknown_keys", "text_option", "text_settings"]
+__all__ = ["http_url", "one_of", "reject_unknown_keys", "text_option", "text_settings"]
 
 S = TypeVar("S", bound="DataclassInstance")
 
@@ -50,4 +50,10 @@ def one_of(value: str, allowed: Iterable[str], *, key: str, source: str) -> str:
     choices = tuple(allowed)
     if value not in choices:
         raise ConfigError(source, f"{key}: one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def http_url(value: str, *, key: str, source: str) -> str:
+    if not value.startswith(("https://", "http://")):
+        raise ConfigError(source, f"{key}: an http(s) URL, got {value!r}")
     return value

@@ -31,7 +31,7 @@ import requests
 from steadypress.clock import Clock
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
-from steadypress.options import one_of, text_settings
+from steadypress.options import http_url, one_of, text_settings
 from steadypress.targets.announce import DEFAULT_TEMPLATE, announce, check_template
 from steadypress.targets.base import Receipt
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
@@ -69,8 +69,7 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> Mastod
             source, f"{prefix}instance: required (the server's address, https://mastodon.social)"
         )
     settings = text_settings(MastodonSettings, options, prefix=prefix, source=source)
-    if not settings.instance.startswith(("https://", "http://")):
-        raise ConfigError(source, f"{prefix}instance: an http(s) URL, got {settings.instance!r}")
+    http_url(settings.instance, key=f"{prefix}instance", source=source)
     one_of(settings.visibility, VISIBILITIES, key=f"{prefix}visibility", source=source)
     one_of(settings.on_edit, ON_EDIT, key=f"{prefix}on_edit", source=source)
     check_template(settings.template, key=f"{prefix}template", source=source)

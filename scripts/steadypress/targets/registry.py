@@ -114,11 +114,26 @@ def _build_mastodon(spec: TargetSpec, context: TargetContext) -> Target:
     )
 
 
+def _build_bluesky(spec: TargetSpec, context: TargetContext) -> Target:
+    from steadypress.targets import bluesky  # noqa: PLC0415 (only when configured)
+
+    settings = bluesky.parse_settings(spec.name, spec.options, context.source)
+    return bluesky.BlueskyTarget(
+        spec.name,
+        settings,
+        password=context.secrets.read(settings.password_env),
+        clock=context.clock,
+        links=context.links,
+        learn_secret=context.secrets.redact.add,
+    )
+
+
 KINDS: Mapping[str, _Kind] = {
     "site": _Kind("steadypress.targets.site.settings", _build_site),
     "webhook": _Kind("steadypress.targets.webhook", _build_webhook),
     "devto": _Kind("steadypress.targets.devto", _build_devto),
     "mastodon": _Kind("steadypress.targets.mastodon", _build_mastodon),
+    "bluesky": _Kind("steadypress.targets.bluesky", _build_bluesky),
 }
 
 

@@ -4,10 +4,7 @@ without a valid one), POST /api/articles (201 with the post), PUT /api/articles/
 for an unknown id), GET /api/articles/me/all (paginated by `page` and `per_page`, at most 1000),
 422 `{"error": ..., "status": 422}` for an article it will not take (no title, more than four
 tags), and dev.to's rate limits answered with 429 and Retry-After: 10 creates and 30 updates per
-window (30 s on dev.to; tests shorten it). `drop_after_create` applies a create and then closes the
-connection without an answer: the lost answer that makes naive tools post twice;
-`hang_after_create` applies it and never answers, so a test can kill the process waiting;
-`script` gives chosen answers to the next requests (5xx, 429 with Retry-After), and
+window (30 s on dev.to; tests shorten it). Faults as every fake has them (`faults.py`), and
 `failing_titles` makes every create or update of those articles answer 500 (a poison article).
 The rate-limit clock can be simulated time."""
 
@@ -22,13 +19,13 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from tests.fakes.faults import Faults
 from tests.fakes.loopback import Answer, LoopbackServer
 
 _MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
-_HANG = -2  # a status meaning: keep the connection open and never answer
 
 
-class FakeForem(LoopbackServer):
+class FakeForem(LoopbackServer, Faults):
     def __init__(
         self,
         *,
@@ -36,27 +33,24 @@ class FakeForem(LoopbackServer):
         window: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__()
+        LoopbackServer.__init__(self)
+        Faults.__init__(self)
         self.api_key = api_key
         self.window = window
         self.clock = clock
-        self.script: list[tuple[int, dict[str, str]]] = []
         self.failing_titles: set[str] = set()
         # Some servers quote the credential they refused; steadypress must not record it.
         self.echo_key_in_errors = False
         self.posts: dict[int, dict[str, Any]] = {}
         self.creates: Counter[str] = Counter()  # by the article path in each post's marker
         self.rate_limited = 0
-        self.drop_after_create = 0
-        self.hang_after_create = 0
         self.updates: Counter[int] = Counter()  # PUTs applied, by post id
-        self._hung = threading.Event()
         self._recent: dict[str, deque[float]] = {"create": deque(), "update": deque()}
         self._limits = {"create": 10, "update": 30}
         self._lock = threading.Lock()
 
     def __exit__(self, *exc: object) -> None:
-        self._hung.set()
+        self.release()
         super().__exit__(*exc)
 
     @staticmethod
@@ -76,12 +70,10 @@ class FakeForem(LoopbackServer):
                 **document,
                 "error": f"{document.get('error')} (key {headers.get('api-key')})",
             }
-        if status == _HANG:
-            self._hung.wait()  # until the fake shuts down; the client is killed meanwhile
-            return None
-        if status < 0:
-            return None
-        return status, {"Content-Type": "application/json", **extra}, json.dumps(document).encode()
+        payload = json.dumps(document).encode()
+        answer = status, {"Content-Type": "application/json", **extra}, payload
+        created = method == "POST" and status == 201
+        return self.after_create(answer) if created else answer
 
     def _limited(self, kind: str) -> float | None:
         """Seconds until another `kind` is allowed, or None if it is allowed now (and counted)."""
@@ -100,8 +92,8 @@ class FakeForem(LoopbackServer):
             return 401, {}, {"error": "unauthorized", "status": 401}
         url = urlparse(path)
         with self._lock:
-            if self.script:
-                status, extra = self.script.pop(0)
+            if scripted := self.scripted():
+                status, extra = scripted
                 return status, extra, {"error": "scripted", "status": status}
             if method == "GET" and url.path == "/api/articles/me/all":
                 return self._mine(url.query)
@@ -141,12 +133,6 @@ class FakeForem(LoopbackServer):
         post = self._post(len(self.posts) + 1, article)
         found = _MARKER.search(article.get("body_markdown", ""))
         self.creates[found.group(1) if found else "?"] += 1
-        if self.drop_after_create > 0:
-            self.drop_after_create -= 1
-            return -1, {}, None  # the connection is closed: the answer is lost
-        if self.hang_after_create > 0:
-            self.hang_after_create -= 1
-            return _HANG, {}, None
         return 201, {}, post
 
     def _update(self, number: int, article: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
