@@ -13,6 +13,7 @@ from hypothesis import settings
 
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
+from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo
 
@@ -47,6 +48,14 @@ def bluesky(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeBluesky]:
     """The Bluesky fake, the account's app password in BLUESKY_APP_PASSWORD."""
     with FakeBluesky() as fake:
         monkeypatch.setenv("BLUESKY_APP_PASSWORD", fake.password)
+        yield fake
+
+
+@pytest.fixture
+def hashnode(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHashnode]:
+    """The Hashnode fake, its personal access token in HASHNODE_TOKEN."""
+    with FakeHashnode() as fake:
+        monkeypatch.setenv("HASHNODE_TOKEN", fake.token)
         yield fake
 
 

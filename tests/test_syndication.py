@@ -18,6 +18,7 @@ import pytest
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
+from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, article, run_cli, spawn_cli
 
@@ -50,10 +51,18 @@ def _devto(fake: FakeForem) -> Platform:
                     fake.creates.total, lambda: len(fake.posts))  # fmt: skip
 
 
+def _hashnode(fake: FakeHashnode) -> Platform:
+    options = f"publication_id: {fake.publication_id}, api_url: '{fake.api_url}'"
+    return Platform("hashnode", fake, options,
+                    ("HASHNODE_TOKEN", fake.token),
+                    lambda: fake.creates, lambda: len(fake.posts))  # fmt: skip
+
+
 PLATFORMS: dict[str, Callable[[ExitStack], Platform]] = {
     "mastodon": lambda stack: _mastodon(stack.enter_context(FakeMastodon())),
     "bluesky": lambda stack: _bluesky(stack.enter_context(FakeBluesky())),
     "devto": lambda stack: _devto(stack.enter_context(FakeForem(window=2.0))),
+    "hashnode": lambda stack: _hashnode(stack.enter_context(FakeHashnode())),
 }
 
 

@@ -128,12 +128,27 @@ def _build_bluesky(spec: TargetSpec, context: TargetContext) -> Target:
     )
 
 
+def _build_hashnode(spec: TargetSpec, context: TargetContext) -> Target:
+    from steadypress.targets import hashnode  # noqa: PLC0415 (only when configured)
+
+    settings = hashnode.parse_settings(spec.name, spec.options, context.source)
+    return hashnode.HashnodeTarget(
+        spec.name,
+        settings,
+        token=context.secrets.read(settings.token_env),
+        clock=context.clock,
+        content_dir=context.content.content_dir,
+        links=context.links,
+    )
+
+
 KINDS: Mapping[str, _Kind] = {
     "site": _Kind("steadypress.targets.site.settings", _build_site),
     "webhook": _Kind("steadypress.targets.webhook", _build_webhook),
     "devto": _Kind("steadypress.targets.devto", _build_devto),
     "mastodon": _Kind("steadypress.targets.mastodon", _build_mastodon),
     "bluesky": _Kind("steadypress.targets.bluesky", _build_bluesky),
+    "hashnode": _Kind("steadypress.targets.hashnode", _build_hashnode),
 }
 
 
