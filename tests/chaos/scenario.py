@@ -41,8 +41,13 @@ API_FAULTS = (
     "dev.to 500",
     "dev.to 429",
     "dev.to create answer lost",
+    "Mastodon create answer lost",
+    "Mastodon 429",
+    "Bluesky create answer lost",
+    "Hashnode create answer lost",
 )
-GITHUB_ONLY = frozenset(fault for fault in API_FAULTS if not fault.startswith("dev.to"))
+_PLATFORMS = ("dev.to", "Mastodon", "Bluesky", "Hashnode")
+GITHUB_ONLY = frozenset(fault for fault in API_FAULTS if not fault.startswith(_PLATFORMS))
 ROUTES = ("event", "sweep after a dropped event", "retry after a fault")
 
 

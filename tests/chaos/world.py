@@ -1,5 +1,6 @@
 """The real pipeline under a chaos scenario: real stores (a local git repository, or the GitHub
-fake), real targets (the site, and dev.to through the Forem fake), executors killed at the
+fake), real targets (the site, and dev.to, Mastodon, Bluesky and Hashnode through their fakes,
+all five at once), executors killed at the
 design's dangerous points, and simulated time for everything that waits (leases, backoff, the
 schedule, rate limits), so a day of publishing runs in minutes.
 
@@ -45,16 +46,26 @@ from steadypress.store import LedgerStore, Snapshot, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import sweep
 from steadypress.targets import BatchTarget, Receipt, Target
+from steadypress.targets.bluesky import BlueskySettings, BlueskyTarget, record_key
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
+from steadypress.targets.hashnode import HashnodeSettings, HashnodeTarget
+from steadypress.targets.hashnode import marker as hashnode_marker
+from steadypress.targets.mastodon import MastodonSettings, MastodonTarget
 from steadypress.targets.registry import TargetSpec
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
+from steadypress.targets.site.assets import PublicLinks
 from steadypress.targets.site.manifest import MANIFEST
 from steadypress.targets.site.target import build_site
 from steadypress.timefmt import parse_time
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
+from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
+from tests.fakes.faults import Faults
 from tests.fakes.github import FakeGitHub, Fault
+from tests.fakes.hashnode import FakeHashnode
+from tests.fakes.mastodon import FakeMastodon
+from tests.fakes.web import ServedEverything
 from tests.helpers import Repo
 from tests.schema import validate_state_file
 
@@ -62,7 +73,7 @@ __all__ = ["Outcome", "run_scenario"]
 
 STATE_BRANCH = "steadypress-state"
 PAGES_BRANCH = "gh-pages"
-TARGETS = ("site", "devto")
+TARGETS = ("site", "devto", "mastodon", "bluesky", "hashnode")
 
 
 class Killed(BaseException):
@@ -180,13 +191,86 @@ class _DyingBatch(_Dying):
         raise Killed
 
 
+@dataclass(frozen=True)
+class _Platforms:
+    """The fakes of the platforms an article is syndicated to, and the web that serves the
+    site (the announcements link to pages that must be served)."""
+
+    forem: FakeForem
+    mastodon: FakeMastodon
+    bluesky: FakeBluesky
+    hashnode: FakeHashnode
+    web: ServedEverything
+
+    @staticmethod
+    def start(stack: ExitStack, clock: ManualClock) -> _Platforms:
+        return _Platforms(
+            forem=stack.enter_context(FakeForem(clock=clock.monotonic)),
+            mastodon=stack.enter_context(FakeMastodon(clock=clock.monotonic)),
+            bluesky=stack.enter_context(FakeBluesky(clock=clock.monotonic)),
+            hashnode=stack.enter_context(FakeHashnode(clock=clock.monotonic)),
+            web=stack.enter_context(ServedEverything()),
+        )
+
+    @property
+    def faults(self) -> dict[str, FakeForem | FakeMastodon | FakeBluesky | FakeHashnode]:
+        return {"dev.to": self.forem, "Mastodon": self.mastodon, "Bluesky": self.bluesky,
+                "Hashnode": self.hashnode}  # fmt: skip
+
+    def targets(self, content: ContentSource, clock: ManualClock) -> dict[str, Target]:
+        links = PublicLinks(content, site="site", site_url=self.web.origin + "/")
+        mastodon = MastodonSettings(instance=self.mastodon.instance)
+        bluesky = BlueskySettings(handle=self.bluesky.handle, service=self.bluesky.service)
+        hashnode = HashnodeSettings(
+            publication_id=self.hashnode.publication_id, api_url=self.hashnode.api_url
+        )
+        return {
+            "devto": DevtoTarget(
+                "devto", DevtoSettings(api_url=self.forem.api_url), api_key=self.forem.api_key,
+                clock=clock,
+            ),
+            "mastodon": MastodonTarget(
+                "mastodon", mastodon, token=self.mastodon.token, clock=clock, links=links
+            ),
+            "bluesky": BlueskyTarget(
+                "bluesky", bluesky, password=self.bluesky.password, clock=clock, links=links
+            ),
+            "hashnode": HashnodeTarget(
+                "hashnode", hashnode, token=self.hashnode.token, clock=clock,
+                content_dir="content", links=links,
+            ),
+        }  # fmt: skip
+
+    def duplicates(self) -> dict[str, int]:
+        """Articles posted more than once, by platform and what identifies the article there."""
+        counts = {f"devto:{path}": n for path, n in self.forem.creates.items()}
+        counts |= {f"mastodon:{url}": n for url, n in self.mastodon.creates.items()}
+        counts |= {f"bluesky:{rkey}": n for rkey, n in self.bluesky.creates.items()}
+        counts |= {f"hashnode:{path}": n for path, n in self.hashnode.created.items()}
+        return {key: n for key, n in counts.items() if n > 1}
+
+    def shown(self, path: str, page: str) -> list[str]:
+        """The platforms still showing the article at `path` (its site page at `page`)."""
+        up = []
+        if any(self.forem.path_of(p) == path and p["published"] for p in self.forem.posts.values()):
+            up.append("devto")
+        if self.mastodon.statuses_linking(page):
+            up.append("mastodon")
+        if record_key("bluesky", path) in self.bluesky.records:
+            up.append("bluesky")
+        mark = hashnode_marker(path)
+        if any(mark in p["content"]["markdown"] for p in self.hashnode.posts.values()):
+            up.append("hashnode")
+        return up
+
+
 class _World:
     def __init__(
         self,
         scenario: Scenario,
         root: Path,
         clock: ManualClock,
-        forem: FakeForem,
+        platforms: _Platforms,
         github: FakeGitHub | None,
     ) -> None:
         self.scenario = scenario
@@ -194,7 +278,8 @@ class _World:
         self.rng = random.Random(scenario.settings.seed * 7919)
         self.repo = Repo(root / "blog")
         self.repo.commit("a blog with no articles yet", **{"README.md": "A blog.\n"})
-        self.forem = forem
+        self.platforms = platforms
+        self.forem = platforms.forem
         self.github = github
         self.config = Config(
             source="chaos",
@@ -204,10 +289,7 @@ class _World:
                 backoff_initial=timedelta(seconds=30),
                 backoff_max=timedelta(minutes=30),
             ),
-            targets={
-                "site": TargetSpec("site", "site", {}),
-                "devto": TargetSpec("devto", "devto", {"api_url": forem.api_url}),
-            },
+            targets={name: TargetSpec(name, name, {}) for name in TARGETS},
         )
         self.races = 0
         self.kills: Counter[str] = Counter()  # kills that struck, by where
@@ -256,12 +338,6 @@ class _World:
     def pipeline(self, run: Run) -> Pipeline:
         """A fresh process for `run`: its own client, caches and targets, as on a runner."""
         client = self.client() if self.github is not None else None
-        devto = DevtoTarget(
-            "devto",
-            DevtoSettings(api_url=self.forem.api_url),
-            api_key=self.forem.api_key,
-            clock=self.clock,
-        )
         site = build_site(
             "site",
             self._site_files(client),
@@ -269,7 +345,8 @@ class _World:
             content=ContentSource(Git(self.repo.root), "content"),
             default_url="https://octo.github.io/blog/",
         )
-        targets: dict[str, Target] = {"site": site, "devto": devto}
+        content = ContentSource(Git(self.repo.root), "content")
+        targets: dict[str, Target] = {"site": site, **self.platforms.targets(content, self.clock)}
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
             targets = {
                 name: _DyingBatch(target, run.kill)
@@ -314,12 +391,13 @@ class _World:
             yield
         finally:
             met = self.github.clear_faults() if self.github is not None else 0
-            met += self.forem.drop_after_create == 0 and fault == "dev.to create answer lost"
-            met += not self.forem.script and fault in ("dev.to 500", "dev.to 429")
+            for platform, fake in self.platforms.faults.items():
+                if fault is not None and fault.startswith(platform):
+                    met += fake.drop_after_create == 0 and not fake.script
+                fake.script.clear()
+                fake.drop_after_create = 0
             if injected and met:
                 self.faults_met[str(fault)] += 1
-            self.forem.script.clear()
-            self.forem.drop_after_create = 0
 
     def _inject(self, fault: str) -> None:
         state_write = "graphql CreateCommit"
@@ -327,7 +405,10 @@ class _World:
             "dev.to 500": lambda: self.forem.script.append((500, {})),
             "dev.to 429": lambda: self.forem.script.append((429, {"Retry-After": "30"})),
             "dev.to create answer lost": lambda: setattr(self.forem, "drop_after_create", 1),
+            "Mastodon 429": lambda: self.platforms.mastodon.script.append((429, {})),
         }
+        for platform, fake in self.platforms.faults.items():
+            injections.setdefault(f"{platform} create answer lost", _lose_an_answer(fake))
         if self.github is not None:
             github = self.github
             injections |= {
@@ -416,6 +497,13 @@ class _World:
         transact(pipeline.store, take, message=f"steadypress: claim ({holder})")
 
 
+def _lose_an_answer(fake: Faults) -> Callable[[], None]:
+    def inject() -> None:
+        fake.drop_after_create = 1
+
+    return inject
+
+
 def _state_commits(world: _World) -> list[str]:
     git = world.github.repository.text if world.github is not None else world.repo.git
     return git("rev-list", "--reverse", STATE_BRANCH).split()
@@ -475,11 +563,15 @@ def _still_up(world: _World, ledger: Ledger) -> list[str]:
         found = world.github.repository.blob_at(head, MANIFEST) if head else None
         raw = found[1] if found else None
     on_site = set(json.loads(raw)["articles"]) if raw else set()
-    shown = {world.forem.path_of(post) for post in world.forem.posts.values() if post["published"]}
     up = []
     for path in sorted(world.scenario.removed):
         records = [ledger.published.get(f"{target}:{path}") for target in TARGETS]
-        if path in on_site or path in shown or any(r and not r.unpublished for r in records):
+        page = f"{world.platforms.web.origin}/{path.removeprefix('content/').removesuffix('.md')}/"
+        if (
+            path in on_site
+            or world.platforms.shown(path, page)
+            or any(r and not r.unpublished for r in records)
+        ):
             up.append(path)
     return up
 
@@ -527,7 +619,8 @@ def _measure(world: _World, github_requests: int) -> Outcome:
             if path in scenario.removed:
                 continue
             blob = world.repo.blob(path, head)
-            wanted = ("site",) if path in scenario.poison else TARGETS
+            # dev.to refuses a poison article for good; every other platform takes it.
+            wanted = tuple(t for t in TARGETS if t != "devto" or path not in scenario.poison)
             records = [ledger.published.get(f"{target}:{path}") for target in wanted]
             if any(record is None or record.blob != blob for record in records):
                 lost.append(path)
@@ -535,7 +628,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
             if path not in edited:
                 done = max(parse_time(record.published_at) for record in records if record)
                 latency[routes[path]].append((done - world.clock.start).total_seconds() - push.at)
-    duplicates = {path: count for path, count in world.forem.creates.items() if count > 1}
+    duplicates = world.platforms.duplicates()
     commits = _state_commits(world)
     return Outcome(
         backend="github" if world.github is not None else "local",
@@ -564,9 +657,10 @@ def run_scenario(scenario: Scenario, root: Path, *, backend: str) -> Outcome:
     """Play `scenario` on `backend` ("local" or "github") in folder `root`."""
     with ExitStack() as stack:
         clock = ManualClock(datetime.now(UTC).replace(microsecond=0))
-        forem = stack.enter_context(FakeForem(clock=clock.monotonic))
+        platforms = _Platforms.start(stack, clock)
         github = stack.enter_context(FakeGitHub()) if backend == "github" else None
-        world = _World(scenario, root, clock, forem, github)
+        world = _World(scenario, root, clock, platforms, github)
+        forem = platforms.forem
         forem.failing_titles = {scenario.titles[path] for path in scenario.poison}
         previous_key = os.environ.get("DEVTO_API_KEY")
         os.environ["DEVTO_API_KEY"] = forem.api_key

@@ -59,6 +59,7 @@ class FakeBluesky(LoopbackServer, Faults):
         self.records: dict[str, dict[str, Any]] = {}  # rkey -> post record
         self.blobs: dict[str, tuple[str, int]] = {}  # cid -> (mime, size)
         self.writes: Counter[str] = Counter()  # "create"/"update"/"delete"
+        self.creates: Counter[str] = Counter()  # by record key
         self.sessions_made = 0
         self.rate_limited = 0
         self.tokens: set[str] = set()
@@ -164,6 +165,8 @@ class FakeBluesky(LoopbackServer, Faults):
             return False, limited
         self.records[rkey] = request["record"]
         self.writes[kind] += 1
+        if kind == "create":
+            self.creates[rkey] += 1
         if self.expire_after_writes is not None and self.writes.total() >= self.expire_after_writes:
             self._expired |= self.tokens
         uri = f"at://{self.did}/app.bsky.feed.post/{rkey}"

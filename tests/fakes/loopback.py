@@ -56,8 +56,9 @@ def _handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             for key, value in {**extra, "Content-Length": str(len(payload))}.items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(payload)
+            if self.command != "HEAD":  # a HEAD answer has the headers of a GET, no body
+                self.wfile.write(payload)
 
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+        do_GET = do_HEAD = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
     return Handler

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 import time
 from collections import Counter, deque
@@ -63,6 +64,7 @@ class FakeHashnode(LoopbackServer, Faults):
         self.posts: dict[str, dict[str, Any]] = {}
         self.series: dict[str, str] = {}  # slug -> id
         self.creates = 0
+        self.created: Counter[str] = Counter()  # by the article in each post's marker
         # A slug someone takes on Hashnode between steadypress's look and its create.
         self.taken_meanwhile: str | None = None
         self.operations: Counter[str] = Counter()  # by operation name
@@ -232,6 +234,8 @@ class _Root:
             self._fake._make({"title": "Meanwhile", "slug": self._fake.taken_meanwhile})
             self._fake.taken_meanwhile = None
         self._fake.creates += 1
+        marked = re.search(r"<!-- steadypress:(\S+) -->", str(input["contentMarkdown"]))
+        self._fake.created[marked.group(1) if marked else "?"] += 1
         return {"post": self._fake._make(input)}
 
     def updatePost(self, _info: Any, input: dict[str, Any]) -> Any:
