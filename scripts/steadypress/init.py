@@ -85,6 +85,9 @@ targets:
     # title: My blog
     # url: https://example.org/   # where the site is served, when not OWNER.github.io/REPO
   # devto: {{kind: devto, api_key_env: DEVTO_API_KEY}}
+  # hashnode: {{kind: hashnode, publication_id: YOUR_PUBLICATION_ID, token_env: HASHNODE_TOKEN}}
+  # mastodon: {{kind: mastodon, instance: https://mastodon.social, token_env: MASTODON_TOKEN}}
+  # bluesky: {{kind: bluesky, handle: you.bsky.social, password_env: BLUESKY_APP_PASSWORD}}
   # hook: {{kind: webhook, url: https://example.org/publish, secret_env: WEBHOOK_SECRET}}
 """
 
@@ -157,6 +160,7 @@ Next:
   1. Commit these files and push them to {setup.branch}.
   2. Settings > Pages > Deploy from a branch > gh-pages (created by the first publish run).
   3. Settings > Actions > General > Workflow permissions: read and write.
-  4. For dev.to or a webhook: add DEVTO_API_KEY / WEBHOOK_SECRET as {secrets} and
-     the target in steadypress.yml.{environment}
+  4. For dev.to, Hashnode, Mastodon, Bluesky or a webhook: add DEVTO_API_KEY /
+     HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
+     and the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them."""
