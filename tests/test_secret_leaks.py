@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub, Fault
+from tests.fakes.hashnode import FakeHashnode
+from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.webhook import WebhookReceiver
 from tests.helpers import Repo, article, run_cli
 
@@ -82,3 +85,35 @@ def test_no_secret_is_written_anywhere_whatever_fails(
     for secret in (github.token, forem.api_key, WEBHOOK_SECRET):
         assert secret not in written, f"{fault}: a secret was written"
     assert "***" in written, "the echoed secrets were redacted, not silently dropped"
+
+
+def test_no_platform_credential_is_written_when_the_platforms_quote_them(
+    repo: Repo,
+    mastodon: FakeMastodon,
+    bluesky: FakeBluesky,
+    hashnode: FakeHashnode,
+    served: str,
+) -> None:
+    """Each platform refuses the article quoting the credential it was sent; Bluesky quotes
+    the session's token, a secret steadypress never read from the environment."""
+    mastodon.echo, hashnode.echo = mastodon.token, hashnode.token
+    mastodon.script = [(422, {})]
+    hashnode.script = [(400, {})]
+    bluesky.echo_session = True
+    config = (
+        f"max_attempts: 1\ntargets:\n  site: {{kind: site, url: '{served}'}}\n"
+        f"  toot: {{kind: mastodon, instance: '{mastodon.instance}'}}\n"
+        f"  sky: {{kind: bluesky, handle: {bluesky.handle}, service: '{bluesky.service}'}}\n"
+        f"  hn: {{kind: hashnode, publication_id: {hashnode.publication_id}, "
+        f"api_url: '{hashnode.api_url}'}}\n"
+    )
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    outputs = [run_cli(repo, command) for command in ("run", "sweep", "status")]
+    written = "".join(result.out + result.err for result in outputs)
+    written += repo.git("log", "-p", "--all")
+    written += "".join(p.read_text() for p in (repo.root / ".steadypress").rglob("*.md"))
+    assert {"toot:content/a.md", "sky:content/a.md", "hn:content/a.md"} <= set(repo.ledger().dead)
+    assert bluesky.tokens, "a session was made"
+    for secret in (mastodon.token, bluesky.password, hashnode.token, *bluesky.tokens):
+        assert secret not in written
+    assert written.count("***") >= 3, "the echoed secrets were redacted, not silently dropped"

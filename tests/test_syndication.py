@@ -125,3 +125,15 @@ def test_without_its_secret_the_target_is_skipped_and_the_work_stays(
     assert platform.secret[0] in result.err
     assert "out:content/a.md" in repo.ledger().pending and platform.posts() == 0
     assert "site:content/a.md" in repo.ledger().published
+
+
+def test_front_matter_targets_opts_an_article_out(
+    repo: Repo, platform: Platform, served: str
+) -> None:
+    repo.commit(**{"steadypress.yml": config(platform, served),
+                   "content/a.md": article("A", targets="[site]"),
+                   "content/b.md": article("B", targets="[site, out]")})  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    ledger = repo.ledger()
+    assert "out:content/a.md" not in ledger.published and "out:content/a.md" not in ledger.pending
+    assert "out:content/b.md" in ledger.published and platform.posts() == 1

@@ -64,6 +64,7 @@ class FakeBluesky(LoopbackServer, Faults):
         self.rate_limited = 0
         self.tokens: set[str] = set()
         self.expire_after_writes: int | None = None
+        self.echo_session = False  # refuse every post quoting the session's token
         self._expired: set[str] = set()
         self._points: deque[tuple[float, int]] = deque()
         self._sessions: deque[float] = deque()
@@ -88,11 +89,15 @@ class FakeBluesky(LoopbackServer, Faults):
         name = url.path.removeprefix("/xrpc/")
         scripted = self.scripted()
         if scripted is not None:
-            return False, self._json(scripted[0], {"error": "Scripted"}, scripted[1])
+            refusal = {"error": "Scripted", "message": self.scripted_text()}
+            return False, self._json(scripted[0], refusal, scripted[1])
         if name == "com.atproto.server.createSession" and method == "POST":
             return False, self._session(json.loads(body or b"{}"))
         if refused := self._unauthorized(headers):
             return False, refused
+        if self.echo_session and name == "com.atproto.repo.putRecord":
+            token = headers.get("authorization", "")
+            return False, self._invalid(f"{token} may not write here")
         if method == "POST" and name in ("com.atproto.repo.putRecord",
                                          "com.atproto.repo.deleteRecord"):  # fmt: skip
             return self._write(name, json.loads(body or b"{}"))

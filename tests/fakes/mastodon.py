@@ -98,7 +98,7 @@ class FakeMastodon(LoopbackServer, Faults):
             scripted = self.scripted()
             if scripted is not None:
                 status, extra = scripted
-                return self._json(status, {"error": "scripted"}, extra)
+                return self._json(status, {"error": self.scripted_text()}, extra)
             for bucket in ("api", "delete") if method == "DELETE" else ("api",):
                 reset = self._limited(bucket)
                 if reset is not None:

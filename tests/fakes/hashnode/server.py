@@ -104,7 +104,8 @@ class FakeHashnode(LoopbackServer, Faults):
         with self._lock:
             scripted = self.scripted()
             if scripted is not None:
-                return self._json(scripted[0], {"errors": [{"message": "scripted"}]}, scripted[1])
+                echoed = {"message": self.scripted_text()}
+                return self._json(scripted[0], {"errors": [echoed]}, scripted[1])
             operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
             mutation = any(d.operation == OperationType.MUTATION for d in operations)
             if mutation and self._limited():
