@@ -38,6 +38,7 @@ from steadypress.content import ContentSource  # noqa: E402
 from steadypress.github.store import GitHubStore  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
 from steadypress.ledger import Ledger, PublishedRecord  # noqa: E402
+from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -79,7 +80,9 @@ def seed(github: FakeGitHub, repo: Path, count: int) -> str:
         github_client(github), repository=github.full_name, branch="steadypress-state"
     )
     store.save(
-        Ledger(published=published), based_on=store.load(), message="seed\n\ntransaction: seed"
+        Ledger(published=PublishedRecords.of(published)),
+        based_on=store.load(),
+        message="seed\n\ntransaction: seed",
     )
     return head
 

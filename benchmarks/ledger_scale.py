@@ -31,6 +31,7 @@ from steadypress.ledger import (
     complete,
     enqueue,
 )
+from steadypress.published import PublishedRecords
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 
@@ -50,7 +51,9 @@ def seeded_store(root: Path, size: int) -> LocalGitStore:
         )
         for n in range(size)
     }
-    store.save(Ledger(published=published), based_on=store.load(), message="seed")
+    store.save(
+        Ledger(published=PublishedRecords.of(published)), based_on=store.load(), message="seed"
+    )
     return store
 
 

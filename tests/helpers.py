@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from steadypress.cli import main
 from steadypress.clock import Clock
-from steadypress.codec import STATE_FILES, decode_ledger
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
+from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
@@ -103,8 +103,7 @@ class Repo:
         self.git("update-ref", f"refs/heads/{branch}", commit)
 
     def ledger(self, branch: str = "steadypress-state") -> Ledger:
-        files = {name: self.git("show", f"{branch}:{name}").encode() for name in STATE_FILES}
-        return decode_ledger(files)
+        return LocalGitStore(self.root, branch).load().ledger
 
     def state_file(self, name: str, branch: str = "steadypress-state") -> bytes:
         return subprocess.run(

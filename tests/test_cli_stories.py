@@ -204,7 +204,12 @@ def test_drafts_wait_until_they_flip(repo: Repo) -> None:
     """`draft: true` is not published; the commit that removes it publishes the article."""
     repo.commit(**{"content/d.md": article("D", draft="true")})
     run_cli(repo, "run")
-    assert repo.state_head() is None, "nothing to record: not even a state branch"
+    ledger = repo.ledger()
+    assert not ledger.pending and not ledger.published, "no work: only where the reconcile was"
+    assert ledger.reconciled is not None and ledger.reconciled.commit == repo.head()
+    head = repo.state_head()
+    run_cli(repo, "run")
+    assert repo.state_head() == head, "the same content again: nothing written"
     repo.commit(**{"content/d.md": article("D", draft="false")})
     run_cli(repo, "run")
     assert published_keys(repo) == {"site:content/d.md"}

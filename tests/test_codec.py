@@ -2,34 +2,51 @@
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from steadypress import codec
 from steadypress.errors import StateError
-from steadypress.ledger import Completion, Ledger, Sighting, claim, complete, enqueue
+from steadypress.ledger import (
+    Completion,
+    Ledger,
+    PublishedRecord,
+    Reconciled,
+    Sighting,
+    claim,
+    complete,
+    enqueue,
+)
+from steadypress.published import PublishedRecords, shard_of
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
+A_SHARD = codec.shard_file(shard_of("site:content/a.md"))
 
 
 def files_of(ledger: Ledger) -> dict[str, bytes]:
-    return {
-        codec.PENDING_FILE: codec.encode_pending(ledger),
-        codec.PUBLISHED_FILE: codec.encode_published(ledger),
-        codec.DEAD_FILE: codec.encode_dead(ledger),
-    }
+    return codec.encode_state(ledger)
 
 
 def sample() -> Ledger:
     return enqueue(Ledger(), [Sighting("site", "content/a.md", "b1", "c1")], now=NOW)[0]
 
 
+def published_sample() -> Ledger:
+    ledger, _ = claim(
+        sample(), ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=NOW - NOW
+    )
+    return complete(ledger, [Completion("site:content/a.md", "b1", "c1", "t", url="/a/")], now=NOW)[
+        0
+    ]
+
+
 def test_files_are_sorted_indented_and_versioned() -> None:
     """Readable diffs: sorted keys, 2-space indent, a version, a final newline."""
     text = codec.encode_pending(sample()).decode()
     assert text.startswith('{\n  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,')
-    assert text.endswith('  "version": 1\n}\n')
+    assert text.endswith('  "version": 2\n}\n')
 
 
 def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
@@ -43,7 +60,7 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
     )
     ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", "b2", "c2")], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
-    assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 1}
+    assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 2}
     assert encoder(ledger) == codec.encode_pending(ledger)
 
 
@@ -53,8 +70,8 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
         (codec.PENDING_FILE, lambda d: b"{not json", "not valid JSON"),
         (
             codec.PENDING_FILE,
-            lambda d: d.replace(b'"version": 1', b'"version": 2'),
-            "format version 2",
+            lambda d: d.replace(b'"version": 2', b'"version": 3'),
+            "format version 3",
         ),
         (
             codec.PENDING_FILE,
@@ -77,19 +94,63 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
             lambda d: d.replace(b'"2026-11-29T00:00:00Z"', b'"yesterday"'),
             "ISO-8601",
         ),
-        (codec.PUBLISHED_FILE, lambda d: b"[]", "must hold a JSON object"),
+        (A_SHARD, lambda d: b"[]", "must hold a JSON object"),
+        (A_SHARD, lambda d: d.replace(b'"version": 2', b'"version": 1'), "format version 1"),
         (codec.DEAD_FILE, lambda d: b"\xff\xfe", "not valid JSON"),
+        (
+            codec.RECONCILED_FILE,
+            lambda d: d.replace(b'"targets": [', b'"targets": [7, '),
+            "list of names",
+        ),
     ],
 )
 def test_a_damaged_file_is_refused_with_its_name_and_the_problem(
     name: str, mangle: Callable[[bytes], bytes], message: str
 ) -> None:
     """Corruption is a StateError naming the file, never a partial ledger that could be saved."""
-    files = files_of(sample())
+    ledger, _ = enqueue(published_sample(), [Sighting("site", "content/a.md", "b2", "c2")], now=NOW)
+    files = files_of(replace(ledger, reconciled=Reconciled("c1", ("site",), "f" * 40)))
     files[name] = mangle(files[name])
     with pytest.raises(StateError, match=message) as caught:
-        codec.decode_ledger(files)
+        dict(codec.decode_state(files).published)
     assert caught.value.where == name
+
+
+def test_a_record_in_the_wrong_shard_is_refused_naming_where_it_belongs() -> None:
+    files = files_of(published_sample())
+    elsewhere = codec.shard_file("fff" if codec.shard_file("fff") != A_SHARD else "000")
+    files[elsewhere] = files.pop(A_SHARD)
+    with pytest.raises(StateError, match=f"belongs in {A_SHARD}"):
+        dict(codec.decode_state(files).published)
+
+
+def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips() -> None:
+    paths = [f"content/p{n}.md" for n in range(50)]
+    records = {f"{target}:{path}": PublishedRecord("b", "c", None, "2026-01-01T00:00:00Z", None)
+               for path in paths for target in ("site", "devto")}  # fmt: skip
+    ledger = replace(
+        Ledger(published=PublishedRecords.of(records)),
+        reconciled=Reconciled("c", ("a", "b"), "f" * 40),
+    )
+    files = files_of(ledger)
+    assert len([p for p in files if codec.shard_name(p)]) == len({shard_of(k) for k in records})
+    decoded = codec.decode_state(files)
+    assert dict(decoded.published) == records and decoded.reconciled == ledger.reconciled
+
+
+def test_version_1_s_single_published_file_is_still_read() -> None:
+    """The layout before shards: `state/published.json` with every record, version 1."""
+    record = {"blob": "b", "commit": "c", "id": None, "url": "/a/",
+              "published_at": "2026-01-01T00:00:00Z"}  # fmt: skip
+    old = {
+        codec.PENDING_FILE: b'{"pending": {}, "version": 1}',
+        codec.DEAD_FILE: b'{"dead": {}, "version": 1}',
+        codec.LEGACY_PUBLISHED_FILE: json.dumps(
+            {"version": 1, "published": {"site:content/a.md": record}}
+        ).encode(),
+    }
+    ledger = codec.decode_state(old)
+    assert ledger.published["site:content/a.md"].url == "/a/" and ledger.reconciled is None
 
 
 def test_a_missing_file_on_an_existing_branch_is_refused() -> None:
@@ -97,7 +158,7 @@ def test_a_missing_file_on_an_existing_branch_is_refused() -> None:
     files = files_of(sample())
     del files[codec.DEAD_FILE]
     with pytest.raises(StateError, match="missing"):
-        codec.decode_ledger(files)
+        codec.decode_state(files)
 
 
 def test_status_json_document_is_plain_json() -> None:
@@ -106,15 +167,9 @@ def test_status_json_document_is_plain_json() -> None:
     assert json.loads(json.dumps(document))["pending"]["site:content/a.md"]["blob"] == "b1"
 
 
-def test_published_json_is_exactly_the_standard_librarys_rendering() -> None:
-    """The fast published.json writer gives the bytes json.dumps(indent=2, sort_keys=True) would."""
-    ledger, _ = claim(
-        sample(), ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=NOW - NOW
-    )
-    ledger, _ = complete(
-        ledger, [Completion("site:content/a.md", "b1", "c1", "t", url="/a/")], now=NOW
-    )
-    data = codec.encode_published(ledger)
+def test_a_shard_is_exactly_the_standard_librarys_rendering() -> None:
+    """The fast shard writer gives the bytes json.dumps(indent=2, sort_keys=True) would."""
+    data = files_of(published_sample())[A_SHARD]
     assert data == (json.dumps(json.loads(data), indent=2, sort_keys=True) + "\n").encode()
     assert json.loads(data)["published"]["site:content/a.md"] == {
         "blob": "b1",
@@ -128,9 +183,9 @@ def test_published_json_is_exactly_the_standard_librarys_rendering() -> None:
 def test_an_unusual_published_record_is_still_read_strictly() -> None:
     """Records off the fast path (missing optional fields, wrong types) get the strict reader."""
     files = files_of(sample())
-    files[codec.PUBLISHED_FILE] = json.dumps(
+    files[A_SHARD] = json.dumps(
         {
-            "version": 1,
+            "version": 2,
             "published": {
                 "site:content/a.md": {
                     "blob": "b",
@@ -140,10 +195,10 @@ def test_an_unusual_published_record_is_still_read_strictly() -> None:
             },
         }
     ).encode()
-    assert codec.decode_ledger(files).published["site:content/a.md"].url is None
-    files[codec.PUBLISHED_FILE] = files[codec.PUBLISHED_FILE].replace(b'"blob": "b"', b'"blob": 7')
+    assert codec.decode_state(files).published["site:content/a.md"].url is None
+    files[A_SHARD] = files[A_SHARD].replace(b'"blob": "b"', b'"blob": 7')
     with pytest.raises(StateError, match="'blob' must be a non-empty string"):
-        codec.decode_ledger(files)
+        dict(codec.decode_state(files).published)
 
 
 @pytest.mark.parametrize(
@@ -152,9 +207,9 @@ def test_an_unusual_published_record_is_still_read_strictly() -> None:
 def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) -> None:
     """published_at is kept as text, so it must be a real UTC time in the written shape."""
     files = files_of(sample())
-    files[codec.PUBLISHED_FILE] = json.dumps(
+    files[A_SHARD] = json.dumps(
         {
-            "version": 1,
+            "version": 2,
             "published": {
                 "site:content/a.md": {
                     "blob": "b",
@@ -167,4 +222,4 @@ def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) 
         }
     ).encode()
     with pytest.raises(StateError, match="published_at"):
-        codec.decode_ledger(files)
+        dict(codec.decode_state(files).published)

@@ -1,15 +1,27 @@
 """The state branch on GitHub, through the loopback fake: cost, races, lost answers, limits."""
 
+import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from steadypress import codec
 from steadypress.errors import StateError
+from steadypress.github.branch import GitHubBranch
 from steadypress.github.store import GitHubStore
-from steadypress.ledger import Ledger, PublishedRecord, Sighting, claim, enqueue
+from steadypress.ledger import (
+    Completion,
+    Ledger,
+    PublishedRecord,
+    Sighting,
+    claim,
+    complete,
+    enqueue,
+)
+from steadypress.published import shard_of
 from steadypress.store import TransactionStats, transact
 from steadypress.store.transaction import Change
 from tests.fakes.clock import ManualClock
@@ -40,8 +52,9 @@ def state_file(github: FakeGitHub, name: str) -> bytes:
     return github.repository.git("show", f"steadypress-state:{name}")
 
 
-def test_the_first_save_creates_an_orphan_branch_with_the_three_files(github: FakeGitHub) -> None:
-    """Bootstrap: a root commit with pending, published and dead, then the ref (3 writes)."""
+def test_the_first_save_creates_an_orphan_branch_with_the_state_files(github: FakeGitHub) -> None:
+    """Bootstrap: a root commit with pending and dead (no shard yet: nothing is published),
+    then the ref (3 writes)."""
     store = github_store(github)
     with github.counting() as calls:
         transact(store, add("content/a.md"), message="first")
@@ -51,22 +64,23 @@ def test_the_first_save_creates_an_orphan_branch_with_the_three_files(github: Fa
     }  # fmt: skip
     assert len(branch_commits(github)) == 1
     assert github.repository.text("ls-tree", "-r", "--name-only", "steadypress-state").split() == [
-        "state/dead.json", "state/pending.json", "state/published.json",
+        "state/dead.json", "state/pending.json",
     ]  # fmt: skip
-    assert (
-        "site:content/a.md"
-        in codec.decode_ledger(
-            {name: state_file(github, name) for name in codec.STATE_FILES}
-        ).pending
-    )
+    assert "site:content/a.md" in github_store(github).load().ledger.pending
 
 
 def test_a_transaction_costs_one_read_and_one_write(github: FakeGitHub) -> None:
-    """After bootstrap, a change is one GraphQL query and one createCommitOnBranch."""
+    """After bootstrap, a change is one GraphQL query and one createCommitOnBranch, and one
+    more query for the shard of the article it looks at (unless the load was told of it)."""
     transact(github_store(github), add("content/a.md"), message="first")
     store = github_store(github)
     with github.counting() as calls:
         transact(store, add("content/b.md"), message="second")
+    assert calls == {"graphql LoadBranch": 1, "graphql ReadFiles": 1, "graphql CreateCommit": 1}
+    store = github_store(github)
+    with github.counting() as calls:
+        store.load(hint=["site:content/c.md"])
+        transact(store, add("content/c.md"), message="third", optimistic=True)
     assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
     with github.counting() as calls:
         transact(store, add("content/b.md"), message="nothing to do")
@@ -74,17 +88,27 @@ def test_a_transaction_costs_one_read_and_one_write(github: FakeGitHub) -> None:
 
 
 def test_only_the_files_that_changed_are_sent(github: FakeGitHub) -> None:
-    """A claim sends pending.json alone; published.json keeps its blob on the branch."""
+    """A claim sends pending.json alone; a completion pending.json and the article's shard."""
     store = github_store(github)
     transact(store, add("content/a.md"), message="add")
-    before = github.repository.text("rev-parse", "steadypress-state:state/published.json")
     transact(
         store,
         lambda ledger: claim(ledger, ["site:content/a.md"], holder="h", token="t", now=NOW,
                              lease_ttl=timedelta(minutes=1)),
         message="claim",
     )  # fmt: skip
-    assert github.repository.text("rev-parse", "steadypress-state:state/published.json") == before
+    assert sent(github) == ["state/pending.json"]
+    done = Completion("site:content/a.md", "blob-content/a.md", "c", "t", url="/a/")
+    transact(store, lambda ledger: complete(ledger, [done], now=NOW), message="done")
+    assert sent(github) == sorted(["state/pending.json",
+                                   codec.shard_file(shard_of("site:content/a.md"))])  # fmt: skip
+
+
+def sent(github: FakeGitHub) -> list[str]:
+    """The files the last state commit changed."""
+    return github.repository.text(
+        "diff-tree", "-r", "--name-only", "--no-commit-id", "steadypress-state"
+    ).split()
 
 
 def test_two_executors_bootstrapping_at_once_lose_nothing(github: FakeGitHub) -> None:
@@ -159,28 +183,49 @@ def test_a_writer_that_moves_the_branch_between_read_and_write_forces_a_reread(
     }  # fmt: skip
 
 
-def test_a_published_file_beyond_graphqls_text_limit_is_read_over_rest_once(
-    github: FakeGitHub,
-) -> None:
-    """GraphQL truncates Blob.text at 512,000 bytes; the store fetches that blob over REST and
-    keeps it while it is unchanged."""
-    big = Ledger(published={
-        f"site:content/p{n:05d}.md": PublishedRecord(
-            f"{n:040x}", "c" * 40, None, "2026-01-01T00:00:00Z", f"/p{n}/"
-        )
-        for n in range(5000)
-    })  # fmt: skip
-    store = github_store(github)
-    store.save(big, based_on=store.load(), message="big")
-    assert len(state_file(github, codec.PUBLISHED_FILE)) > 512_000
-    reader = github_store(github)
-    assert len(reader.load().ledger.published) == 5000
-    transact(github_store(github), add("content/new.md"), message="pending only")
+def record(n: int) -> PublishedRecord:
+    return PublishedRecord(f"{n:040x}", "c" * 40, None, "2026-01-01T00:00:00Z", f"/p{n}/")
+
+
+def test_a_version_1_branch_moves_to_shards_in_its_first_write(github: FakeGitHub) -> None:
+    """A state branch written before shards: one `state/published.json` past GraphQL's text
+    limit (read over REST). The first transaction writes every shard and deletes the old
+    file; from then on a load reads none of the published records, and a transaction that
+    touches one article reads and writes one shard."""
+    records = {f"site:content/p{n:05d}.md": record(n) for n in range(5000)}
+    old = {
+        codec.PENDING_FILE: b'{"pending": {}, "version": 1}\n',
+        codec.DEAD_FILE: b'{"dead": {}, "version": 1}\n',
+        codec.LEGACY_PUBLISHED_FILE: json.dumps(
+            {"version": 1, "published": {key: r._asdict() for key, r in records.items()}}
+        ).encode(),
+    }
+    assert len(old[codec.LEGACY_PUBLISHED_FILE]) > 512_000
+    GitHubBranch(github_client(github), repository=github.full_name,
+                 branch="steadypress-state").create(old, message="version 1")  # fmt: skip
+    transact(github_store(github), add("content/new.md"), message="the first write")
+    names = github.repository.text("ls-tree", "-r", "--name-only", "steadypress-state").split()
+    assert codec.LEGACY_PUBLISHED_FILE not in names
+    shards = [name for name in names if codec.shard_name(name)]
+    assert len(shards) == len({shard_of(key) for key in records})
     with github.counting() as calls:
-        ledger = reader.load().ledger
-    assert len(ledger.published) == 5000 and "site:content/new.md" in ledger.pending
-    assert calls == {"graphql LoadBranch": 1}, "the unchanged large file was not fetched again"
-    assert github.requests["GET /repos/{repo}/git/blobs/{sha}"] == 2, "reader once, writer once"
+        ledger = github_store(github).load().ledger
+    assert calls == {"graphql LoadBranch": 1} and "site:content/new.md" in ledger.pending
+    assert dict(ledger.published) == records, "every record moved, none lost"
+    with github.counting() as calls:
+        store = github_store(github)
+        transact(store, publish_one("content/p00042.md"), message="one article")
+    assert calls == {"graphql LoadBranch": 1, "graphql ReadFiles": 1, "graphql CreateCommit": 1}
+    assert github_store(github).load().ledger.published["site:content/p00042.md"].url == "/new/"
+
+
+def publish_one(path: str) -> Change[None]:
+    def change(ledger: Ledger) -> tuple[Ledger, None]:
+        key = f"site:{path}"
+        return replace(ledger, published=ledger.published.renewed(
+            {key: ledger.published[key]._replace(url="/new/")})), None  # fmt: skip
+
+    return change
 
 
 def test_a_secondary_rate_limit_is_waited_out_as_github_asks(github: FakeGitHub) -> None:

@@ -174,15 +174,11 @@ class LedgerMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_state_files_round_trip_and_match_the_schema(self) -> None:
-        files = {
-            codec.PENDING_FILE: self.encoder(self.ledger),
-            codec.PUBLISHED_FILE: codec.encode_published(self.ledger),
-            codec.DEAD_FILE: codec.encode_dead(self.ledger),
-        }
-        assert codec.decode_ledger(files) == self.ledger
-        assert files[codec.PENDING_FILE] == codec.encode_pending(self.ledger)
-        for name, data in files.items():
-            validate_state_file(name.removeprefix("state/").removesuffix(".json"), data)
+        files = codec.encode_state(self.ledger)
+        assert codec.decode_state(files) == self.ledger
+        assert self.encoder(self.ledger) == files[codec.PENDING_FILE]
+        for path, data in files.items():
+            validate_state_file(path, data)
 
 
 _PROFILE = settings()  # the loaded profile (conftest: HYPOTHESIS_PROFILE)

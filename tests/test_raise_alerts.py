@@ -2,6 +2,7 @@
 articles dead of one cause; closed when the last item naming them is done."""
 
 import random
+from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -79,8 +80,8 @@ def dead(*items: DeadItem) -> Ledger:
 class RacingStore(MemoryStore):
     """Another executor records #7 for the item just after our first read of the ledger."""
 
-    def load(self) -> Snapshot:
-        snapshot = super().load()
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
+        snapshot = super().load(hint)
         if not self.saves:
             self.save(record_alert(snapshot.ledger, KEY, 7), based_on=snapshot, message="race")
         return snapshot

@@ -2,12 +2,23 @@
 
 import random
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
-from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.ledger import (
+    Completion,
+    Ledger,
+    PublishedRecord,
+    Sighting,
+    claim,
+    complete,
+    enqueue,
+)
+from steadypress.published import shard_of
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
@@ -98,18 +109,21 @@ def test_the_first_save_creates_an_orphan_branch_and_leaves_the_checkout_alone(r
     assert repo.git("ls-tree", "-r", "--name-only", "steadypress-state").split() == [
         "state/dead.json",
         "state/pending.json",
-        "state/published.json",
-    ]
+    ], "nothing published yet: no shard"
     assert (repo.git("symbolic-ref", "HEAD"), repo.head()) == head_before
     assert repo.git("status", "--porcelain") == status_before
 
 
 def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
-    """A claim rewrites pending.json only; published.json keeps its blob id."""
+    """A claim rewrites pending.json only; a completion pending.json and the article's shard,
+    and every other shard keeps its blob id."""
     repo.commit()
     store = LocalGitStore(repo.root, "steadypress-state")
+    others = {f"site:content/o{n}.md": PublishedRecord("b", "c", None, "2026-01-01T00:00:00Z", None)
+              for n in range(20)}  # fmt: skip
+    transact(store, lambda ledger: (replace(ledger, published=ledger.published.renewed(others)),
+                                    None), message="others")  # fmt: skip
     transact(store, add("content/a.md"), message="add")
-    before = repo.git("rev-parse", "steadypress-state:state/published.json")
 
     def take(ledger: Ledger) -> tuple[Ledger, None]:
         claimed, _ = claim(
@@ -119,7 +133,19 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
 
     transact(store, take, message="claim")
     assert repo.ledger().pending["site:content/a.md"].lease is not None
-    assert repo.git("rev-parse", "steadypress-state:state/published.json") == before
+    assert changed_files(repo) == ["state/pending.json"]
+    shards = repo.git("rev-parse", "steadypress-state:state/published")
+    done = Completion("site:content/a.md", "blob-content/a.md", "c", "t", url="/a/")
+    transact(store, lambda ledger: complete(ledger, [done], now=NOW), message="done")
+    assert changed_files(repo) == sorted(["state/pending.json",
+                                          shard_file(shard_of("site:content/a.md"))])  # fmt: skip
+    assert repo.ledger().published["site:content/a.md"].url == "/a/"
+    assert shards != repo.git("rev-parse", "steadypress-state:state/published")
+    assert dict(repo.ledger().published).keys() == {*others, "site:content/a.md"}
+
+
+def changed_files(repo: Repo) -> list[str]:
+    return repo.git("diff-tree", "-r", "--name-only", "--no-commit-id", "steadypress-state").split()
 
 
 def test_a_branch_without_state_files_is_never_overwritten(repo: Repo) -> None:

@@ -1,15 +1,20 @@
 """The state files on the state branch, read strictly and written deterministically.
 
-Three files, each `{"version": 1, "<section>": {KEY: record}}`, keys sorted, 2-space indent. A
-file that cannot be fully understood is refused with its name and the first problem found: the
-ledger is the only record of unfinished work, so it is never rewritten from a partial reading.
+`state/pending.json`, `state/dead.json` and the shards `state/published/XYZ.json` (see
+`published.py`), each `{"version": 2, "<section>": {KEY: record}}`, keys sorted, 2-space
+indent; and `state/reconciled.json`, where the last reconcile left off. A file that cannot be
+fully understood is refused with its name and the first problem found: the ledger is the only
+record of unfinished work, so it is never rewritten from a partial reading.
+
+Version 1 kept every published record in one `state/published.json`. It is still read, and the
+first write moves it into shards.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -22,31 +27,55 @@ from steadypress.ledger import (
     Ledger,
     PendingItem,
     PublishedRecord,
+    Reconciled,
     item_key,
 )
+from steadypress.published import PublishedRecords, Shard, shard_of
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
     "DEAD_FILE",
     "FORMAT_VERSION",
+    "LEGACY_PUBLISHED_FILE",
     "PENDING_FILE",
-    "PUBLISHED_FILE",
-    "SECTIONS",
-    "STATE_FILES",
+    "PUBLISHED_DIR",
+    "RECONCILED_FILE",
+    "SMALL_FILES",
     "PendingEncoder",
     "StateEncoder",
     "decode_ledger",
+    "decode_shard",
+    "decode_state",
     "encode_dead",
     "encode_pending",
-    "encode_published",
+    "encode_reconciled",
+    "encode_shard",
+    "encode_state",
     "ledger_document",
+    "shard_file",
+    "shard_name",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 PENDING_FILE = "state/pending.json"
-PUBLISHED_FILE = "state/published.json"
 DEAD_FILE = "state/dead.json"
-STATE_FILES = (PENDING_FILE, PUBLISHED_FILE, DEAD_FILE)
+RECONCILED_FILE = "state/reconciled.json"
+PUBLISHED_DIR = "state/published"
+LEGACY_PUBLISHED_FILE = "state/published.json"  # version 1: every published record in one file
+# What every load reads; the shards of published records are read when wanted.
+SMALL_FILES = (PENDING_FILE, DEAD_FILE, RECONCILED_FILE)
+_SHARD_FILE = re.compile(rf"{PUBLISHED_DIR}/([0-9a-f]{{3}})\.json")
+
+
+def shard_file(name: str) -> str:
+    return f"{PUBLISHED_DIR}/{name}.json"
+
+
+def shard_name(path: str) -> str | None:
+    """The shard a file of the state branch holds, or None for any other file."""
+    found = _SHARD_FILE.fullmatch(path)
+    return found.group(1) if found else None
+
 
 T = TypeVar("T")
 
@@ -109,7 +138,7 @@ def _published_record(record: PublishedRecord) -> dict[str, Any]:
     return record._asdict()
 
 
-def _document(section: str, records: dict[str, Any]) -> bytes:
+def _document(section: str, records: Any) -> bytes:
     return (jsonfmt.dumps({"version": FORMAT_VERSION, section: records}) + "\n").encode()
 
 
@@ -149,35 +178,60 @@ def encode_pending(ledger: Ledger) -> bytes:
     return PendingEncoder()(ledger)
 
 
-# Which section of the ledger each state file holds.
-SECTIONS = {PENDING_FILE: "pending", PUBLISHED_FILE: "published", DEAD_FILE: "dead"}
+# Which part of the ledger each small state file holds.
+_PARTS = {PENDING_FILE: "pending", DEAD_FILE: "dead", RECONCILED_FILE: "reconciled"}
 
 
 class StateEncoder:
-    """The three state files' encoders as a store uses them: the files a change touched, each
-    encoded (the pending file by a `PendingEncoder` kept for the store's life)."""
+    """The state files as a store writes them: what a change touched (the pending file by a
+    `PendingEncoder` kept for the store's life). A file whose part is empty is not written."""
 
     def __init__(self) -> None:
         self._pending = PendingEncoder()
 
-    def encode(self, name: str, ledger: Ledger) -> bytes:
-        if name == PENDING_FILE:
-            return self._pending(ledger)
-        return encode_published(ledger) if name == PUBLISHED_FILE else encode_dead(ledger)
+    def small_files(self, ledger: Ledger, based_on: Ledger | None) -> dict[str, bytes | None]:
+        """The small files `ledger` changed since `based_on` (all of them without one); None
+        for a file to delete."""
+        changed: dict[str, bytes | None] = {}
+        for name, part in _PARTS.items():
+            if based_on is not None and getattr(ledger, part) is getattr(based_on, part):
+                continue
+            if name == PENDING_FILE:
+                changed[name] = self._pending(ledger)
+            elif name == DEAD_FILE:
+                changed[name] = encode_dead(ledger)
+            else:
+                changed[name] = encode_reconciled(ledger)
+        return changed
 
     @staticmethod
-    def touched(name: str, ledger: Ledger, based_on: Ledger) -> bool:
-        """Whether `ledger` changed the section `name` holds (sections are shared, not copied,
-        by a change that leaves them alone)."""
-        section = SECTIONS[name]
-        return getattr(ledger, section) is not getattr(based_on, section)
+    def shards(ledger: Ledger, based_on: Ledger | None) -> dict[str, bytes | None]:
+        """The shard files `ledger` changed since `based_on` (every shard without one); None
+        for a shard left without records."""
+        shards = ledger.published.changed_since(based_on.published if based_on else None)
+        return {shard_file(name): encode_shard(records) if records else None
+                for name, records in shards.items()}  # fmt: skip
 
 
-def encode_published(ledger: Ledger) -> bytes:
+def encode_shard(records: Shard) -> bytes:
     # A PublishedRecord is already a row in the file's field order.
     document = {"version": FORMAT_VERSION}
-    text = jsonfmt.dumps_records(document, "published", PublishedRecord._fields, ledger.published)
+    text = jsonfmt.dumps_records(document, "published", PublishedRecord._fields, records)
     return (text + "\n").encode()
+
+
+def encode_reconciled(ledger: Ledger) -> bytes | None:
+    marker = ledger.reconciled
+    if marker is None:
+        return None
+    return _document("reconciled", {"commit": marker.commit, "targets": list(marker.targets),
+                                    "config": marker.config})  # fmt: skip
+
+
+def encode_state(ledger: Ledger) -> dict[str, bytes]:
+    """Every state file of `ledger`, by path (reads every shard)."""
+    files = {**StateEncoder().small_files(ledger, None), **StateEncoder.shards(ledger, None)}
+    return {path: data for path, data in files.items() if data is not None}
 
 
 def encode_dead(ledger: Ledger) -> bytes:
@@ -370,9 +424,8 @@ def _check_key(key: str, target: str, path: str) -> None:
         raise _Invalid(f"key does not match its target {target!r} and path {path!r}")
 
 
-def _section(
-    name: str, section: str, data: bytes | None, reader: Callable[[str, Any], T]
-) -> dict[str, T]:
+def _document_of(name: str, section: str, data: bytes | None, versions: Collection[int]) -> Any:
+    """The section's content of a state file, or the StateError naming its problem."""
     if data is None:
         raise StateError(name, "missing from the state branch")
     try:
@@ -382,15 +435,25 @@ def _section(
     if not isinstance(document, dict):
         raise StateError(name, "must hold a JSON object")
     version = document.get("version")
-    if version != FORMAT_VERSION:
+    if version not in versions:
         raise StateError(
             name,
-            f"format version {version!r} is not {FORMAT_VERSION}; "
+            f"format version {version!r} is not {' or '.join(map(str, sorted(versions)))}; "
             "this steadypress cannot read it and will not overwrite it",
         )
     if set(document) != {"version", section}:
         raise StateError(name, f"must hold exactly 'version' and {section!r}")
-    records = document[section]
+    return document[section]
+
+
+def _section(
+    name: str,
+    section: str,
+    data: bytes | None,
+    reader: Callable[[str, Any], T],
+    versions: Collection[int] = (1, FORMAT_VERSION),
+) -> dict[str, T]:
+    records = _document_of(name, section, data, versions)
     if not isinstance(records, dict):
         raise StateError(name, f"{section!r} must be an object")
     result: dict[str, T] = {}
@@ -402,12 +465,64 @@ def _section(
     return result
 
 
-def decode_ledger(files: Mapping[str, bytes | None]) -> Ledger:
-    """Read the three state files; raises StateError naming the file at the first problem."""
+def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
+    """One shard file; a record filed under another shard is refused (a hand edit gone wrong:
+    it would never be found)."""
+    path = shard_file(name)
+    records = _section(path, "published", data, _published_record_from, (FORMAT_VERSION,))
+    for key in records:
+        if shard_of(key) != name:
+            raise StateError(path, f"{key!r} belongs in {shard_file(shard_of(key))}")
+    return records
+
+
+def _reconciled(data: bytes | None) -> Reconciled | None:
+    if data is None:
+        return None
+    raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
+    try:
+        fields = _fields(raw, {"commit", "targets", "config"})
+        targets = fields["targets"]
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise _Invalid("'targets' must be a list of names")
+        return Reconciled(_str(fields, "commit"), tuple(targets), _str(fields, "config"))
+    except _Invalid as problem:
+        raise StateError(RECONCILED_FILE, str(problem)) from None
+
+
+def _version_of(data: bytes | None) -> object:
+    try:
+        document = json.loads(data) if data is not None else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None  # the section's own reading names the problem
+    return document.get("version") if isinstance(document, dict) else None
+
+
+def decode_ledger(
+    files: Mapping[str, bytes | None], published: PublishedRecords | None = None
+) -> Ledger:
+    """The ledger from its small files, with `published` (the stored shards, read lazily), or
+    from version 1's `state/published.json` when `files` holds it. Raises StateError naming the
+    file at the first problem."""
+    pending_data = files.get(PENDING_FILE)
+    legacy = files.get(LEGACY_PUBLISHED_FILE)
+    if legacy is None and _version_of(pending_data) == 1:
+        published = None  # a version 1 branch: its published records are all in one file
+    if legacy is not None or published is None:
+        records = _section(LEGACY_PUBLISHED_FILE, "published", legacy, _published_record_from, (1,))
+        published = PublishedRecords.of(records)
     return Ledger(
-        pending=_section(PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item),
-        published=_section(
-            PUBLISHED_FILE, "published", files.get(PUBLISHED_FILE), _published_record_from
-        ),
+        pending=_section(PENDING_FILE, "pending", pending_data, _pending_item),
+        published=published,
         dead=_section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item),
+        reconciled=_reconciled(files.get(RECONCILED_FILE)),
     )
+
+
+def decode_state(files: Mapping[str, bytes]) -> Ledger:
+    """The ledger from every state file in memory, by path (either layout)."""
+    if LEGACY_PUBLISHED_FILE in files:
+        return decode_ledger(files)
+    shards = {name: decode_shard(name, data) for path, data in files.items()
+              if (name := shard_name(path)) is not None}  # fmt: skip
+    return decode_ledger(files, PublishedRecords.stored(lambda _names: {}, shards))

@@ -122,6 +122,7 @@ def drain(
                 now=now,
                 lease_ttl=pipeline.lease_ttl,
             )
+            ledger.published.preload(item.key for item in items)
             return ledger, (fresh, [(item, ledger.published.get(item.key)) for item in items], now)
 
         fresh, claimed, leased_at = pipeline.transact(

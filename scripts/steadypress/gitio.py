@@ -100,6 +100,29 @@ class Git:
     def write_blob(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", stdin=data)
 
+    def write_blobs(self, contents: Sequence[bytes]) -> list[str]:
+        """`write_blob` for many, in one git process."""
+        if not contents:
+            return []
+        with tempfile.TemporaryDirectory() as scratch:
+            paths = []
+            for number, data in enumerate(contents):
+                path = Path(scratch) / str(number)
+                path.write_bytes(data)
+                paths.append(str(path))
+            listing = "".join(f"{path}\n" for path in paths).encode()
+            return self.text("hash-object", "-w", "--stdin-paths", stdin=listing).split()
+
+    def list_tree(self, tree: str) -> dict[str, tuple[str, str, str]]:
+        """The entries of one tree (not recursed): name -> (mode, type, oid)."""
+        entries = {}
+        for entry in self.run("ls-tree", "-z", "--end-of-options", tree).split(b"\0"):
+            if entry:
+                info, name = entry.split(b"\t", 1)
+                mode, kind, oid = info.decode().split()
+                entries[name.decode()] = (mode, kind, oid)
+        return entries
+
     def write_tree(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
         """entries: (mode, type, oid, name), as `git mktree` reads them."""
         listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)

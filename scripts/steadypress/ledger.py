@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from steadypress.backoff import backoff_seconds
+from steadypress.published import PublishedRecords
 from steadypress.timefmt import format_time
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Ledger",
     "PendingItem",
     "PublishedRecord",
+    "Reconciled",
     "Resolution",
     "RetryPolicy",
     "Sighting",
@@ -180,10 +182,27 @@ class DeadItem:
 
 
 @dataclass(frozen=True, slots=True)
+class Reconciled:
+    """The content commit the last reconcile compared with the ledger, and what it was compared
+    under: the next reconcile reads only the diff from it, unless the history was rewritten,
+    the targets changed, or the configuration (its blob id) did."""
+
+    commit: str
+    targets: tuple[str, ...]
+    config: str
+
+
+@dataclass(frozen=True, slots=True)
 class Ledger:
     pending: Mapping[str, PendingItem] = field(default_factory=dict)
-    published: Mapping[str, PublishedRecord] = field(default_factory=dict)
+    # Plain mappings are taken too (tests, the memory store); they are kept in shards.
+    published: PublishedRecords = field(default_factory=PublishedRecords)
     dead: Mapping[str, DeadItem] = field(default_factory=dict)
+    reconciled: Reconciled | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.published, PublishedRecords):
+            object.__setattr__(self, "published", PublishedRecords.of(self.published))
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,11 +286,12 @@ def enqueue(
     pending = dict(ledger.pending)
     dead = dict(ledger.dead)
     fresh: list[str] = []
+    sightings = list(sightings)
+    # Only what is not pending asks what the target holds: those records, read together.
+    ledger.published.preload(sighting.key for sighting in sightings if sighting.key not in pending)
     for sighting in sightings:
         key = sighting.key
         current = pending.get(key)
-        published = ledger.published.get(key)
-        on_target = published.blob if published is not None else ABSENT
         if current is not None:
             if current.blob == sighting.blob:
                 continue
@@ -295,6 +315,8 @@ def enqueue(
         dead_item = dead.get(key)
         if dead_item is not None and dead_item.blob == sighting.blob:
             continue
+        published = ledger.published.get(key)
+        on_target = published.blob if published is not None else ABSENT
         if dead_item is None and on_target == sighting.blob:
             continue
         if dead_item is not None:
@@ -414,7 +436,8 @@ def complete(
     if not completions:
         return ledger, []
     pending = dict(ledger.pending)
-    published = dict(ledger.published)
+    published: dict[str, PublishedRecord] = {}  # what these completions record
+    ledger.published.preload(done.key for done in completions)
     dead = dict(ledger.dead)
     resolutions: list[Resolution] = []
     for done in completions:
@@ -425,7 +448,7 @@ def complete(
             published_at=format_time(now),
             url=done.url,
         )
-        previous = published.get(done.key)
+        previous = published.get(done.key) or ledger.published.get(done.key)
         if done.blob == ABSENT and previous is not None:
             # The remote id is kept: an article that comes back returns to its old post.
             record = record._replace(id=previous.id)
@@ -453,9 +476,10 @@ def complete(
                 enqueued_at=now,
             )
     return (
-        Ledger(
+        replace(
+            ledger,
             pending=ledger.pending if pending == ledger.pending else pending,
-            published=published,
+            published=ledger.published.renewed(published),
             dead=ledger.dead if len(dead) == len(ledger.dead) else dead,
         ),
         resolutions,

@@ -6,15 +6,16 @@ a pure change, inside the first claim's transaction (enqueue and claim in one wr
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from steadypress.config import Config
+from steadypress.config import CONFIG_FILE, Config
 from steadypress.errors import UsageError
 from steadypress.ledger import (
     ABSENT,
     Ledger,
+    Reconciled,
     Sighting,
     enqueue,
     item_key,
@@ -86,6 +87,10 @@ def plan(
     """
     found: list[Sighting] = []
     left: dict[str, set[str]] = {path: set(pipeline.targets) for path in removed}
+    # The published records of these articles, read together (one request on GitHub).
+    ledger.published.preload(
+        item_key(target, path) for path in [*articles, *removed] for target in pipeline.targets
+    )
     for path, blob in sorted(articles.items()):
         targets = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
         if not targets:
@@ -177,7 +182,9 @@ def enqueue_prepare(
 ) -> Prepare | None:
     """The change a plan makes, to run inside the first claim transaction; None when there is
     nothing to do (an idle run reads and writes nothing more)."""
-    ledger = ledger if ledger is not None else pipeline.store.load().ledger
+    if ledger is None:
+        looked_at = [item_key(t, path) for path in [*articles, *removed] for t in pipeline.targets]
+        ledger = pipeline.store.load(hint=looked_at).ledger
     planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger)
     return planned.apply if planned else None
 
@@ -190,24 +197,79 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     changes = pipeline.content.changed_articles(before, after)
     if changes is None:
         return enqueue_prepare(pipeline, pipeline.content.list_articles(after), after)
-    return enqueue_prepare(pipeline, changes.changed, after, removed=changes.removed)
+    prepare = enqueue_prepare(pipeline, changes.changed, after, removed=changes.removed)
+    return _advancing(prepare, before, _marker(pipeline, after))
+
+
+def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
+    """What a reconcile at `commit` records: the commit, the targets, the configuration."""
+    return Reconciled(
+        commit=commit,
+        targets=tuple(sorted(pipeline.targets)),
+        config=pipeline.content.versions(commit, [CONFIG_FILE])[CONFIG_FILE],
+    )
+
+
+def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
+    """`prepare`, moving the reconcile's marker on to the push's commit when the push starts
+    where the marker is (under the same targets and configuration): the diff it enqueued is
+    all that changed, so the next sweep has nothing to compare."""
+
+    def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
+        ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
+        last = ledger.reconciled
+        if last is not None and last == replace(marker, commit=before):
+            ledger = replace(ledger, reconciled=marker)
+        return ledger, fresh
+
+    return apply
 
 
 def reconcile(pipeline: Pipeline) -> Prepare | None:
     """Every article at the content head that is neither published, pending nor dead (the
     articles whose push event was missed), and every article the ledger knows that is no longer
-    there (to unpublish, or to stop working on)."""
+    there (to unpublish, or to stop working on).
+
+    Only what changed since the last reconcile is compared: nothing at all when the head, the
+    targets and the configuration are the ones it left off at (an idle sweep reads no published
+    record), the diff from that commit otherwise. Every article is compared when there is no
+    such commit, the history was rewritten since, or the targets or the configuration changed.
+    The commit compared is recorded in the same transaction as the work it enqueues."""
     commit = pipeline.content.head()
-    articles = pipeline.content.list_articles(commit)
     ledger = pipeline.store.load().ledger
-    known = {item.path for item in ledger.pending.values()} | {
-        item.path for item in ledger.dead.values()
-    }
-    known.update(
-        split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
-    )
-    removed = known - articles.keys()
-    return enqueue_prepare(pipeline, articles, commit, removed=removed, ledger=ledger)
+    marker = _marker(pipeline, commit)
+    last = ledger.reconciled
+    if last == marker:
+        return None
+    changes = None
+    if last is not None and (last.targets, last.config) == (marker.targets, marker.config):
+        changes = pipeline.content.changed_articles(last.commit, commit)
+    if changes is not None:
+        prepare = enqueue_prepare(
+            pipeline, changes.changed, commit, removed=changes.removed, ledger=ledger
+        )
+    else:
+        pipeline.log(f"reconciling every article at {commit[:12]} with the ledger")
+        articles = pipeline.content.list_articles(commit)
+        known = {item.path for item in ledger.pending.values()} | {
+            item.path for item in ledger.dead.values()
+        }
+        known.update(
+            split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
+        )
+        removed = known - articles.keys()
+        prepare = enqueue_prepare(pipeline, articles, commit, removed=removed, ledger=ledger)
+    return _marking(prepare, marker)
+
+
+def _marking(prepare: Prepare | None, marker: Reconciled) -> Prepare:
+    """`prepare`, and the reconcile's marker recorded with it."""
+
+    def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
+        ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
+        return replace(ledger, reconciled=marker), fresh
+
+    return apply
 
 
 def article_path(path: str, config: Config) -> str:

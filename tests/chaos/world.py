@@ -15,16 +15,13 @@ import io
 import json
 import os
 import random
-import subprocess
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-
-from jsonschema import ValidationError
 
 from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
@@ -67,7 +64,7 @@ from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.web import ServedEverything
 from tests.helpers import Repo
-from tests.schema import validate_state_file
+from tests.schema import invalid_state_files
 
 __all__ = ["Outcome", "run_scenario"]
 
@@ -120,8 +117,8 @@ class _ChaosStore:
     def where(self) -> str:
         return self._inner.where
 
-    def load(self) -> Snapshot:
-        return self._inner.load()
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
+        return self._inner.load(hint)
 
     def last_known(self) -> Snapshot | None:
         return self._inner.last_known()
@@ -509,48 +506,9 @@ def _state_commits(world: _World) -> list[str]:
     return git("rev-list", "--reverse", STATE_BRANCH).split()
 
 
-def _invalid_commits(world: _World, commits: list[str]) -> list[str]:
-    """Every state commit's three files against state/schema (each distinct blob once)."""
+def _invalid_commits(world: _World) -> list[str]:
     root = world.github.repository.path if world.github is not None else world.repo.root
-    specs = "".join(
-        f"{commit}:state/{name}.json\n"
-        for commit in commits
-        for name in ("pending", "published", "dead")
-    )
-    names = subprocess.run(
-        ["git", "-C", str(root), "cat-file", "--batch-check=%(objectname)"],
-        input=specs.encode(), capture_output=True, check=True,
-    ).stdout.decode().split()  # fmt: skip
-    invalid: list[str] = []
-    checked: dict[str, bool] = {}
-    blobs = list(dict.fromkeys(names))
-    contents = _read_blobs(root, blobs)
-    for index, blob in enumerate(names):
-        commit, name = commits[index // 3], ("pending", "published", "dead")[index % 3]
-        if blob not in checked:
-            try:
-                validate_state_file(name, contents[blob])
-                checked[blob] = True
-            except (ValidationError, ValueError):  # not JSON, or not the schema's
-                checked[blob] = False
-        if not checked[blob]:
-            invalid.append(f"{commit[:12]} state/{name}.json")
-    return invalid
-
-
-def _read_blobs(root: Path, blobs: list[str]) -> dict[str, bytes]:
-    output = subprocess.run(
-        ["git", "-C", str(root), "cat-file", "--batch"],
-        input="".join(f"{blob}\n" for blob in blobs).encode(), capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    contents: dict[str, bytes] = {}
-    offset = 0
-    for blob in blobs:
-        header_end = output.index(b"\n", offset)
-        size = int(output[offset:header_end].split()[2])
-        contents[blob] = output[header_end + 1 : header_end + 1 + size]
-        offset = header_end + 1 + size + 1
-    return contents
+    return invalid_state_files(root, STATE_BRANCH)
 
 
 def _still_up(world: _World, ledger: Ledger) -> list[str]:
@@ -645,7 +603,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         pending_at_end=len(ledger.pending),
         leases_at_end=sum(item.lease is not None for item in ledger.pending.values()),
         state_commits=len(commits),
-        invalid_state_commits=_invalid_commits(world, commits),
+        invalid_state_commits=_invalid_commits(world),
         latency=latency,
         github_requests=github_requests,
         seconds_simulated=world.clock.seconds,

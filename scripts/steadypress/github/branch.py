@@ -25,7 +25,7 @@ from steadypress.errors import AmbiguousWrite, Conflict, GitHubError, GraphQLErr
 from steadypress.github.client import GitHubClient
 from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
 
-__all__ = ["BranchRead", "GitHubBranch", "blob_oid", "read_query"]
+__all__ = ["BranchRead", "GitHubBranch", "blob_oid", "files_query", "folder_query", "read_query"]
 
 _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
 
@@ -35,9 +35,14 @@ def blob_oid(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
+_TEXT = "{ object { ... on Blob { oid text isTruncated } } }"
+# Files asked of one commit in a query: enough for a batch of shards, small enough to answer fast.
+_FILES_PER_QUERY = 200
+
+
 def read_query(texts: Collection[str], oids: Collection[str]) -> str:
     """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`)."""
-    text = "{ object { ... on Blob { oid text isTruncated } } }"
+    text = _TEXT
     fields = [f"f{n}: file(path: {json.dumps(path)}) {text}" for n, path in enumerate(texts)] + [
         f"f{n}: file(path: {json.dumps(path)}) {{ object {{ oid }} }}"
         for n, path in enumerate(oids, start=len(texts))
@@ -48,6 +53,33 @@ def read_query(texts: Collection[str], oids: Collection[str]) -> str:
         "  repository(owner: $owner, name: $name) {\n"
         "    ref(qualifiedName: $ref) {\n"
         f"      target {{ oid{files} }}\n"
+        "    }\n  }\n}\n"
+    )
+
+
+def files_query(paths: Collection[str]) -> str:
+    """The ReadFiles query: the text of each path at one commit (`$oid`), whatever the branch
+    points at now."""
+    fields = "\n        ".join(
+        f"f{n}: file(path: {json.dumps(path)}) {_TEXT}" for n, path in enumerate(paths)
+    )
+    return (
+        "query ReadFiles($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
+        "  repository(owner: $owner, name: $name) {\n"
+        "    object(oid: $oid) {\n"
+        f"      ... on Commit {{\n        {fields}\n      }}\n"
+        "    }\n  }\n}\n"
+    )
+
+
+def folder_query(folder: str) -> str:
+    """The ListFolder query: the names in one folder at one commit (`$oid`)."""
+    return (
+        "query ListFolder($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
+        "  repository(owner: $owner, name: $name) {\n"
+        "    object(oid: $oid) {\n"
+        f"      ... on Commit {{ file(path: {json.dumps(folder)}) "
+        "{ object { ... on Tree { entries { name } } } } }\n"
         "    }\n  }\n}\n"
     )
 
@@ -86,13 +118,47 @@ class GitHubBranch:
                 continue
             found.oids[path] = str(blob["oid"])
             if n < len(texts):
-                text = blob.get("text")
-                if blob.get("isTruncated") or text is None:
-                    found.texts[path] = self._fetch_blob(str(blob["oid"]))
-                else:
-                    found.texts[path] = str(text).encode("utf-8")
+                found.texts[path] = self._text_of(blob)
         self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
         return found
+
+    def read_at(self, commit: str, paths: Collection[str]) -> dict[str, bytes]:
+        """The bytes of each of `paths` that exists at `commit`, in one query per 200."""
+        found: dict[str, bytes] = {}
+        wanted = list(paths)
+        for start in range(0, len(wanted), _FILES_PER_QUERY):
+            chunk = wanted[start : start + _FILES_PER_QUERY]
+            data = self._client.graphql(files_query(chunk), self._at(commit), mutation=False)
+            target = self._object(data)
+            for n, path in enumerate(chunk):
+                blob = (target.get(f"f{n}") or {}).get("object")
+                if blob:
+                    found[path] = self._text_of(blob)
+        return found
+
+    def names_at(self, commit: str, folder: str) -> list[str]:
+        """The names of the entries of `folder` at `commit` (none when there is no folder)."""
+        data = self._client.graphql(folder_query(folder), self._at(commit), mutation=False)
+        tree = (self._object(data).get("file") or {}).get("object") or {}
+        return [str(entry["name"]) for entry in tree.get("entries") or []]
+
+    def _at(self, commit: str) -> dict[str, str]:
+        return {"owner": self._variables["owner"], "name": self._variables["name"], "oid": commit}
+
+    def _object(self, data: object) -> dict[str, Any]:
+        repository = data.get("repository") if isinstance(data, dict) else None
+        if repository is None:
+            raise GitHubError(404, f"repository {self.repository} not found (or no access)")
+        target = repository.get("object")
+        if not isinstance(target, dict):
+            raise GitHubError(404, f"{self.branch}: a commit read is no longer there")
+        return target
+
+    def _text_of(self, blob: Mapping[str, Any]) -> bytes:
+        text = blob.get("text")
+        if blob.get("isTruncated") or text is None:
+            return self._fetch_blob(str(blob["oid"]))
+        return str(text).encode("utf-8")
 
     def commit(
         self,

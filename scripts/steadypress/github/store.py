@@ -9,9 +9,21 @@ one REST blob fetch that is kept while the file is unchanged).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+from pathlib import PurePosixPath
+
 import requests
 
-from steadypress.codec import STATE_FILES, StateEncoder, decode_ledger
+from steadypress.codec import (
+    LEGACY_PUBLISHED_FILE,
+    PUBLISHED_DIR,
+    SMALL_FILES,
+    StateEncoder,
+    decode_ledger,
+    decode_shard,
+    shard_file,
+    shard_name,
+)
 from steadypress.errors import (
     AmbiguousWrite,
     Conflict,
@@ -23,6 +35,7 @@ from steadypress.errors import (
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.ledger import Ledger
+from steadypress.published import PublishedRecords, Shard, shard_of
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]
@@ -45,32 +58,61 @@ class GitHubStore:
     def last_known(self) -> Snapshot | None:
         return self._last.snapshot
 
-    def load(self) -> Snapshot:
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
+        hinted = sorted({shard_file(shard_of(key)) for key in hint})
         try:
-            found = self._branch.read(texts=STATE_FILES)
+            found = self._branch.read(texts=[*SMALL_FILES, LEGACY_PUBLISHED_FILE, *hinted])
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be read: {failure}") from None
         except (KeyError, TypeError, AttributeError) as garbage:
             raise StateError(self.where, f"GitHub's answer made no sense ({garbage!r})") from None
-        if found.head is None:
+        head = found.head
+        if head is None:
             return Snapshot(version=None, ledger=Ledger())
-        if (cached := self._last.at(found.head)) is not None:
+        if (cached := self._last.at(head)) is not None:
+            cached.ledger.published.preload(hint)
             return cached
-        ledger = decode_ledger(dict(found.texts))
-        return self._last.keep(Snapshot(version=found.head, ledger=ledger, handles=found.oids))
+        # The hinted shards came with the small files; a shard absent there has no records.
+        known = {name: decode_shard(name, found.texts[path]) if path in found.texts else {}
+                 for path in hinted if (name := shard_name(path)) is not None}  # fmt: skip
+        published = PublishedRecords.stored(lambda wanted: self._read_shards(head, wanted), known)
+        small = {path: data for path, data in found.texts.items() if shard_name(path) is None}
+        ledger = decode_ledger(small, published)
+        return self._last.keep(Snapshot(version=head, ledger=ledger, handles=found.oids))
+
+    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Mapping[str, Shard]:
+        try:
+            if wanted is None:
+                names = self._branch.names_at(head, PUBLISHED_DIR)
+                wanted = [PurePosixPath(name).stem for name in names]
+            texts = self._branch.read_at(head, [shard_file(name) for name in sorted(wanted)])
+        except UNAVAILABLE as failure:
+            raise StateError(self.where, f"could not be read: {failure}") from None
+        except (KeyError, TypeError, AttributeError) as garbage:
+            raise StateError(self.where, f"GitHub's answer made no sense ({garbage!r})") from None
+        return {name: decode_shard(name, data) for path, data in texts.items()
+                if (name := shard_name(path)) is not None}  # fmt: skip
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+        moving = based_on.version is None or LEGACY_PUBLISHED_FILE in based_on.handles
+        previous = None if moving else based_on.ledger
+        changed = {
+            **self._encoder.small_files(ledger, previous),
+            **self._encoder.shards(ledger, previous),
+        }
+        additions = {path: data for path, data in changed.items() if data is not None}
+        deletions = [path for path, data in changed.items() if data is None]
         try:
             if based_on.version is None:
-                files = {name: self._encoder.encode(name, ledger) for name in STATE_FILES}
-                commit = self._branch.create(files, message=message)
+                commit = self._branch.create(additions, message=message)
             else:
-                changed = {
-                    name: self._encoder.encode(name, ledger)
-                    for name in STATE_FILES
-                    if self._encoder.touched(name, ledger, based_on.ledger)
-                }
-                commit = self._branch.commit(changed, expected=based_on.version, message=message)
+                if LEGACY_PUBLISHED_FILE in based_on.handles:
+                    deletions.append(LEGACY_PUBLISHED_FILE)
+                present = [path for path in deletions if path in based_on.handles
+                           or shard_name(path) is not None]  # fmt: skip
+                commit = self._branch.commit(
+                    additions, expected=based_on.version, message=message, deletions=present
+                )
         except Conflict as moved:
             raise Conflict(moved.expected, moved.actual) from None
         except UNAVAILABLE as failure:

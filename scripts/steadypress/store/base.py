@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -58,7 +58,10 @@ class LedgerStore(Protocol):
         """Where the state lives, for messages."""
         ...
 
-    def load(self) -> Snapshot: ...
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
+        """The ledger at the head; `hint` names keys whose published records the caller will
+        look at, read in the same request when the store can."""
+        ...
 
     def last_known(self) -> Snapshot | None:
         """The snapshot this store last read or wrote, without asking anyone: possibly stale."""

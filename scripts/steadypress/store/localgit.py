@@ -3,16 +3,30 @@
 Written with plumbing only (hash-object, mktree, commit-tree), so the user's working tree, index
 and current branch are never touched, and published with `git update-ref REF NEW OLD`, which
 moves the branch only if it still points at OLD: an exact compare-and-swap on the head commit.
+
+A load reads the small files; a shard of published records is read the first time it is
+wanted, at the loaded commit. A save writes the small files and the shards the change touched,
+and reuses every other blob and the untouched entries of `state/published/`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Collection, Mapping
+from pathlib import Path, PurePosixPath
 
-from steadypress.codec import STATE_FILES, StateEncoder, decode_ledger
+from steadypress.codec import (
+    LEGACY_PUBLISHED_FILE,
+    PUBLISHED_DIR,
+    SMALL_FILES,
+    StateEncoder,
+    decode_ledger,
+    decode_shard,
+    shard_file,
+)
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git
 from steadypress.ledger import Ledger
+from steadypress.published import PublishedRecords, Shard
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
@@ -37,28 +51,44 @@ class LocalGitStore:
     def last_known(self) -> Snapshot | None:
         return self._last.snapshot
 
-    def load(self) -> Snapshot:
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
         try:
             head = self._git.resolve(f"{self._ref}^{{commit}}")
             if head is None:
                 return Snapshot(version=None, ledger=Ledger())
             if (cached := self._last.at(head)) is not None:
+                cached.ledger.published.preload(hint)
                 return cached
-            objects = self._git.read_objects([f"{head}:{name}" for name in STATE_FILES])
+            names = [*SMALL_FILES, LEGACY_PUBLISHED_FILE]
+            objects = self._git.read_objects([f"{head}:{name}" for name in names])
+            shards_tree = self._git.resolve(f"{head}:{PUBLISHED_DIR}")
         except GitFailed as failure:
-            raise StateError(self.where, f"could not be read: {failure.stderr.strip()}") from None
-        found = {name: obj for name, obj in zip(STATE_FILES, objects, strict=True) if obj}
-        ledger = decode_ledger({name: data for name, (_oid, data) in found.items()})
+            raise self._unreadable(failure) from None
+        found = {name: obj for name, obj in zip(names, objects, strict=True) if obj}
+        published = PublishedRecords.stored(lambda wanted: self._read_shards(head, wanted))
+        published.preload(hint)
+        ledger = decode_ledger({name: data for name, (_oid, data) in found.items()}, published)
         handles = {name: oid for name, (oid, _data) in found.items()}
+        if shards_tree is not None:
+            handles[PUBLISHED_DIR] = shards_tree
         return self._last.keep(Snapshot(version=head, ledger=ledger, handles=handles))
+
+    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Mapping[str, Shard]:
+        try:
+            if wanted is None:
+                tree = self._git.resolve(f"{head}:{PUBLISHED_DIR}")
+                listing = self._git.list_tree(tree) if tree else {}
+                wanted = [PurePosixPath(name).stem for name in listing]
+            names = sorted(wanted)
+            objects = self._git.read_objects([f"{head}:{shard_file(name)}" for name in names])
+        except GitFailed as failure:
+            raise self._unreadable(failure) from None
+        return {name: decode_shard(name, found[1])
+                for name, found in zip(names, objects, strict=True) if found}  # fmt: skip
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
-            blobs = {name: self._blob(name, ledger, based_on) for name in STATE_FILES}
-            state_tree = self._git.write_tree(
-                [("100644", "blob", blobs[name], Path(name).name) for name in STATE_FILES]
-            )
-            root = self._git.write_tree([("040000", "tree", state_tree, "state")])
+            root, written = self._root_tree(ledger, based_on)
             commit = self._git.write_commit(root, based_on.version, message)
         except GitFailed as failure:
             raise StateError(
@@ -74,11 +104,42 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        self._last.keep(Snapshot(version=commit, ledger=ledger, handles=blobs))
+        self._last.keep(Snapshot(version=commit, ledger=ledger, handles=written))
         return commit
 
-    def _blob(self, name: str, ledger: Ledger, based_on: Snapshot) -> str:
-        handle = based_on.handles.get(name)
-        if handle is not None and not self._encoder.touched(name, ledger, based_on.ledger):
-            return handle
-        return self._git.write_blob(self._encoder.encode(name, ledger))
+    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str]]:
+        """The root tree of `ledger` and the ids it holds by path: the small files, and
+        `state/published/` built from the previous one with the changed shards replaced (every
+        shard, when moving from version 1). Blobs and trees nothing changed are reused."""
+        handles = based_on.handles
+        moving = based_on.version is None or LEGACY_PUBLISHED_FILE in handles
+        previous = None if moving else based_on.ledger
+        small = self._encoder.small_files(ledger, previous)
+        shards = self._encoder.shards(ledger, previous)
+        contents = {path: data for path, data in {**small, **shards}.items() if data is not None}
+        oids = dict(zip(contents, self._git.write_blobs(list(contents.values())), strict=True))
+        kept = [name for name in SMALL_FILES if name in handles and name not in small]
+        files = {name: handles[name] for name in kept}
+        files |= {name: oids[name] for name in small if name in oids}
+        tree = handles.get(PUBLISHED_DIR)
+        entries = {} if moving or tree is None else self._git.list_tree(tree)
+        for path, data in shards.items():
+            name = PurePosixPath(path).name
+            if data is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = ("100644", "blob", oids[path])
+        state = [("100644", "blob", oid, PurePosixPath(name).name)
+                 for name, oid in sorted(files.items())]  # fmt: skip
+        written = dict(files)
+        if entries:
+            published = self._git.write_tree(
+                [(mode, kind, oid, name) for name, (mode, kind, oid) in sorted(entries.items())]
+            )
+            state.append(("040000", "tree", published, PurePosixPath(PUBLISHED_DIR).name))
+            written[PUBLISHED_DIR] = published
+        root = self._git.write_tree([("040000", "tree", self._git.write_tree(state), "state")])
+        return root, written
+
+    def _unreadable(self, failure: GitFailed) -> StateError:
+        return StateError(self.where, f"could not be read: {failure.stderr.strip()}")

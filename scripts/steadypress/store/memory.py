@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from steadypress.errors import Conflict
 from steadypress.ledger import Ledger
 from steadypress.store.base import Snapshot
@@ -22,7 +24,7 @@ class MemoryStore:
     def last_known(self) -> Snapshot | None:
         return None  # nothing to save: a load costs nothing here
 
-    def load(self) -> Snapshot:
+    def load(self, hint: Collection[str] = ()) -> Snapshot:
         version = None if self._version is None else str(self._version)
         return Snapshot(version=version, ledger=self._ledger)
 

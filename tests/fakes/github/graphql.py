@@ -125,7 +125,17 @@ class _Root:
             raise GitHubGraphQLError(
                 f"Could not resolve to a Repository with the name '{owner}/{name}'.", "NOT_FOUND"
             )
-        return {"name": name, "nameWithOwner": self.fake.full_name, "ref": self.ref}
+        return {"name": name, "nameWithOwner": self.fake.full_name, "ref": self.ref,
+                "object": self.object}  # fmt: skip
+
+    def object(
+        self, _info: Any, oid: str | None = None, expression: str | None = None
+    ) -> dict[str, Any] | None:
+        """`Repository.object`: a commit by its id (what steadypress asks); null for anything
+        this fake does not hold."""
+        if oid is not None and self.repo.exists(oid, "commit"):
+            return self.commit(oid)
+        return None
 
     def ref(self, _info: Any, qualifiedName: str) -> dict[str, Any] | None:
         branch = qualifiedName.removeprefix("refs/heads/")
@@ -145,7 +155,12 @@ class _Root:
     def tree_entry(self, commit: str, path: str) -> dict[str, Any] | None:
         found = self.repo.blob_at(commit, path)
         if found is None:
-            return None
+            names = self.repo.tree_names(commit, path)
+            if names is None:
+                return None
+            entries = [{"name": name} for name in names]
+            return {"name": path.rsplit("/", 1)[-1], "path": path,
+                    "object": {"__typename": "Tree", "entries": entries}}  # fmt: skip
         oid, data = found
         # A cut inside a multi-byte character drops that character, as a byte limit would.
         binary = b"\0" in data

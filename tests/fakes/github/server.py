@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import re
+import subprocess
 import tempfile
 import threading
 import time
@@ -195,6 +196,8 @@ class FakeGitHub(LoopbackServer):
         self.repository = BareRepository(Path(self._folder.name) / "repo.git")
         self.requests: Counter[str] = Counter()
         self.requests_by_branch: Counter[str] = Counter()  # GraphQL calls, by the branch they name
+        # Bytes of GraphQL bodies, (branch, "up" or "down"): what the wire carried for each branch.
+        self.bytes_by_branch: Counter[tuple[str, str]] = Counter()
         self.tracker = IssueTracker(base_url="")
         # Workflow states (docs.github.com/rest/actions/workflows): active, disabled_inactivity,
         # disabled_manually, ...; a test sets what GitHub would have done.
@@ -224,6 +227,10 @@ class FakeGitHub(LoopbackServer):
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
         status, extra, payload = self.handle(method, path, headers, body)
+        branch = self._branch_of(body) if path == "/graphql" else None
+        if branch:
+            self.bytes_by_branch[branch, "up"] += len(body)
+            self.bytes_by_branch[branch, "down"] += len(payload) if status != LOST else 0
         if status == LOST:
             return None
         # GitHub sends these with every answer ("Rate limits for the REST API").
@@ -264,6 +271,26 @@ class FakeGitHub(LoopbackServer):
                     return fault
         return None
 
+    def _branch_of(self, body: bytes) -> str | None:
+        """The branch a GraphQL call names, or for a read at one commit (`oid`), the branch
+        whose history holds that commit."""
+        named = _branch_named(body)
+        if named is not None:
+            return named
+        try:
+            oid = (json.loads(body).get("variables") or {}).get("oid")
+        except (ValueError, AttributeError):
+            return None
+        if not oid:
+            return None
+        try:
+            holders = self.repository.text(
+                "for-each-ref", "--contains", str(oid), "--format=%(refname:short)", "refs/heads"
+            ).split()
+        except subprocess.CalledProcessError:
+            return None  # not a commit of this repository
+        return holders[0] if holders else None
+
     @contextmanager
     def counting(self) -> Iterator[Counter[str]]:
         """The requests made inside the block, by endpoint."""
@@ -279,7 +306,7 @@ class FakeGitHub(LoopbackServer):
     ) -> tuple[int, dict[str, str], bytes]:
         label, route = self._label(method, path, body)
         self.requests[label] += 1
-        branch = _branch_named(body) if path == "/graphql" else None
+        branch = self._branch_of(body) if path == "/graphql" else None
         if branch:
             self.requests_by_branch[branch] += 1
         if self.latency:

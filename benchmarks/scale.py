@@ -1,0 +1,245 @@
+"""What one publish costs as the blog grows: requests and bytes, the state and the site apart.
+
+For a blog of N published articles (10^3, 10^4 and 10^5 by default), built directly (the
+ledger's records, the site's files) rather than published one by one:
+  GitHub     against the loopback fake (tests/fakes/github; `make schemas` first): one pushed
+             article (`drain --push`), then an idle sweep; requests, and bytes up and down, for
+             the state branch and for the Pages branch;
+  local      the bytes one new article writes: new blobs on the state branch, files written
+             under _site.
+Goal (issue 16): at most 4 requests and 150 KB for a pushed article, 1 request and 10 KB for an
+idle sweep, at every size (10^5 within 1.5x of 10^3). The state is sharded; the site's listings
+and manifest are not yet, so its figures still grow with N (printed, to be fixed).
+
+Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
+
+from tests.fakes.github import FakeGitHub  # noqa: E402
+from tests.helpers import github_client  # noqa: E402
+
+from steadypress.cli import main  # noqa: E402
+from steadypress.content import Article  # noqa: E402
+from steadypress.github.store import GitHubStore  # noqa: E402
+from steadypress.gitio import ZERO_OID, Git  # noqa: E402
+from steadypress.ledger import Ledger, PublishedRecord, Reconciled  # noqa: E402
+from steadypress.published import PublishedRecords  # noqa: E402
+from steadypress.store.base import LedgerStore  # noqa: E402
+from steadypress.store.localgit import LocalGitStore  # noqa: E402
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings  # noqa: E402
+from steadypress.targets.site.settings import SiteAddress  # noqa: E402
+from steadypress.targets.site.target import SiteTarget  # noqa: E402
+from steadypress.theme import Theme  # noqa: E402
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+STATE, PAGES = "steadypress-state", "gh-pages"
+BODY = "Words of an article, with `code` and a [link](https://example.org/).\n\n" * 8
+
+
+def text(n: int) -> str:
+    return f"---\ntitle: Article {n}\ndate: 2026-01-01\ntags: [t{n % 50}]\n---\n\n{BODY}"
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(
+        [*GIT, "-C", str(repo), *args], check=True, capture_output=True, text=True,
+        env={**os.environ, **(env or {})},
+    ).stdout.strip()  # fmt: skip
+
+
+def blog(repo: Path, size: int) -> tuple[str, dict[str, str]]:
+    """A repository with `size` articles committed: (head, path -> blob)."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "content").mkdir()
+    for n in range(size):
+        (repo / "content" / f"a{n:06d}.md").write_text(text(n))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "articles")
+    head = git(repo, "rev-parse", "HEAD")
+    listing = git(repo, "ls-tree", "-r", head, "content")
+    blobs = {line.split("\t")[1]: line.split()[2] for line in listing.splitlines()}
+    return head, blobs
+
+
+def seeded(head: str, blobs: dict[str, str]) -> Ledger:
+    """The ledger of a blog whose every article is on the site, reconciled at `head`."""
+    records = {
+        f"site:{path}": PublishedRecord(
+            blob, head, path[8:-3], "2026-01-01T00:00:00Z", f"https://blog.example/{path[8:-3]}/"
+        )
+        for path, blob in blobs.items()
+    }
+    return Ledger(
+        published=PublishedRecords.of(records),
+        reconciled=Reconciled(head, ("site",), ZERO_OID),
+    )
+
+
+def site(folder: Path, head: str, blobs: dict[str, str]) -> None:
+    """The site of every article, written at once (its listings once)."""
+    target = SiteTarget(
+        "site", DirectorySiteFiles(folder), settings=SiteSettings(),
+        address=SiteAddress(url="https://blog.example/", base_url="/"), content_dir="content",
+        theme=Theme(), assets=lambda _path, **_commit: None,
+    )  # fmt: skip
+    moment = datetime(2026, 1, 1, tzinfo=UTC)
+    work = [
+        (Article(path=path, blob=blob, title=f"Article {n}", body=BODY, tags=(f"t{n % 50}",),
+                 date=moment, updated=moment, commit=head), None)
+        for n, (path, blob) in enumerate(sorted(blobs.items()))
+    ]  # fmt: skip
+    for result in target.publish_batch(work):
+        if isinstance(result, Exception):
+            raise SystemExit(f"seeding the site failed: {result}")
+
+
+def pages_branch(github: FakeGitHub, folder: Path) -> None:
+    """`folder` as the gh-pages branch of the fake, in one `git add` (not a blob at a time)."""
+    bare = str(github.repository.path)
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        subprocess.run([*GIT, f"--git-dir={bare}", f"--work-tree={folder}", "add", "-A"],
+                       check=True, env={**os.environ, **env})  # fmt: skip
+        tree = subprocess.run(
+            [*GIT, f"--git-dir={bare}", "write-tree"],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+        )
+    commit = github.repository.write_commit(tree.stdout.strip(), [], "site\n")
+    github.repository.move_branch(PAGES, commit, None)
+
+
+def run(repo: Path, *args: str, backend: str) -> None:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as e:
+        code = main([args[0], "--repo", str(repo), "--backend", backend, *args[1:]])
+    if code != 0:
+        raise SystemExit(f"steadypress {' '.join(args)} failed ({code}): {e.getvalue()[-500:]}")
+
+
+def push_one(repo: Path, name: str) -> tuple[str, str]:
+    before = git(repo, "rev-parse", "HEAD")
+    (repo / "content" / f"{name}.md").write_text(text(0).replace("Article 0", name))
+    git(repo, "add", "content")  # not _site, which is not the blog's source
+    git(repo, "commit", "-qm", name)
+    return before, git(repo, "rev-parse", "HEAD")
+
+
+Figures = dict[str, float]
+
+
+def on_github(repo: Path, head: str, blobs: dict[str, str], built: Path) -> dict[str, Figures]:
+    figures: dict[str, Figures] = {}
+    with FakeGitHub() as github:
+        environment = {
+            "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
+            "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
+        }  # fmt: skip
+        pages_branch(github, built)
+        store = GitHubStore(github_client(github), repository=github.full_name, branch=STATE)
+        store.save(seeded(head, blobs), based_on=store.load(), message="seed\n\ntransaction: s")
+        with mock.patch.dict(os.environ, environment):
+            before, after = push_one(repo, "pushed-on-github")
+            figures["push"] = wire(github, lambda: run(repo, "drain", "--push", before, after,
+                                                       backend="github"))  # fmt: skip
+            figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
+    return figures
+
+
+def wire(github: FakeGitHub, action: Callable[[], None]) -> Figures:
+    requests, volume = Counter(github.requests_by_branch), Counter(github.bytes_by_branch)
+    started = time.perf_counter()
+    action()
+    seconds = time.perf_counter() - started
+    requests = github.requests_by_branch - requests
+    volume = github.bytes_by_branch - volume
+    figures = {"seconds": seconds}
+    for branch, label in ((STATE, "state"), (PAGES, "pages")):
+        figures[f"{label} requests"] = requests[branch]
+        figures[f"{label} bytes"] = volume[branch, "up"] + volume[branch, "down"]
+    return figures
+
+
+def locally(repo: Path, head: str, blobs: dict[str, str]) -> Figures:
+    store: LedgerStore = LocalGitStore(repo, STATE)
+    store.save(seeded(head, blobs), based_on=store.load(), message="seed\n\ntransaction: s")
+    old_state = git(repo, "rev-parse", STATE)
+    files = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in (repo / "_site").rglob("*")
+             if p.is_file()}  # fmt: skip
+    before, after = push_one(repo, "pushed-locally")
+    started = time.perf_counter()
+    run(repo, "drain", "--push", before, after, backend="local")
+    seconds = time.perf_counter() - started
+    new_state = git(repo, "rev-parse", STATE)
+    changed = git(repo, "diff-tree", "-r", "--no-renames", old_state, new_state)
+    oids = [line.split()[3] for line in changed.splitlines() if line.split()[3] != ZERO_OID]
+    sizes = Git(repo).run("cat-file", "--batch-check=%(objectsize)",
+                          stdin="".join(f"{o}\n" for o in oids).encode())  # fmt: skip
+    state_bytes = sum(int(size) for size in sizes.split())
+    site_bytes = sum(
+        p.stat().st_size for p in (repo / "_site").rglob("*")
+        if p.is_file() and files.get(p) != (p.stat().st_size, p.stat().st_mtime_ns)
+    )  # fmt: skip
+    return {"seconds": seconds, "state bytes": state_bytes, "site bytes": site_bytes}
+
+
+def measure(size: int) -> tuple[dict[str, Figures], Figures]:
+    with tempfile.TemporaryDirectory() as folder:
+        repo = Path(folder) / "blog"
+        repo.mkdir()
+        head, blobs = blog(repo, size)
+        site(repo / "_site", head, blobs)
+        remote = on_github(repo, head, blobs, repo / "_site")
+        # A fresh copy of the blog for the local run: the GitHub run pushed into this one.
+        git(repo, "reset", "-q", "--hard", head)
+        local = locally(repo, head, blobs)
+    return remote, local
+
+
+def kb(n: float) -> str:
+    return f"{n / 1000:,.1f} KB"
+
+
+def main_() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    args = parser.parse_args()
+    print(
+        "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
+        "| idle sweep (req, bytes) | local, one new article: state | _site |"
+    )
+    print("| ---: | --- | --- | --- | ---: | ---: |")
+    for size in args.sizes:
+        remote, local = measure(size)
+        push, idle = remote["push"], remote["idle sweep"]
+        idle_requests = idle["state requests"] + idle["pages requests"]
+        print(
+            f"| {size:,} | {push['state requests']:.0f}, {kb(push['state bytes'])} "
+            f"| {push['pages requests']:.0f}, {kb(push['pages bytes'])} "
+            f"| {idle_requests:.0f}, {kb(idle['state bytes'] + idle['pages bytes'])} "
+            f"| {kb(local['state bytes'])} | {kb(local['site bytes'])} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main_()

@@ -1,0 +1,135 @@
+"""Published records in shards and the reconcile's marker: what a run reads and writes stays the
+same however many articles were published, and a state branch of version 1 moves over by
+itself."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from steadypress import codec
+from steadypress.ledger import PublishedRecord
+from steadypress.published import shard_of
+from tests.fakes.github import FakeGitHub
+from tests.helpers import Repo, Result, article, github_environment, run_cli
+
+ZERO = "0" * 40
+STATE = "steadypress-state"
+
+
+def record(n: int) -> dict[str, object]:
+    return PublishedRecord(f"{n:040x}", "c" * 40, None, "2026-01-01T00:00:00Z", f"/p{n}/")._asdict()
+
+
+def version_1_branch(repo: Repo, published: dict[str, dict[str, object]] | None) -> None:
+    """A state branch as steadypress wrote it before shards (without its published file when
+    `published` is None)."""
+    files = {
+        codec.PENDING_FILE: b'{\n  "pending": {},\n  "version": 1\n}\n',
+        codec.DEAD_FILE: b'{\n  "dead": {},\n  "version": 1\n}\n',
+    }
+    if published is not None:
+        files[codec.LEGACY_PUBLISHED_FILE] = json.dumps(
+            {"published": published, "version": 1}, indent=2, sort_keys=True
+        ).encode()
+    entries = "".join(
+        f"100644 blob {repo.git('hash-object', '-w', '--stdin', stdin=data)}\t{path[6:]}\n"
+        for path, data in files.items()
+    )
+    state = repo.git("mktree", stdin=entries)
+    root = repo.git("mktree", stdin=f"040000 tree {state}\tstate\n")
+    repo.git("update-ref", f"refs/heads/{STATE}", repo.git("commit-tree", root, "-m", "v1"))
+
+
+def test_a_version_1_state_branch_moves_to_shards_on_the_first_write(repo: Repo) -> None:
+    """Nothing is lost: every record of the old single file is in its shard afterwards, the old
+    file is gone, and what was published is not published again."""
+    paths = [f"content/p{n}.md" for n in range(30)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    head = repo.head()
+    old = {f"site:{path}": {**record(n), "blob": repo.blob(path, head), "commit": head}
+           for n, path in enumerate(paths)}  # fmt: skip
+    version_1_branch(repo, old)
+    repo.commit(**{"content/new.md": article("New")})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert "1 published" in result.out, "the 30 already published were not published again"
+    names = repo.git("ls-tree", "-r", "--name-only", STATE).split()
+    assert codec.LEGACY_PUBLISHED_FILE not in names
+    assert len([n for n in names if codec.shard_name(n)]) == len(
+        {shard_of(key) for key in [*old, "site:content/new.md"]}
+    )
+    published = dict(repo.ledger().published)
+    assert {key: published[key]._asdict() for key in old} == old
+    assert "site:content/new.md" in published
+
+
+def test_a_version_1_branch_that_lost_its_published_file_is_refused(repo: Repo) -> None:
+    """Reading it as version 2 would forget what was published: exit 3, the file named."""
+    repo.commit(**{"content/a.md": article("A")})
+    version_1_branch(repo, None)
+    head = repo.state_head()
+    result = run_cli(repo, "run")
+    assert result.code == 3 and "state/published.json" in result.err and "missing" in result.err
+    assert repo.state_head() == head, "nothing written over it"
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        for name, value in github_environment(fake).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+        yield fake
+
+
+def gh(repo: Repo, *args: str) -> Result:
+    return run_cli(repo, *args, "--backend", "github")
+
+
+def state_requests(github: FakeGitHub) -> dict[str, int]:
+    return {call: n for call, n in github.requests.items() if "graphql" in call}
+
+
+def test_the_reconcile_compares_only_what_changed_since_it_last_did(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A sweep with nothing new reads no published record: one request. A push that starts where
+    the last reconcile left off moves its marker on, so the sweep after it is idle too. A push
+    the workflow missed is found by the next sweep from the diff, reading one shard; a rewritten
+    history, or a changed configuration, is compared in full."""
+    repo.commit(**{f"content/p{n}.md": article(f"P{n}") for n in range(20)})
+    assert gh(repo, "sweep").code == 0
+    marker = json.loads(github.repository.git("show", f"{STATE}:{codec.RECONCILED_FILE}"))
+    assert marker["reconciled"]["commit"] == repo.head()
+
+    with github.counting() as calls:
+        assert gh(repo, "sweep").code == 0
+    assert dict(calls) == {"graphql LoadBranch": 1}, "an idle sweep: one request"
+
+    before = repo.head()
+    repo.commit(**{"content/pushed.md": article("Pushed")})
+    assert gh(repo, "drain", "--push", before, repo.head()).code == 0
+    with github.counting() as calls:
+        state_head = github.repository.head_of(STATE)
+        assert gh(repo, "sweep").code == 0
+    assert dict(calls) == {"graphql LoadBranch": 1}, "the push moved the marker on"
+    assert github.repository.head_of(STATE) == state_head
+
+    repo.commit(**{"content/missed.md": article("Missed")})  # its push event never came
+    with github.counting() as calls:
+        result = gh(repo, "sweep")
+    assert result.code == 0 and "1 published" in result.out
+    assert calls["graphql ReadFiles"] == 1, "one shard read: the missed article's"
+
+    repo.git("reset", "-q", "--hard", "HEAD~1")  # history rewritten: missed.md is gone
+    result = gh(repo, "sweep")
+    assert result.code == 0 and "1 unpublished" in result.out, result.out + result.err
+    assert "reconciling every article" in result.err
+
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, title: Renamed}\n"})
+    result = gh(repo, "sweep")
+    assert result.code == 0 and "reconciling every article" in result.err
