@@ -13,6 +13,7 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
+from steadypress.targets.site.manifest import sitemap_shard
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
@@ -77,6 +78,9 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
         "index.html",
         "feed.xml",
         "sitemap.xml",
+        "sitemaps/site.xml",
+        sitemap_shard("a"),
+        sitemap_shard("guides/b"),
         "style.css",
         "a/index.html",
         "guides/b/index.html",

@@ -18,12 +18,15 @@ from steadypress.errors import PermanentError
 from steadypress.gitio import Git
 from steadypress.targets import Receipt
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site.manifest import sitemap_shard
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.helpers import Repo
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 SITEMAP_XSD = xmlschema.XMLSchema(Path(__file__).parent / "fixtures" / "sitemap-0.9.xsd")
+SITEINDEX_XSD = xmlschema.XMLSchema(Path(__file__).parent / "fixtures" / "siteindex-0.9.xsd")
+SITEMAPS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URL = "https://blog.example/notes/"
 
 
@@ -85,6 +88,27 @@ def test_the_feed_reads_back_in_a_feed_reader(blog: Repo, out: Path) -> None:
     (cover,) = [link for link in images.links if link.rel == "enclosure"]
     assert cover.type == "image/png" and cover.href.startswith(f"{URL}assets/")
     assert feed.entries[0].title == "Images, code and tables", "newest first"
+    # The whole article, as a reader expects, its images resolved to where the site serves them.
+    (content,) = images.content
+    assert content.type == "text/html" and "<h2" in content.value
+    assert "the same version twice changes nothing" in content.value
+    assert f'src="{URL}assets/' in content.value
+
+
+def test_the_feed_keeps_the_text_of_articles_published_earlier(blog: Repo, out: Path) -> None:
+    """A publish renders only its own articles: the others' text in the feed is the feed's own,
+    kept from the publish that wrote it."""
+    target = site(blog, out)
+    publish_all(blog, target)
+    blog.commit(**{"content/new.md": "---\ntitle: New\ndate: 2026-12-01\n---\n\nNew *words*.\n"})
+    source = ContentSource(Git(blog.root), "content")
+    head = blog.head()
+    target.publish(source.read("content/new.md", blog.blob("content/new.md", head), commit=head),
+                   None)  # fmt: skip
+    feed = feedparser.parse((out / "feed.xml").read_bytes())
+    by_title = {entry.title: entry.content[0].value for entry in feed.entries}
+    assert "<em>words</em>" in by_title["New"]
+    assert "version twice changes nothing" in by_title["Images, code and tables"], "kept"
 
 
 def test_an_edit_updates_its_feed_entry(
@@ -110,13 +134,21 @@ def test_an_edit_updates_its_feed_entry(
 
 
 def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> None:
+    """sitemap.xml is a sitemap index (sitemaps.org), valid against its schema, listing every
+    sitemap the site holds, each valid against the sitemap schema; together they list every
+    page once."""
     publish_all(blog, site(blog, out))
-    document = (out / "sitemap.xml").read_bytes()
-    SITEMAP_XSD.validate(document)
-    sitemap = ET.fromstring(document)  # noqa: S314 - the file this test just built
-    locations = {
-        loc.text for loc in sitemap.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")
-    }
+    index = (out / "sitemap.xml").read_bytes()
+    SITEINDEX_XSD.validate(index)
+    listed = [loc.text or "" for loc in ET.fromstring(index).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
+    on_disk = {f"{URL}{p}" for p in files(out) if p.startswith("sitemaps/")}
+    assert set(listed) == on_disk and len(listed) == len(on_disk)
+    locations: list[str] = []
+    for url in listed:
+        document = (out / url.removeprefix(URL)).read_bytes()
+        SITEMAP_XSD.validate(document)
+        locations += [loc.text or "" for loc in ET.fromstring(document).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
+    assert len(locations) == len(set(locations))
     assert f"{URL}guides/images-and-code/" in locations
     assert f"{URL}tags/guide/" in locations and URL in locations
     assert len(locations) == 1 + 4 + 5  # home, articles, tags (steadypress publishing guide ...)
@@ -207,7 +239,8 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     after = stamps()
     touched = {path for path in after if before.get(path) != after[path]}
     assert touched == {
-        "new/index.html", "index.html", "feed.xml", "sitemap.xml", ".steadypress-site.json",
+        "new/index.html", "index.html", "feed.xml", ".steadypress-site.json",
+        "sitemap.xml", "sitemaps/site.xml", sitemap_shard("new"),
         "tags/guide/index.html", "tags/fresh/index.html", "tags/index.html",
     }  # fmt: skip
 

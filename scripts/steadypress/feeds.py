@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 
 from steadypress.timefmt import format_time
 
-__all__ = ["FEED_ENTRIES", "FeedEntry", "atom_feed", "sitemap"]
+__all__ = ["FEED_ENTRIES", "FeedEntry", "atom_feed", "feed_contents", "sitemap", "sitemap_index"]
 
 ATOM = "http://www.w3.org/2005/Atom"
+_XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 FEED_ENTRIES = 20  # the newest articles a feed reader is shown
 
@@ -29,6 +30,8 @@ class FeedEntry:
     summary: str
     tags: tuple[str, ...]
     cover: str | None  # absolute
+    # The article's HTML, as its page shows it (its links relative to `url`); None when not known.
+    content: str | None = None
 
 
 # Characters XML 1.0 cannot carry at all (C0 controls but tab, newline and return; surrogates;
@@ -74,12 +77,43 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
         author = _element(item, "author", {})
         _text(author, "name", title)
         _text(item, "summary", entry.summary)
+        if entry.content is not None:
+            # Readers expect the whole article; xml:base resolves its relative links and images.
+            _text(item, "content", entry.content, type="html", **{_XML_BASE: entry.url})
         for tag in entry.tags:
             _element(item, "category", {"term": tag})
         if entry.cover:
             kind = mimetypes.guess_type(entry.cover)[0] or "image/*"
             _element(item, "link", {"rel": "enclosure", "type": kind, "href": entry.cover})
     return _document(feed)
+
+
+def feed_contents(data: bytes | None) -> dict[str, str]:
+    """The HTML content of each entry (by its id) of a feed this module wrote: a feed is its own
+    record of the newest articles' bodies, so a publish need not read their pages again."""
+    if not data:
+        return {}
+    try:
+        root = ET.fromstring(data)  # noqa: S314 - our own file, and expat expands no entities
+    except ET.ParseError:
+        return {}
+    contents = {}
+    for entry in root.iter(f"{{{ATOM}}}entry"):
+        ident, content = entry.find(f"{{{ATOM}}}id"), entry.find(f"{{{ATOM}}}content")
+        if ident is not None and ident.text and content is not None and content.text:
+            contents[ident.text] = content.text
+    return contents
+
+
+def sitemap_index(sitemaps: Sequence[tuple[str, datetime | None]]) -> bytes:
+    """A sitemap index: each sitemap's absolute URL and when it last changed."""
+    index = ET.Element("sitemapindex", {"xmlns": SITEMAP})
+    for location, changed in sorted(sitemaps, key=lambda page: page[0]):
+        item = _element(index, "sitemap", {})
+        _text(item, "loc", location)
+        if changed is not None:
+            _text(item, "lastmod", format_time(changed))
+    return _document(index)
 
 
 def sitemap(pages: Sequence[tuple[str, datetime | None]]) -> bytes:

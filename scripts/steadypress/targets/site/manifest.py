@@ -3,6 +3,7 @@ with what the shared files list of it; and the names of the files the site itsel
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ __all__ = [
     "NOT_FOUND",
     "NO_JEKYLL",
     "SITEMAP",
+    "SITEMAP_PAGES",
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
@@ -39,6 +41,7 @@ __all__ = [
     "page_path",
     "path_slug_source",
     "read_manifest",
+    "sitemap_shard",
     "tag_path",
     "url_slug",
 ]
@@ -50,7 +53,11 @@ FEED = "feed.xml"
 # The feed carries the newest articles, as feeds do: a reader polls it for what is new, and a
 # feed of every article would grow with the blog on every publish.
 FEED_ENTRIES = 20
+# The sitemap index (sitemaps.org): the front page and tag pages in one sitemap, the articles in
+# 256 more by a hash of their URL, so a publish rewrites the index and two small files, and no
+# file comes near the protocol's 50,000 URLs.
 SITEMAP = "sitemap.xml"
+SITEMAP_PAGES = "sitemaps/site.xml"
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
 TAGS_INDEX = "tags/index.html"
@@ -62,7 +69,7 @@ CNAME = "CNAME"
 GENERATOR = b'<meta name="generator" content="steadypress">'
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
-GENERATED_FOLDERS = frozenset({"tags", "assets"})
+GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps"})
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
 
@@ -167,6 +174,12 @@ def url_slug(source: str) -> str:
             f"at most {MAX_URL_SEGMENT} (a folder name on disk)"
         )
     return "/".join(parts)
+
+
+def sitemap_shard(slug: str) -> str:
+    """The sitemap that lists the article at `slug`: the same one for as long as it is there."""
+    digest = hashlib.sha1(slug.encode(), usedforsecurity=False).hexdigest()
+    return f"sitemaps/{digest[:2]}.xml"
 
 
 def page_path(slug: str) -> str:

@@ -24,7 +24,7 @@ from markupsafe import Markup
 
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
-from steadypress.feeds import FeedEntry, atom_feed, sitemap
+from steadypress.feeds import FeedEntry, atom_feed, feed_contents, sitemap, sitemap_index
 from steadypress.ledger import PublishedRecord
 from steadypress.render import is_relative_reference, reading_minutes, render_markdown
 from steadypress.targets.base import Receipt
@@ -41,6 +41,7 @@ from steadypress.targets.site.manifest import (
     NO_JEKYLL,
     NOT_FOUND,
     SITEMAP,
+    SITEMAP_PAGES,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
@@ -50,6 +51,7 @@ from steadypress.targets.site.manifest import (
     page_path,
     path_slug_source,
     read_manifest,
+    sitemap_shard,
     tag_path,
     url_slug,
 )
@@ -61,6 +63,10 @@ if TYPE_CHECKING:
     from steadypress.content import Article
 
 __all__ = ["SiteTarget", "build_site"]
+
+# The files a publish or a removal rewrites besides the article's own, asked by id (the feed is
+# read whole: it holds the newest articles' text).
+_LISTINGS = (INDEX, SITEMAP, SITEMAP_PAGES, TAGS_INDEX)
 
 
 def build_site(
@@ -97,6 +103,7 @@ class _Rendered:
     page: bytes
     entry: Entry
     assets: dict[str, bytes]  # site path -> bytes
+    html: str  # the article's body, for the feed
 
 
 def _summary(html: str, limit: int = 240) -> str:
@@ -216,7 +223,7 @@ class SiteTarget:
             sha256=hashlib.sha256(page).hexdigest(),
             aliases=tuple(sorted(redirects := self._redirects(article, url))),
         )
-        return _Rendered(page=page, entry=entry, assets={**assets, **redirects})
+        return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
 
     def _redirects(self, article: Article, url: str) -> dict[str, bytes]:
         """A page at each old URL of the article that sends readers (and search engines, by
@@ -252,40 +259,31 @@ class SiteTarget:
         ]
 
     def _write_shared(
-        self, files: SiteWriter, manifest: Mapping[str, Entry], tags: Iterable[str]
+        self,
+        files: SiteWriter,
+        manifest: Mapping[str, Entry],
+        tags: Iterable[str],
+        changed: Mapping[str, str | None],
     ) -> None:
-        """The files that list articles: the index, the feed, the sitemap, and the pages of
-        `tags` (the tags of the article that changed, before and after)."""
+        """The files that list articles: the index, the feed, the sitemaps, and the pages of
+        `tags` (the tags of the articles that changed, before and after). `changed` is the
+        slugs of the articles published or removed, with the HTML of those published."""
         site = self._site()
         entries = list(manifest.values())
         files.put(INDEX, self._theme.render("index.html", site=site, entries=self._list(entries)))
-        newest = sorted(entries, key=lambda entry: (entry.date, entry.slug), reverse=True)
-        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=[
-            FeedEntry(
-                title=entry.title, url=self._absolute(page_path(entry.slug)),
-                published=entry.date, updated=entry.updated, summary=entry.summary,
-                tags=entry.tags, cover=self._absolute(entry.cover) if entry.cover else None,
-            )
-            for entry in newest[:FEED_ENTRIES]
-        ]))  # fmt: skip
+        self._write_feed(files, entries, changed)
         by_tag: dict[str, list[Entry]] = {}
         for entry in entries:
             for tag in entry.tags:
                 by_tag.setdefault(tag_path(tag), []).append(entry)
-        pages: list[tuple[str, datetime | None]] = [
-            (self._address.url, max((e.updated for e in entries), default=None))
-        ]
-        pages += [(self._absolute(page_path(e.slug)), e.updated) for e in entries]
-        pages += [(self._absolute(path), max(e.updated for e in tagged))
-                  for path, tagged in by_tag.items()]  # fmt: skip
-        files.put(SITEMAP, sitemap(pages))
+        self._write_sitemaps(files, entries, by_tag, changed)
         # A tag page is named by the smallest spelling of its tag among the articles on it.
         names = {path: min(t for e in tagged for t in e.tags if tag_path(t) == path)
                  for path, tagged in by_tag.items()}  # fmt: skip
-        changed = sorted({tag_path(tag) for tag in tags})
-        if changed or not files.exists(TAGS_INDEX):
+        tag_pages = sorted({tag_path(tag) for tag in tags})
+        if tag_pages or not files.exists(TAGS_INDEX):
             self._write_tags_index(files, site, by_tag, names)
-        for path in changed:
+        for path in tag_pages:
             tagged = by_tag.get(path)
             if not tagged:
                 files.remove(path)
@@ -294,6 +292,59 @@ class SiteTarget:
                 "tag.html", site=site, tag=names[path], url=self._absolute(path),
                 entries=self._list(tagged),
             ))  # fmt: skip
+
+    def _write_feed(
+        self, files: SiteWriter, entries: list[Entry], changed: Mapping[str, str | None]
+    ) -> None:
+        """The newest articles with their whole text: this batch's from its rendering, the
+        others' from the feed as it was (an article entering the feed whose text is not known,
+        after a newer one was removed, shows its summary alone)."""
+        known = feed_contents(files.read(FEED))
+        newest = sorted(entries, key=lambda entry: (entry.date, entry.slug), reverse=True)
+        feed = []
+        for entry in newest[:FEED_ENTRIES]:
+            url = self._absolute(page_path(entry.slug))
+            feed.append(FeedEntry(
+                title=entry.title, url=url, published=entry.date, updated=entry.updated,
+                summary=entry.summary, tags=entry.tags,
+                cover=self._absolute(entry.cover) if entry.cover else None,
+                content=changed.get(entry.slug) or known.get(url),
+            ))  # fmt: skip
+        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
+
+    def _write_sitemaps(
+        self,
+        files: SiteWriter,
+        entries: list[Entry],
+        by_tag: Mapping[str, list[Entry]],
+        changed: Mapping[str, str | None],
+    ) -> None:
+        """The sitemap index, the sitemap of the front page and tag pages, and the sitemaps
+        of the articles that changed (all of them the first time, or after an older layout)."""
+        shards: dict[str, list[Entry]] = {}
+        for entry in entries:
+            shards.setdefault(sitemap_shard(entry.slug), []).append(entry)
+        rewrite = (
+            {sitemap_shard(slug) for slug in changed}
+            if files.exists(SITEMAP_PAGES)
+            else {sitemap_shard(entry.slug) for entry in entries}
+        )
+        for path in sorted(rewrite):
+            listed = shards.get(path)
+            if listed:
+                pages = [(self._absolute(page_path(e.slug)), e.updated) for e in listed]
+                files.put(path, sitemap(pages))
+            else:
+                files.remove(path)
+        newest = max((e.updated for e in entries), default=None)
+        site_pages: list[tuple[str, datetime | None]] = [(self._address.url, newest)]
+        site_pages += [(self._absolute(path), max(e.updated for e in tagged))
+                       for path, tagged in by_tag.items()]  # fmt: skip
+        files.put(SITEMAP_PAGES, sitemap(site_pages))
+        index = [(self._absolute(SITEMAP_PAGES), newest)]
+        index += [(self._absolute(path), max(e.updated for e in listed))
+                  for path, listed in shards.items()]  # fmt: skip
+        files.put(SITEMAP, sitemap_index(index))
 
     def _write_tags_index(
         self,
@@ -358,7 +409,7 @@ class SiteTarget:
             manifest = read_manifest(files)
             owners = {entry.slug: path for path, entry in manifest.items()}
             refused: dict[int, PublishError] = {}
-            changed = False
+            changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
             tags: set[str] = set()
             replaced: list[Entry] = []
             for index, article, rendered in batch:
@@ -373,26 +424,29 @@ class SiteTarget:
                     refused[index] = refusal
                     continue
                 if old != entry:
-                    changed = True
+                    if old is not None:
+                        changed[old.slug] = None
+                    changed[entry.slug] = rendered.html
                     manifest[article.path] = entry
                     owners[entry.slug] = article.path
                     tags.update(entry.tags, old.tags if old else ())
                     replaced.extend([old] if old else [])
             self._put_static(files)
             if changed:
-                self._write_listings(files, manifest, tags, replaced)
+                self._write_listings(files, manifest, tags, replaced, changed)
             return refused
 
         if batch:
             refused = self._files.apply(
                 change,
                 # The 404 page is read whole: an old site's own is left alone (it is small).
-                texts=[MANIFEST, NOT_FOUND],
-                oids=[INDEX, FEED, SITEMAP, STYLESHEET, NO_JEKYLL, NOT_FOUND, TAGS_INDEX, *{
+                texts=[MANIFEST, NOT_FOUND, FEED],
+                oids=[*_LISTINGS, STYLESHEET, NO_JEKYLL, NOT_FOUND, *{
                     path
                     for _index, _article, rendered in batch
                     for path in (page_path(rendered.entry.slug), *rendered.assets,
-                                 *map(tag_path, rendered.entry.tags))
+                                 *map(tag_path, rendered.entry.tags),
+                                 sitemap_shard(rendered.entry.slug))
                 }],
             )  # fmt: skip
             for index, refusal in refused.items():
@@ -437,10 +491,11 @@ class SiteTarget:
         manifest: Mapping[str, Entry],
         tags: Iterable[str],
         replaced: Iterable[Entry],
+        changed: Mapping[str, str | None],
     ) -> None:
         """After articles changed: the shared files, the images nobody uses any more, and the
         manifest."""
-        self._write_shared(files, manifest, tags)
+        self._write_shared(files, manifest, tags, changed)
         for old in replaced:
             _remove_orphans(files, manifest, old)
         files.put(MANIFEST, encode_manifest(manifest))
@@ -462,7 +517,8 @@ class SiteTarget:
             for entry in removed:
                 files.remove(page_path(entry.slug))
             tags = {tag for entry in removed for tag in entry.tags}
-            self._write_listings(files, manifest, tags, removed)
+            gone = dict.fromkeys((entry.slug for entry in removed), None)
+            self._write_listings(files, manifest, tags, removed, gone)
 
         # Each page is most likely at the slug made from its path; announcing it saves a read.
         likely_pages = []
@@ -470,8 +526,11 @@ class SiteTarget:
             with contextlib.suppress(PermanentError):
                 likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
         self._files.apply(
-            change, texts=[MANIFEST], oids=[INDEX, FEED, SITEMAP, TAGS_INDEX, *likely_pages]
-        )
+            change,
+            texts=[MANIFEST, FEED],
+            oids=[*_LISTINGS, *likely_pages,
+                  *map(sitemap_shard, (page.removesuffix("/index.html") for page in likely_pages))],
+        )  # fmt: skip
 
 
 def _remove_orphans(
