@@ -55,9 +55,12 @@ def _handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             for key, value in {**extra, "Content-Length": str(len(payload))}.items():
                 self.send_header(key, value)
-            self.end_headers()
-            if self.command != "HEAD":  # a HEAD answer has the headers of a GET, no body
-                self.wfile.write(payload)
+            try:
+                self.end_headers()
+                if self.command != "HEAD":  # a HEAD answer has the headers of a GET, no body
+                    self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up waiting (a timeout test)
 
         do_GET = do_HEAD = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
