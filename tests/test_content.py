@@ -146,3 +146,36 @@ def test_a_force_push_falls_back_to_reconciling(repo: Repo) -> None:
     repo.git("reset", "-q", "--hard", "HEAD~1")
     after = repo.commit(**{"content/c.md": article("C")})
     assert ContentSource(Git(repo.root), "content").changed_articles(before, after) is None
+
+
+def test_articles_prefetched_together_read_exactly_as_one_by_one(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run reads its articles from one `cat-file` and one walk of the history: the same
+    articles, dates and all, as reading each with its own git processes. Covered: an article
+    with no `date` (dated by the commit that added it), one edited since (`updated`), one
+    moved (a new article where it now is), one removed and added again."""
+    clock = iter(range(1_700_000_000, 1_800_000_000, 86_400))
+
+    def commit(**files: str) -> str:
+        stamp = f"@{next(clock)} +0000"
+        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
+        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
+        return repo.commit(**files)
+
+    commit(**{"content/a.md": article("A"), "content/b.md": article("B", date="2020-01-01"),
+              "content/c.md": article("C"), "content/d.md": article("D")})  # fmt: skip
+    commit(**{"content/a.md": article("A", body="Edited.")})
+    repo.git("mv", "content/c.md", "content/moved.md")
+    commit()
+    repo.git("rm", "-q", "content/d.md")
+    commit()
+    head = commit(**{"content/d.md": article("D", body="Back.")})
+    one_by_one = ContentSource(Git(repo.root), "content")
+    together = ContentSource(Git(repo.root), "content")
+    paths = one_by_one.list_articles(head)
+    together.prefetch(head, list(paths))
+    for path, blob in paths.items():
+        assert together.read(path, blob, commit=head) == one_by_one.read(path, blob, commit=head)
+    edited = together.read("content/a.md", paths["content/a.md"], commit=head)
+    assert edited.date is not None and edited.updated is not None and edited.updated > edited.date

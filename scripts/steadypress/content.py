@@ -252,6 +252,11 @@ class ContentSource:
         self._content_dir = content_dir.strip("/")
         self._revision = revision  # the content branch's ref, resolved afresh each time
         self._commit_times: dict[str, datetime] = {}
+        # What was read at a commit, kept for the run: a commit never changes, and a run reads
+        # an article twice (to plan, to publish).
+        self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
+        # Per commit, from one walk of its history: when each article last changed, was added.
+        self._history: dict[str, tuple[dict[str, datetime], dict[str, datetime]]] = {}
 
     @property
     def content_dir(self) -> str:
@@ -339,11 +344,11 @@ class ContentSource:
         for name, oid in (("blob", blob), ("commit", commit)):
             if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
                 raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
-        at_commit = self._git.read_file(newest, path) if newest else None
+        at_commit = self._read_file(newest, path) if newest else None
         if at_commit is not None and at_commit[1] == blob:
             commit = newest or commit  # the same version, read where everything is newest
         else:
-            at_commit = self._git.read_file(commit, path)
+            at_commit = self._read_file(commit, path)
         if at_commit is not None and at_commit[1] == blob:
             if at_commit[0] == SYMLINK_MODE:
                 raise ArticleError(
@@ -359,6 +364,59 @@ class ContentSource:
         updated = self._last_commit_time(commit, path) or self._commit_time(commit)
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
+
+    def prefetch(self, commit: str, paths: Collection[str]) -> None:
+        """Make reading these articles at `commit` cheap: their bytes in one git process, and
+        their dates from one walk of the content folder's history, instead of three processes
+        an article (a first build of 10,000 articles spawned 30,000)."""
+        wanted = {path for path in paths if (commit, path) not in self._files}
+        if not wanted or not OBJECT_ID.match(commit):
+            return
+        listing = self._git.run(
+            "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--",
+            self._content_dir,
+        )  # fmt: skip
+        entries: list[tuple[str, str, str]] = []
+        for entry in listing.split(b"\0"):
+            if entry:
+                meta, raw_path = entry.split(b"\t", 1)
+                mode, kind, oid = meta.decode().split()
+                path = raw_path.decode("utf-8", errors="surrogateescape")
+                if kind == "blob" and path in wanted:
+                    entries.append((path, mode, oid))
+        found = self._git.read_objects([oid for _path, _mode, oid in entries])
+        for (path, mode, oid), read in zip(entries, found, strict=True):
+            self._files[commit, path] = (mode, oid, read[1]) if read is not None else None
+        for path in wanted - {path for path, _mode, _oid in entries}:
+            self._files[commit, path] = None
+        self._walk(commit)
+
+    def _read_file(self, commit: str, path: str) -> tuple[str, str, bytes] | None:
+        if (commit, path) not in self._files:
+            self._files[commit, path] = self._git.read_file(commit, path)
+        return self._files[commit, path]
+
+    def _walk(self, commit: str) -> None:
+        """Every article's last change and addition up to `commit`, newest first, in one `git
+        log` (renames are not followed: an article moved is a new one, as `read` sees it)."""
+        if commit in self._history:
+            return
+        raw = self._git.run(
+            "log", "-z", "--format=%x01%ct", "--name-status", "--no-renames",
+            "--end-of-options", commit, "--", self._content_dir,
+        )  # fmt: skip
+        changed: dict[str, datetime] = {}
+        added: dict[str, datetime] = {}
+        for chunk in raw.split(b"\x01")[1:]:
+            stamp, _, files = chunk.partition(b"\0")
+            moment = datetime.fromtimestamp(int(stamp), UTC)
+            fields = files.lstrip(b"\n").split(b"\0")
+            for status, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+                path = raw_path.decode("utf-8", errors="surrogateescape")
+                changed.setdefault(path, moment)
+                if status == b"A":
+                    added.setdefault(path, moment)
+        self._history[commit] = (changed, added)
 
     def uncommitted(self, *also: str) -> list[str]:
         """Files under the content folder (and the paths `also` names) whose changes are not
@@ -422,6 +480,9 @@ class ContentSource:
     def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
         """When the newest commit up to `commit` that changed `path` (and matches `options`)
         was made; git stops at the first one it finds."""
+        if commit in self._history and options in ((), ("--diff-filter=A",)):
+            changed, added = self._history[commit]
+            return (added if options else changed).get(path)
         # A literal pathspec: a file name with `*` or `?` is a name, not a glob.
         stamp = self._git.text(
             "log", "-1", "--format=%ct", *options, "--end-of-options", commit, "--",

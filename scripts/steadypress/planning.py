@@ -91,6 +91,11 @@ def plan(
     ledger.published.preload(
         item_key(target, path) for path in [*articles, *removed] for target in pipeline.targets
     )
+    # The versions some target does not know are read below: read together, once for the run.
+    pipeline.content.prefetch(commit, [
+        path for path, blob in articles.items()
+        if any(not _known(ledger, item_key(t, path), blob) for t in pipeline.targets)
+    ])  # fmt: skip
     for path, blob in sorted(articles.items()):
         targets = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
         if not targets:
