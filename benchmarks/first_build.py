@@ -1,0 +1,137 @@
+"""A first build, side by side with Hugo on the same articles: `steadypress run` on a repository
+of N articles (the embedded default: local state, the site in _site), then one new article,
+against `hugo` building the same markdown with a minimal theme of the same pages (an article
+page, the index, tag pages, a feed, a sitemap).
+
+The corpus: N articles with front matter (title, a date spread over five years, two tags), a
+few paragraphs, a fenced code block and a table. Each figure is the wall time of a whole
+process, min and median of --runs runs, and the ratio to Hugo's; this machine is noisy, so the
+ratios are what to compare. Hugo is Debian's `hugo` package; without it the Hugo column says so.
+
+Goal (issue 16): 10,000 within 11x of 1,000 (linear), 1,000 within 2x of Hugo's wall time.
+
+Usage: .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+BODY = (
+    "Some words about a thing, with `code`, **bold** text and a [link](https://example.org/).\n\n"
+    * 5
+    + "```python\ndef publish(article):\n    return site.put(article)\n```\n\n"
+    + "| column | value |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n"
+)
+HUGO_LAYOUTS = {
+    "_default/baseof.html": "<!doctype html><html><head><title>{{ .Title }}</title></head>"
+    '<body>{{ block "main" . }}{{ end }}</body></html>',
+    "_default/single.html": '{{ define "main" }}<article><h1>{{ .Title }}</h1>'
+    '<time>{{ .Date.Format "2006-01-02" }}</time>{{ range .Params.tags }} #{{ . }}{{ end }}'
+    '{{ .Content }}</article>{{ with .PrevInSection }}<a href="{{ .RelPermalink }}">'
+    "{{ .Title }}</a>{{ end }}{{ end }}",
+    "_default/list.html": '{{ define "main" }}<h1>{{ .Title }}</h1><ul>{{ range .Pages }}'
+    '<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul>{{ end }}',
+    "index.html": '{{ define "main" }}<ul>{{ range first 20 .Site.RegularPages }}'
+    '<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul>{{ end }}',
+}
+
+
+def corpus(folder: Path, size: int) -> None:
+    for n in range(size):
+        date = f"{2021 + n % 5}-{n % 12 + 1:02d}-{n % 28 + 1:02d}"
+        text = f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 40}, all]\n---\n\n{BODY}"
+        (folder / f"a{n:06d}.md").write_text(text)
+
+
+def blog(root: Path, size: int) -> Path:
+    repo = root / "blog"
+    (repo / "content").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    corpus(repo / "content", size)
+    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
+    return repo
+
+
+def hugo_site(root: Path, size: int) -> Path:
+    site = root / "hugo"
+    (site / "content" / "posts").mkdir(parents=True)
+    corpus(site / "content" / "posts", size)
+    (site / "config.toml").write_text(
+        'baseURL = "https://blog.example/"\ntitle = "bench"\n[taxonomies]\ntag = "tags"\n'
+    )
+    for name, text in HUGO_LAYOUTS.items():
+        (site / "layouts" / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / "layouts" / name).write_text(text)
+    return site
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def steadypress(repo: Path) -> tuple[float, float]:
+    """(first build, one new article after it), each a whole `steadypress run`."""
+    command = [sys.executable, "-m", "steadypress", "run", "--repo", str(repo)]
+    first = timed(command, repo)
+    (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{BODY}")
+    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
+    return first, timed(command, repo)
+
+
+def measure(size: int, runs: int) -> dict[str, list[float]]:
+    figures: dict[str, list[float]] = {"first": [], "one more": [], "hugo": []}
+    hugo = shutil.which("hugo")
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            first, more = steadypress(blog(Path(folder), size))
+            figures["first"].append(first)
+            figures["one more"].append(more)
+            if hugo:
+                site = hugo_site(Path(folder), size)
+                figures["hugo"].append(timed([hugo, "--quiet", "-d", str(site / "public")], site))
+    return figures
+
+
+def cell(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} s" if values else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parent.parent / "scripts"))
+    if not shutil.which("hugo"):
+        print("hugo is not installed (Debian: apt-get install hugo): its column is empty")
+    print(
+        "| articles | steadypress first build (min / median) | Hugo (min / median) "
+        "| ratio of medians | one new article after it |"
+    )
+    print("| ---: | --- | --- | ---: | --- |")
+    for size in args.sizes:
+        figures = measure(size, args.runs)
+        ratio = (
+            f"{statistics.median(figures['first']) / statistics.median(figures['hugo']):.1f}x"
+            if figures["hugo"] else "-"
+        )  # fmt: skip
+        print(f"| {size:,} | {cell(figures['first'])} | {cell(figures['hugo'])} | {ratio} "
+              f"| {cell(figures['one more'])} |", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
