@@ -13,9 +13,10 @@ from hypothesis import settings
 
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
+from tests.fakes.github import FakeGitHub
 from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
-from tests.helpers import Repo
+from tests.helpers import Repo, github_environment
 
 # `HYPOTHESIS_PROFILE=thorough pytest` searches far longer than the default run CI does.
 settings.register_profile("thorough", max_examples=3000, stateful_step_count=60)
@@ -32,6 +33,17 @@ def forem(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeForem]:
     """The Forem fake with a 2-second rate-limit window, its API key in DEVTO_API_KEY."""
     with FakeForem(window=2.0) as fake:
         monkeypatch.setenv("DEVTO_API_KEY", fake.api_key)
+        yield fake
+
+
+@pytest.fixture
+def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
+    """The GitHub fake, with the environment a workflow run gives steadypress pointed at it
+    (a test module that needs the bare fake defines its own `github`)."""
+    with FakeGitHub() as fake:
+        for name, value in github_environment(fake).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
         yield fake
 
 

@@ -2,7 +2,6 @@
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,15 +23,6 @@ from tests.helpers import (
 ZERO = "0" * 40
 STATE = "steadypress-state"
 FAST = "timings: {lease: 10m, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\nmax_attempts: 2\n"
-
-
-@pytest.fixture
-def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        for name, value in github_environment(fake).items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
-        yield fake
 
 
 def gh(repo: Repo, *args: str) -> Result:

@@ -5,16 +5,12 @@ itself."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 
 from steadypress import codec
 from steadypress.ledger import PublishedRecord
 from steadypress.published import shard_of
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, Result, article, github_environment, run_cli
+from tests.helpers import Repo, Result, article, run_cli
 
 ZERO = "0" * 40
 STATE = "steadypress-state"
@@ -75,15 +71,6 @@ def test_a_version_1_branch_that_lost_its_published_file_is_refused(repo: Repo) 
     result = run_cli(repo, "run")
     assert result.code == 3 and "state/published.json" in result.err and "missing" in result.err
     assert repo.state_head() == head, "nothing written over it"
-
-
-@pytest.fixture
-def github(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        for name, value in github_environment(fake).items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
-        yield fake
 
 
 def gh(repo: Repo, *args: str) -> Result:

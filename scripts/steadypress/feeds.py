@@ -107,24 +107,23 @@ def feed_contents(data: bytes | None) -> dict[str, str]:
 
 def sitemap_index(sitemaps: Sequence[tuple[str, datetime | None]]) -> bytes:
     """A sitemap index: each sitemap's absolute URL and when it last changed."""
-    index = ET.Element("sitemapindex", {"xmlns": SITEMAP})
-    for location, changed in sorted(sitemaps, key=lambda page: page[0]):
-        item = _element(index, "sitemap", {})
-        _text(item, "loc", location)
-        if changed is not None:
-            _text(item, "lastmod", format_time(changed))
-    return _document(index)
+    return _locations("sitemapindex", "sitemap", sitemaps)
 
 
 def sitemap(pages: Sequence[tuple[str, datetime | None]]) -> bytes:
     """`pages`: absolute URL and last change (None when unknown), in any order."""
-    urlset = ET.Element("urlset", {"xmlns": SITEMAP})
-    for location, changed in sorted(pages, key=lambda page: page[0]):
-        url = _element(urlset, "url", {})
-        _text(url, "loc", location)
+    return _locations("urlset", "url", pages)
+
+
+def _locations(root: str, item: str, entries: Sequence[tuple[str, datetime | None]]) -> bytes:
+    """A sitemaps.org document: `root` holding an `item` per (location, last change)."""
+    document = ET.Element(root, {"xmlns": SITEMAP})
+    for location, changed in sorted(entries, key=lambda entry: entry[0]):
+        element = _element(document, item, {})
+        _text(element, "loc", location)
         if changed is not None:
-            _text(url, "lastmod", format_time(changed))
-    return _document(urlset)
+            _text(element, "lastmod", format_time(changed))
+    return _document(document)
 
 
 def _document(root: ET.Element) -> bytes:

@@ -10,7 +10,7 @@ from steadypress.content import Article
 from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import PublishedRecord
 
-__all__ = ["BatchTarget", "Receipt", "Target"]
+__all__ = ["BatchTarget", "Receipt", "Target", "missing_secret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,11 @@ class Receipt:
 
     url: str | None
     id: str | None
+
+
+def missing_secret(variable: str, value: str | None) -> str | None:
+    """The `unavailable_reason` of a target that needs the secret in `variable`."""
+    return None if value is not None else f"the secret {variable} is not set in this run"
 
 
 class Target(Protocol):

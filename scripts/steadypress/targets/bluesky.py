@@ -36,7 +36,7 @@ from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, one_of, text_settings
 from steadypress.render import is_relative_reference
 from steadypress.targets.announce import DEFAULT_TEMPLATE, Announcement, announce, check_template
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.site.assets import image_blob
 from steadypress.timefmt import format_time
@@ -44,9 +44,10 @@ from steadypress.timefmt import format_time
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
-__all__ = ["BlueskySettings", "BlueskyTarget", "parse_settings", "record_key"]
+__all__ = ["BlueskySettings", "BlueskyTarget", "build", "parse_settings", "record_key"]
 
 COLLECTION = "app.bsky.feed.post"
 MAX_GRAPHEMES = 300  # app.bsky.feed.post: text maxGraphemes
@@ -133,9 +134,7 @@ class BlueskyTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if self._password is None:
-            return f"the secret {self._settings.password_env} is not set in this run"
-        return None
+        return missing_secret(self._settings.password_env, self._password)
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         announcement = announce(article, self._links, self._settings.template)
@@ -282,3 +281,14 @@ def _facets(announcement: Announcement) -> list[dict[str, Any]]:
             end = start + len(found.group(0).encode())
             facets.append({"index": {"byteStart": start, "byteEnd": end}, "features": [feature]})
     return facets
+
+
+def build(name: str, settings: BlueskySettings, context: TargetContext) -> BlueskyTarget:
+    return BlueskyTarget(
+        name,
+        settings,
+        password=context.secrets.read(settings.password_env),
+        clock=context.clock,
+        links=context.links,
+        learn_secret=context.secrets.redact.add,
+    )

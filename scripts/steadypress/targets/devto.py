@@ -33,15 +33,16 @@ from steadypress.durations import parse_duration
 from steadypress.errors import TransientError
 from steadypress.options import text_settings
 from steadypress.render import image_references, is_relative_reference, rewrite_image_references
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
-__all__ = ["DevtoSettings", "DevtoTarget", "marker", "parse_settings"]
+__all__ = ["DevtoSettings", "DevtoTarget", "build", "marker", "parse_settings"]
 
 _ACCEPT = "application/vnd.forem.api-v1+json"
 _MARKER = re.compile(r"<!-- steadypress:(\S+) -->")
@@ -108,9 +109,7 @@ class DevtoTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if self._api_key is None:
-            return f"the secret {self._settings.api_key_env} is not set in this run"
-        return None
+        return missing_secret(self._settings.api_key_env, self._api_key)
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         payload = {"article": self._fields(article)}
@@ -228,3 +227,13 @@ class DevtoTarget:
             return Receipt(url=str(post["url"]), id=str(post["id"]))
         except (ValueError, KeyError, TypeError):
             raise TransientError(f"dev.to answered {response.status_code} without a post") from None
+
+
+def build(name: str, settings: DevtoSettings, context: TargetContext) -> DevtoTarget:
+    return DevtoTarget(
+        name,
+        settings,
+        api_key=context.secrets.read(settings.api_key_env),
+        clock=context.clock,
+        links=context.links,
+    )

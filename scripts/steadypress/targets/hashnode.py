@@ -33,16 +33,17 @@ from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, text_settings
 from steadypress.render import is_relative_reference
 from steadypress.slugs import slugify
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.site.manifest import path_slug_source
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
-__all__ = ["QUERIES", "HashnodeSettings", "HashnodeTarget", "marker", "parse_settings"]
+__all__ = ["QUERIES", "HashnodeSettings", "HashnodeTarget", "build", "marker", "parse_settings"]
 
 MAX_TAGS = 5
 _POST = "id slug url content { markdown }"
@@ -155,9 +156,7 @@ class HashnodeTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if self._token is None:
-            return f"the secret {self._settings.token_env} is not set in this run"
-        return None
+        return missing_secret(self._settings.token_env, self._token)
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         slug = self._slug(article.slug, article.path)
@@ -329,3 +328,14 @@ def _raise(errors: list[Any], token_env: str) -> None:
     if code in ("INTERNAL_SERVER_ERROR", ""):
         raise TransientError(f"Hashnode failed: {message}")
     raise PermanentError(f"Hashnode refused the article ({code}): {message}")
+
+
+def build(name: str, settings: HashnodeSettings, context: TargetContext) -> HashnodeTarget:
+    return HashnodeTarget(
+        name,
+        settings,
+        token=context.secrets.read(settings.token_env),
+        clock=context.clock,
+        content_dir=context.content.content_dir,
+        links=context.links,
+    )

@@ -33,15 +33,16 @@ from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, one_of, text_settings
 from steadypress.targets.announce import DEFAULT_TEMPLATE, announce, check_template
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
-__all__ = ["MastodonSettings", "MastodonTarget", "parse_settings"]
+__all__ = ["MastodonSettings", "MastodonTarget", "build", "parse_settings"]
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")
 ON_EDIT = ("edit", "leave")
@@ -122,9 +123,7 @@ class MastodonTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if self._token is None:
-            return f"the secret {self._settings.token_env} is not set in this run"
-        return None
+        return missing_secret(self._settings.token_env, self._token)
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         announcement = announce(article, self._links, self._settings.template)
@@ -248,3 +247,13 @@ def _created(status: Mapping[str, Any]) -> datetime:
         return datetime.fromisoformat(str(status["created_at"]).replace("Z", "+00:00"))
     except (KeyError, ValueError):
         return datetime.min.replace(tzinfo=UTC)  # unreadable: as if old, so listing stops
+
+
+def build(name: str, settings: MastodonSettings, context: TargetContext) -> MastodonTarget:
+    return MastodonTarget(
+        name,
+        settings,
+        token=context.secrets.read(settings.token_env),
+        clock=context.clock,
+        links=context.links,
+    )

@@ -54,101 +54,31 @@ class TargetContext:
 
 @dataclass(frozen=True)
 class _Kind:
-    module: str  # the kind's module: its `parse_settings`, and what `build` constructs
-    build: Callable[[TargetSpec, TargetContext], Target]
+    """A target kind: its module, which has `parse_settings(name, options, source)` and
+    `build(name, settings, context)` (`builder`, when building needs more than checking the
+    settings does), imported when a configuration names the kind, not before: a run without
+    dev.to never loads `requests` for it, and `--help` loads no target at all."""
+
+    module: str
+    builder: str | None = None
 
     def settings(self, spec: TargetSpec, source: str) -> Any:
         return import_module(self.module).parse_settings(spec.name, spec.options, source)
 
-
-# Each kind's module is imported when a configuration names that kind, not before: a run
-# without dev.to never loads `requests` for it, and `--help` loads no target at all.
-
-
-def _build_site(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets.site import parse_settings  # noqa: PLC0415 (only when configured)
-    from steadypress.targets.site.target import build_site  # noqa: PLC0415
-
-    settings = parse_settings(spec.name, spec.options, context.source)
-    return build_site(
-        spec.name,
-        context.site_files(settings),
-        settings,
-        content=context.content,
-        default_url=context.default_site_url,
-    )
-
-
-def _build_webhook(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets import webhook  # noqa: PLC0415 (only when configured)
-
-    settings = webhook.parse_settings(spec.name, spec.options, context.source)
-    return webhook.WebhookTarget(
-        spec.name, settings, secret=context.secrets.read(settings.secret_env), clock=context.clock
-    )
-
-
-def _build_devto(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets import devto  # noqa: PLC0415 (only when configured)
-
-    settings = devto.parse_settings(spec.name, spec.options, context.source)
-    return devto.DevtoTarget(
-        spec.name,
-        settings,
-        api_key=context.secrets.read(settings.api_key_env),
-        clock=context.clock,
-        links=context.links,
-    )
-
-
-def _build_mastodon(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets import mastodon  # noqa: PLC0415 (only when configured)
-
-    settings = mastodon.parse_settings(spec.name, spec.options, context.source)
-    return mastodon.MastodonTarget(
-        spec.name,
-        settings,
-        token=context.secrets.read(settings.token_env),
-        clock=context.clock,
-        links=context.links,
-    )
-
-
-def _build_bluesky(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets import bluesky  # noqa: PLC0415 (only when configured)
-
-    settings = bluesky.parse_settings(spec.name, spec.options, context.source)
-    return bluesky.BlueskyTarget(
-        spec.name,
-        settings,
-        password=context.secrets.read(settings.password_env),
-        clock=context.clock,
-        links=context.links,
-        learn_secret=context.secrets.redact.add,
-    )
-
-
-def _build_hashnode(spec: TargetSpec, context: TargetContext) -> Target:
-    from steadypress.targets import hashnode  # noqa: PLC0415 (only when configured)
-
-    settings = hashnode.parse_settings(spec.name, spec.options, context.source)
-    return hashnode.HashnodeTarget(
-        spec.name,
-        settings,
-        token=context.secrets.read(settings.token_env),
-        clock=context.clock,
-        content_dir=context.content.content_dir,
-        links=context.links,
-    )
+    def build(self, spec: TargetSpec, context: TargetContext) -> Target:
+        module = import_module(self.builder or self.module)
+        target: Target = module.build(spec.name, self.settings(spec, context.source), context)
+        return target
 
 
 KINDS: Mapping[str, _Kind] = {
-    "site": _Kind("steadypress.targets.site.settings", _build_site),
-    "webhook": _Kind("steadypress.targets.webhook", _build_webhook),
-    "devto": _Kind("steadypress.targets.devto", _build_devto),
-    "mastodon": _Kind("steadypress.targets.mastodon", _build_mastodon),
-    "bluesky": _Kind("steadypress.targets.bluesky", _build_bluesky),
-    "hashnode": _Kind("steadypress.targets.hashnode", _build_hashnode),
+    # The site's settings are checked without loading its renderers.
+    "site": _Kind("steadypress.targets.site.settings", "steadypress.targets.site.target"),
+    "webhook": _Kind("steadypress.targets.webhook"),
+    "devto": _Kind("steadypress.targets.devto"),
+    "hashnode": _Kind("steadypress.targets.hashnode"),
+    "mastodon": _Kind("steadypress.targets.mastodon"),
+    "bluesky": _Kind("steadypress.targets.bluesky"),
 }
 
 

@@ -29,16 +29,18 @@ from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import text_settings
 from steadypress.render import render_markdown
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, missing_secret
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.ledger import PublishedRecord
+    from steadypress.targets.registry import TargetContext
 
 __all__ = [
     "SIGNATURE_HEADER",
     "WebhookSettings",
     "WebhookTarget",
+    "build",
     "parse_settings",
     "sign",
 ]
@@ -104,9 +106,7 @@ class WebhookTarget:
         return self._name
 
     def unavailable_reason(self) -> str | None:
-        if self._secret is None:
-            return f"the secret {self._settings.secret_env} is not set in this run"
-        return None
+        return missing_secret(self._settings.secret_env, self._secret)
 
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         document = {
@@ -182,4 +182,10 @@ def _receipt(response: requests.Response) -> Receipt:
     url, id_ = answer.get("url"), answer.get("id")
     return Receipt(
         url=str(url) if url is not None else None, id=str(id_) if id_ is not None else None
+    )
+
+
+def build(name: str, settings: WebhookSettings, context: TargetContext) -> WebhookTarget:
+    return WebhookTarget(
+        name, settings, secret=context.secrets.read(settings.secret_env), clock=context.clock
     )

@@ -61,12 +61,24 @@ from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
     from steadypress.content import Article
+    from steadypress.targets.registry import TargetContext
 
-__all__ = ["SiteTarget", "build_site"]
+__all__ = ["SiteTarget", "build", "build_site"]
 
 # The files a publish or a removal rewrites besides the article's own, asked by id (the feed is
 # read whole: it holds the newest articles' text).
 _LISTINGS = (INDEX, SITEMAP, SITEMAP_PAGES, TAGS_INDEX)
+
+
+def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
+    """The site as a configuration names it: its files where the backend keeps them."""
+    return build_site(
+        name,
+        context.site_files(settings),
+        settings,
+        content=context.content,
+        default_url=context.default_site_url,
+    )
 
 
 def build_site(
