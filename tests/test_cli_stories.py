@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from steadypress.cli import main
-from steadypress.executor import CLAIM_BATCH
+from steadypress.executor import CLAIM_BATCH, claim_size
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
@@ -392,6 +392,19 @@ def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
     result = run_cli(repo, "run")
     assert result.code == 0 and "60 published" in result.out
     assert repo.state_commits() == 2 * math.ceil(60 / CLAIM_BATCH)
+
+
+def test_a_big_push_is_claimed_in_batches_that_grow_with_the_work(repo: Repo) -> None:
+    """400 articles: a quarter of what waits per claim (100, 75, 56, ...), never fewer than 25,
+    so the site's listings are rewritten a dozen times, not sixteen."""
+    repo.commit(**{f"content/p{n:03d}.md": article(f"P{n}") for n in range(400)})
+    result = run_cli(repo, "run")
+    assert result.code == 0 and "400 published" in result.out
+    claims, waiting = 0, 400
+    while waiting:
+        waiting -= min(waiting, claim_size(waiting))
+        claims += 1
+    assert claims < 400 // CLAIM_BATCH and repo.state_commits() == 2 * claims
 
 
 def failing_site(repo: Repo) -> None:

@@ -43,11 +43,23 @@ from steadypress.planning import Prepare
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
 
-__all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "drain"]
+__all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "MAX_CLAIM", "claim_size", "drain"]
 
 # How many items one claim takes: small enough that racing executors share a big push, large
 # enough that a push of 100 articles is four claims.
 CLAIM_BATCH = 25
+# A claim grows with the work waiting, up to this: a target that publishes a batch at once
+# rewrites its shared files once a batch (the site's listings), so a first build of 10,000
+# articles does that about 30 times rather than 400.
+MAX_CLAIM = 500
+
+
+def claim_size(pending: int) -> int:
+    """Items one claim takes when `pending` are waiting: 25, or a quarter of them (others
+    racing for a big push still find three quarters left)."""
+    return min(MAX_CLAIM, max(CLAIM_BATCH, pending // 4))
+
+
 # Outcomes are recorded at least this often within a batch, renewing the leases still held
 # (and sooner when a third of the lease has passed).
 CHECKPOINT_SECONDS = 20.0
@@ -100,11 +112,12 @@ def drain(
 
         def take(
             ledger: Ledger, run_prepare: Prepare | None = run_prepare, token: str = token
-        ) -> tuple[Ledger, tuple[list[str], Claimed, datetime]]:
+        ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int]]:
             now = pipeline.clock.now()
             fresh: list[str] = []
             if run_prepare is not None:
                 ledger, fresh = run_prepare(ledger, now)
+            limit = claim_size(len(ledger.pending))
             keys = select(
                 ledger,
                 now=now,
@@ -112,7 +125,7 @@ def drain(
                 exempt=exempt | set(fresh),
                 first=exempt | set(fresh),
                 accept=accept,
-                limit=CLAIM_BATCH,
+                limit=limit,
             )
             ledger, items = claim(
                 ledger,
@@ -123,9 +136,10 @@ def drain(
                 lease_ttl=pipeline.lease_ttl,
             )
             ledger.published.preload(item.key for item in items)
-            return ledger, (fresh, [(item, ledger.published.get(item.key)) for item in items], now)
+            claimed = [(item, ledger.published.get(item.key)) for item in items]
+            return ledger, (fresh, claimed, now, limit)
 
-        fresh, claimed, leased_at = pipeline.transact(
+        fresh, claimed, leased_at, limit = pipeline.transact(
             take,
             message=f"steadypress: claim ({pipeline.holder})",
             optimistic=just_read or prepare is not None or not first_round,
@@ -138,7 +152,7 @@ def drain(
         attempted.update((item.key, item.blob) for item, _ in claimed)
         batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at)
         batch.work()
-        if len(claimed) < CLAIM_BATCH and not batch.newer_pending:
+        if len(claimed) < limit and not batch.newer_pending:
             # Everything claimable was in this batch; reading again would find nothing but the
             # work others enqueued since, which is theirs to take (or the sweeper's).
             return report
