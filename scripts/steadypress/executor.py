@@ -185,8 +185,6 @@ class _Batch:
         self.depends_on: dict[str, Sequence[str]] = {}
 
     def work(self) -> None:
-        # The batch's articles are read at the head first (`_read`): all of them at once.
-        self.pipeline.content.prefetch(self._head(), [item.path for item, _ in self.claimed])
         together = self._publish_together()
         for item, previous in self.claimed:
             self._keep_leases()

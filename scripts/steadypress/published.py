@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from steadypress.ledger import PublishedRecord
@@ -158,7 +158,3 @@ class PublishedRecords(Mapping[str, "PublishedRecord"]):
 
     def __repr__(self) -> str:
         return f"PublishedRecords({len(self._changed)} shards changed)"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled (hypothesis, process pools) as the plain records it holds.
-        return (PublishedRecords.of, (dict(self.items()),))

@@ -1,11 +1,12 @@
-"""The static site target: a page per article with its images, an index, an Atom feed, a
-sitemap and a page per tag, in the theme's templates.
+"""The static site target: a page per article with its images and links to its older and newer
+neighbours, an index, an Atom feed of the newest articles' text, a sitemap index over sitemaps,
+and a page per tag, in the theme's templates.
 
 The site keeps its own manifest (`manifest.py`), so publishing is idempotent without asking
 the ledger, and incremental: one article's new version rewrites its page, its images, the
-index, the feed, the sitemap and the pages of its tags (old and new), built from the manifest
-without reading any other article. The same content gives the same bytes, and identical bytes
-are not written.
+index, the feed, the sitemap index and two sitemaps, the pages of its tags (old and new), and
+the links in the pages of the neighbours it changed, built from the manifest without reading
+any other article. The same content gives the same bytes, and identical bytes are not written.
 """
 
 from __future__ import annotations
