@@ -424,8 +424,11 @@ def _check_key(key: str, target: str, path: str) -> None:
         raise _Invalid(f"key does not match its target {target!r} and path {path!r}")
 
 
-def _document_of(name: str, section: str, data: bytes | None, versions: Collection[int]) -> Any:
-    """The section's content of a state file, or the StateError naming its problem."""
+def _document_of(
+    name: str, section: str, data: bytes | None, versions: Collection[int]
+) -> tuple[int, Any]:
+    """(version, the section's content) of a state file, or the StateError naming its
+    problem."""
     if data is None:
         raise StateError(name, "missing from the state branch")
     try:
@@ -435,7 +438,7 @@ def _document_of(name: str, section: str, data: bytes | None, versions: Collecti
     if not isinstance(document, dict):
         raise StateError(name, "must hold a JSON object")
     version = document.get("version")
-    if version not in versions:
+    if not isinstance(version, int) or version not in versions:
         raise StateError(
             name,
             f"format version {version!r} is not {' or '.join(map(str, sorted(versions)))}; "
@@ -443,7 +446,7 @@ def _document_of(name: str, section: str, data: bytes | None, versions: Collecti
         )
     if set(document) != {"version", section}:
         raise StateError(name, f"must hold exactly 'version' and {section!r}")
-    return document[section]
+    return version, document[section]
 
 
 def _section(
@@ -452,8 +455,9 @@ def _section(
     data: bytes | None,
     reader: Callable[[str, Any], T],
     versions: Collection[int] = (1, FORMAT_VERSION),
-) -> dict[str, T]:
-    records = _document_of(name, section, data, versions)
+) -> tuple[int, dict[str, T]]:
+    """(version, the records) of a state file, each read by `reader`."""
+    version, records = _document_of(name, section, data, versions)
     if not isinstance(records, dict):
         raise StateError(name, f"{section!r} must be an object")
     result: dict[str, T] = {}
@@ -462,14 +466,14 @@ def _section(
             result[key] = reader(key, raw)
         except _Invalid as problem:
             raise StateError(name, f"{key!r}: {problem}") from None
-    return result
+    return version, result
 
 
 def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
     """One shard file; a record filed under another shard is refused (a hand edit gone wrong:
     it would never be found)."""
     path = shard_file(name)
-    records = _section(path, "published", data, _published_record_from, (FORMAT_VERSION,))
+    _version, records = _section(path, "published", data, _published_record_from, (FORMAT_VERSION,))
     for key in records:
         if shard_of(key) != name:
             raise StateError(path, f"{key!r} belongs in {shard_file(shard_of(key))}")
@@ -479,7 +483,7 @@ def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
 def _reconciled(data: bytes | None) -> Reconciled | None:
     if data is None:
         return None
-    raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
+    _version, raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
     try:
         fields = _fields(raw, {"commit", "targets", "config"})
         targets = fields["targets"]
@@ -490,31 +494,26 @@ def _reconciled(data: bytes | None) -> Reconciled | None:
         raise StateError(RECONCILED_FILE, str(problem)) from None
 
 
-def _version_of(data: bytes | None) -> object:
-    try:
-        document = json.loads(data) if data is not None else None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None  # the section's own reading names the problem
-    return document.get("version") if isinstance(document, dict) else None
-
-
 def decode_ledger(
     files: Mapping[str, bytes | None], published: PublishedRecords | None = None
 ) -> Ledger:
     """The ledger from its small files, with `published` (the stored shards, read lazily), or
     from version 1's `state/published.json` when `files` holds it. Raises StateError naming the
     file at the first problem."""
-    pending_data = files.get(PENDING_FILE)
+    version, pending = _section(PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item)
     legacy = files.get(LEGACY_PUBLISHED_FILE)
-    if legacy is None and _version_of(pending_data) == 1:
-        published = None  # a version 1 branch: its published records are all in one file
-    if legacy is not None or published is None:
-        records = _section(LEGACY_PUBLISHED_FILE, "published", legacy, _published_record_from, (1,))
+    # A version 1 branch keeps every published record in one file: read it (or refuse it
+    # missing) rather than the shards a version 2 branch would have.
+    if legacy is not None or published is None or version == 1:
+        _version, records = _section(
+            LEGACY_PUBLISHED_FILE, "published", legacy, _published_record_from, (1,)
+        )
         published = PublishedRecords.of(records)
+    _version, dead = _section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item)
     return Ledger(
-        pending=_section(PENDING_FILE, "pending", pending_data, _pending_item),
+        pending=pending,
         published=published,
-        dead=_section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item),
+        dead=dead,
         reconciled=_reconciled(files.get(RECONCILED_FILE)),
     )
 
