@@ -91,15 +91,15 @@ def plan(
     ledger.published.preload(
         item_key(target, path) for path in [*articles, *removed] for target in pipeline.targets
     )
-    # The versions some target does not know are read below: read together, once for the run.
-    pipeline.content.prefetch(commit, [
-        path for path, blob in articles.items()
-        if any(not _known(ledger, item_key(t, path), blob) for t in pipeline.targets)
-    ])  # fmt: skip
+    # The targets each version is new to; those versions are read below, together.
+    unknown: dict[str, list[str]] = {}
     for path, blob in sorted(articles.items()):
-        targets = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
-        if not targets:
-            continue
+        new_to = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
+        if new_to:
+            unknown[path] = new_to
+    pipeline.content.prefetch(commit, list(unknown))
+    for path, new_to in unknown.items():
+        blob, targets = articles[path], new_to
         not_before = None
         try:
             article = pipeline.content.read(path, blob, commit=commit)
