@@ -226,8 +226,10 @@ class FakeGitHub(LoopbackServer):
         self._folder.cleanup()
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
-        status, extra, payload = self.handle(method, path, headers, body)
         branch = self._branch_of(body) if path == "/graphql" else None
+        if branch:
+            self.requests_by_branch[branch] += 1
+        status, extra, payload = self.handle(method, path, headers, body, branch)
         if branch:
             self.bytes_by_branch[branch, "up"] += len(body)
             self.bytes_by_branch[branch, "down"] += len(payload) if status != LOST else 0
@@ -302,13 +304,11 @@ class FakeGitHub(LoopbackServer):
     # -- request handling ------------------------------------------------------------------
 
     def handle(
-        self, method: str, path: str, headers: dict[str, str], body: bytes
+        self, method: str, path: str, headers: dict[str, str], body: bytes, branch: str | None
     ) -> tuple[int, dict[str, str], bytes]:
+        """The answer to one request; `branch` is the one a GraphQL call names, if any."""
         label, route = self._label(method, path, body)
         self.requests[label] += 1
-        branch = self._branch_of(body) if path == "/graphql" else None
-        if branch:
-            self.requests_by_branch[branch] += 1
         if self.latency:
             time.sleep(self.latency)
         auth = headers.get("authorization", "")
