@@ -1,6 +1,7 @@
 """Stories of the pure ledger: each transition, one behaviour at a time, time as a parameter."""
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from steadypress.ledger import (
@@ -9,6 +10,7 @@ from steadypress.ledger import (
     Failure,
     Lease,
     Ledger,
+    Reconciled,
     RetryPolicy,
     Sighting,
     claim,
@@ -318,6 +320,25 @@ def test_withdraw_drops_waiting_work_but_not_work_in_progress() -> None:
     leased = claimed_by("a", "t", ledger)
     assert withdraw(leased, [KEY], now=T0) == (leased, [])
     assert withdraw(leased, [KEY], now=T0 + TTL)[1] == [KEY], "an expired lease protects nothing"
+
+
+def test_a_late_write_of_withdrawn_work_has_the_next_sweep_compare_everything() -> None:
+    """Work withdrawn after its lease ran out (the article removed under a target that left
+    posts up) is written anyway by its slow holder. The write is recorded, and since only the
+    content can tell whether the article still wants it (the target may unpublish by now), the
+    reconcile's marker goes: the next sweep compares every article, not just what changed."""
+    marker = Reconciled(commit="c9", targets=("site",), config="cfg")
+    ledger = replace(claimed_by("slow", "t1", pending_with("b1")), reconciled=marker)
+    ledger, dropped = withdraw(ledger, [KEY], now=T0 + TTL)
+    assert dropped == [KEY] and ledger.reconciled == marker
+    ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 2)
+    assert ledger.published[KEY].blob == "b1"
+    assert ledger.reconciled is None
+    # A late write the ledger still tracks settles by itself: the marker stays.
+    tracked = replace(claimed_by("slow", "t1", pending_with("b1")), reconciled=marker)
+    tracked, _ = enqueue(tracked, [seen("b2")], now=T0)
+    tracked, _ = complete(tracked, [Completion(KEY, "b1", "c-b1", "t1")], now=T0 + TTL * 2)
+    assert tracked.reconciled == marker and tracked.pending[KEY].blob == "b2"
 
 
 def test_the_first_alert_number_recorded_for_a_dead_item_stays() -> None:

@@ -1,6 +1,7 @@
 """Properties of the ledger under arbitrary sequences of transitions (hypothesis, stateful)."""
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import settings
@@ -13,6 +14,7 @@ from steadypress.ledger import (
     Completion,
     Failure,
     Ledger,
+    Reconciled,
     RetryPolicy,
     Sighting,
     claim,
@@ -22,6 +24,7 @@ from steadypress.ledger import (
     item_key,
     retry,
     select,
+    split_key,
     withdraw,
 )
 from tests.schema import validate_state_file
@@ -30,12 +33,13 @@ PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]
 BLOBS = ["b1", "b2", "b3"]
 TTL = timedelta(minutes=10)
 POLICY = RetryPolicy(max_attempts=3, backoff_initial=30, backoff_max=1800)
+MARKER = Reconciled(commit="c0", targets=("devto", "site"), config="cfg")
 
 
 class LedgerMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.ledger = Ledger()
+        self.ledger = Ledger(reconciled=MARKER)
         self.encoder = codec.PendingEncoder()  # kept across steps, as a store keeps it
         self.now = datetime(2026, 1, 1, tzinfo=UTC)
         self.rng = random.Random(0)
@@ -124,6 +128,19 @@ class LedgerMachine(RuleBasedStateMachine):
             assert key not in self.ledger.pending
             self.latest.pop(key, None)
 
+    @rule()
+    def sweep(self) -> None:
+        """The sweeper's reconcile: nothing when the marker says the content head was compared;
+        every article as it is now when the marker is gone."""
+        if self.ledger.reconciled is not None:
+            return
+        sightings = []
+        for key, blob in self.latest.items():
+            target, path = split_key(key)
+            sightings.append(Sighting(target=target, path=path, blob=blob, commit=f"c{blob}"))
+        self.ledger, _ = enqueue(self.ledger, sightings, now=self.now)
+        self.ledger = replace(self.ledger, reconciled=MARKER)
+
     @rule(seconds=st.integers(0, 4000))
     def time_passes(self, seconds: int) -> None:
         self.now += timedelta(seconds=seconds)
@@ -136,8 +153,11 @@ class LedgerMachine(RuleBasedStateMachine):
         A version can be published and dead at once: re-published as insurance against a newer
         write that may have overwritten it, it failed for good; the alert must stay open. The
         newest version of a removed article is ABSENT, finished when the target holds nothing
-        of it (a tombstone, or no record at all)."""
+        of it (a tombstone, or no record at all). Without a reconcile marker, the next sweep
+        compares every article: nothing is stranded that it would not find."""
         assert not set(self.ledger.pending) & set(self.ledger.dead)
+        if self.ledger.reconciled is None:
+            return
         for key, blob in self.latest.items():
             pending = key in self.ledger.pending and self.ledger.pending[key].blob == blob
             published = self.ledger.published.get(key)

@@ -431,6 +431,7 @@ def complete(
     since that write happened, but the current version is then pending again: the late write may
     have overwritten it on the target. Completing `ABSENT` leaves a record whose blob is
     `ABSENT` (a tombstone): a late write of an older version is then known to need undoing.
+    A late write of work the ledger no longer held at all clears the reconcile's marker.
     """
     completions = list(completions)
     if not completions:
@@ -439,6 +440,7 @@ def complete(
     published: dict[str, PublishedRecord] = {}  # what these completions record
     ledger.published.preload(done.key for done in completions)
     dead = dict(ledger.dead)
+    reconciled = ledger.reconciled
     resolutions: list[Resolution] = []
     for done in completions:
         record = PublishedRecord(
@@ -475,12 +477,19 @@ def complete(
                 commit=previous.commit,
                 enqueued_at=now,
             )
+        elif dead_item is None and previous is None and done.blob != ABSENT:
+            # A write of work the ledger had let go of (withdrawn after its lease ran out, while
+            # its holder was still at it): only the content knows whether the article still
+            # wants it (the configuration may have changed since, or the article gone), so the
+            # next sweep compares everything instead of taking the content head as settled.
+            reconciled = None
     return (
         replace(
             ledger,
             pending=ledger.pending if pending == ledger.pending else pending,
             published=ledger.published.renewed(published),
             dead=ledger.dead if len(dead) == len(ledger.dead) else dead,
+            reconciled=reconciled,
         ),
         resolutions,
     )
