@@ -1,6 +1,8 @@
 """The site target: stable URLs, escaped front matter, idempotent and deterministic output."""
 
-from datetime import UTC, datetime
+import re
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +177,7 @@ def test_a_code_block_has_one_background_and_the_front_page_no_second_site_title
     css = (tmp_path / "style.css").read_text()
     assert "pre code { background" not in css and "pre { background: var(--code)" in css
     index = (tmp_path / "index.html").read_text()
-    assert "<h1>Articles</h1>" in index and "<h1>steadypress</h1>" not in index
+    assert "<h1>Latest articles</h1>" in index and "<h1>steadypress</h1>" not in index
 
 
 def test_a_site_has_a_not_found_page_and_a_page_of_its_tags(tmp_path: Path) -> None:
@@ -196,3 +198,69 @@ def test_a_site_has_a_not_found_page_and_a_page_of_its_tags(tmp_path: Path) -> N
     site.unpublish("content/a.md", None)
     site.unpublish("content/b.md", None)
     assert not (tmp_path / "tags/index.html").exists()
+
+
+def dated(n: int, moment: datetime, **extra: Any) -> Article:
+    return Article(path=f"content/p{n}.md", blob="b1", title=f"P{n}", body="Text.", date=moment,
+                   **extra)  # fmt: skip
+
+
+def titles(page: Path) -> list[str]:
+    """The titles an article list shows, in order."""
+    return re.findall(r'<a href="/p\d+/">(P\d+)</a>', page.read_text())
+
+
+def test_listings_are_split_as_blogs_split_them(tmp_path: Path) -> None:
+    """The front page shows the 20 newest and links to the archive; the archive lists the
+    months with their counts; a month's page lists its articles; a tag's page shows its 20
+    newest and links to a page per year; each page lists newest first."""
+    site = make_site(tmp_path)
+    # 30 articles, one every ten days from 2025-11-05 to 2026-08-22.
+    start = datetime(2025, 11, 5, tzinfo=UTC)
+    site.publish_batch([
+        (dated(n, start + timedelta(days=10 * n), tags=("python",) if n % 2 else ()), None)
+        for n in range(30)
+    ])  # fmt: skip
+    front = tmp_path / "index.html"
+    assert titles(front) == [f"P{n}" for n in range(29, 9, -1)]
+    assert '<a href="/archive/">All 30 articles, by month</a>' in front.read_text()
+    archive = (tmp_path / "archive/index.html").read_text()
+    assert re.findall(r"<h2>(\d+)</h2>", archive) == ["2026", "2025"]
+    assert '<a href="/archive/2025/12/">December 2025</a> <span class="count">3</span>' in archive
+    assert titles(tmp_path / "archive/2025/12/index.html") == ["P5", "P4", "P3"]
+    assert sorted(p.parent.name for p in tmp_path.glob("archive/*/*/index.html")) == [
+        "01", "02", "03", "04", "05", "06", "07", "08", "11", "12",
+    ]  # fmt: skip
+    tag = tmp_path / "tags/python/index.html"
+    assert titles(tag) == [f"P{n}" for n in range(29, 0, -2)]  # 15: all of them
+    assert '<a href="/tags/python/2025/">2025</a> <span class="count">3</span>' in tag.read_text()
+    assert titles(tmp_path / "tags/python/2025/index.html") == ["P5", "P3", "P1"]
+
+
+def test_a_removal_rewrites_the_pages_that_listed_it_and_an_empty_month_goes(
+    tmp_path: Path,
+) -> None:
+    site = make_site(tmp_path)
+    site.publish_batch([
+        (dated(1, datetime(2026, 3, 1, tzinfo=UTC), tags=("go",)), None),
+        (dated(2, datetime(2026, 4, 1, tzinfo=UTC), tags=("go",)), None),
+        (dated(3, datetime(2025, 4, 1, tzinfo=UTC), tags=("go",)), None),
+    ])  # fmt: skip
+    site.unpublish("content/p1.md", None)
+    site.unpublish("content/p3.md", None)
+    assert not (tmp_path / "archive/2026/03/index.html").exists()
+    assert not (tmp_path / "tags/go/2025/index.html").exists()
+    assert titles(tmp_path / "tags/go/2026/index.html") == ["P2"]
+    assert "March" not in (tmp_path / "archive/index.html").read_text()
+    site.unpublish("content/p2.md", None)
+    leftover = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.html")}
+    assert leftover == {"index.html", "404.html"}, "an empty blog keeps its front page alone"
+
+
+def test_a_new_date_moves_an_article_to_another_month(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    site.publish(dated(1, datetime(2026, 3, 1, tzinfo=UTC)), None)
+    moved = replace(dated(1, datetime(2026, 5, 1, tzinfo=UTC)), blob="b2")
+    site.publish(moved, None)
+    assert not (tmp_path / "archive/2026/03/index.html").exists()
+    assert titles(tmp_path / "archive/2026/05/index.html") == ["P1"]

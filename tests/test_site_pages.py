@@ -150,16 +150,19 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
         SITEMAP_XSD.validate(document)
         locations += [loc.text or "" for loc in ET.fromstring(document).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
     assert len(locations) == len(set(locations))
+    pages = {f"{URL}{p.removesuffix('index.html')}" for p in files(out) if p.endswith("index.html")}
+    assert set(locations) == pages
     assert f"{URL}guides/images-and-code/" in locations
-    assert f"{URL}tags/guide/" in locations and URL in locations
-    assert len(locations) == 1 + 4 + 5  # home, articles, tags (steadypress publishing guide ...)
+    assert {URL, f"{URL}tags/guide/", f"{URL}archive/", f"{URL}tags/guide/2026/"} <= pages
 
 
 def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
     pages = [path for path in files(out) if path.endswith(".html")]
-    assert len(pages) == 1 + 4 + 5 + 2  # home, articles, tags, the tags index and the 404 page
-    assert {"404.html", "tags/index.html"} <= set(pages)
+    # home, articles, tags and each tag's year, the tags index, the archive and its month, 404
+    assert len(pages) == 1 + 4 + 5 + 5 + 1 + 2 + 1
+    generated = {"404.html", "tags/index.html", "archive/index.html", "tags/guide/2026/index.html"}
+    assert generated <= set(pages)
     for page in pages:
         parser = html5lib.HTMLParser(strict=True)  # raises on the first parse error
         parser.parse((out / page).read_bytes())
@@ -221,10 +224,11 @@ def test_the_same_content_gives_the_same_bytes_in_any_order(blog: Repo, out: Pat
 
 
 def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Path) -> None:
-    """A new article: its page, the index, the feed, the sitemap, the manifest, its tag pages
-    and the tags index (a new tag, and a count that changed), and the page of the article that
-    was the newest, whose link to a newer one appears; every other file keeps its inode and its
-    bytes."""
+    """A new article: its page, the front page, the feed, the manifest, its tag pages and
+    their year pages, the tags index (a new tag, and a count that changed), its month's page and
+    the archive (a new month), the sitemap index and the sitemaps of these pages, and the page
+    of the article that was the newest, whose link to a newer one appears; every other file
+    keeps its inode and its bytes."""
     target = site(blog, out)
     publish_all(blog, target)
 
@@ -236,16 +240,25 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
         }
 
     before = stamps()
-    blog.commit(**{"content/new.md": "---\ntitle: New\ntags: [guide, fresh]\n---\n\nNew.\n"})
+    new = "---\ntitle: New\ndate: 2026-12-05\ntags: [guide, fresh]\n---\n\nNew.\n"
+    blog.commit(**{"content/new.md": new})
     publish_all(blog, target)
     after = stamps()
     touched = {path for path in after if before.get(path) != after[path]}
-    assert touched == {
-        "new/index.html", "index.html", "feed.xml", ".steadypress-site.json",
-        "sitemap.xml", "sitemaps/site.xml", sitemap_shard("new"),
-        "tags/guide/index.html", "tags/fresh/index.html", "tags/index.html",
+    month = "archive/2026/12/index.html"  # a new month
+    pages = {
+        "new/index.html", "index.html", "tags/index.html", "archive/index.html", month,
+        "tags/guide/index.html", "tags/fresh/index.html",
+        "tags/guide/2026/index.html", "tags/fresh/2026/index.html",
+    }  # fmt: skip
+    sitemaps = {path for path in touched if path.startswith("sitemaps/")}
+    assert touched - sitemaps == {
+        *pages, "feed.xml", ".steadypress-site.json", "sitemap.xml",
         "guides/images-and-code/index.html",
     }  # fmt: skip
+    # Only a sitemap whose pages' dates moved is rewritten (the indexes list counts, no date).
+    assert {sitemap_shard("new/index.html"), sitemap_shard(month)} <= sitemaps
+    assert sitemaps <= set(map(sitemap_shard, pages))
     newest_before = (out / "guides/images-and-code/index.html").read_text()
     assert '<a rel="next" href="/notes/new/"><span>Newer</span> New</a>' in newest_before
 

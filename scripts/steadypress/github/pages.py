@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from steadypress.cas import retry_conflicts
@@ -123,7 +123,7 @@ class _Staged:
         if path in self.deletions:
             return None
         if path not in self._texts_known:
-            self._fetch(path)
+            self._fetch([path])
         return self.at.texts.get(path)
 
     def exists(self, path: str) -> bool:
@@ -132,13 +132,13 @@ class _Staged:
         if path in self.deletions:
             return False
         if path not in self._ids_known:
-            self._fetch(path)
+            self._fetch([path])
         return path in self.at.oids
 
     def put(self, path: str, data: bytes) -> None:
         self.deletions.discard(path)
         if path not in self._ids_known:
-            self._fetch(path)
+            self._fetch([path])
         if self.at.oids.get(path) == blob_oid(data):
             self.changes.pop(path, None)
         else:
@@ -147,17 +147,23 @@ class _Staged:
     def remove(self, path: str) -> None:
         self.changes.pop(path, None)
         if path not in self._ids_known:
-            self._fetch(path)
+            self._fetch([path])
         if path in self.at.oids:
             self.deletions.add(path)
 
-    def _fetch(self, path: str) -> None:
-        """A file the caller did not announce: one more read, which must see the same head."""
-        extra = self._branch.read(texts=[path])
+    def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
+        texts = [path for path in texts if path not in self._texts_known]
+        oids = [path for path in oids if path not in self._ids_known and path not in texts]
+        if texts or oids:
+            self._fetch(texts, oids)
+
+    def _fetch(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
+        """Files the caller did not announce: one more read, which must see the same head."""
+        extra = self._branch.read(texts=texts, oids=oids)
         if extra.head != self.at.head:
             raise Conflict(self.at.head, extra.head)
-        self._texts_known.add(path)
-        self._ids_known.add(path)
+        self._texts_known.update(texts)
+        self._ids_known.update((*texts, *oids))
         self.at.texts.update(extra.texts)
         self.at.oids.update(extra.oids)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeVar
 
@@ -30,6 +30,11 @@ class SiteWriter(Protocol):
         ...
 
     def remove(self, path: str) -> None: ...
+
+    def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
+        """Files about to be read (`texts`), or put and removed (`oids`): a remote backend
+        fetches together those it has not read yet."""
+        ...
 
 
 class SiteFiles(Protocol):
@@ -115,6 +120,9 @@ class _DirectoryWriter:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+    def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
+        pass  # a local file is read when it is wanted, at no extra cost
 
     def remove(self, path: str) -> None:
         target = self._inside(path)

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CNAME",
     "FEED",
-    "FEED_ENTRIES",
     "GENERATED_FOLDERS",
     "GENERATOR",
     "INDEX",
@@ -30,8 +29,8 @@ __all__ = [
     "MAX_URL_SEGMENT",
     "NOT_FOUND",
     "NO_JEKYLL",
+    "OLD_SITEMAP_PAGES",
     "SITEMAP",
-    "SITEMAP_PAGES",
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
@@ -50,14 +49,12 @@ MANIFEST = ".steadypress-site.json"
 MANIFEST_VERSION = 2
 INDEX = "index.html"
 FEED = "feed.xml"
-# The feed carries the newest articles, as feeds do: a reader polls it for what is new, and a
-# feed of every article would grow with the blog on every publish.
-FEED_ENTRIES = 20
-# The sitemap index (sitemaps.org): the front page and tag pages in one sitemap, the articles in
-# 256 more by a hash of their URL, so a publish rewrites the index and two small files, and no
+# The sitemap index (sitemaps.org) over 256 sitemaps, each page of the site in the one its path
+# hashes to: a publish rewrites the index and the few sitemaps of the pages it changed, and no
 # file comes near the protocol's 50,000 URLs.
 SITEMAP = "sitemap.xml"
-SITEMAP_PAGES = "sitemaps/site.xml"
+# Where an older layout listed the front page and the tag pages: its sitemaps are made again.
+OLD_SITEMAP_PAGES = "sitemaps/site.xml"
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
 TAGS_INDEX = "tags/index.html"
@@ -69,7 +66,7 @@ CNAME = "CNAME"
 GENERATOR = b'<meta name="generator" content="steadypress">'
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
-GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps"})
+GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive"})
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
 
@@ -176,9 +173,9 @@ def url_slug(source: str) -> str:
     return "/".join(parts)
 
 
-def sitemap_shard(slug: str) -> str:
-    """The sitemap that lists the article at `slug`: the same one for as long as it is there."""
-    digest = hashlib.sha1(slug.encode(), usedforsecurity=False).hexdigest()
+def sitemap_shard(page: str) -> str:
+    """The sitemap that lists the page at site path `page`: the same one while it is there."""
+    digest = hashlib.sha1(page.encode(), usedforsecurity=False).hexdigest()
     return f"sitemaps/{digest[:2]}.xml"
 
 

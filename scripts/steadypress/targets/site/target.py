@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from html import escape, unescape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -31,18 +31,24 @@ from steadypress.render import is_relative_reference, reading_minutes, render_ma
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
+from steadypress.targets.site.listings import (
+    ARCHIVE_INDEX,
+    Listing,
+    ListingPages,
+    human_date,
+    listing_pages,
+)
 from steadypress.targets.site.manifest import (
     CNAME,
     FEED,
-    FEED_ENTRIES,
     GENERATED_FOLDERS,
     GENERATOR,
     INDEX,
     MANIFEST,
     NO_JEKYLL,
     NOT_FOUND,
+    OLD_SITEMAP_PAGES,
     SITEMAP,
-    SITEMAP_PAGES,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
@@ -68,7 +74,7 @@ __all__ = ["SiteTarget", "build", "build_site"]
 
 # The files a publish or a removal rewrites besides the article's own, asked by id (the feed is
 # read whole: it holds the newest articles' text).
-_LISTINGS = (INDEX, SITEMAP, SITEMAP_PAGES, TAGS_INDEX)
+_LISTINGS = (INDEX, SITEMAP, OLD_SITEMAP_PAGES, TAGS_INDEX, ARCHIVE_INDEX)
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
@@ -211,7 +217,7 @@ class SiteTarget:
                 "title": article.title,
                 "description": article.description,
                 "date_iso": format_time(date),
-                "date_human": _human(date),
+                "date_human": human_date(date),
                 "reading_minutes": reading_minutes(article.body),
                 "tags": tags,
                 "cover": (self._href(cover) if cover and not urlparse(cover).scheme else cover),
@@ -258,64 +264,35 @@ class SiteTarget:
             ).encode()
         return pages
 
-    def _list(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
-        ordered = sorted(entries, key=lambda entry: (-entry.date.timestamp(), entry.slug))
-        return [
-            {
-                "title": entry.title,
-                "href": self._href(page_path(entry.slug)),
-                "date_iso": format_time(entry.date),
-                "date_human": _human(entry.date),
-                "description": entry.description,
-            }
-            for entry in ordered
-        ]
-
     def _write_shared(
         self,
         files: SiteWriter,
         manifest: Mapping[str, Entry],
-        tags: Iterable[str],
+        touched: Iterable[Entry],
         changed: Mapping[str, str | None],
     ) -> None:
-        """The files that list articles: the index, the feed, the sitemaps, and the pages of
-        `tags` (the tags of the articles that changed, before and after). `changed` is the
-        slugs of the articles published or removed, with the HTML of those published."""
-        site = self._site()
-        entries = list(manifest.values())
-        files.put(INDEX, self._theme.render("index.html", site=site, entries=self._list(entries)))
-        self._write_feed(files, entries, changed)
-        by_tag: dict[str, list[Entry]] = {}
-        for entry in entries:
-            for tag in entry.tags:
-                by_tag.setdefault(tag_path(tag), []).append(entry)
-        self._write_sitemaps(files, entries, by_tag, changed)
-        # A tag page is named by the smallest spelling of its tag among the articles on it.
-        names = {path: min(t for e in tagged for t in e.tags if tag_path(t) == path)
-                 for path, tagged in by_tag.items()}  # fmt: skip
-        tag_pages = sorted({tag_path(tag) for tag in tags})
-        if tag_pages or not files.exists(TAGS_INDEX):
-            self._write_tags_index(files, site, by_tag, names)
-        for path in tag_pages:
-            tagged = by_tag.get(path)
-            if not tagged:
-                files.remove(path)
-                continue
-            files.put(path, self._theme.render(
-                "tag.html", site=site, tag=names[path], url=self._absolute(path),
-                entries=self._list(tagged),
-            ))  # fmt: skip
+        """The files that list articles: the listing pages that list `touched` (the versions
+        before and after of the articles that changed), the feed, and the sitemaps. `changed`
+        is the slugs of the articles published or removed, with the HTML of those published."""
+        listing = Listing.of(manifest.values())
+        pages = listing_pages(touched)
+        ListingPages(
+            self._theme, self._site(), href=self._href, absolute=self._absolute,
+            page_of=lambda entry: page_path(entry.slug),
+        ).write(files, listing, pages)  # fmt: skip
+        self._write_feed(files, listing.newest, changed)
+        pages.update(page_path(slug) for slug in changed)
+        self._write_sitemaps(files, manifest, listing, pages)
 
     def _write_feed(
-        self, files: SiteWriter, entries: list[Entry], changed: Mapping[str, str | None]
+        self, files: SiteWriter, newest: list[Entry], changed: Mapping[str, str | None]
     ) -> None:
         """The newest articles with their whole text: this batch's from its rendering, the
         others' from the feed as it was (an article entering the feed whose text is not known,
         after a newer one was removed, shows its summary alone)."""
         known = feed_contents(files.read(FEED))
-        newest = sorted(entries, key=lambda entry: (entry.date, entry.slug), reverse=True)
         feed = []
-        for entry in newest[:FEED_ENTRIES]:
+        for entry in newest:
             url = self._absolute(page_path(entry.slug))
             feed.append(FeedEntry(
                 title=entry.title, url=url, published=entry.date, updated=entry.updated,
@@ -328,53 +305,34 @@ class SiteTarget:
     def _write_sitemaps(
         self,
         files: SiteWriter,
-        entries: list[Entry],
-        by_tag: Mapping[str, list[Entry]],
-        changed: Mapping[str, str | None],
+        manifest: Mapping[str, Entry],
+        listing: Listing,
+        pages: Iterable[str],
     ) -> None:
-        """The sitemap index, the sitemap of the front page and tag pages, and the sitemaps
-        of the articles that changed (all of them the first time, or after an older layout)."""
-        shards: dict[str, list[Entry]] = {}
-        for entry in entries:
-            shards.setdefault(sitemap_shard(entry.slug), []).append(entry)
-        rewrite = (
-            {sitemap_shard(slug) for slug in changed}
-            if files.exists(SITEMAP_PAGES)
-            else {sitemap_shard(entry.slug) for entry in entries}
-        )
+        """The sitemap index, and the sitemaps of `pages` (every sitemap the first time, or
+        after an older layout): every page of the site is in the sitemap its path hashes to."""
+        last = listing.last_changes()
+        last.update((page_path(entry.slug), entry.updated) for entry in manifest.values())
+        shards: dict[str, list[str]] = {}
+        for page in last:
+            shards.setdefault(sitemap_shard(page), []).append(page)
+        if files.exists(SITEMAP) and not files.exists(OLD_SITEMAP_PAGES):
+            rewrite = {sitemap_shard(page) for page in pages}
+        else:
+            files.remove(OLD_SITEMAP_PAGES)
+            rewrite = set(shards) | {sitemap_shard(page) for page in pages}
+            files.want(oids=rewrite)
         for path in sorted(rewrite):
             listed = shards.get(path)
             if listed:
-                pages = [(self._absolute(page_path(e.slug)), e.updated) for e in listed]
-                files.put(path, sitemap(pages))
+                files.put(path, sitemap([(self._absolute(page), last[page]) for page in listed]))
             else:
                 files.remove(path)
-        newest = max((e.updated for e in entries), default=None)
-        site_pages: list[tuple[str, datetime | None]] = [(self._address.url, newest)]
-        site_pages += [(self._absolute(path), max(e.updated for e in tagged))
-                       for path, tagged in by_tag.items()]  # fmt: skip
-        files.put(SITEMAP_PAGES, sitemap(site_pages))
-        index = [(self._absolute(SITEMAP_PAGES), newest)]
-        index += [(self._absolute(path), max(e.updated for e in listed))
-                  for path, listed in shards.items()]  # fmt: skip
+        index = [
+            (self._absolute(path), max(filter(None, (last[page] for page in listed)), default=None))
+            for path, listed in shards.items()
+        ]
         files.put(SITEMAP, sitemap_index(index))
-
-    def _write_tags_index(
-        self,
-        files: SiteWriter,
-        site: Mapping[str, str],
-        by_tag: Mapping[str, list[Entry]],
-        names: Mapping[str, str],
-    ) -> None:
-        """The page of every tag, with how many articles each has (none: no page)."""
-        if not by_tag:
-            files.remove(TAGS_INDEX)
-            return
-        files.put(TAGS_INDEX, self._theme.render(
-            "tags.html", site=site, url=self._absolute(TAGS_INDEX),
-            tags=[{"name": names[path], "href": self._href(path), "count": len(tagged)}
-                  for path, tagged in sorted(by_tag.items(), key=lambda i: names[i[0]].lower())],
-        ))  # fmt: skip
 
     def _put_static(self, files: SiteWriter) -> None:
         if self._stylesheet is None:
@@ -423,13 +381,9 @@ class SiteTarget:
                 lambda files: self._publish_into(files, batch),
                 # The 404 page is read whole: an old site's own is left alone (it is small).
                 texts=[MANIFEST, NOT_FOUND, FEED],
-                oids=[*_LISTINGS, STYLESHEET, NO_JEKYLL, NOT_FOUND, *{
-                    path
-                    for _index, _article, rendered in batch
-                    for path in (page_path(rendered.entry.slug), *rendered.assets,
-                                 *map(tag_path, rendered.entry.tags),
-                                 sitemap_shard(rendered.entry.slug))
-                }],
+                oids=[*_LISTINGS, STYLESHEET, NO_JEKYLL, NOT_FOUND,
+                      *_announced([rendered.entry for _index, _article, rendered in batch]),
+                      *{path for _index, _article, rendered in batch for path in rendered.assets}],
             )  # fmt: skip
             for index, refusal in refused.items():
                 results[index] = refusal
@@ -458,9 +412,20 @@ class SiteTarget:
             owners[entry.slug] = article.path
             manifest[article.path] = entry  # in place, to know its neighbours
         neighbours = _navigation(manifest)
+        # What the writes below read and replace, fetched together: the pages of the neighbours
+        # to relink, the listings of the versions before and after.
+        relinks = _relinks(
+            before,
+            manifest,
+            {path: neighbours[path] for path in manifest if manifest[path] is not before.get(path)},
+        )
+        news = [rendered.entry for _index, _article, rendered in accepted]
+        olds = [old for entry in news if (old := before.get(owners[entry.slug])) is not None]
+        files.want(texts=[page_path(manifest[path].slug) for path in relinks],
+                   oids=_announced([*news, *olds]))  # fmt: skip
         linked: dict[str, Nav] = {}  # the batch's pages, by the links they were written with
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-        tags: set[str] = set()
+        touched: list[Entry] = []  # the versions before and after of what changed
         replaced: list[Entry] = []
         for index, article, rendered in accepted:
             old = before.get(article.path)
@@ -479,12 +444,12 @@ class SiteTarget:
                 if old is not None:
                     changed[old.slug] = None
                 changed[entry.slug] = rendered.html
-                tags.update(entry.tags, old.tags if old else ())
+                touched.extend([entry, old] if old else [entry])
                 replaced.extend([old] if old else [])
         self._put_static(files)
         self._relink(files, before, manifest, linked)
         if changed:
-            self._write_listings(files, manifest, tags, replaced, changed)
+            self._write_listings(files, manifest, touched, replaced, changed)
         return refused
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
@@ -533,10 +498,7 @@ class SiteTarget:
     ) -> None:
         """The pages whose older or newer article changed (besides those just written with
         `linked`), their links rewritten in place, and their digests kept in the manifest."""
-        was = {**_navigation(before), **linked}
-        for path, nav in _navigation(manifest).items():
-            if was.get(path) == nav:
-                continue
+        for path, nav in _relinks(before, manifest, linked).items():
             entry = manifest[path]
             page = files.read(page_path(entry.slug))
             if page is None or GENERATOR not in page:
@@ -550,13 +512,13 @@ class SiteTarget:
         self,
         files: SiteWriter,
         manifest: Mapping[str, Entry],
-        tags: Iterable[str],
+        touched: Iterable[Entry],
         replaced: Iterable[Entry],
         changed: Mapping[str, str | None],
     ) -> None:
         """After articles changed: the shared files, the images nobody uses any more, and the
         manifest."""
-        self._write_shared(files, manifest, tags, changed)
+        self._write_shared(files, manifest, touched, changed)
         for old in replaced:
             _remove_orphans(files, manifest, old)
         files.put(MANIFEST, encode_manifest(manifest))
@@ -576,12 +538,15 @@ class SiteTarget:
             removed = [entry for path in paths if (entry := manifest.pop(path, None))]
             if not removed:
                 return
+            files.want(
+                texts=[page_path(manifest[path].slug) for path in _relinks(before, manifest, {})],
+                oids=_announced(removed),
+            )
             for entry in removed:
                 files.remove(page_path(entry.slug))
             self._relink(files, before, manifest, {})
-            tags = {tag for entry in removed for tag in entry.tags}
             gone = dict.fromkeys((entry.slug for entry in removed), None)
-            self._write_listings(files, manifest, tags, removed, gone)
+            self._write_listings(files, manifest, removed, removed, gone)
 
         # Each page is most likely at the slug made from its path; announcing it saves a read.
         likely_pages = []
@@ -591,8 +556,7 @@ class SiteTarget:
         self._files.apply(
             change,
             texts=[MANIFEST, FEED],
-            oids=[*_LISTINGS, *likely_pages,
-                  *map(sitemap_shard, (page.removesuffix("/index.html") for page in likely_pages))],
+            oids=[*_LISTINGS, *likely_pages, *map(sitemap_shard, likely_pages)],
         )  # fmt: skip
 
 
@@ -613,6 +577,22 @@ def _navigation(manifest: Mapping[str, Entry]) -> dict[str, Nav]:
             (newer.slug, newer.title) if newer else (None, None),
         )
     return navs
+
+
+def _relinks(
+    before: Mapping[str, Entry], manifest: Mapping[str, Entry], linked: Mapping[str, Nav]
+) -> dict[str, Nav]:
+    """The articles whose older or newer neighbour is not what their page links to (`linked`:
+    the pages being written, by the links they are written with), and the links they need."""
+    was = {**_navigation(before), **linked}
+    return {path: nav for path, nav in _navigation(manifest).items() if was.get(path) != nav}
+
+
+def _announced(entries: Sequence[Entry]) -> set[str]:
+    """What publishing `entries` puts (their pages, the pages listing them, the sitemaps of
+    all these), asked for by id in the site's first read."""
+    pages = listing_pages(entries) | {page_path(entry.slug) for entry in entries}
+    return pages | {sitemap_shard(page) for page in pages}
 
 
 def _restore(manifest: dict[str, Entry], path: str, old: Entry | None) -> None:
@@ -676,19 +656,6 @@ def _written_by_someone_else(files: SiteWriter, path: str) -> bool:
     """A file already at `path` that steadypress did not write (no generator mark in it); read
     only when there is one, which on a site steadypress made alone there never is."""
     return files.exists(path) and GENERATOR not in (files.read(path) or b"")
-
-
-# Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
-
-
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)  # fmt: skip
-
-
-def _human(moment: datetime) -> str:
-    return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
 
 
 def _date_of(article: Article) -> datetime:
