@@ -8,8 +8,8 @@ ledger's records, the site's files) rather than published one by one:
   local      the bytes one new article writes: new blobs on the state branch, files written
              under _site.
 Goal (issue 16): at most 4 requests and 150 KB for a pushed article, 1 request and 10 KB for an
-idle sweep, at every size (10^5 within 1.5x of 10^3). The state is sharded; the site's listings
-and manifest are not yet, so its figures still grow with N (printed, to be fixed).
+idle sweep, at every size (10^5 within 1.5x of 10^3). Articles are dated one a day, so a month
+holds as many at every size (what grows with N is the number of months and of tag years).
 
 Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000]
 """
@@ -26,7 +26,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from unittest import mock
 
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
 from tests.fakes.github import FakeGitHub  # noqa: E402
-from tests.helpers import github_client  # noqa: E402
+from tests.helpers import github_client, old_site_manifest  # noqa: E402
 
 from steadypress.cli import main  # noqa: E402
 from steadypress.content import Article  # noqa: E402
@@ -45,6 +45,7 @@ from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.store.base import LedgerStore  # noqa: E402
 from steadypress.store.localgit import LocalGitStore  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings  # noqa: E402
+from steadypress.targets.site.manifest import MANIFEST, Entry  # noqa: E402
 from steadypress.targets.site.settings import SiteAddress  # noqa: E402
 from steadypress.targets.site.target import SiteTarget  # noqa: E402
 from steadypress.theme import Theme  # noqa: E402
@@ -55,7 +56,8 @@ BODY = "Words of an article, with `code` and a [link](https://example.org/).\n\n
 
 
 def text(n: int) -> str:
-    return f"---\ntitle: Article {n}\ndate: 2026-01-01\ntags: [t{n % 50}]\n---\n\n{BODY}"
+    date = f"{day(n):%Y-%m-%d}"
+    return f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 50}]\n---\n\n{BODY}"
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -93,19 +95,35 @@ def seeded(head: str, blobs: dict[str, str]) -> Ledger:
     )
 
 
+def day(n: int) -> datetime:
+    """Article n's date: one a day, back from 2026-01-01 (a blog posting at a steady rate, so
+    its months hold as many articles at every size; 10^5 reaches back to 1752)."""
+    return datetime(2026, 1, 1, tzinfo=UTC) - timedelta(days=n)
+
+
 def site(folder: Path, head: str, blobs: dict[str, str]) -> None:
-    """The site of every article, written at once (its listings once)."""
+    """The site of every article: the newest 25 rendered, the others as an earlier layout's
+    manifest recorded them, moved into the index by that first publish (rendering 10^5 pages
+    would take the benchmark's time and change no figure: a publish reads only its neighbour's
+    page, the newest)."""
     target = SiteTarget(
         "site", DirectorySiteFiles(folder), settings=SiteSettings(),
         address=SiteAddress(url="https://blog.example/", base_url="/"), content_dir="content",
         theme=Theme(), assets=lambda _path, **_commit: None,
     )  # fmt: skip
-    moment = datetime(2026, 1, 1, tzinfo=UTC)
-    work = [
-        (Article(path=path, blob=blob, title=f"Article {n}", body=BODY, tags=(f"t{n % 50}",),
-                 date=moment, updated=moment, commit=head), None)
-        for n, (path, blob) in enumerate(sorted(blobs.items()))
-    ]  # fmt: skip
+    work, entries = [], {}
+    for n, (path, blob) in enumerate(sorted(blobs.items())):
+        title, tags, slug = f"Article {n}", (f"t{n % 50}",), path[len("content/") : -len(".md")]
+        if n < 25:
+            work.append((Article(path=path, blob=blob, title=title, body=BODY, tags=tags,
+                                 date=day(n), updated=day(n), commit=head), None))  # fmt: skip
+            continue
+        entries[path] = Entry(
+            blob=blob, slug=slug, title=title, date=day(n), updated=day(n), description=None,
+            summary=BODY[:240], tags=tags, cover=None, assets=(), sha256="0" * 64,
+        )  # fmt: skip
+    folder.mkdir()
+    (folder / MANIFEST).write_bytes(old_site_manifest(entries))
     for result in target.publish_batch(work):
         if isinstance(result, Exception):
             raise SystemExit(f"seeding the site failed: {result}")

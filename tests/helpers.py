@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +21,7 @@ from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings
+from steadypress.targets.site.manifest import Entry
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
 from tests.fakes.clock import ManualClock
@@ -198,3 +201,23 @@ def site_target(files: SiteFiles, *, theme: Theme | None = None) -> SiteTarget:
         theme=theme or Theme(),
         assets=lambda _path, **_commit: None,
     )
+
+
+def site_articles(shards: Iterable[bytes]) -> dict[str, dict[str, Any]]:
+    """Every article the site's index records (its article files' contents merged), by path."""
+    found: dict[str, dict[str, Any]] = {}
+    for data in shards:
+        found.update(json.loads(data)["articles"])
+    return found
+
+
+def local_site_articles(site: Path) -> dict[str, dict[str, Any]]:
+    """`site_articles` of a site in a folder."""
+    return site_articles(p.read_bytes() for p in site.glob(".steadypress/articles/*.json"))
+
+
+def old_site_manifest(entries: Mapping[str, Entry]) -> bytes:
+    """The single manifest (`.steadypress-site.json`, version 2) sites had before the index:
+    what the first publish of this version moves into it."""
+    articles = {path: entry.to_json() for path, entry in sorted(entries.items())}
+    return json.dumps({"version": 2, "articles": articles}, ensure_ascii=False).encode()

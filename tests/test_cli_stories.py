@@ -13,6 +13,7 @@ from steadypress.executor import CLAIM_BATCH, claim_size
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
+from steadypress.targets.site.index import SUMMARY
 from steadypress.timefmt import format_time
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
@@ -218,13 +219,12 @@ def test_drafts_wait_until_they_flip(repo: Repo) -> None:
 def test_a_transient_failure_stays_pending_and_retry_by_hand_publishes(repo: Repo) -> None:
     """A failing target defers the item (exit 1) with its error; after the fix, `retry PATH`."""
     repo.commit(**{"content/a.md": article("A")})
-    (repo.root / "_site").mkdir()
-    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+    broken_site(repo)
     result = run_cli(repo, "run")
     item = repo.ledger().pending["site:content/a.md"]
     assert result.code == 1 and item.attempts == 1 and "cannot be read" in (item.last_error or "")
     assert item.next_attempt_at is not None and item.next_attempt_at > datetime.now(UTC)
-    (repo.root / "_site/.steadypress-site.json").unlink()
+    (repo.root / "_site" / SUMMARY).unlink()
     result = run_cli(repo, "retry", "content/a.md")
     assert result.code == 0 and published_keys(repo) == {"site:content/a.md"}
 
@@ -232,14 +232,13 @@ def test_a_transient_failure_stays_pending_and_retry_by_hand_publishes(repo: Rep
 def test_what_keeps_failing_is_dead_lettered_and_retry_by_issue_revives_it(repo: Repo) -> None:
     """After max_attempts the item is dead with one letter; `retry --issue N` republishes it."""
     repo.commit(**{"steadypress.yml": FAST, "content/a.md": article("A")})
-    (repo.root / "_site").mkdir()
-    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+    broken_site(repo)
     assert run_cli(repo, "run").code == 1
     assert run_cli(repo, "sweep").code == 0
     dead = repo.ledger().dead["site:content/a.md"]
     assert (dead.attempts, dead.alert, dead.permanent) == (2, 1, False)
     assert len(list((repo.root / ".steadypress/dead-letters").glob("*.md"))) == 1
-    (repo.root / "_site/.steadypress-site.json").unlink()
+    (repo.root / "_site" / SUMMARY).unlink()
     result = run_cli(repo, "retry", "--issue", "1")
     assert result.code == 0 and published_keys(repo) == {"site:content/a.md"}
     assert (
@@ -407,9 +406,10 @@ def test_a_big_push_is_claimed_in_batches_that_grow_with_the_work(repo: Repo) ->
     assert claims < 400 // CLAIM_BATCH and repo.state_commits() == 2 * claims
 
 
-def failing_site(repo: Repo) -> None:
-    (repo.root / "_site").mkdir(exist_ok=True)
-    (repo.root / "_site/.steadypress-site.json").write_text("{broken")
+def broken_site(repo: Repo) -> None:
+    """A site whose index cannot be read: every publish to it fails, transiently."""
+    (repo.root / "_site" / SUMMARY).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / "_site" / SUMMARY).write_text("{broken")
 
 
 def test_a_pending_article_that_is_deleted_is_not_published(repo: Repo) -> None:
@@ -419,12 +419,12 @@ def test_a_pending_article_that_is_deleted_is_not_published(repo: Repo) -> None:
     repo.commit(
         **{"steadypress.yml": FAST, "content/a.md": article("A"), "content/b.md": article("B")}
     )
-    failing_site(repo)
+    broken_site(repo)
     run_cli(repo, "run")
     assert set(repo.ledger().pending) == {"site:content/a.md", "site:content/b.md"}
     repo.git("rm", "-q", "content/a.md")
     repo.commit("remove a")
-    (repo.root / "_site/.steadypress-site.json").unlink()
+    (repo.root / "_site" / SUMMARY).unlink()
     assert run_cli(repo, "sweep").code == 0
     assert published_keys(repo) == {"site:content/b.md"} and not repo.ledger().pending
     assert not (repo.root / "_site/a").exists()
@@ -439,11 +439,11 @@ def test_a_push_that_deletes_or_drafts_a_pending_article_publishes_neither(repo:
             "content/b.md": article("B"),
         }
     )
-    failing_site(repo)
+    broken_site(repo)
     run_cli(repo, "run")
     repo.git("rm", "-q", "content/a.md")
     after = repo.commit(**{"content/b.md": article("B", draft="true")})
-    (repo.root / "_site/.steadypress-site.json").unlink()
+    (repo.root / "_site" / SUMMARY).unlink()
     assert run_cli(repo, "enqueue", "--push", before, after).code == 0
     assert all(item.unpublishes for item in repo.ledger().pending.values())
     assert run_cli(repo, "drain").code == 0 and not published_keys(repo)

@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 
 from steadypress.content import Article, ContentSource
-from steadypress.errors import PermanentError
+from steadypress.errors import Conflict, PermanentError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
-from steadypress.targets.site.manifest import sitemap_shard
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.sitemaps import sitemap_of
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
@@ -75,10 +76,10 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
         "index.html", "archive/index.html", "archive/2026/01/index.html",
         "a/index.html", "guides/b/index.html",
     }  # fmt: skip
-    assert set(folder) == {
-        *listed, *map(sitemap_shard, listed),
-        ".nojekyll", ".steadypress-site.json", "404.html", "feed.xml", "sitemap.xml", "style.css",
+    assert {path for path in folder if not path.startswith((".steadypress/", "sitemaps/"))} == {
+        *listed, ".nojekyll", "404.html", "feed.xml", "sitemap.xml", "style.css",
     }  # fmt: skip
+    assert {SUMMARY, *map(sitemap_of, listed)} <= set(folder)
 
 
 def test_publishing_costs_one_read_and_one_commit_and_the_same_version_costs_no_commit(
@@ -122,15 +123,16 @@ def test_unpublishing_costs_one_read_and_one_commit_and_matches_the_directory(
     github: FakeGitHub, tmp_path: Path
 ) -> None:
     """The page and its index entry leave the branch in one commit, with its neighbour's page
-    no longer linking to it (read once more); unpublishing again (a retry after a crash) reads
-    once and writes nothing; the branch and a folder still agree."""
+    no longer linking to it. Reads: its entry; then its month's and tags' files, its listing
+    pages; then its neighbour's page. Unpublishing again (a retry after a crash) reads once and
+    writes nothing; the branch and a folder still agree."""
     on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
     for target in (on_branch, in_folder):
         target.publish(post("content/a.md", "A"), None)
         target.publish(post("content/b.md", "B", day=2), None)
     with github.counting() as calls:
         on_branch.unpublish("content/a.md", None)
-    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
+    assert calls == {"graphql LoadBranch": 3, "graphql CreateCommit": 1}
     assert b'rel="prev"' not in branch_files(github)["b/index.html"]
     before = commits(github)
     with github.counting() as calls:
@@ -186,3 +188,34 @@ def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     (asset,) = [path for path in files if path.startswith("assets/")]
     assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
     assert commits(github) == 2
+
+
+def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
+    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build's batch touches thousands of the index's files; one query stays small,
+    and a branch that moves between two of them is a conflict (the write runs again), never a
+    mix of two heads."""
+    files = pages(github)
+    names = [f"f{n:03d}.txt" for n in range(250)]
+
+    def write_them(staged: SiteWriter) -> None:
+        for name in names:
+            staged.put(name, name.encode())
+
+    files.apply(write_them)
+    with github.counting() as calls:
+        read = files.apply(lambda staged: [staged.read(name) for name in names], texts=names)
+    assert read == [name.encode() for name in names]
+    assert calls == {"graphql LoadBranch": 2}
+    branch = GitHubBranch(github_client(github), repository=github.full_name, branch="gh-pages")
+    read_once = branch._read_once
+
+    def another_writer_after_the_first_query(texts: Any, oids: Any) -> Any:
+        found = read_once(texts, oids)
+        files.apply(lambda staged: staged.put("f000.txt", b"moved"))
+        return found
+
+    monkeypatch.setattr(branch, "_read_once", another_writer_after_the_first_query)
+    with pytest.raises(Conflict):
+        branch.read(texts=names)

@@ -207,7 +207,7 @@ def test_a_tampered_site_manifest_deletes_nothing_outside_the_site(
     victim.write_text("keep me")
     repo.commit(**{"content/a.md": article("A")})
     assert run_cli(repo, "run").code == 0
-    manifest = repo.root / "_site/.steadypress-site.json"
+    (manifest,) = repo.root.glob("_site/.steadypress/articles/*.json")  # the article's entry
     escape = "../../victim"
     manifest.write_text(manifest.read_text().replace('"slug": "a"', f'"slug": "{escape}"'))
     repo.commit(**{"content/a.md": article("A, renamed")})

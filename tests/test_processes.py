@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import GENERATED_FOLDERS
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, cli_process, publications, run_cli, spawn_cli
@@ -46,7 +47,7 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     many_articles(repo, count)
     assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
     drain = spawn_cli(repo, "drain")
-    manifest = repo.root / "_site" / ".steadypress-site.json"
+    manifest = repo.root / "_site" / SUMMARY
     deadline = time.monotonic() + 60
     while not manifest.exists() and time.monotonic() < deadline and drain.poll() is None:
         time.sleep(0.002)

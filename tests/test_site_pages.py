@@ -19,7 +19,14 @@ from steadypress.errors import PermanentError
 from steadypress.gitio import Git
 from steadypress.targets import Receipt
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
-from steadypress.targets.site.manifest import sitemap_shard
+from steadypress.targets.site.index import (
+    SUMMARY,
+    article_file,
+    month_file,
+    tag_year_file,
+    url_file,
+)
+from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, sitemap_of
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.helpers import Repo
 
@@ -252,13 +259,19 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
         "tags/guide/2026/index.html", "tags/fresh/2026/index.html",
     }  # fmt: skip
     sitemaps = {path for path in touched if path.startswith("sitemaps/")}
-    assert touched - sitemaps == {
-        *pages, "feed.xml", ".steadypress-site.json", "sitemap.xml",
-        "guides/images-and-code/index.html",
+    index = {path for path in touched if path.startswith(".steadypress/")}
+    assert touched - sitemaps - index == {
+        *pages, "feed.xml", "sitemap.xml", "guides/images-and-code/index.html",
     }  # fmt: skip
-    # Only a sitemap whose pages' dates moved is rewritten (the indexes list counts, no date).
-    assert {sitemap_shard("new/index.html"), sitemap_shard(month)} <= sitemaps
-    assert sitemaps <= set(map(sitemap_shard, pages))
+    # The sitemaps of the pages that appeared (and the front page's, when its date moved).
+    appeared = {"new/index.html", month, "tags/fresh/index.html", "tags/fresh/2026/index.html"}
+    assert sitemaps - {LISTINGS_SITEMAP} == set(map(sitemap_of, appeared))
+    # The index's files of the article, its month and its tags' years, and the summary.
+    assert index == {
+        SUMMARY, article_file("content/new.md"), month_file("2026/12"),
+        tag_year_file("tags/guide/index.html", 2026), tag_year_file("tags/fresh/index.html", 2026),
+        url_file("new/index.html"),
+    }  # fmt: skip
     newest_before = (out / "guides/images-and-code/index.html").read_text()
     assert '<a rel="next" href="/notes/new/"><span>Newer</span> New</a>' in newest_before
 

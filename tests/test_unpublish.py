@@ -2,14 +2,12 @@
 target that supports it; `unpublish: false` keeps it; an article that comes back returns to its
 old place."""
 
-import json
-
 import pytest
 
 from steadypress.ledger import ABSENT
 from tests.fakes.devto import FakeForem
 from tests.fakes.webhook import WebhookReceiver
-from tests.helpers import Repo, article, run_cli
+from tests.helpers import Repo, article, local_site_articles, run_cli
 
 FAST = "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
 SECRET = "s3cret-for-tests"
@@ -20,7 +18,7 @@ def index(repo: Repo) -> str:
 
 
 def manifest(repo: Repo) -> set[str]:
-    return set(json.loads((repo.root / "_site/.steadypress-site.json").read_text())["articles"])
+    return set(local_site_articles(repo.root / "_site"))
 
 
 def test_a_pushed_removal_takes_the_page_and_its_index_entry_off_the_site(repo: Repo) -> None:

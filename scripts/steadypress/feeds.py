@@ -11,9 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from steadypress.timefmt import format_time
+from steadypress.timefmt import format_time, parse_time
 
-__all__ = ["FEED_ENTRIES", "FeedEntry", "atom_feed", "feed_contents", "sitemap", "sitemap_index"]
+__all__ = [
+    "FEED_ENTRIES",
+    "FeedEntry",
+    "atom_feed",
+    "feed_contents",
+    "sitemap",
+    "sitemap_index",
+    "sitemap_locations",
+]
 
 ATOM = "http://www.w3.org/2005/Atom"
 _XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
@@ -124,6 +132,32 @@ def _locations(root: str, item: str, entries: Sequence[tuple[str, datetime | Non
         if changed is not None:
             _text(element, "lastmod", format_time(changed))
     return _document(document)
+
+
+def sitemap_locations(data: bytes | None) -> dict[str, datetime | None]:
+    """The locations a sitemap or sitemap index this module wrote lists, with their last
+    change: a sitemap is its own record, so a publish changes it in place. Raises ValueError
+    for a document that is not one."""
+    if not data:
+        return {}
+    try:
+        root = ET.fromstring(data)  # noqa: S314 - our own file, and expat expands no entities
+    except ET.ParseError as error:
+        raise ValueError(f"not XML: {error}") from None
+    if root.tag not in (f"{{{SITEMAP}}}urlset", f"{{{SITEMAP}}}sitemapindex"):
+        raise ValueError(f"not a sitemap: <{root.tag}>")
+    found: dict[str, datetime | None] = {}
+    for item in root:
+        location, changed = item.find(f"{{{SITEMAP}}}loc"), item.find(f"{{{SITEMAP}}}lastmod")
+        if location is None or not location.text:
+            continue
+        try:
+            found[location.text] = (
+                parse_time(changed.text) if changed is not None and changed.text else None
+            )
+        except (TypeError, ValueError):
+            found[location.text] = None
+    return found
 
 
 def _document(root: ET.Element) -> bytes:

@@ -12,7 +12,6 @@ the write conflicts and is re-applied, exactly as between two real processes.
 from __future__ import annotations
 
 import io
-import json
 import os
 import random
 from collections import Counter
@@ -51,7 +50,7 @@ from steadypress.targets.mastodon import MastodonSettings, MastodonTarget
 from steadypress.targets.registry import TargetSpec
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
 from steadypress.targets.site.assets import PublicLinks
-from steadypress.targets.site.manifest import MANIFEST
+from steadypress.targets.site.index import INDEX_FOLDER
 from steadypress.targets.site.target import build_site
 from steadypress.timefmt import parse_time
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
@@ -63,7 +62,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.web import ServedEverything
-from tests.helpers import Repo
+from tests.helpers import Repo, local_site_articles, site_articles
 from tests.schema import invalid_state_files
 
 __all__ = ["Outcome", "run_scenario"]
@@ -515,12 +514,14 @@ def _still_up(world: _World, ledger: Ledger) -> list[str]:
     """Removed articles that a target still shows: a page in the site's manifest, a dev.to post
     still published, or a ledger record that is not a tombstone."""
     if world.github is None:
-        raw: bytes | None = (world.repo.root / "_site" / MANIFEST).read_bytes()
+        on_site = set(local_site_articles(world.repo.root / "_site"))
     else:
-        head = world.github.repository.head_of(PAGES_BRANCH)
-        found = world.github.repository.blob_at(head, MANIFEST) if head else None
-        raw = found[1] if found else None
-    on_site = set(json.loads(raw)["articles"]) if raw else set()
+        repository = world.github.repository
+        head = repository.head_of(PAGES_BRANCH)
+        folder = f"{INDEX_FOLDER}/articles"
+        names = repository.text("ls-tree", "-r", "--name-only", head, folder) if head else ""
+        shards = (repository.git("show", f"{head}:{name}") for name in names.split())
+        on_site = set(site_articles(shards))
     up = []
     for path in sorted(world.scenario.removed):
         records = [ledger.published.get(f"{target}:{path}") for target in TARGETS]

@@ -93,6 +93,11 @@ class BranchRead:
     oids: dict[str, str] = field(default_factory=dict)
 
 
+def _split(chunk: list[tuple[str, bool]]) -> tuple[list[str], list[str]]:
+    """(path, wants its text) pairs as the paths whose text, and those whose id, is wanted."""
+    return [p for p, text in chunk if text], [p for p, text in chunk if not text]
+
+
 class GitHubBranch:
     def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
         owner, _, name = repository.partition("/")
@@ -106,6 +111,21 @@ class GitHubBranch:
         self._unanswered = 0  # writes in a row whose answer was lost and which did not happen
 
     def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
+        """The head, the text of `texts` and the blob id of `oids`, in one query per 200 files
+        (a first build's batch names thousands); every query must see the same head."""
+        wanted = [(path, True) for path in texts] + [(path, False) for path in oids]
+        chunks = [wanted[n : n + _FILES_PER_QUERY] for n in range(0, len(wanted), _FILES_PER_QUERY)]
+        found = self._read_once(*_split(chunks[0] if chunks else []))
+        for chunk in chunks[1:]:
+            part = self._read_once(*_split(chunk))
+            if part.head != found.head:
+                raise Conflict(found.head, part.head)
+            found.texts.update(part.texts)
+            found.oids.update(part.oids)
+        self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
+        return found
+
+    def _read_once(self, texts: Collection[str], oids: Collection[str]) -> BranchRead:
         data = self._client.graphql(read_query(texts, oids), self._variables, mutation=False)
         ref = self._ref(data)
         if ref is None:
@@ -119,7 +139,6 @@ class GitHubBranch:
             found.oids[path] = str(blob["oid"])
             if n < len(texts):
                 found.texts[path] = self._text_of(blob)
-        self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
         return found
 
     def read_at(self, commit: str, paths: Collection[str]) -> dict[str, bytes]:

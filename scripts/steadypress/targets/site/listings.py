@@ -3,35 +3,39 @@ few small pages, never one that grows with the blog: the front page (the newest 
 archive page per month under an archive index, a page per tag (its newest articles) with a page
 per tag and year, and the tags index.
 
-`Listing` groups entries onto those pages; `ListingPages` renders them through the theme.
+`ListingPages` renders them through the theme from the site's index (`index.py`), which
+keeps each month's and each tag's year's articles in a file of their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.index import (
+    NEWEST,
+    SiteIndex,
+    month_file,
+    month_of,
+    tag_year_file,
+)
 from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, tag_path
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
 __all__ = [
     "ARCHIVE_INDEX",
-    "NEWEST",
-    "Listing",
     "ListingPages",
     "human_date",
+    "listing_exists",
     "listing_pages",
+    "listing_reads",
     "month_path",
-    "newest_first",
     "tag_year_path",
 ]
 
-# How many articles the front page, the feed and a tag's page show: the newest, as blogs do.
-NEWEST = 20
 ARCHIVE_INDEX = "archive/index.html"
 
 # Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
@@ -45,10 +49,6 @@ def human_date(moment: datetime) -> str:
     return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
 
 
-def _month_of(entry: Entry) -> str:
-    return f"{entry.date.year:04d}/{entry.date.month:02d}"
-
-
 def month_path(month: str) -> str:
     return f"archive/{month}/index.html"
 
@@ -58,68 +58,71 @@ def tag_year_path(tag_page: str, year: int) -> str:
     return tag_page.removesuffix("index.html") + f"{year:04d}/index.html"
 
 
-def newest_first(entries: Iterable[Entry]) -> list[Entry]:
-    return sorted(entries, key=lambda entry: (-entry.date.timestamp(), entry.slug))
-
-
-@dataclass
-class Listing:
-    """Every entry of the site on the pages that list it."""
-
-    months: dict[str, list[Entry]] = field(default_factory=dict)
-    tags: dict[str, list[Entry]] = field(default_factory=dict)  # by tag page
-    tag_years: dict[tuple[str, int], list[Entry]] = field(default_factory=dict)
-    newest: list[Entry] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, entries: Iterable[Entry]) -> Listing:
-        listing = cls()
-        everything = newest_first(entries)
-        listing.newest = everything[:NEWEST]
-        for entry in everything:
-            listing.months.setdefault(_month_of(entry), []).append(entry)
-            for page in dict.fromkeys(map(tag_path, entry.tags)):
-                listing.tags.setdefault(page, []).append(entry)
-                listing.tag_years.setdefault((page, entry.date.year), []).append(entry)
-        return listing
-
-    def tag_name(self, page: str) -> str:
-        """A tag page is named by the smallest spelling of its tag among its articles."""
-        return min(tag for entry in self.tags[page] for tag in entry.tags if tag_path(tag) == page)
-
-    def last_changes(self) -> dict[str, datetime | None]:
-        """Every listing page there is, with when what it lists last changed (the archive and
-        tags indexes list counts: no date)."""
-        # The front page stays when the last article goes: the site is still there.
-        pages: dict[str, datetime | None] = {
-            INDEX: max((entry.updated for entry in self.newest), default=None)
-        }
-        if self.newest:
-            pages[ARCHIVE_INDEX] = None
-        if self.tags:
-            pages[TAGS_INDEX] = None
-        for month, listed in self.months.items():
-            pages[month_path(month)] = max(entry.updated for entry in listed)
-        for page, listed in self.tags.items():
-            pages[page] = max(entry.updated for entry in listed[:NEWEST])
-        for (page, year), listed in self.tag_years.items():
-            pages[tag_year_path(page, year)] = max(entry.updated for entry in listed)
-        return pages
-
-
 def listing_pages(entries: Iterable[Entry]) -> set[str]:
     """The listing pages whose content depends on `entries` (old versions and new)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
-        pages.add(month_path(_month_of(entry)))
+        pages.add(month_path(month_of(entry)))
         for page in map(tag_path, entry.tags):
             pages.update((page, tag_year_path(page, entry.date.year)))
     return pages
 
 
+def _tag_of(page: str) -> tuple[str, int | None]:
+    """A tag's page (`tags/x/index.html`), and the year for one of its year pages."""
+    parts = page.split("/")
+    year = int(parts[2]) if len(parts) == 4 else None
+    return "/".join(parts[:2]) + "/index.html", year
+
+
+def _month_in(page: str) -> str:
+    return "/".join(page.split("/")[1:3])
+
+
+def listing_exists(index: SiteIndex, page: str) -> bool:
+    """Whether the listing page `page` has anything to list."""
+    if page == INDEX:
+        return True  # the front page stays when the last article goes: the site is still there
+    if page == ARCHIVE_INDEX:
+        return index.total > 0
+    if page == TAGS_INDEX:
+        return bool(index.tag_pages)
+    if page.startswith("archive/"):
+        return index.months.get(_month_in(page), 0) > 0
+    tag, year = _tag_of(page)
+    years = index.tag_years(tag)
+    return bool(years) if year is None else year in years
+
+
+def _newest_years(index: SiteIndex, tag: str) -> list[int]:
+    """The years of a tag whose articles its page shows: the newest, up to `NEWEST` articles."""
+    shown, years = 0, []
+    for year, count in sorted(index.tag_years(tag).items(), reverse=True):
+        if shown >= NEWEST:
+            break
+        years.append(year)
+        shown += count
+    return years
+
+
+def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
+    """The index files that rendering `pages` reads, to be fetched together."""
+    reads = []
+    for page in pages:
+        if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not listing_exists(index, page):
+            continue
+        if page.startswith("archive/"):
+            reads.append(month_file(_month_in(page)))
+            continue
+        tag, year = _tag_of(page)
+        for listed in [year] if year is not None else _newest_years(index, tag):
+            reads.append(tag_year_file(tag, listed))
+    return reads
+
+
 class ListingPages:
     """Renders listing pages through the theme; `href` makes a site path a link, `absolute`
-    an absolute URL."""
+    an absolute URL, `page_of` an entry the site path of its page."""
 
     def __init__(
         self,
@@ -136,70 +139,70 @@ class ListingPages:
         self._absolute = absolute
         self._page_of = page_of
 
-    def write(self, files: SiteWriter, listing: Listing, pages: Iterable[str]) -> None:
-        """Rewrite `pages` from `listing`; a page that lists nothing any more is removed."""
-        wanted = listing.last_changes()
+    def write(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
+        """Rewrite `pages` from `index`; a page that lists nothing any more is removed."""
         for page in sorted(pages):
-            if page not in wanted:
-                files.remove(page)
+            if listing_exists(index, page):
+                files.put(page, self._render(index, page))
             else:
-                files.put(page, self._render(listing, page))
+                files.remove(page)
 
-    def _render(self, listing: Listing, page: str) -> bytes:
+    def _render(self, index: SiteIndex, page: str) -> bytes:
         site = self._site
         if page == INDEX:
             return self._theme.render(
-                "index.html", site=site, entries=self._rows(listing.newest),
-                archive={"href": self._href(ARCHIVE_INDEX),
-                         "count": sum(map(len, listing.months.values()))},
+                "index.html", site=site, entries=self._rows(e for _p, e in index.newest),
+                archive={"href": self._href(ARCHIVE_INDEX), "count": index.total},
             )  # fmt: skip
         if page == ARCHIVE_INDEX:
             return self._theme.render(
-                "archive.html", site=site, url=self._absolute(page), years=self._years(listing)
+                "archive.html", site=site, url=self._absolute(page), years=self._years(index)
             )
         if page == TAGS_INDEX:
-            tags = sorted(listing.tags, key=lambda tag: listing.tag_name(tag).lower())
+            tags = sorted(index.tag_pages, key=lambda tag: index.tag_name(tag).lower())
             return self._theme.render(
                 "tags.html", site=site, url=self._absolute(page),
-                tags=[{"name": listing.tag_name(tag), "href": self._href(tag),
-                       "count": len(listing.tags[tag])} for tag in tags],
+                tags=[{"name": index.tag_name(tag), "href": self._href(tag),
+                       "count": index.tag_count(tag)} for tag in tags],
             )  # fmt: skip
         if page.startswith("archive/"):
-            year, month = page.split("/")[1:3]
-            listed = listing.months[f"{year}/{month}"]
+            year, month = _month_in(page).split("/")
             return self._theme.render(
                 "month.html", site=site, url=self._absolute(page),
-                period=f"{_MONTHS[int(month) - 1]} {year}", entries=self._rows(listed),
+                period=f"{_MONTHS[int(month) - 1]} {year}",
+                entries=self._rows(e for _p, e in index.month(f"{year}/{month}")),
                 archive={"href": self._href(ARCHIVE_INDEX)},
             )  # fmt: skip
-        return self._tag_page(listing, page)
+        return self._tag_page(index, page)
 
-    def _tag_page(self, listing: Listing, page: str) -> bytes:
+    def _tag_page(self, index: SiteIndex, page: str) -> bytes:
         """A tag's own page (its newest articles and its years) or one year of it."""
-        parts = page.split("/")
-        year = int(parts[2]) if len(parts) == 4 else None
-        tag = "/".join(parts[:2]) + "/index.html"
-        listed = listing.tags[tag][:NEWEST] if year is None else listing.tag_years[(tag, year)]
-        years = sorted({y for t, y in listing.tag_years if t == tag}, reverse=True)
+        tag, year = _tag_of(page)
+        listed = [
+            entry
+            for shown in ([year] if year is not None else _newest_years(index, tag))
+            for _path, entry in index.tag_year(tag, shown)
+        ]
+        years = sorted(index.tag_years(tag).items(), reverse=True)
         return self._theme.render(
-            "tag.html", site=self._site, tag=listing.tag_name(tag), url=self._absolute(page),
-            year=year, entries=self._rows(listed), tag_href=self._href(tag),
-            count=len(listing.tags[tag]),
-            years=[{"year": y, "href": self._href(tag_year_path(tag, y)),
-                    "count": len(listing.tag_years[(tag, y)])} for y in years],
+            "tag.html", site=self._site, tag=index.tag_name(tag), url=self._absolute(page),
+            year=year, entries=self._rows(listed if year is not None else listed[:NEWEST]),
+            tag_href=self._href(tag), count=index.tag_count(tag),
+            years=[{"year": y, "href": self._href(tag_year_path(tag, y)), "count": n}
+                   for y, n in years],
         )  # fmt: skip
 
-    def _years(self, listing: Listing) -> list[dict[str, Any]]:
+    def _years(self, index: SiteIndex) -> list[dict[str, Any]]:
         years: dict[str, list[dict[str, Any]]] = {}
-        for month in sorted(listing.months, reverse=True):
+        for month, count in sorted(index.months.items(), reverse=True):
             year, number = month.split("/")
             years.setdefault(year, []).append({
                 "name": _MONTHS[int(number) - 1], "href": self._href(month_path(month)),
-                "count": len(listing.months[month]),
+                "count": count,
             })  # fmt: skip
         return [{"year": year, "months": months} for year, months in years.items()]
 
-    def _rows(self, entries: Sequence[Entry]) -> list[dict[str, Any]]:
+    def _rows(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
         return [
             {
                 "title": entry.title,

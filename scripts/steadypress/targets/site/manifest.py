@@ -1,9 +1,9 @@
-"""The site's manifest (`.steadypress-site.json`): which article owns which URL, at which blob,
-with what the shared files list of it; and the names of the files the site itself writes."""
+"""What the site keeps of a published article (`Entry`), the URLs and names of the files the
+site writes, and the reading of an earlier layout's single manifest (`.steadypress-site.json`),
+which the first publish moves into the index (`index.py`)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,18 +29,14 @@ __all__ = [
     "MAX_URL_SEGMENT",
     "NOT_FOUND",
     "NO_JEKYLL",
-    "OLD_SITEMAP_PAGES",
-    "SITEMAP",
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
     "article_slug",
-    "encode_manifest",
     "is_site_path",
     "page_path",
     "path_slug_source",
     "read_manifest",
-    "sitemap_shard",
     "tag_path",
     "url_slug",
 ]
@@ -49,12 +45,6 @@ MANIFEST = ".steadypress-site.json"
 MANIFEST_VERSION = 2
 INDEX = "index.html"
 FEED = "feed.xml"
-# The sitemap index (sitemaps.org) over 256 sitemaps, each page of the site in the one its path
-# hashes to: a publish rewrites the index and the few sitemaps of the pages it changed, and no
-# file comes near the protocol's 50,000 URLs.
-SITEMAP = "sitemap.xml"
-# Where an older layout listed the front page and the tag pages: its sitemaps are made again.
-OLD_SITEMAP_PAGES = "sitemaps/site.xml"
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
 TAGS_INDEX = "tags/index.html"
@@ -173,12 +163,6 @@ def url_slug(source: str) -> str:
     return "/".join(parts)
 
 
-def sitemap_shard(page: str) -> str:
-    """The sitemap that lists the page at site path `page`: the same one while it is there."""
-    digest = hashlib.sha1(page.encode(), usedforsecurity=False).hexdigest()
-    return f"sitemaps/{digest[:2]}.xml"
-
-
 def page_path(slug: str) -> str:
     return f"{slug}/index.html"
 
@@ -201,14 +185,3 @@ def read_manifest(files: SiteWriter) -> dict[str, Entry]:
         raise TransientError(
             f"{MANIFEST} in the site cannot be read ({error!r}); fix or remove it"
         ) from None
-
-
-def encode_manifest(manifest: Mapping[str, Entry]) -> bytes:
-    """One article per line, keys sorted: diffs of the Pages branch read well, and every line
-    is json's C encoder's work (the manifest is rewritten by every publication)."""
-    lines = [
-        f"  {json.dumps(path)}: {json.dumps(entry.to_json(), sort_keys=True, ensure_ascii=False)}"
-        for path, entry in sorted(manifest.items())
-    ]
-    articles = "{\n" + ",\n".join(lines) + "\n }" if lines else "{}"
-    return f'{{"version": {MANIFEST_VERSION},\n "articles": {articles}}}\n'.encode()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from html import escape, unescape
@@ -25,18 +25,27 @@ from markupsafe import Markup
 
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
-from steadypress.feeds import FeedEntry, atom_feed, feed_contents, sitemap, sitemap_index
+from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import PublishedRecord
 from steadypress.render import is_relative_reference, reading_minutes, render_markdown
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
+from steadypress.targets.site.index import (
+    SUMMARY,
+    Nav,
+    SiteIndex,
+    article_file,
+    index_files,
+    uses,
+)
 from steadypress.targets.site.listings import (
     ARCHIVE_INDEX,
-    Listing,
     ListingPages,
     human_date,
+    listing_exists,
     listing_pages,
+    listing_reads,
 )
 from steadypress.targets.site.manifest import (
     CNAME,
@@ -47,22 +56,19 @@ from steadypress.targets.site.manifest import (
     MANIFEST,
     NO_JEKYLL,
     NOT_FOUND,
-    OLD_SITEMAP_PAGES,
-    SITEMAP,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
     article_slug,
-    encode_manifest,
     is_site_path,
     page_path,
     path_slug_source,
     read_manifest,
-    sitemap_shard,
     tag_path,
     url_slug,
 )
 from steadypress.targets.site.settings import SiteAddress, SiteSettings, site_address
+from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAP, Sitemaps, sitemap_of
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -71,10 +77,6 @@ if TYPE_CHECKING:
     from steadypress.targets.registry import TargetContext
 
 __all__ = ["SiteTarget", "build", "build_site"]
-
-# The files a publish or a removal rewrites besides the article's own, asked by id (the feed is
-# read whole: it holds the newest articles' text).
-_LISTINGS = (INDEX, SITEMAP, OLD_SITEMAP_PAGES, TAGS_INDEX, ARCHIVE_INDEX)
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
@@ -239,7 +241,7 @@ class SiteTarget:
             tags=article.tags,
             cover=cover,
             assets=tuple(sorted(assets)),
-            sha256=hashlib.sha256(page).hexdigest(),
+            sha256=page_digest(page),
             aliases=tuple(sorted(redirects := self._redirects(article, url))),
         )
         return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
@@ -264,35 +266,15 @@ class SiteTarget:
             ).encode()
         return pages
 
-    def _write_shared(
-        self,
-        files: SiteWriter,
-        manifest: Mapping[str, Entry],
-        touched: Iterable[Entry],
-        changed: Mapping[str, str | None],
-    ) -> None:
-        """The files that list articles: the listing pages that list `touched` (the versions
-        before and after of the articles that changed), the feed, and the sitemaps. `changed`
-        is the slugs of the articles published or removed, with the HTML of those published."""
-        listing = Listing.of(manifest.values())
-        pages = listing_pages(touched)
-        ListingPages(
-            self._theme, self._site(), href=self._href, absolute=self._absolute,
-            page_of=lambda entry: page_path(entry.slug),
-        ).write(files, listing, pages)  # fmt: skip
-        self._write_feed(files, listing.newest, changed)
-        pages.update(page_path(slug) for slug in changed)
-        self._write_sitemaps(files, manifest, listing, pages)
-
     def _write_feed(
-        self, files: SiteWriter, newest: list[Entry], changed: Mapping[str, str | None]
+        self, files: SiteWriter, index: SiteIndex, changed: Mapping[str, str | None]
     ) -> None:
         """The newest articles with their whole text: this batch's from its rendering, the
         others' from the feed as it was (an article entering the feed whose text is not known,
         after a newer one was removed, shows its summary alone)."""
         known = feed_contents(files.read(FEED))
         feed = []
-        for entry in newest:
+        for _path, entry in index.newest:
             url = self._absolute(page_path(entry.slug))
             feed.append(FeedEntry(
                 title=entry.title, url=url, published=entry.date, updated=entry.updated,
@@ -301,38 +283,6 @@ class SiteTarget:
                 content=changed.get(entry.slug) or known.get(url),
             ))  # fmt: skip
         files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
-
-    def _write_sitemaps(
-        self,
-        files: SiteWriter,
-        manifest: Mapping[str, Entry],
-        listing: Listing,
-        pages: Iterable[str],
-    ) -> None:
-        """The sitemap index, and the sitemaps of `pages` (every sitemap the first time, or
-        after an older layout): every page of the site is in the sitemap its path hashes to."""
-        last = listing.last_changes()
-        last.update((page_path(entry.slug), entry.updated) for entry in manifest.values())
-        shards: dict[str, list[str]] = {}
-        for page in last:
-            shards.setdefault(sitemap_shard(page), []).append(page)
-        if files.exists(SITEMAP) and not files.exists(OLD_SITEMAP_PAGES):
-            rewrite = {sitemap_shard(page) for page in pages}
-        else:
-            files.remove(OLD_SITEMAP_PAGES)
-            rewrite = set(shards) | {sitemap_shard(page) for page in pages}
-            files.want(oids=rewrite)
-        for path in sorted(rewrite):
-            listed = shards.get(path)
-            if listed:
-                files.put(path, sitemap([(self._absolute(page), last[page]) for page in listed]))
-            else:
-                files.remove(path)
-        index = [
-            (self._absolute(path), max(filter(None, (last[page] for page in listed)), default=None))
-            for path, listed in shards.items()
-        ]
-        files.put(SITEMAP, sitemap_index(index))
 
     def _put_static(self, files: SiteWriter) -> None:
         if self._stylesheet is None:
@@ -361,114 +311,177 @@ class SiteTarget:
     def publish_batch(
         self, work: Sequence[tuple[Article, PublishedRecord | None]]
     ) -> list[Receipt | PublishError]:
-        """Publish several articles in one write: their pages and images, and the shared files
-        (index, feed, sitemap, manifest, tag pages) once for all of them. An article that cannot
-        be published (a missing image, a URL already taken) fails alone."""
+        """Publish several articles in one write: their pages and images, and the listings,
+        the feed, the sitemaps and the index once for all of them. An article that cannot be
+        published (a missing image, a URL already taken) fails alone."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, _Rendered]] = []
-        for index, (article, _previous) in enumerate(work):
+        for number, (article, _previous) in enumerate(work):
             try:
                 rendered = self._render(article)
             except PublishError as error:
                 results.append(error)
                 continue
-            batch.append((index, article, rendered))
+            batch.append((number, article, rendered))
             slug = rendered.entry.slug
             results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
 
         if batch:
+            texts, oids = _announced([(article.path, r.entry) for _n, article, r in batch])
             refused = self._files.apply(
                 lambda files: self._publish_into(files, batch),
                 # The 404 page is read whole: an old site's own is left alone (it is small).
-                texts=[MANIFEST, NOT_FOUND, FEED],
-                oids=[*_LISTINGS, STYLESHEET, NO_JEKYLL, NOT_FOUND,
-                      *_announced([rendered.entry for _index, _article, rendered in batch]),
-                      *{path for _index, _article, rendered in batch for path in rendered.assets}],
+                texts=[*texts, NOT_FOUND],
+                oids=[*oids, STYLESHEET, NO_JEKYLL,
+                      *{path for _n, _article, rendered in batch for path in rendered.assets}],
             )  # fmt: skip
-            for index, refusal in refused.items():
-                results[index] = refusal
+            for number, refusal in refused.items():
+                results[number] = refusal
         return results
 
     def _publish_into(
         self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]]
     ) -> dict[int, PublishError]:
-        """Inside the site's write: the batch's pages linked to their neighbours and written
-        (an article that cannot be, refused alone), the pages of their neighbours relinked,
-        the listings rewritten once; returns the refusals, by index."""
-        manifest = read_manifest(files)
-        before = dict(manifest)
-        owners = {entry.slug: path for path, entry in manifest.items()}
+        """Inside the site's write: the batch recorded in the index (an article that cannot
+        take its URL refused alone), its pages written linked to their neighbours, the pages of
+        the neighbours it changed relinked, the listings rewritten once; returns the refusals,
+        by number."""
+        index, sitemaps = self._open_index(files)
+        index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
+        olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
+        self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
         refused: dict[int, PublishError] = {}
+        changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
+        touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
+        existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+        beside = [
+            row
+            for _n, a, _r in changes
+            if (old := olds[a.path])
+            for row in index.beside(a.path, old)
+        ]
+        unused: list[str] = []
         accepted = []
-        for index, article, rendered in batch:
-            entry, old = rendered.entry, manifest.get(article.path)
-            refusal = _refusal(files, owners, article.path, entry, old)
+        for number, article, rendered in changes:
+            refusal = _refusal(files, index, article.path, rendered.entry, olds[article.path])
             if refusal is not None:
-                refused[index] = refusal
+                refused[number] = refusal
                 continue
-            accepted.append((index, article, rendered))
-            if old is not None and old.slug != entry.slug:
-                owners.pop(old.slug, None)
-            owners[entry.slug] = article.path
-            manifest[article.path] = entry  # in place, to know its neighbours
-        neighbours = _navigation(manifest)
-        # What the writes below read and replace, fetched together: the pages of the neighbours
-        # to relink, the listings of the versions before and after.
-        relinks = _relinks(
-            before,
-            manifest,
-            {path: neighbours[path] for path in manifest if manifest[path] is not before.get(path)},
-        )
-        news = [rendered.entry for _index, _article, rendered in accepted]
-        olds = [old for entry in news if (old := before.get(owners[entry.slug])) is not None]
-        files.want(texts=[page_path(manifest[path].slug) for path in relinks],
-                   oids=_announced([*news, *olds]))  # fmt: skip
-        linked: dict[str, Nav] = {}  # the batch's pages, by the links they were written with
+            unused += index.put(article.path, rendered.entry)
+            accepted.append((number, article, rendered))
+        beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
+        relink = self._neighbours_to_relink(files, beside, {a.path for _n, a, _r in accepted})
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-        touched: list[Entry] = []  # the versions before and after of what changed
-        replaced: list[Entry] = []
-        for index, article, rendered in accepted:
-            old = before.get(article.path)
-            page = self._linked(rendered.page, neighbours[article.path])
-            entry = replace(rendered.entry, sha256=hashlib.sha256(page).hexdigest())
-            if old is not None and old.slug != entry.slug:
-                files.remove(page_path(old.slug))
+        published = []
+        for number, article, rendered in accepted:
+            old, entry = olds[article.path], rendered.entry
+            page = self._linked(rendered.page, index.nav(article.path, entry))
             refusal = _write_article(files, replace(rendered, page=page))
             if refusal is not None:
-                refused[index] = refusal
-                _restore(manifest, article.path, old)
+                refused[number] = refusal
+                index.put(article.path, old)
                 continue
-            manifest[article.path] = entry
-            linked[article.path] = neighbours[article.path]
-            if old != entry:
-                if old is not None:
-                    changed[old.slug] = None
-                changed[entry.slug] = rendered.html
-                touched.extend([entry, old] if old else [entry])
-                replaced.extend([old] if old else [])
+            if old is not None:
+                changed[old.slug] = None
+            changed[entry.slug] = rendered.html
+            published.append(entry)
         self._put_static(files)
-        self._relink(files, before, manifest, linked)
+        self._relink(files, index, relink)
         if changed:
-            self._write_listings(files, manifest, touched, replaced, changed)
+            self._write_listings(
+                files, index, sitemaps,
+                touched=touched, existed=existed, changed=changed, published=published,
+            )  # fmt: skip
+        _remove_unused(files, index, unused)
         return refused
 
+    @staticmethod
+    def _want_replaced(index: SiteIndex, olds: Sequence[tuple[str, Entry]]) -> None:
+        """Fetch together what replacing or removing these (path, entry) pairs reads and
+        replaces: their index files, the sitemaps of their pages, their listing pages, pages,
+        images and redirects."""
+        entries = [old for _path, old in olds]
+        index.want(
+            olds,
+            texts=[sitemap_of(page_path(old.slug)) for old in entries],
+            oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))],
+        )
+
+    def _neighbours_to_relink(
+        self, files: SiteWriter, beside: Iterable[tuple[str, Entry]], written: Collection[str]
+    ) -> dict[str, Entry]:
+        """The articles beside those that changed (before and after), but for those `written`
+        anew, with their pages fetched together."""
+        relink = {path: entry for path, entry in beside if path not in written}
+        files.want(texts=[page_path(entry.slug) for entry in relink.values()])
+        return relink
+
+    def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
+        """The links of the pages of `relink` to their older and newer article, as the index
+        stands now; a page steadypress did not write is left alone."""
+        for path, entry in relink.items():
+            page = files.read(page_path(entry.slug))
+            if page is None or GENERATOR not in page:
+                continue
+            files.put(page_path(entry.slug), self._linked(page, index.nav(path, entry)))
+
+    def _write_listings(
+        self,
+        files: SiteWriter,
+        index: SiteIndex,
+        sitemaps: Sitemaps,
+        *,
+        touched: Sequence[Entry],
+        existed: Mapping[str, bool],
+        changed: Mapping[str, str | None],
+        published: Sequence[Entry] = (),
+    ) -> None:
+        """After articles changed (`touched`: their versions before and after; `existed`:
+        which of their listing pages had something to list before; `changed`: the slugs of
+        the versions gone and new, with the HTML of those `published`): the listing pages, the
+        feed, the sitemaps and the index."""
+        index.refill_newest()
+        pages = listing_pages(touched)
+        index.want((), texts=listing_reads(index, pages))
+        ListingPages(
+            self._theme, self._site(), href=self._href, absolute=self._absolute,
+            page_of=lambda entry: page_path(entry.slug),
+        ).write(files, index, pages)  # fmt: skip
+        for page in sorted(pages):
+            exists = listing_exists(index, page)
+            if exists != existed.get(page, False):
+                sitemaps.set(page, None) if exists else sitemaps.drop(page)
+        newest = max((entry.updated for _path, entry in index.newest), default=None)
+        sitemaps.set(INDEX, newest)
+        for slug in changed:
+            sitemaps.drop(page_path(slug))
+        for entry in published:
+            sitemaps.set(page_path(entry.slug), entry.updated)
+        self._write_feed(files, index, changed)
+        index.flush()
+        sitemaps.flush()
+
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
-        """Read the pages and the manifest back in one read: the manifest must list each
-        version, and each page hold what the manifest says it holds (its digest; a page's links
-        to its neighbours may have been rewritten since it was, by this run or another)."""
+        """Read the pages and their index entries back in one read: the index must hold each
+        version, and each page what the index says it holds (its digest, but for the links to
+        its neighbours, which may have been rewritten since, by this run or another)."""
         pages = {article.path: page_path(self.slug_of(article)) for article, _receipt in work}
-        found, manifest = self._files.apply(
-            lambda files: ({p: files.read(p) for p in pages.values()}, read_manifest(files)),
-            texts=[*pages.values(), MANIFEST],
+
+        def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
+            index = SiteIndex(files)
+            return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
+
+        found, entries = self._files.apply(
+            read, texts=[*pages.values(), SUMMARY, *map(article_file, pages)]
         )
         problems: list[TransientError | None] = []
         for article, _receipt in work:
-            entry = manifest.get(article.path)
+            entry = entries[article.path]
             if entry is None or entry.blob != article.blob:
                 problems.append(TransientError("the site index does not list this version"))
                 continue
             page = found.get(page_path(entry.slug))
-            if page is None or hashlib.sha256(page).hexdigest() != entry.sha256:
+            if page is None or page_digest(page) != entry.sha256:
                 problems.append(
                     TransientError(f"/{entry.slug}/index.html does not hold what was written")
                 )
@@ -489,64 +502,32 @@ class SiteTarget:
         block = self._theme.render("neighbours.html", site=self._site(), older=older, newer=newer)
         return page[:start] + block.rstrip(b"\n") + page[end + len(_NAV_END) :]
 
-    def _relink(
-        self,
-        files: SiteWriter,
-        before: Mapping[str, Entry],
-        manifest: dict[str, Entry],
-        linked: Mapping[str, Nav],
-    ) -> None:
-        """The pages whose older or newer article changed (besides those just written with
-        `linked`), their links rewritten in place, and their digests kept in the manifest."""
-        for path, nav in _relinks(before, manifest, linked).items():
-            entry = manifest[path]
-            page = files.read(page_path(entry.slug))
-            if page is None or GENERATOR not in page:
-                continue
-            relinked = self._linked(page, nav)
-            if relinked != page:
-                files.put(page_path(entry.slug), relinked)
-                manifest[path] = replace(entry, sha256=hashlib.sha256(relinked).hexdigest())
-
-    def _write_listings(
-        self,
-        files: SiteWriter,
-        manifest: Mapping[str, Entry],
-        touched: Iterable[Entry],
-        replaced: Iterable[Entry],
-        changed: Mapping[str, str | None],
-    ) -> None:
-        """After articles changed: the shared files, the images nobody uses any more, and the
-        manifest."""
-        self._write_shared(files, manifest, touched, changed)
-        for old in replaced:
-            _remove_orphans(files, manifest, old)
-        files.put(MANIFEST, encode_manifest(manifest))
-
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
-        """Remove the article's page, its images, and its entries in the shared files."""
+        """Remove the article's page, its images, and its entries in the listings."""
         self.unpublish_batch([(path, previous)])
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
-        """Remove several articles in one write, the shared files rewritten once: a push that
+        """Remove several articles in one write, the listings rewritten once: a push that
         removes ten articles costs what one that adds ten does."""
         paths = [path for path, _previous in work]
 
         def change(files: SiteWriter) -> None:
-            manifest = read_manifest(files)
-            before = dict(manifest)
-            removed = [entry for path in paths if (entry := manifest.pop(path, None))]
-            if not removed:
+            index, sitemaps = self._open_index(files)
+            olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
+            if not olds:
                 return
-            files.want(
-                texts=[page_path(manifest[path].slug) for path in _relinks(before, manifest, {})],
-                oids=_announced(removed),
+            touched = [old for _path, old in olds]
+            self._want_replaced(index, olds)
+            existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+            beside = [row for path, old in olds for row in index.beside(path, old)]
+            unused = [used for path, _old in olds for used in index.put(path, None)]
+            relink = self._neighbours_to_relink(files, beside, paths)
+            self._relink(files, index, relink)
+            gone = dict.fromkeys((old.slug for old in touched), None)
+            self._write_listings(
+                files, index, sitemaps, touched=touched, existed=existed, changed=gone
             )
-            for entry in removed:
-                files.remove(page_path(entry.slug))
-            self._relink(files, before, manifest, {})
-            gone = dict.fromkeys((entry.slug for entry in removed), None)
-            self._write_listings(files, manifest, removed, removed, gone)
+            _remove_unused(files, index, unused)
 
         # Each page is most likely at the slug made from its path; announcing it saves a read.
         likely_pages = []
@@ -555,73 +536,74 @@ class SiteTarget:
                 likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
         self._files.apply(
             change,
-            texts=[MANIFEST, FEED],
-            oids=[*_LISTINGS, *likely_pages, *map(sitemap_shard, likely_pages)],
+            texts=[SUMMARY, FEED, SITEMAP, LISTINGS_SITEMAP, *map(article_file, paths),
+                   *map(sitemap_of, likely_pages)],
+            oids=[MANIFEST, INDEX, ARCHIVE_INDEX, TAGS_INDEX, *likely_pages],
         )  # fmt: skip
 
+    def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
+        """The site's index and sitemaps. An earlier layout's manifest is moved into the index
+        first, once: every listing page and sitemap made again, the manifest deleted."""
+        index, sitemaps = SiteIndex(files), Sitemaps(files, self._absolute)
+        if index.exists or not files.exists(MANIFEST):
+            return index, sitemaps
+        manifest = read_manifest(files)
+        for path, entry in sorted(manifest.items()):
+            index.put(path, entry)
+        files.remove(MANIFEST)
+        index.refill_newest()
+        pages = listing_pages(manifest.values())
+        ListingPages(
+            self._theme, self._site(), href=self._href, absolute=self._absolute,
+            page_of=lambda entry: page_path(entry.slug),
+        ).write(files, index, pages)  # fmt: skip
+        every: dict[str, datetime | None] = {
+            page_path(entry.slug): entry.updated for entry in manifest.values()
+        }
+        every |= {page: None for page in pages if listing_exists(index, page)}
+        every[INDEX] = max((entry.updated for _path, entry in index.newest), default=None)
+        sitemaps.rebuild(every)
+        return index, sitemaps
 
-# An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
-Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
+
 _NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
 
 
-def _navigation(manifest: Mapping[str, Entry]) -> dict[str, Nav]:
-    """Each article's neighbours in date order (the slug breaks a tie)."""
-    ordered = sorted(manifest.items(), key=lambda item: (item[1].date, item[1].slug))
-    navs: dict[str, Nav] = {}
-    for number, (path, _entry) in enumerate(ordered):
-        older = ordered[number - 1][1] if number > 0 else None
-        newer = ordered[number + 1][1] if number + 1 < len(ordered) else None
-        navs[path] = (
-            (older.slug, older.title) if older else (None, None),
-            (newer.slug, newer.title) if newer else (None, None),
-        )
-    return navs
+def page_digest(page: bytes) -> str:
+    """What the index records of a page: the SHA-256 of its bytes but for the links to its
+    neighbours, which a neighbour's publish rewrites without touching its index entry."""
+    start, end = page.find(_NAV_START), page.find(_NAV_END)
+    if 0 <= start < end:
+        page = page[: start + len(_NAV_START)] + page[end:]
+    return hashlib.sha256(page).hexdigest()
 
 
-def _relinks(
-    before: Mapping[str, Entry], manifest: Mapping[str, Entry], linked: Mapping[str, Nav]
-) -> dict[str, Nav]:
-    """The articles whose older or newer neighbour is not what their page links to (`linked`:
-    the pages being written, by the links they are written with), and the links they need."""
-    was = {**_navigation(before), **linked}
-    return {path: nav for path, nav in _navigation(manifest).items() if was.get(path) != nav}
+def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
+    """What publishing `batch` (path, entry) reads whole (the index's files of those entries,
+    the sitemaps of their pages) and replaces (their pages and listing pages), asked for in
+    the site's first read."""
+    entries = [entry for _path, entry in batch]
+    pages = [page_path(entry.slug) for entry in entries]
+    texts = {SUMMARY, FEED, SITEMAP, LISTINGS_SITEMAP, *map(sitemap_of, pages)}
+    texts |= set(index_files(batch))
+    return sorted(texts), sorted({MANIFEST, *listing_pages(entries), *pages})
 
 
-def _announced(entries: Sequence[Entry]) -> set[str]:
-    """What publishing `entries` puts (their pages, the pages listing them, the sitemaps of
-    all these), asked for by id in the site's first read."""
-    pages = listing_pages(entries) | {page_path(entry.slug) for entry in entries}
-    return pages | {sitemap_shard(page) for page in pages}
-
-
-def _restore(manifest: dict[str, Entry], path: str, old: Entry | None) -> None:
-    if old is None:
-        manifest.pop(path, None)
-    else:
-        manifest[path] = old
-
-
-def _remove_orphans(
-    files: SiteWriter, manifest: Mapping[str, Entry], previous: Entry | None
-) -> None:
-    """Images and redirect pages the previous version had that no article has any more."""
-    if previous is None:
-        return
-    used = {path for entry in manifest.values() for path in (*entry.assets, *entry.aliases)}
-    for path in (*previous.assets, *previous.aliases):
-        if path not in used:
+def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -> None:
+    """Pages, images and redirect pages an old version had that no article uses any more."""
+    for path in dict.fromkeys(unused):
+        if not index.owners(path):
             files.remove(path)
 
 
 def _refusal(
-    files: SiteWriter, owners: Mapping[str, str], path: str, entry: Entry, old: Entry | None
+    files: SiteWriter, index: SiteIndex, path: str, entry: Entry, old: Entry | None
 ) -> PermanentError | None:
     """Why the article may not take its URL: another article has it, or a file is there that
     steadypress did not write."""
-    owner = owners.get(entry.slug, path)
-    if owner != path:
-        return PermanentError(f"URL /{entry.slug}/ is already used by {owner}")
+    others = [owner for owner in index.owners(page_path(entry.slug)) if owner != path]
+    if others:
+        return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
     return _foreign_file(files, entry, old)
 
 

@@ -1,0 +1,140 @@
+"""The site's index (`targets/site/index.py`): files that stay small however large the blog,
+the neighbours found across months, and the move from an earlier layout's single manifest."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import xmlschema
+
+from steadypress.content import Article
+from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
+from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
+from steadypress.targets.site.target import SiteTarget
+from tests.helpers import local_site_articles, old_site_manifest, site_target
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SITEMAP_XSD = xmlschema.XMLSchema(FIXTURES / "sitemap-0.9.xsd")
+SITEINDEX_XSD = xmlschema.XMLSchema(FIXTURES / "siteindex-0.9.xsd")
+LOC = "{http://www.sitemaps.org/schemas/sitemap/0.9}loc"
+START = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def post(n: int, *, day: int | None = None, tags: tuple[str, ...] = ()) -> Article:
+    """Article n, published n days after 2000-01-01 (or on `day`)."""
+    moment = START + timedelta(days=n if day is None else day)
+    return Article(path=f"content/p{n}.md", blob="b1", title=f"P{n}", body="Text.", date=moment,
+                   tags=tags)  # fmt: skip
+
+
+def entry(n: int, tags: tuple[str, ...]) -> Entry:
+    """What an earlier layout's manifest recorded of article n (its page never rendered)."""
+    moment = START + timedelta(days=n)
+    return Entry(blob="b1", slug=f"p{n}", title=f"P{n}", date=moment, updated=moment,
+                 description=None, summary="Text.", tags=tags, cover=None, assets=(),
+                 sha256="0" * 64)  # fmt: skip
+
+
+def links(site: Path, n: int) -> tuple[str | None, str | None]:
+    page = (site / f"p{n}/index.html").read_text()
+    found = []
+    for rel in ("prev", "next"):
+        start = page.find(f'rel="{rel}" href="')
+        found.append(page[start:].split('"')[3] if start >= 0 else None)
+    return found[0], found[1]
+
+
+def stamps(site: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(site)): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in site.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+def test_neighbours_are_found_across_months_and_beyond_the_newest(tmp_path: Path) -> None:
+    """Forty articles a month apart: an article far from the newest links to the one of the
+    month before and the month after; a removal there links those two to each other."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n, day=31 * n), None) for n in range(40)])
+    assert links(tmp_path, 5) == ("/p4/", "/p6/")
+    assert links(tmp_path, 0) == (None, "/p1/") and links(tmp_path, 39) == ("/p38/", None)
+    site.unpublish("content/p5.md", None)
+    assert links(tmp_path, 4) == ("/p3/", "/p6/")
+    assert links(tmp_path, 6) == ("/p4/", "/p7/")
+    site.publish(post(40, day=31 * 5 + 3), None)  # back into p5's month
+    assert links(tmp_path, 40) == ("/p4/", "/p6/")
+    assert links(tmp_path, 4)[1] == "/p40/" and links(tmp_path, 6)[0] == "/p40/"
+
+
+def test_a_site_of_an_earlier_layout_moves_into_the_index_on_its_first_publish(
+    tmp_path: Path,
+) -> None:
+    """Its manifest is read once: every article goes into the index, every listing page and
+    sitemap is made again (the old `sitemaps/site.xml` goes), and the manifest is deleted;
+    the next publish is an ordinary one."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n, tags=("go",)), None) for n in range(3)])
+    entries = local_site_articles(tmp_path)
+    for path in [*tmp_path.glob(".steadypress/**/*.json"), *tmp_path.glob("sitemaps/*.xml")]:
+        path.unlink()
+    (tmp_path / "sitemaps" / "site.xml").write_text("<urlset/>")
+    (tmp_path / MANIFEST).write_bytes(
+        old_site_manifest({path: Entry.from_json(fields) for path, fields in entries.items()})
+    )
+    site.publish(post(3, tags=("go",)), None)
+    assert not (tmp_path / MANIFEST).exists() and not (tmp_path / OLD_SITEMAP_PAGES).exists()
+    assert set(local_site_articles(tmp_path)) == {f"content/p{n}.md" for n in range(4)}
+    assert (tmp_path / SUMMARY).exists() and links(tmp_path, 2) == ("/p1/", "/p3/")
+    listed = _sitemap_locations(tmp_path)
+    pages = {p.removesuffix("index.html") for p in map(str, _pages(tmp_path))}
+    assert listed == {f"https://blog.example/{p}" for p in pages}
+    before = stamps(tmp_path)
+    site.publish(post(4, tags=("go",)), None)
+    rewritten = {path for path, stamp in stamps(tmp_path).items() if before.get(path) != stamp}
+    assert len(rewritten) < 20, sorted(rewritten)
+
+
+def _pages(site: Path) -> list[Path]:
+    return [p.relative_to(site) for p in site.rglob("index.html")]
+
+
+def _sitemap_locations(site: Path) -> set[str]:
+    index = (site / "sitemap.xml").read_bytes()
+    SITEINDEX_XSD.validate(index)
+    found: set[str] = set()
+    for sitemap in ET.fromstring(index).iter(LOC):  # noqa: S314 - written by the test's site
+        document = (site / (sitemap.text or "").removeprefix("https://blog.example/")).read_bytes()
+        SITEMAP_XSD.validate(document)
+        locations = [loc.text or "" for loc in ET.fromstring(document).iter(LOC)]  # noqa: S314
+        assert not found & set(locations), "a page in two sitemaps"
+        found |= set(locations)
+    return found
+
+
+def seeded(folder: Path, size: int) -> SiteTarget:
+    """A site of `size` articles, one a day from 2000-01-01 with a tag of fifty, as an earlier
+    layout kept it (a manifest), moved into the index by a first publish."""
+    entries = {f"content/p{n}.md": entry(n, (f"t{n % 50}",)) for n in range(size)}
+    folder.mkdir()
+    (folder / MANIFEST).write_bytes(old_site_manifest(entries))
+    site = site_target(DirectorySiteFiles(folder))
+    site.publish(post(size, tags=("t0",)), None)
+    return site
+
+
+def test_a_publish_at_ten_thousand_articles_rewrites_no_file_over_100_kb(tmp_path: Path) -> None:
+    """Every file a new article makes the site write (its page, the listings, the feed, the
+    sitemaps, the index's files) is small, and so is their number."""
+    site = seeded(tmp_path / "site", 10_000)
+    before = stamps(tmp_path / "site")
+    site.publish(post(10_001, tags=("t7", "fresh")), None)
+    after = stamps(tmp_path / "site")
+    rewritten = {path for path, stamp in after.items() if before.get(path) != stamp}
+    sizes = {path: (tmp_path / "site" / path).stat().st_size for path in rewritten}
+    assert page_path("p10001") in rewritten and len(rewritten) <= 25, sorted(rewritten)
+    assert max(sizes.values()) <= 100_000, max(sizes.items(), key=lambda item: item[1])
