@@ -138,12 +138,23 @@ class SiteIndex:
         self._files = files
         self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
         self._dirty: set[str] = set()
-        self._summary = _Summary()
-        self.exists = False
-        raw = files.read(SUMMARY)
-        if raw is not None:
-            self._summary = _Summary.from_json(self._parse(SUMMARY, raw, "months"))
-            self.exists = True
+        self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
+
+    @property
+    def exists(self) -> bool:
+        """Whether the site has an index (an earlier layout, or a new site, has none)."""
+        return self._files.exists(SUMMARY)
+
+    @property
+    def _summary(self) -> _Summary:
+        if self._read_summary is None:
+            raw = self._files.read(SUMMARY)
+            self._read_summary = (
+                _Summary()
+                if raw is None
+                else _Summary.from_json(self._parse(SUMMARY, raw, "months"))
+            )
+        return self._read_summary
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -370,7 +370,10 @@ class SiteTarget:
             unused += index.put(article.path, rendered.entry)
             accepted.append((number, article, rendered))
         beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
-        relink = self._neighbours_to_relink(files, beside, {a.path for _n, a, _r in accepted})
+        relink = self._neighbours_to_relink(
+            files, beside, {a.path for _n, a, _r in accepted},
+            reads=listing_reads(index, listing_pages(touched)),
+        )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
         published = []
         for number, article, rendered in accepted:
@@ -408,12 +411,17 @@ class SiteTarget:
         )
 
     def _neighbours_to_relink(
-        self, files: SiteWriter, beside: Iterable[tuple[str, Entry]], written: Collection[str]
+        self,
+        files: SiteWriter,
+        beside: Iterable[tuple[str, Entry]],
+        written: Collection[str],
+        *,
+        reads: Iterable[str] = (),
     ) -> dict[str, Entry]:
         """The articles beside those that changed (before and after), but for those `written`
-        anew, with their pages fetched together."""
+        anew, with their pages fetched together, and `reads` with them."""
         relink = {path: entry for path, entry in beside if path not in written}
-        files.want(texts=[page_path(entry.slug) for entry in relink.values()])
+        files.want(texts=[*(page_path(entry.slug) for entry in relink.values()), *reads])
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
@@ -471,9 +479,7 @@ class SiteTarget:
             index = SiteIndex(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
-        found, entries = self._files.apply(
-            read, texts=[*pages.values(), SUMMARY, *map(article_file, pages)]
-        )
+        found, entries = self._files.apply(read, texts=[*pages.values(), *map(article_file, pages)])
         problems: list[TransientError | None] = []
         for article, _receipt in work:
             entry = entries[article.path]
@@ -521,7 +527,9 @@ class SiteTarget:
             existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
             beside = [row for path, old in olds for row in index.beside(path, old)]
             unused = [used for path, _old in olds for used in index.put(path, None)]
-            relink = self._neighbours_to_relink(files, beside, paths)
+            relink = self._neighbours_to_relink(
+                files, beside, paths, reads=listing_reads(index, listing_pages(touched))
+            )
             self._relink(files, index, relink)
             gone = dict.fromkeys((old.slug for old in touched), None)
             self._write_listings(
