@@ -73,7 +73,7 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
     }
     assert branch_files(github) == folder
     listed = {
-        "index.html", "archive/index.html", "archive/2026/01/index.html",
+        "index.html", "archive/index.html", "archive/2026/index.html", "archive/2026/01/index.html",
         "a/index.html", "guides/b/index.html",
     }  # fmt: skip
     assert {path for path in folder if not path.startswith((".steadypress/", "sitemaps/"))} == {

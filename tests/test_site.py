@@ -225,8 +225,11 @@ def test_listings_are_split_as_blogs_split_them(tmp_path: Path) -> None:
     assert titles(front) == [f"P{n}" for n in range(29, 9, -1)]
     assert '<a href="/archive/">All 30 articles, by month</a>' in front.read_text()
     archive = (tmp_path / "archive/index.html").read_text()
-    assert re.findall(r"<h2>(\d+)</h2>", archive) == ["2026", "2025"]
-    assert '<a href="/archive/2025/12/">December 2025</a> <span class="count">3</span>' in archive
+    assert re.findall(r'<a href="/archive/(\d+)/">', archive) == ["2026", "2025"]
+    assert '<a href="/archive/2025/">2025</a> <span class="count">6</span>' in archive
+    year = (tmp_path / "archive/2025/index.html").read_text()
+    assert re.findall(r'<a href="/archive/2025/(\d+)/">', year) == ["12", "11"]
+    assert '<a href="/archive/2025/12/">December 2025</a> <span class="count">3</span>' in year
     assert titles(tmp_path / "archive/2025/12/index.html") == ["P5", "P4", "P3"]
     assert sorted(p.parent.name for p in tmp_path.glob("archive/*/*/index.html")) == [
         "01", "02", "03", "04", "05", "06", "07", "08", "11", "12",
@@ -251,7 +254,8 @@ def test_a_removal_rewrites_the_pages_that_listed_it_and_an_empty_month_goes(
     assert not (tmp_path / "archive/2026/03/index.html").exists()
     assert not (tmp_path / "tags/go/2025/index.html").exists()
     assert titles(tmp_path / "tags/go/2026/index.html") == ["P2"]
-    assert "March" not in (tmp_path / "archive/index.html").read_text()
+    assert "March" not in (tmp_path / "archive/2026/index.html").read_text()
+    assert "/archive/2025/" not in (tmp_path / "archive/index.html").read_text()
     site.unpublish("content/p2.md", None)
     leftover = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.html")}
     assert leftover == {"index.html", "404.html"}, "an empty blog keeps its front page alone"

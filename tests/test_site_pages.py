@@ -24,7 +24,9 @@ from steadypress.targets.site.index import (
     article_file,
     month_file,
     tag_year_file,
+    tag_years_file,
     url_file,
+    year_file,
 )
 from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, sitemap_of
 from steadypress.targets.site.target import SiteTarget, build_site
@@ -166,8 +168,9 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
 def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
     pages = [path for path in files(out) if path.endswith(".html")]
-    # home, articles, tags and each tag's year, the tags index, the archive and its month, 404
-    assert len(pages) == 1 + 4 + 5 + 5 + 1 + 2 + 1
+    # home, articles, tags and each tag's year, the tags index, the archive, its year and its
+    # month, 404
+    assert len(pages) == 1 + 4 + 5 + 5 + 1 + 3 + 1
     generated = {"404.html", "tags/index.html", "archive/index.html", "tags/guide/2026/index.html"}
     assert generated <= set(pages)
     for page in pages:
@@ -255,6 +258,7 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     month = "archive/2026/12/index.html"  # a new month
     pages = {
         "new/index.html", "index.html", "tags/index.html", "archive/index.html", month,
+        "archive/2026/index.html",
         "tags/guide/index.html", "tags/fresh/index.html",
         "tags/guide/2026/index.html", "tags/fresh/2026/index.html",
     }  # fmt: skip
@@ -268,8 +272,9 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     assert sitemaps - {LISTINGS_SITEMAP} == set(map(sitemap_of, appeared))
     # The index's files of the article, its month and its tags' years, and the summary.
     assert index == {
-        SUMMARY, article_file("content/new.md"), month_file("2026/12"),
+        SUMMARY, article_file("content/new.md"), month_file("2026/12"), year_file("2026"),
         tag_year_file("tags/guide/index.html", 2026), tag_year_file("tags/fresh/index.html", 2026),
+        tag_years_file("tags/guide/index.html"), tag_years_file("tags/fresh/index.html"),
         url_file("new/index.html"),
     }  # fmt: skip
     newest_before = (out / "guides/images-and-code/index.html").read_text()

@@ -3,8 +3,8 @@
 A folder of the repository (the site target's `theme` setting) may hold any of `base.html`,
 `article.html`, `neighbours.html` (the links to the older and newer article, which steadypress
 rewrites alone when a neighbour changes), `index.html` (the newest articles), `archive.html`
-(the months), `month.html`, `tag.html` (a tag's newest articles, or one year of them),
-`tags.html`, `list.html`, `404.html` and `style.css`;
+(the years), `year.html` (a year's months), `month.html`, `tag.html` (a tag's newest
+articles, or one year of them), `tags.html`, `list.html`, `404.html` and `style.css`;
 the rest come from the default theme shipped in `steadypress/theme/`. Every value from front
 matter is escaped by the templates (autoescape), and the same inputs give the same bytes.
 """
@@ -30,8 +30,8 @@ from steadypress.render import highlight_css
 __all__ = ["THEME_FILES", "Theme"]
 
 THEME_FILES = (
-    "base.html", "article.html", "neighbours.html", "index.html", "archive.html", "month.html",
-    "tag.html", "tags.html", "list.html", "404.html", "style.css",
+    "base.html", "article.html", "neighbours.html", "index.html", "archive.html", "year.html",
+    "month.html", "tag.html", "tags.html", "list.html", "404.html", "style.css",
 )  # fmt: skip
 
 

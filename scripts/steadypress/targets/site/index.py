@@ -6,8 +6,10 @@
 - `urls/XYZ.json`: which articles use each page, image and redirect page, in 4,096 files by a
   hash of the site path (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the entries of a month's articles, which its archive page lists;
-- `tags/TAG/YYYY.json`: the entries of a tag's articles in a year;
-- `summary.json`: how many articles each month has, each tag's years and spellings, and the
+- `years/YYYY.json`: how many articles each month of a year has;
+- `tags/TAG/YYYY.json`: the entries of a tag's articles in a year, and `tags/TAG/years.json`
+  how many each year has;
+- `summary.json`: how many articles each year has, each tag's count and spellings, and the
   newest articles (the front page, the feed).
 
 A publish reads the files of the articles it changes, of their months and tags and of their
@@ -39,8 +41,10 @@ __all__ = [
     "month_file",
     "month_of",
     "tag_year_file",
+    "tag_years_file",
     "url_file",
     "uses",
+    "year_file",
 ]
 
 INDEX_FOLDER = ".steadypress"
@@ -75,9 +79,29 @@ def month_file(month: str) -> str:
     return f"{INDEX_FOLDER}/months/{month.replace('/', '-')}.json"
 
 
+def year_file(year: str) -> str:
+    return f"{INDEX_FOLDER}/years/{year}.json"
+
+
 def tag_year_file(tag_page: str, year: int) -> str:
     tag = tag_page.split("/")[1]
     return f"{INDEX_FOLDER}/tags/{tag}/{year:04d}.json"
+
+
+def tag_years_file(tag_page: str) -> str:
+    tag = tag_page.split("/")[1]
+    return f"{INDEX_FOLDER}/tags/{tag}/years.json"
+
+
+# What each kind of file holds, by the key of its section.
+def _section_key(name: str) -> str:
+    if "/urls/" in name:
+        return "urls"
+    if "/years/" in name:
+        return "months"
+    if name.endswith("/years.json"):
+        return "years"
+    return "articles"
 
 
 def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
@@ -85,8 +109,10 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
     files = set()
     for path, entry in entries:
         files |= {article_file(path), month_file(month_of(entry))}
+        files.add(year_file(f"{entry.date.year:04d}"))
         files |= {url_file(used) for used in uses(entry)}
-        files |= {tag_year_file(tag_path(tag), entry.date.year) for tag in entry.tags}
+        for page in map(tag_path, entry.tags):
+            files |= {tag_year_file(page, entry.date.year), tag_years_file(page)}
     return files
 
 
@@ -100,33 +126,33 @@ def uses(entry: Entry) -> tuple[str, ...]:
     return (page_path(entry.slug), *entry.assets, *entry.aliases)
 
 
-_TAG_PARTS = ("years", "names")
-
-
 @dataclass
 class _Summary:
-    months: dict[str, int] = field(default_factory=dict)
-    # tag page -> {"years": {year: count}, "names": {spelling: count}}
-    tags: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    years: dict[str, int] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
+    names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
     newest: list[tuple[str, Entry]] = field(default_factory=list)  # (path, entry), newest first
 
     def to_json(self) -> dict[str, Any]:
         return {
             "version": INDEX_VERSION,
-            "months": dict(sorted(self.months.items())),
-            "tags": {page: self.tags[page] for page in sorted(self.tags)},
+            "years": self.years,
+            "tags": {
+                page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
+            },
             "newest": [[path, entry.to_json()] for path, entry in self.newest],
         }
 
     @classmethod
     def from_json(cls, document: Mapping[str, Any]) -> _Summary:
-        tags = {
-            str(page): {part: {str(k): int(n) for k, n in tag[part].items()} for part in _TAG_PARTS}
-            for page, tag in document["tags"].items()
-        }
+        tags = document["tags"]
         return cls(
-            months={str(k): int(v) for k, v in document["months"].items()},
-            tags=tags,
+            years={str(k): int(v) for k, v in document["years"].items()},
+            tags={str(page): int(tag["count"]) for page, tag in tags.items()},
+            names={
+                str(page): {str(k): int(n) for k, n in tag["names"].items()}
+                for page, tag in tags.items()
+            },
             newest=[(str(path), Entry.from_json(fields)) for path, fields in document["newest"]],
         )
 
@@ -152,7 +178,7 @@ class SiteIndex:
             self._read_summary = (
                 _Summary()
                 if raw is None
-                else _Summary.from_json(self._parse(SUMMARY, raw, "months"))
+                else _Summary.from_json(self._parse(SUMMARY, raw, "years"))
             )
         return self._read_summary
 
@@ -216,8 +242,25 @@ class SiteIndex:
         return sorted(rows, key=lambda row: _order(row[1]), reverse=True)
 
     @property
-    def months(self) -> Mapping[str, int]:
-        return self._summary.months
+    def years(self) -> Mapping[str, int]:
+        """How many articles each year has."""
+        return self._summary.years
+
+    def months(self, year: str) -> dict[str, int]:
+        """How many articles each month (`YYYY/MM`) of `year` has."""
+        counts = self._section(year_file(year), "months")
+        return {f"{year}/{month}": int(n) for month, n in counts.items()}
+
+    def _months_from(self, month: str, *, newer: bool) -> Iterator[str]:
+        """The months that have articles, from `month` (included) on, towards the newer or the
+        older; a year's month counts are read only when the search reaches it."""
+        year = month.split("/", maxsplit=1)[0]
+        years = sorted((y for y in self._summary.years if (y > year) == newer or y == year),
+                       reverse=not newer)  # fmt: skip
+        for candidate in years:
+            for found in sorted(self.months(candidate), reverse=not newer):
+                if found == month or (found > month) == newer:
+                    yield found
 
     @property
     def newest(self) -> list[tuple[str, Entry]]:
@@ -225,22 +268,25 @@ class SiteIndex:
 
     @property
     def total(self) -> int:
-        return sum(self._summary.months.values())
+        return sum(self._summary.years.values())
 
     @property
     def tag_pages(self) -> list[str]:
         return list(self._summary.tags)
 
     def tag_years(self, tag_page: str) -> dict[int, int]:
-        tag = self._summary.tags.get(tag_page)
-        return {} if tag is None else {int(year): n for year, n in tag["years"].items()}
+        """How many articles of the tag each year has."""
+        if tag_page not in self._summary.tags:
+            return {}
+        counts = self._section(tag_years_file(tag_page), "years")
+        return {int(year): int(n) for year, n in counts.items()}
 
     def tag_name(self, tag_page: str) -> str:
         """A tag page is named by the smallest spelling of its tag among its articles."""
-        return min(self._summary.tags[tag_page]["names"])
+        return min(self._summary.names[tag_page])
 
     def tag_count(self, tag_page: str) -> int:
-        return sum(self.tag_years(tag_page).values())
+        return self._summary.tags.get(tag_page, 0)
 
     def nav(self, path: str, entry: Entry) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
@@ -275,9 +321,7 @@ class SiteIndex:
             side = [row for row in newest if row[0] != path and (_order(row[1]) > key) == newer]
             if side or newer or len(newest) == self.total:
                 return pick(side, key=lambda row: _order(row[1])) if side else None
-        month = month_of(entry)
-        months = sorted(self._summary.months, reverse=not newer)
-        for candidate in [month, *(m for m in months if (m > month) == newer and m != month)]:
+        for candidate in self._months_from(month_of(entry), newer=newer):
             side = [
                 row
                 for row in self.month(candidate)
@@ -289,8 +333,9 @@ class SiteIndex:
 
     def every_entry(self) -> Iterator[tuple[str, Entry]]:
         """Every article, month by month (reads every month file: a migration's or a test's)."""
-        for month in sorted(self._summary.months):
-            yield from self.month(month)
+        for year in sorted(self._summary.years):
+            for month in sorted(self.months(year)):
+                yield from self.month(month)
 
     # -- changing -----------------------------------------------------------------------------
 
@@ -318,18 +363,10 @@ class SiteIndex:
                 urls[used] = owners
             else:
                 urls.pop(used, None)
-        month = month_of(entry)
-        self._edit(month_file(month), "articles").pop(path, None)
-        _count(self._summary.months, month, -1)
+        self._edit(month_file(month_of(entry)), "articles").pop(path, None)
+        self._tally(entry, -1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
             self._edit(tag_year_file(page, entry.date.year), "articles").pop(path, None)
-            tag = self._summary.tags[page]
-            _count(tag["years"], f"{entry.date.year:04d}", -1)
-            for spelling in entry.tags:
-                if tag_path(spelling) == page:
-                    _count(tag["names"], spelling, -1)
-            if not tag["years"]:
-                del self._summary.tags[page]
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
         self._dirty.add(SUMMARY)
 
@@ -339,25 +376,35 @@ class SiteIndex:
         for used in uses(entry):
             urls = self._edit(url_file(used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        month = month_of(entry)
-        self._edit(month_file(month), "articles")[path] = fields
-        _count(self._summary.months, month, 1)
+        self._edit(month_file(month_of(entry)), "articles")[path] = fields
+        self._tally(entry, 1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
             self._edit(tag_year_file(page, entry.date.year), "articles")[path] = fields
-            tag = self._summary.tags.setdefault(page, {"years": {}, "names": {}})
-            _count(tag["years"], f"{entry.date.year:04d}", 1)
-            for spelling in entry.tags:
-                if tag_path(spelling) == page:
-                    _count(tag["names"], spelling, 1)
         newest = sorted([*self._summary.newest, (path, entry)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._dirty.add(SUMMARY)
+
+    def _tally(self, entry: Entry, step: int) -> None:
+        """The counts of the entry's year, month and tags, moved by `step`."""
+        year, month = month_of(entry).split("/")
+        _count(self._summary.years, year, step)
+        _count(self._edit(year_file(year), "months"), month, step)
+        for page in dict.fromkeys(map(tag_path, entry.tags)):
+            _count(self._summary.tags, page, step)
+            _count(self._edit(tag_years_file(page), "years"), year, step)
+            names = self._summary.names.setdefault(page, {})
+            for spelling in entry.tags:
+                if tag_path(spelling) == page:
+                    _count(names, spelling, step)
+            if not names:
+                del self._summary.names[page]
 
     def refill_newest(self) -> None:
         """After a removal from the newest: the next ones, from the months (newest first)."""
         have = {path for path, _entry in self._summary.newest}
         wanted = min(NEWEST, self.total)
-        for month in sorted(self._summary.months, reverse=True):
+        newest = max(self._summary.years, default="0000")
+        for month in self._months_from(f"{newest}/99", newer=False):
             if len(have) >= wanted:
                 break
             for path, entry in self.month(month):
@@ -374,10 +421,10 @@ class SiteIndex:
             if name == SUMMARY:
                 self._files.put(name, _dumps(self._summary.to_json()))
                 continue
-            key = "urls" if "/urls/" in name else "articles"
             section = self._documents[name]
             if section:
-                self._files.put(name, _dumps({"version": INDEX_VERSION, key: section}))
+                document = {"version": INDEX_VERSION, _section_key(name): section}
+                self._files.put(name, _dumps(document))
             else:
                 self._files.remove(name)
         self._dirty.clear()

@@ -1,7 +1,8 @@
 """The pages that list articles, split the way blogs split them so that one article changes a
 few small pages, never one that grows with the blog: the front page (the newest articles), an
-archive page per month under an archive index, a page per tag (its newest articles) with a page
-per tag and year, and the tags index.
+archive of years (`archive/`), each year's months (`archive/YYYY/`) and each month's articles
+(`archive/YYYY/MM/`), a page per tag (its newest articles) with a page per tag and year, and
+the tags index.
 
 `ListingPages` renders them through the theme from the site's index (`index.py`), which
 keeps each month's and each tag's year's articles in a file of their own.
@@ -20,6 +21,7 @@ from steadypress.targets.site.index import (
     month_file,
     month_of,
     tag_year_file,
+    year_file,
 )
 from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, tag_path
 from steadypress.theme import Theme
@@ -34,6 +36,7 @@ __all__ = [
     "listing_reads",
     "month_path",
     "tag_year_path",
+    "year_path",
 ]
 
 ARCHIVE_INDEX = "archive/index.html"
@@ -53,6 +56,10 @@ def month_path(month: str) -> str:
     return f"archive/{month}/index.html"
 
 
+def year_path(year: str) -> str:
+    return f"archive/{year}/index.html"
+
+
 def tag_year_path(tag_page: str, year: int) -> str:
     """The page of one year of a tag, beside the tag's own page (`tags/x/index.html`)."""
     return tag_page.removesuffix("index.html") + f"{year:04d}/index.html"
@@ -62,7 +69,7 @@ def listing_pages(entries: Iterable[Entry]) -> set[str]:
     """The listing pages whose content depends on `entries` (old versions and new)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
-        pages.add(month_path(month_of(entry)))
+        pages |= {month_path(month_of(entry)), year_path(f"{entry.date.year:04d}")}
         for page in map(tag_path, entry.tags):
             pages.update((page, tag_year_path(page, entry.date.year)))
     return pages
@@ -75,8 +82,10 @@ def _tag_of(page: str) -> tuple[str, int | None]:
     return "/".join(parts[:2]) + "/index.html", year
 
 
-def _month_in(page: str) -> str:
-    return "/".join(page.split("/")[1:3])
+def _period_of(page: str) -> tuple[str, str | None]:
+    """The year, and the month for a month's page, of an archive page."""
+    parts = page.split("/")
+    return parts[1], parts[2] if len(parts) == 4 else None
 
 
 def listing_exists(index: SiteIndex, page: str) -> bool:
@@ -88,10 +97,13 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
     if page == TAGS_INDEX:
         return bool(index.tag_pages)
     if page.startswith("archive/"):
-        return index.months.get(_month_in(page), 0) > 0
-    tag, year = _tag_of(page)
+        year, month = _period_of(page)
+        if index.years.get(year, 0) == 0:
+            return False
+        return month is None or f"{year}/{month}" in index.months(year)
+    tag, tag_year = _tag_of(page)
     years = index.tag_years(tag)
-    return bool(years) if year is None else year in years
+    return bool(years) if tag_year is None else tag_year in years
 
 
 def _newest_years(index: SiteIndex, tag: str) -> list[int]:
@@ -112,10 +124,11 @@ def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
         if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not listing_exists(index, page):
             continue
         if page.startswith("archive/"):
-            reads.append(month_file(_month_in(page)))
+            year, month = _period_of(page)
+            reads.append(year_file(year) if month is None else month_file(f"{year}/{month}"))
             continue
-        tag, year = _tag_of(page)
-        for listed in [year] if year is not None else _newest_years(index, tag):
+        tag, tag_year = _tag_of(page)
+        for listed in [tag_year] if tag_year is not None else _newest_years(index, tag):
             reads.append(tag_year_file(tag, listed))
     return reads
 
@@ -166,12 +179,18 @@ class ListingPages:
                        "count": index.tag_count(tag)} for tag in tags],
             )  # fmt: skip
         if page.startswith("archive/"):
-            year, month = _month_in(page).split("/")
+            year, month = _period_of(page)
+            if month is None:
+                return self._theme.render(
+                    "year.html", site=site, url=self._absolute(page), year=year,
+                    months=self._months(index, year), archive={"href": self._href(ARCHIVE_INDEX)},
+                )  # fmt: skip
             return self._theme.render(
                 "month.html", site=site, url=self._absolute(page),
                 period=f"{_MONTHS[int(month) - 1]} {year}",
                 entries=self._rows(e for _p, e in index.month(f"{year}/{month}")),
                 archive={"href": self._href(ARCHIVE_INDEX)},
+                year={"href": self._href(year_path(year)), "name": year},
             )  # fmt: skip
         return self._tag_page(index, page)
 
@@ -193,14 +212,17 @@ class ListingPages:
         )  # fmt: skip
 
     def _years(self, index: SiteIndex) -> list[dict[str, Any]]:
-        years: dict[str, list[dict[str, Any]]] = {}
-        for month, count in sorted(index.months.items(), reverse=True):
-            year, number = month.split("/")
-            years.setdefault(year, []).append({
-                "name": _MONTHS[int(number) - 1], "href": self._href(month_path(month)),
-                "count": count,
-            })  # fmt: skip
-        return [{"year": year, "months": months} for year, months in years.items()]
+        return [
+            {"year": year, "href": self._href(year_path(year)), "count": count}
+            for year, count in sorted(index.years.items(), reverse=True)
+        ]
+
+    def _months(self, index: SiteIndex, year: str) -> list[dict[str, Any]]:
+        return [
+            {"name": _MONTHS[int(month[-2:]) - 1], "href": self._href(month_path(month)),
+             "count": count}
+            for month, count in sorted(index.months(year).items(), reverse=True)
+        ]  # fmt: skip
 
     def _rows(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
         return [
