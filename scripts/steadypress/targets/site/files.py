@@ -82,6 +82,9 @@ class _DirectoryWriter:
 
     def __init__(self, root: Path) -> None:
         self._root = root
+        # Folders found not to be symlinks, checked once a write (a first build names the same
+        # few folders thousands of times); a write holds the site's lock.
+        self._real_folders: set[Path] = set()
 
     def _inside(self, path: str) -> Path:
         posix = PurePosixPath(path)
@@ -90,8 +93,12 @@ class _DirectoryWriter:
         target = self._root
         for part in ("", *posix.parts):
             target = target / part if part else target
+            if target in self._real_folders:
+                continue
             if target.is_symlink():
                 raise PermanentError(f"refusing to write through the symlink {target}")
+            if target != self._root / posix:
+                self._real_folders.add(target)
         return target
 
     def read(self, path: str) -> bytes | None:

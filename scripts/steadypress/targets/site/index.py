@@ -19,6 +19,7 @@ articles. `SiteIndex` reads each file once, when first wanted, and `flush` write
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -164,6 +165,8 @@ class SiteIndex:
         self._files = files
         self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
         self._dirty: set[str] = set()
+        # listing file -> its rows, oldest first, and their date order keys
+        self._parsed: dict[str, tuple[list[tuple[str, Entry]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
 
     @property
@@ -232,14 +235,34 @@ class SiteIndex:
 
     def month(self, month: str) -> list[tuple[str, Entry]]:
         """The month's articles, newest first."""
-        name = month_file(month)
-        rows = [(path, self._entry(name, f)) for path, f in self._section(name, "articles").items()]
-        return sorted(rows, key=lambda row: _order(row[1]), reverse=True)
+        return self._rows(month_file(month))[::-1]
 
     def tag_year(self, tag_page: str, year: int) -> list[tuple[str, Entry]]:
-        name = tag_year_file(tag_page, year)
-        rows = [(path, self._entry(name, f)) for path, f in self._section(name, "articles").items()]
-        return sorted(rows, key=lambda row: _order(row[1]), reverse=True)
+        """The articles of a tag in a year, newest first."""
+        return self._rows(tag_year_file(tag_page, year))[::-1]
+
+    def _rows(self, name: str) -> list[tuple[str, Entry]]:
+        """The (path, entry) rows of a listing file, oldest first; parsed once until changed
+        (a first build asks a month for the neighbours of each of its articles)."""
+        if name not in self._parsed:
+            section = self._section(name, "articles")
+            rows = sorted(
+                ((path, self._entry(name, fields)) for path, fields in section.items()),
+                key=lambda row: _order(row[1]),
+            )
+            self._parsed[name] = (rows, [_order(entry) for _path, entry in rows])
+        return self._parsed[name][0]
+
+    def _rows_beside(
+        self, name: str, key: tuple[float, str], *, newer: bool
+    ) -> Iterator[tuple[str, Entry]]:
+        """The rows of a listing file after `key` (`newer`) or before it, nearest first."""
+        rows = self._rows(name)
+        orders = self._parsed[name][1]
+        if newer:
+            yield from rows[bisect.bisect_right(orders, key) :]
+        else:
+            yield from reversed(rows[: bisect.bisect_left(orders, key)])
 
     @property
     def years(self) -> Mapping[str, int]:
@@ -322,13 +345,9 @@ class SiteIndex:
             if side or newer or len(newest) == self.total:
                 return pick(side, key=lambda row: _order(row[1])) if side else None
         for candidate in self._months_from(month_of(entry), newer=newer):
-            side = [
-                row
-                for row in self.month(candidate)
-                if row[0] != path and (_order(row[1]) > key) == newer
-            ]
-            if side:
-                return pick(side, key=lambda row: _order(row[1]))
+            for row in self._rows_beside(month_file(candidate), key, newer=newer):
+                if row[0] != path:
+                    return row
         return None
 
     def every_entry(self) -> Iterator[tuple[str, Entry]]:
@@ -352,6 +371,7 @@ class SiteIndex:
 
     def _edit(self, name: str, key: str) -> dict[str, Any]:
         self._dirty.add(name)
+        self._parsed.pop(name, None)
         return self._section(name, key)
 
     def _drop(self, path: str, entry: Entry) -> None:
