@@ -4,12 +4,15 @@ the neighbours found across months, and the move from an earlier layout's single
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 import xmlschema
 
 from steadypress.content import Article
+from steadypress.errors import PermanentError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
@@ -138,3 +141,14 @@ def test_a_publish_at_ten_thousand_articles_rewrites_no_file_over_100_kb(tmp_pat
     sizes = {path: (tmp_path / "site" / path).stat().st_size for path in rewritten}
     assert page_path("p10001") in rewritten and len(rewritten) <= 30, sorted(rewritten)
     assert max(sizes.values()) <= 100_000, max(sizes.items(), key=lambda item: item[1])
+
+
+def test_an_alias_may_not_write_into_the_index_or_a_generated_folder(tmp_path: Path) -> None:
+    """A redirect page is written where the author says, but never over the site's own files."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish(post(1), None)
+    before = {p: p.read_bytes() for p in tmp_path.glob(".steadypress/**/*.json")}
+    for alias in ("/.steadypress/summary.json", "/archive/2000/", "/sitemaps/00.xml"):
+        with pytest.raises(PermanentError, match="not a path this site can hold"):
+            site.publish(replace(post(1), blob="b2", aliases=(alias,)), None)
+    assert {p: p.read_bytes() for p in tmp_path.glob(".steadypress/**/*.json")} == before

@@ -350,12 +350,6 @@ class SiteIndex:
                     return row
         return None
 
-    def every_entry(self) -> Iterator[tuple[str, Entry]]:
-        """Every article, month by month (reads every month file: a migration's or a test's)."""
-        for year in sorted(self._summary.years):
-            for month in sorted(self.months(year)):
-                yield from self.month(month)
-
     # -- changing -----------------------------------------------------------------------------
 
     def put(self, path: str, entry: Entry | None) -> list[str]:

@@ -56,7 +56,7 @@ CNAME = "CNAME"
 GENERATOR = b'<meta name="generator" content="steadypress">'
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
-GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive"})
+GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steadypress"})
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
 
