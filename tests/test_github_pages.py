@@ -14,11 +14,18 @@ from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.manifest import MANIFEST, Entry
 from steadypress.targets.site.sitemaps import sitemap_of
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, github_client, site_target
+from tests.helpers import (
+    Repo,
+    github_client,
+    local_site_articles,
+    old_site_manifest,
+    site_target,
+)
 
 
 @pytest.fixture
@@ -219,3 +226,40 @@ def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
     monkeypatch.setattr(branch, "_read_once", another_writer_after_the_first_query)
     with pytest.raises(Conflict):
         branch.read(texts=names)
+
+
+def test_a_pages_branch_of_an_earlier_layout_moves_into_the_index_like_a_folder(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The same site on the branch and in a folder, both left as an earlier layout kept them (a
+    single manifest): the first publish moves each into the index, and they still agree."""
+    on_branch, in_folder = pages(github), DirectorySiteFiles(tmp_path)
+    articles = [post(f"content/{name}.md", name.upper(), day=n + 1, tags=("go",))
+                for n, name in enumerate("abc")]  # fmt: skip
+    for files in (on_branch, in_folder):
+        site(files).publish_batch([(article, None) for article in articles])
+    entries = {
+        path: Entry.from_json(fields) for path, fields in local_site_articles(tmp_path).items()
+    }
+
+    index = [
+        name for name in branch_files(github) if name.startswith((".steadypress/", "sitemaps/"))
+    ]
+
+    def to_earlier_layout(staged: SiteWriter) -> None:
+        for name in index:
+            staged.remove(name)
+        staged.put(MANIFEST, old_site_manifest(entries))
+
+    for files in (on_branch, in_folder):
+        files.apply(to_earlier_layout)
+    for files in (on_branch, in_folder):
+        site(files).publish(post("content/d.md", "D", day=9, tags=("go",)), None)
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert branch_files(github) == folder
+    assert MANIFEST not in folder and SUMMARY in folder
+    assert set(local_site_articles(tmp_path)) == {f"content/{n}.md" for n in "abcd"}
