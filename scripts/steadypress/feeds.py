@@ -155,7 +155,7 @@ def sitemap_locations(data: bytes | None) -> dict[str, datetime | None]:
             found[location.text] = (
                 parse_time(changed.text) if changed is not None and changed.text else None
             )
-        except (TypeError, ValueError):
+        except ValueError:
             found[location.text] = None
     return found
 

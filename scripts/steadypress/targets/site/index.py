@@ -313,11 +313,10 @@ class SiteIndex:
 
     def nav(self, path: str, entry: Entry) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
-        older = self._beside(path, entry, newer=False)
-        newer = self._beside(path, entry, newer=True)
+        older, newer = (self._beside_row(path, entry, newer=side) for side in (False, True))
         return (
-            (older.slug, older.title) if older else (None, None),
-            (newer.slug, newer.title) if newer else (None, None),
+            (older[1].slug, older[1].title) if older else (None, None),
+            (newer[1].slug, newer[1].title) if newer else (None, None),
         )
 
     def beside(self, path: str, entry: Entry) -> list[tuple[str, Entry]]:
@@ -328,10 +327,6 @@ class SiteIndex:
             if row is not None:
                 found.append(row)
         return found
-
-    def _beside(self, path: str, entry: Entry, *, newer: bool) -> Entry | None:
-        row = self._beside_row(path, entry, newer=newer)
-        return None if row is None else row[1]
 
     def _beside_row(self, path: str, entry: Entry, *, newer: bool) -> tuple[str, Entry] | None:
         """The next article of the index in date order after (`newer`) or before `entry`, an
@@ -360,8 +355,7 @@ class SiteIndex:
             self._drop(path, old)
         if entry is not None:
             self._add(path, entry)
-        unused = [p for p in (uses(old) if old else ()) if not self.owners(p)]
-        return unused
+        return [used for used in (uses(old) if old else ()) if not self.owners(used)]
 
     def _edit(self, name: str, key: str) -> dict[str, Any]:
         self._dirty.add(name)

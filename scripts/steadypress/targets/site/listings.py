@@ -23,7 +23,7 @@ from steadypress.targets.site.index import (
     tag_year_file,
     year_file,
 )
-from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, tag_path
+from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, page_path, tag_path
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -135,7 +135,7 @@ def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
 
 class ListingPages:
     """Renders listing pages through the theme; `href` makes a site path a link, `absolute`
-    an absolute URL, `page_of` an entry the site path of its page."""
+    an absolute URL."""
 
     def __init__(
         self,
@@ -144,13 +144,11 @@ class ListingPages:
         *,
         href: Callable[[str], str],
         absolute: Callable[[str], str],
-        page_of: Callable[[Entry], str],
     ) -> None:
         self._theme = theme
         self._site = site
         self._href = href
         self._absolute = absolute
-        self._page_of = page_of
 
     def write(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
         """Rewrite `pages` from `index`; a page that lists nothing any more is removed."""
@@ -228,7 +226,7 @@ class ListingPages:
         return [
             {
                 "title": entry.title,
-                "href": self._href(self._page_of(entry)),
+                "href": self._href(page_path(entry.slug)),
                 "date_iso": format_time(entry.date),
                 "date_human": human_date(entry.date),
                 "description": entry.description,

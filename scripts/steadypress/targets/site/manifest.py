@@ -63,8 +63,9 @@ MAX_URL_SEGMENT = 200
 
 @dataclass(frozen=True)
 class Entry:
-    """What the manifest keeps of a published article: enough to rebuild the index, the feed,
-    the sitemap and the tag pages without reading any article again."""
+    """What the site's index keeps of a published article: enough to list it on the listing
+    pages, the feed and the sitemaps, and to link it from its neighbours, without reading it
+    again."""
 
     blob: str
     slug: str
@@ -80,7 +81,7 @@ class Entry:
     aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
 
     def to_json(self) -> dict[str, Any]:
-        # Every publication rewrites the manifest: what can be left out, is.
+        # An entry is kept in several of the index's files: what can be left out, is.
         fields = {
             "blob": self.blob,
             "slug": self.slug,
@@ -104,7 +105,7 @@ class Entry:
     @classmethod
     def from_json(cls, fields: Mapping[str, Any]) -> Entry:
         date = parse_time(fields["date"])
-        # The manifest lives on a branch anyone with push access can edit: a path in it decides
+        # The index lives on a branch anyone with push access can edit: a path in it decides
         # what a later publish deletes, so each must name a file of the site, no more.
         slug, assets = str(fields["slug"]), tuple(map(str, fields.get("assets", ())))
         aliases = tuple(map(str, fields.get("aliases", ())))

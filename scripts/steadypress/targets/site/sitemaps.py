@@ -59,12 +59,13 @@ class Sitemaps:
 
     def flush(self) -> None:
         files = self._files
-        every = {f"sitemaps/{n:02x}.xml" for n in range(256)} | {LISTINGS_SITEMAP}
-        touched = sorted(every if self._rebuild else self._changes)
         if self._rebuild:
+            # Every sitemap there may be is rewritten or removed: none is read.
+            touched = sorted({f"sitemaps/{n:02x}.xml" for n in range(256)} | {LISTINGS_SITEMAP})
+            files.want(oids=[*touched, SITEMAP, OLD_SITEMAP_PAGES])
             files.remove(OLD_SITEMAP_PAGES)
-            files.want(texts=[SITEMAP], oids=touched)
         else:
+            touched = sorted(self._changes)
             files.want(texts=[SITEMAP, *touched])
         index = {} if self._rebuild else self._read(SITEMAP)
         for path in touched:

@@ -1,12 +1,13 @@
 """The static site target: a page per article with its images and links to its older and newer
-neighbours, an index, an Atom feed of the newest articles' text, a sitemap index over sitemaps,
-and a page per tag, in the theme's templates.
+neighbours, the listing pages (`listings.py`), an Atom feed of the newest articles' text and
+the sitemaps (`sitemaps.py`), in the theme's templates.
 
-The site keeps its own manifest (`manifest.py`), so publishing is idempotent without asking
-the ledger, and incremental: one article's new version rewrites its page, its images, the
-index, the feed, the sitemap index and two sitemaps, the pages of its tags (old and new), and
-the links in the pages of the neighbours it changed, built from the manifest without reading
-any other article. The same content gives the same bytes, and identical bytes are not written.
+The site keeps its own index (`index.py`), so publishing is idempotent without asking the
+ledger, and incremental: one article's new version rewrites its page, its images, the listing
+pages of its month, year and tags (old and new), the feed, the sitemaps of the pages that
+changed, and the links in the pages of the neighbours it changed, from the index's files of
+those articles alone. The same content gives the same bytes, and identical bytes are not
+written.
 """
 
 from __future__ import annotations
@@ -284,6 +285,9 @@ class SiteTarget:
             ))  # fmt: skip
         files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
 
+    def _listing_pages(self) -> ListingPages:
+        return ListingPages(self._theme, self._site(), href=self._href, absolute=self._absolute)
+
     def _put_static(self, files: SiteWriter) -> None:
         if self._stylesheet is None:
             self._stylesheet = self._theme.stylesheet()
@@ -371,9 +375,8 @@ class SiteTarget:
             accepted.append((number, article, rendered))
         beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
         relink = self._neighbours_to_relink(
-            files, beside, {a.path for _n, a, _r in accepted},
-            reads=listing_reads(index, listing_pages(touched)),
-        )  # fmt: skip
+            files, index, beside, {a.path for _n, a, _r in accepted}, listings=existed
+        )
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
         published = []
         for number, article, rendered in accepted:
@@ -392,9 +395,8 @@ class SiteTarget:
         self._relink(files, index, relink)
         if changed:
             self._write_listings(
-                files, index, sitemaps,
-                touched=touched, existed=existed, changed=changed, published=published,
-            )  # fmt: skip
+                files, index, sitemaps, existed=existed, changed=changed, published=published
+            )
         _remove_unused(files, index, unused)
         return refused
 
@@ -410,18 +412,20 @@ class SiteTarget:
             oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))],
         )
 
+    @staticmethod
     def _neighbours_to_relink(
-        self,
         files: SiteWriter,
+        index: SiteIndex,
         beside: Iterable[tuple[str, Entry]],
         written: Collection[str],
         *,
-        reads: Iterable[str] = (),
+        listings: Iterable[str],
     ) -> dict[str, Entry]:
         """The articles beside those that changed (before and after), but for those `written`
-        anew, with their pages fetched together, and `reads` with them."""
+        anew; their pages are fetched together with what rendering `listings` reads."""
         relink = {path: entry for path, entry in beside if path not in written}
-        files.want(texts=[*(page_path(entry.slug) for entry in relink.values()), *reads])
+        pages = [page_path(entry.slug) for entry in relink.values()]
+        files.want(texts=[*pages, *listing_reads(index, listings)])
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
@@ -439,28 +443,21 @@ class SiteTarget:
         index: SiteIndex,
         sitemaps: Sitemaps,
         *,
-        touched: Sequence[Entry],
         existed: Mapping[str, bool],
         changed: Mapping[str, str | None],
         published: Sequence[Entry] = (),
     ) -> None:
-        """After articles changed (`touched`: their versions before and after; `existed`:
-        which of their listing pages had something to list before; `changed`: the slugs of
-        the versions gone and new, with the HTML of those `published`): the listing pages, the
-        feed, the sitemaps and the index."""
+        """After articles changed: the listing pages that list their versions before and after
+        (`existed`: whether each had something to list before), the feed, the sitemaps and the
+        index. `changed` is the slugs of the versions gone and new, with the HTML of those
+        `published`."""
         index.refill_newest()
-        pages = listing_pages(touched)
-        index.want((), texts=listing_reads(index, pages))
-        ListingPages(
-            self._theme, self._site(), href=self._href, absolute=self._absolute,
-            page_of=lambda entry: page_path(entry.slug),
-        ).write(files, index, pages)  # fmt: skip
-        for page in sorted(pages):
+        self._listing_pages().write(files, index, existed)
+        for page in sorted(existed):
             exists = listing_exists(index, page)
             if exists != existed.get(page, False):
                 sitemaps.set(page, None) if exists else sitemaps.drop(page)
-        newest = max((entry.updated for _path, entry in index.newest), default=None)
-        sitemaps.set(INDEX, newest)
+        sitemaps.set(INDEX, _front_page_date(index))
         for slug in changed:
             sitemaps.drop(page_path(slug))
         for entry in published:
@@ -527,14 +524,10 @@ class SiteTarget:
             existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
             beside = [row for path, old in olds for row in index.beside(path, old)]
             unused = [used for path, _old in olds for used in index.put(path, None)]
-            relink = self._neighbours_to_relink(
-                files, beside, paths, reads=listing_reads(index, listing_pages(touched))
-            )
+            relink = self._neighbours_to_relink(files, index, beside, paths, listings=existed)
             self._relink(files, index, relink)
             gone = dict.fromkeys((old.slug for old in touched), None)
-            self._write_listings(
-                files, index, sitemaps, touched=touched, existed=existed, changed=gone
-            )
+            self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
             _remove_unused(files, index, unused)
 
         # Each page is most likely at the slug made from its path; announcing it saves a read.
@@ -561,15 +554,12 @@ class SiteTarget:
         files.remove(MANIFEST)
         index.refill_newest()
         pages = listing_pages(manifest.values())
-        ListingPages(
-            self._theme, self._site(), href=self._href, absolute=self._absolute,
-            page_of=lambda entry: page_path(entry.slug),
-        ).write(files, index, pages)  # fmt: skip
+        self._listing_pages().write(files, index, pages)
         every: dict[str, datetime | None] = {
             page_path(entry.slug): entry.updated for entry in manifest.values()
         }
         every |= {page: None for page in pages if listing_exists(index, page)}
-        every[INDEX] = max((entry.updated for _path, entry in index.newest), default=None)
+        every[INDEX] = _front_page_date(index)
         sitemaps.rebuild(every)
         return index, sitemaps
 
@@ -584,6 +574,11 @@ def page_digest(page: bytes) -> str:
     if 0 <= start < end:
         page = page[: start + len(_NAV_START)] + page[end:]
     return hashlib.sha256(page).hexdigest()
+
+
+def _front_page_date(index: SiteIndex) -> datetime | None:
+    """When what the front page lists last changed (the sitemap's date for it)."""
+    return max((entry.updated for _path, entry in index.newest), default=None)
 
 
 def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
