@@ -11,7 +11,8 @@ Goal (issue 16): at most 4 requests and 150 KB for a pushed article, 1 request a
 idle sweep, at every size (10^5 within 1.5x of 10^3). Articles are dated one a day, so a month
 holds as many at every size (what grows with N is the number of months and of tag years).
 
-Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000]
+Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--files]
+(--files: list on stderr each site file the local publish wrote, with its size)
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ def wire(github: FakeGitHub, action: Callable[[], None]) -> Figures:
     return figures
 
 
-def locally(repo: Path, head: str, blobs: dict[str, str]) -> Figures:
+def locally(repo: Path, head: str, blobs: dict[str, str], *, show_files: bool) -> Figures:
     store: LedgerStore = LocalGitStore(repo, STATE)
     store.save(seeded(head, blobs), based_on=store.load(), message="seed\n\ntransaction: s")
     old_state = git(repo, "rev-parse", STATE)
@@ -213,14 +214,17 @@ def locally(repo: Path, head: str, blobs: dict[str, str]) -> Figures:
     sizes = Git(repo).run("cat-file", "--batch-check=%(objectsize)",
                           stdin="".join(f"{o}\n" for o in oids).encode())  # fmt: skip
     state_bytes = sum(int(size) for size in sizes.split())
-    site_bytes = sum(
-        p.stat().st_size for p in (repo / "_site").rglob("*")
+    written = {
+        str(p.relative_to(repo / "_site")): p.stat().st_size for p in (repo / "_site").rglob("*")
         if p.is_file() and files.get(p) != (p.stat().st_size, p.stat().st_mtime_ns)
-    )  # fmt: skip
-    return {"seconds": seconds, "state bytes": state_bytes, "site bytes": site_bytes}
+    }  # fmt: skip
+    if show_files:
+        for name, size in sorted(written.items(), key=lambda item: -item[1]):
+            print(f"    {size:>9,} B  _site/{name}", file=sys.stderr)
+    return {"seconds": seconds, "state bytes": state_bytes, "site bytes": sum(written.values())}
 
 
-def measure(size: int) -> tuple[dict[str, Figures], Figures]:
+def measure(size: int, *, show_files: bool = False) -> tuple[dict[str, Figures], Figures]:
     with tempfile.TemporaryDirectory() as folder:
         repo = Path(folder) / "blog"
         repo.mkdir()
@@ -229,7 +233,7 @@ def measure(size: int) -> tuple[dict[str, Figures], Figures]:
         remote = on_github(repo, head, blobs, repo / "_site")
         # A fresh copy of the blog for the local run: the GitHub run pushed into this one.
         git(repo, "reset", "-q", "--hard", head)
-        local = locally(repo, head, blobs)
+        local = locally(repo, head, blobs, show_files=show_files)
     return remote, local
 
 
@@ -240,6 +244,7 @@ def kb(n: float) -> str:
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--files", action="store_true", help="list the site files written")
     args = parser.parse_args()
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
@@ -247,7 +252,7 @@ def main_() -> None:
     )
     print("| ---: | --- | --- | --- | ---: | ---: |")
     for size in args.sizes:
-        remote, local = measure(size)
+        remote, local = measure(size, show_files=args.files)
         push, idle = remote["push"], remote["idle sweep"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(

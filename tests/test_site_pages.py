@@ -121,6 +121,25 @@ def test_the_feed_keeps_the_text_of_articles_published_earlier(blog: Repo, out: 
     assert "version twice changes nothing" in by_title["Images, code and tables"], "kept"
 
 
+def test_a_site_that_moves_to_a_new_address_keeps_the_text_in_its_feed(
+    blog: Repo, out: Path
+) -> None:
+    """The feed's bodies are found by the page's place in the site, not its old URL: after
+    `url` changes (a custom domain, say), a publish keeps the others' text under the new URL."""
+    publish_all(blog, site(blog, out))
+    moved = site(blog, out, url="https://www.example.com/")
+    blog.commit(**{"content/new.md": "---\ntitle: New\ndate: 2026-12-01\n---\n\nNew.\n"})
+    source = ContentSource(Git(blog.root), "content")
+    head = blog.head()
+    moved.publish(source.read("content/new.md", blog.blob("content/new.md", head), commit=head),
+                  None)  # fmt: skip
+    feed = feedparser.parse((out / "feed.xml").read_bytes())
+    by_title = {entry.title: entry for entry in feed.entries}
+    kept = by_title["Images, code and tables"]
+    assert kept.id.startswith("https://www.example.com/")
+    assert "version twice changes nothing" in kept.content[0].value
+
+
 def test_an_edit_updates_its_feed_entry(
     blog: Repo, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -97,19 +97,22 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
 
 
 def feed_contents(data: bytes | None) -> dict[str, str]:
-    """The HTML content of each entry (by its id) of a feed this module wrote: a feed is its own
-    record of the newest articles' bodies, so a publish need not read their pages again."""
+    """The HTML content of each entry of a feed this module wrote, by the entry's URL relative
+    to the feed's site (its own `<id>`): a feed is its own record of the newest articles'
+    bodies, so a publish need not read their pages again, and a site that moved (a new domain)
+    keeps them."""
     if not data:
         return {}
     try:
         root = ET.fromstring(data)  # noqa: S314 - our own file, and expat expands no entities
     except ET.ParseError:
         return {}
+    site = root.findtext(f"{{{ATOM}}}id") or ""
     contents = {}
     for entry in root.iter(f"{{{ATOM}}}entry"):
-        ident, content = entry.find(f"{{{ATOM}}}id"), entry.find(f"{{{ATOM}}}content")
-        if ident is not None and ident.text and content is not None and content.text:
-            contents[ident.text] = content.text
+        ident, content = entry.findtext(f"{{{ATOM}}}id"), entry.find(f"{{{ATOM}}}content")
+        if ident and ident.startswith(site) and content is not None and content.text:
+            contents[ident.removeprefix(site)] = content.text
     return contents
 
 

@@ -277,11 +277,12 @@ class SiteTarget:
         feed = []
         for _path, entry in index.newest:
             url = self._absolute(page_path(entry.slug))
+            relative = url.removeprefix(self._address.url)
             feed.append(FeedEntry(
                 title=entry.title, url=url, published=entry.date, updated=entry.updated,
                 summary=entry.summary, tags=entry.tags,
                 cover=self._absolute(entry.cover) if entry.cover else None,
-                content=changed.get(entry.slug) or known.get(url),
+                content=changed.get(entry.slug) or known.get(relative),
             ))  # fmt: skip
         files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
 
