@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from steadypress.content import Article, ContentSource
-from steadypress.errors import Conflict, PermanentError
+from steadypress.errors import Conflict, PermanentError, TransientError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry
-from steadypress.targets.site.sitemaps import sitemap_of
+from steadypress.targets.site.sitemaps import address_of, sitemap_count, sitemap_file
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub
@@ -86,7 +86,9 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
     assert {path for path in folder if not path.startswith((".steadypress/", "sitemaps/"))} == {
         *listed, ".nojekyll", "404.html", "feed.xml", "sitemap.xml", "style.css",
     }  # fmt: skip
-    assert {SUMMARY, *map(sitemap_of, listed)} <= set(folder)
+    assert {SUMMARY, *(sitemap_file(address_of(p), sitemap_count(2)) for p in listed)} <= set(
+        folder
+    )
 
 
 def test_publishing_costs_one_read_and_one_commit_and_the_same_version_costs_no_commit(
@@ -195,6 +197,25 @@ def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     (asset,) = [path for path in files if path.startswith("assets/")]
     assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
     assert commits(github) == 2
+
+
+def test_verify_reads_back_only_what_this_process_did_not_see_committed(
+    github: FakeGitHub,
+) -> None:
+    """A version this target committed is verified by the commit's answer (no request); one it
+    did not write (a retry in a later run) is read back, and a page changed since is caught."""
+    writer, article = site(pages(github)), post("content/a.md", "A")
+    receipt = writer.publish(article, None)
+    with github.counting() as calls:
+        writer.verify(article, receipt)
+    assert calls == {}
+    later_run = site(pages(github))
+    with github.counting() as calls:
+        later_run.verify(article, receipt)
+    assert calls == {"graphql LoadBranch": 1}
+    pages(github).apply(lambda staged: staged.put("a/index.html", b"tampered"))
+    with pytest.raises(TransientError, match="does not hold what was written"):
+        later_run.verify(article, receipt)
 
 
 def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(

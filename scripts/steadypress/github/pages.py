@@ -27,6 +27,8 @@ R = TypeVar("R")
 
 
 class BranchSiteFiles:
+    confirms_writes = True  # createCommitOnBranch answers with the commit it made
+
     def __init__(
         self,
         branch: GitHubBranch,

@@ -38,6 +38,13 @@ class SiteWriter(Protocol):
 
 
 class SiteFiles(Protocol):
+    @property
+    def confirms_writes(self) -> bool:
+        """Whether `apply` returning means its writes landed whole, as given: a commit GitHub
+        answered is the branch's new head, built from exactly those changes, so reading the
+        files back proves nothing more and costs a request. (A folder reads back for free.)"""
+        ...
+
     def apply(
         self,
         change: Callable[[SiteWriter], R],
@@ -59,6 +66,8 @@ SITE_FILE_MODE = 0o644
 
 class DirectorySiteFiles:
     """A site in a local directory; a lock file serialises executors on this machine."""
+
+    confirms_writes = False
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -133,10 +133,16 @@ class _Summary:
     tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
     names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
     newest: list[tuple[str, Entry]] = field(default_factory=list)  # (path, entry), newest first
+    # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
+    # none written yet, so none to move.
+    sitemaps: tuple[int, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "version": INDEX_VERSION,
+            "sitemaps": None
+            if self.sitemaps is None
+            else {"layout": self.sitemaps[0], "url": self.sitemaps[1]},
             "years": self.years,
             "tags": {
                 page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
@@ -155,6 +161,7 @@ class _Summary:
                 for page, tag in tags.items()
             },
             newest=[(str(path), Entry.from_json(fields)) for path, fields in document["newest"]],
+            sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
         )
 
 
@@ -292,6 +299,17 @@ class SiteIndex:
     @property
     def total(self) -> int:
         return sum(self._summary.years.values())
+
+    @property
+    def sitemaps(self) -> tuple[int, str] | None:
+        """The layout of the site's sitemaps and the site address they name, as last written
+        (a summary of the index's first version says nothing: layout 1, address unknown)."""
+        return self._summary.sitemaps
+
+    @sitemaps.setter
+    def sitemaps(self, mark: tuple[int, str]) -> None:
+        self._summary.sitemaps = mark
+        self._dirty.add(SUMMARY)
 
     @property
     def tag_pages(self) -> list[str]:
@@ -436,6 +454,10 @@ class SiteIndex:
             else:
                 self._files.remove(name)
         self._dirty.clear()
+
+
+def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
+    return None if document is None else (int(document["layout"]), str(document["url"]))
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:

@@ -1,92 +1,240 @@
-"""The site's sitemaps (sitemaps.org): an index, `sitemap.xml`, over 256 sitemaps of the
-articles' pages by a hash of their path, and one of the pages that list them. Each file is its
-own record: a publish reads the index and the sitemaps of the pages it adds, changes or
-removes, and rewrites those alone, so none grows with a publish and no file comes near the
-protocol's 50,000 URLs (256 of them hold 12.8 million)."""
+"""The site's sitemaps (sitemaps.org): `sitemap.xml`, an index, over sitemaps of the pages by
+a hash of their address, and `sitemaps/home.xml` of the front page, the archive and the tags
+index.
+
+Their number grows with the blog by linear hashing (W. Litwin, "Linear hashing: a new tool for
+file and table addressing", VLDB 1980): a blog of N articles has S = ceil(N / 50) sitemaps, and
+a page whose address hashes to h is in sitemap h mod 2^(i+1), or h mod 2^i when that is S or
+more (2^i <= S < 2^(i+1)). One sitemap more splits one in two, one fewer merges two, and no
+other page moves. So a publish reads and rewrites the sitemaps of the pages it adds, changes or
+removes, each of some 50 articles' pages at any size, and no file comes near the protocol's
+50,000 URLs. The index names the sitemaps without dates (as WordPress's own sitemaps do), so it
+changes only when a sitemap appears or goes.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 
 from steadypress.errors import TransientError
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
 from steadypress.targets.site.files import SiteWriter
 
-__all__ = ["LISTINGS_SITEMAP", "OLD_SITEMAP_PAGES", "SITEMAP", "Sitemaps", "sitemap_of"]
+__all__ = [
+    "LISTINGS_SITEMAP",
+    "OLD_SITEMAP_PAGES",
+    "SITEMAP",
+    "SITEMAPS_LAYOUT",
+    "Sitemaps",
+    "address_of",
+    "sitemap_count",
+    "sitemap_file",
+]
 
 SITEMAP = "sitemap.xml"
 # The front page, the archive and the tags index; month and tag pages hash like articles.
 LISTINGS_SITEMAP = "sitemaps/home.xml"
-# Where an earlier layout listed the front page and the tag pages: its sitemaps are made again.
+# Where the layout before the site's index listed the front page and the tag pages.
 OLD_SITEMAP_PAGES = "sitemaps/site.xml"
-_HOME_PAGES = frozenset({"index.html", "archive/index.html", "tags/index.html"})
+# 2: linear hashing, an index without dates. 1 (a site index without the mark): 256 sitemaps by
+# a hash of the page's path, under an index dated by their newest page; moved by the next publish.
+SITEMAPS_LAYOUT = 2
+ARTICLES_PER_SITEMAP = 50
+_HOME_ADDRESSES = frozenset({"", "archive/", "tags/"})
+
+Changes = dict[str, tuple[datetime | None] | None]  # address -> (last change,), None: taken out
 
 
-def sitemap_of(page: str) -> str:
-    """The sitemap that lists the page at site path `page`: the same one while it is there."""
-    if page in _HOME_PAGES:
+def sitemap_count(articles: int) -> int:
+    """How many sitemaps list the pages of a blog of `articles` articles."""
+    return max(1, -(-articles // ARTICLES_PER_SITEMAP))
+
+
+def address_of(page: str) -> str:
+    """A page's address relative to the site: what its URL adds to the site's."""
+    return page.removesuffix("index.html")
+
+
+def sitemap_file(address: str, count: int) -> str:
+    """The sitemap that lists `address` (relative) when there are `count` of them."""
+    if address in _HOME_ADDRESSES:
         return LISTINGS_SITEMAP
-    digest = hashlib.sha1(page.encode(), usedforsecurity=False).hexdigest()
-    return f"sitemaps/{digest[:2]}.xml"
+    return _numbered(_bucket(address, count))
+
+
+def _numbered(bucket: int) -> str:
+    return f"sitemaps/pages-{bucket}.xml"
+
+
+def _bucket(address: str, count: int) -> int:
+    digest = hashlib.sha1(address.encode(), usedforsecurity=False).digest()
+    hashed = int.from_bytes(digest[:8], "big")
+    low = 1 << (count.bit_length() - 1)  # 2^i <= count < 2^(i+1)
+    bucket = hashed % (2 * low)
+    return bucket if bucket < count else hashed % low
+
+
+def _moving(before: int, after: int) -> set[int]:
+    """The sitemaps (as numbered among `before`) whose pages move when their number goes from
+    `before` to `after`: each one split to make a new one, or merged with one that goes."""
+    moving: set[int] = set()
+    for number in range(min(before, after), max(before, after)):
+        moving.add(number - (1 << (number.bit_length() - 1)))
+        if after < before:
+            moving.add(number)
+    return moving
 
 
 class Sitemaps:
-    """Changes to the sitemaps, applied by `flush` in one pass over the files they touch;
-    `absolute` makes a site path the URL a sitemap lists."""
+    """Changes to the sitemaps of the site at `url`, applied by `flush` in one pass over the
+    files they touch; `articles`: how many articles the site had when it was read."""
 
-    def __init__(self, files: SiteWriter, absolute: Callable[[str], str]) -> None:
+    def __init__(self, files: SiteWriter, url: str, *, articles: int) -> None:
         self._files = files
-        self._absolute = absolute
-        # sitemap -> URL -> its last change, or None to take it out
-        self._changes: dict[str, dict[str, tuple[datetime | None] | None]] = {}
-        self._rebuild = False
+        self._url = url
+        self._before = sitemap_count(articles)
+        self._changes: Changes = {}
+        self._rebuild: dict[str, datetime | None] | None = None
 
-    def set(self, page: str, changed: datetime | None) -> None:
-        """List `page`, last changed at `changed` (None: no date given)."""
-        self._changes.setdefault(sitemap_of(page), {})[self._absolute(page)] = (changed,)
+    def put(self, page: str, changed: datetime | None) -> None:
+        """List `page` (a site path), last changed at `changed` (None: no date given)."""
+        self._changes[address_of(page)] = (changed,)
 
     def drop(self, page: str) -> None:
-        self._changes.setdefault(sitemap_of(page), {})[self._absolute(page)] = None
+        self._changes[address_of(page)] = None
 
     def rebuild(self, pages: Mapping[str, datetime | None]) -> None:
-        """Every sitemap made again from `pages`, the whole site (after an earlier layout)."""
-        self._rebuild = True
+        """Every sitemap made again from `pages`, the whole site (after an earlier layout),
+        with the changes made after this."""
+        self._rebuild = {address_of(page): changed for page, changed in pages.items()}
         self._changes = {}
-        for page, changed in pages.items():
-            self.set(page, changed)
 
-    def flush(self) -> None:
-        files = self._files
-        if self._rebuild:
-            # Every sitemap there may be is rewritten or removed: none is read.
-            touched = sorted({f"sitemaps/{n:02x}.xml" for n in range(256)} | {LISTINGS_SITEMAP})
-            files.want(oids=[*touched, SITEMAP, OLD_SITEMAP_PAGES])
-            files.remove(OLD_SITEMAP_PAGES)
+    def migrate(self) -> None:
+        """Every sitemap made again from those the index lists: of an earlier layout (1: 256
+        by a hash of the page's path), or naming the site at an earlier address."""
+        self._files.want(texts=[SITEMAP])
+        named = list(self._read(SITEMAP, site=""))
+        # The site's address then: what the index's URLs add to their sitemaps' own path.
+        earlier = {url[: url.rfind("sitemaps/")] for url in named if "sitemaps/" in url}
+        site = earlier.pop() if len(earlier) == 1 else self._url
+        paths = [url.removeprefix(site) for url in named]
+        self._files.want(texts=[path for path in paths if "://" not in path])
+        every: dict[str, datetime | None] = {}
+        for path in paths:
+            if "://" not in path:
+                every |= self._read(path, site=site)
+        self._rebuild = every
+        self._changes = {}
+
+    def reads(self, pages: Iterable[str], *, articles: int) -> list[str]:
+        """The sitemaps `flush` will read to change `pages` when the site then has `articles`
+        articles: for the caller to fetch with other files."""
+        after = sitemap_count(articles)
+        reads = self._old_files(map(address_of, pages), after) | self._created(after)
+        if after != self._before:  # a sitemap appears or goes: the index is rewritten
+            reads.add(SITEMAP)
+        return sorted(reads)
+
+    def flush(self, *, articles: int) -> None:
+        """Write the changes, the site now having `articles` articles."""
+        after = sitemap_count(articles)
+        if self._rebuild is not None:
+            self._write_all(self._changed(self._rebuild), after)
         else:
-            touched = sorted(self._changes)
-            files.want(texts=[SITEMAP, *touched])
-        index = {} if self._rebuild else self._read(SITEMAP)
-        for path in touched:
-            listed = {} if self._rebuild else self._read(path)
-            for url, change in self._changes.get(path, {}).items():
-                if change is None:
-                    listed.pop(url, None)
-                else:
-                    listed[url] = change[0]
-            if listed:
-                files.put(path, sitemap(list(listed.items())))
-                index[self._absolute(path)] = max(filter(None, listed.values()), default=None)
-            else:
-                files.remove(path)
-                index.pop(self._absolute(path), None)
-        files.put(SITEMAP, sitemap_index(list(index.items())))
-        self._changes = {}
-        self._rebuild = False
+            self._write_changes(after)
+        self._changes, self._rebuild = {}, None
 
-    def _read(self, path: str) -> dict[str, datetime | None]:
+    def _changed(self, listed: Mapping[str, datetime | None]) -> dict[str, datetime | None]:
+        """`listed` with the changes made."""
+        now = dict(listed)
+        for address, change in self._changes.items():
+            if change is None:
+                now.pop(address, None)
+            else:
+                now[address] = change[0]
+        return now
+
+    def _old_files(self, addresses: Iterable[str], after: int) -> set[str]:
+        """The sitemaps now there that changing `addresses` rewrites when their number goes
+        to `after`: those that list them before and after, and those split or merged."""
+        before = self._before
+        files = {_numbered(number) for number in _moving(before, after)}
+        for address in addresses:
+            files.add(sitemap_file(address, before))
+            if not _is_new(now := sitemap_file(address, after), before):
+                files.add(now)
+        return files
+
+    def _created(self, after: int) -> set[str]:
+        return {_numbered(number) for number in range(self._before, after)}
+
+    def _write_changes(self, after: int) -> None:
+        old, created = self._old_files(self._changes, after), self._created(after)
+        self._files.want(texts=sorted(old | created))
+        listed: dict[str, datetime | None] = {}
+        for path in old:
+            listed |= self._read(path)
+        existing = {path for path in old if self._files.read(path) is not None}
+        self._write(old | created, self._changed(listed), after, existing)
+
+    def _write_all(self, every: Mapping[str, datetime | None], after: int) -> None:
+        stale = {*self._listed(), OLD_SITEMAP_PAGES}
+        written = {LISTINGS_SITEMAP} | {_numbered(n) for n in range(after)}
+        self._files.want(oids=sorted(stale | written))
+        existing = {path for path in stale | written if self._files.exists(path)}
+        self._write(written | stale, every, after, existing, reindex=True)
+
+    def _write(
+        self,
+        paths: Iterable[str],
+        listed: Mapping[str, datetime | None],
+        count: int,
+        existing: Collection[str],
+        *,
+        reindex: bool = False,
+    ) -> None:
+        """Each of `paths` made to hold the pages of `listed` that are its now (`count`
+        sitemaps), or removed when it holds none; the index rewritten when a file appears or
+        goes."""
+        held: dict[str, dict[str, datetime | None]] = {path: {} for path in paths}
+        for address, changed in listed.items():
+            path = sitemap_file(address, count)
+            if path not in held:
+                raise AssertionError(f"{address} moves to {path}, which was not read")
+            held[path][self._url + address] = changed
+        appeared, gone = set(), set()
+        for path, pages in held.items():
+            if pages:
+                self._files.put(path, sitemap(list(pages.items())))
+                if path not in existing:
+                    appeared.add(path)
+            elif path in existing:
+                self._files.remove(path)
+                gone.add(path)
+        if reindex or appeared or gone:
+            kept = set() if reindex else set(self._listed())
+            now = (kept | appeared | {p for p, pages in held.items() if pages}) - gone
+            self._files.put(SITEMAP, sitemap_index([(self._url + p, None) for p in now]))
+
+    def _listed(self) -> list[str]:
+        """The site paths of the sitemaps the index lists."""
+        self._files.want(texts=[SITEMAP])
+        return [path for path in self._read(SITEMAP) if "://" not in path]
+
+    def _read(self, path: str, *, site: str | None = None) -> dict[str, datetime | None]:
+        """The locations a sitemap lists, relative to `site` (the site's address unless said;
+        a URL elsewhere is kept whole)."""
         try:
-            return sitemap_locations(self._files.read(path))
+            found = sitemap_locations(self._files.read(path))
         except ValueError as error:
             raise TransientError(f"{path} in the site cannot be read ({error}); fix it") from None
+        site = self._url if site is None else site
+        return {location.removeprefix(site): changed for location, changed in found.items()}
+
+
+def _is_new(path: str, before: int) -> bool:
+    """Whether `path` is a numbered sitemap beyond the `before` there were."""
+    prefix = "sitemaps/pages-"
+    return path.startswith(prefix) and int(path[len(prefix) : -len(".xml")]) >= before

@@ -69,7 +69,7 @@ from steadypress.targets.site.manifest import (
     url_slug,
 )
 from steadypress.targets.site.settings import SiteAddress, SiteSettings, site_address
-from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAP, Sitemaps, sitemap_of
+from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAPS_LAYOUT, Sitemaps
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -156,6 +156,9 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._stylesheet: bytes | None = None
+        # Versions (path -> blob) a write of this process put on a backend that confirms its
+        # writes: `verify` has nothing to read back for them.
+        self._confirmed: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -333,7 +336,7 @@ class SiteTarget:
 
         if batch:
             texts, oids = _announced([(article.path, r.entry) for _n, article, r in batch])
-            refused = self._files.apply(
+            refused, written = self._files.apply(
                 lambda files: self._publish_into(files, batch),
                 # The 404 page is read whole: an old site's own is left alone (it is small).
                 texts=[*texts, NOT_FOUND],
@@ -342,15 +345,17 @@ class SiteTarget:
             )  # fmt: skip
             for number, refusal in refused.items():
                 results[number] = refusal
+            if self._files.confirms_writes:
+                self._confirmed.update(written)
         return results
 
     def _publish_into(
         self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]]
-    ) -> dict[int, PublishError]:
+    ) -> tuple[dict[int, PublishError], dict[str, str]]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
         the neighbours it changed relinked, the listings rewritten once; returns the refusals,
-        by number."""
+        by number, and the versions written (path -> blob)."""
         index, sitemaps = self._open_index(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
@@ -375,11 +380,13 @@ class SiteTarget:
             unused += index.put(article.path, rendered.entry)
             accepted.append((number, article, rendered))
         beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
+        pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
         relink = self._neighbours_to_relink(
-            files, index, beside, {a.path for _n, a, _r in accepted}, listings=existed
-        )
+            files, index, beside, {a.path for _n, a, _r in accepted}, listings=existed,
+            sitemaps=sitemaps.reads(pages, articles=index.total),
+        )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-        published = []
+        published, written = [], {}
         for number, article, rendered in accepted:
             old, entry = olds[article.path], rendered.entry
             page = self._linked(rendered.page, index.nav(article.path, entry))
@@ -392,6 +399,7 @@ class SiteTarget:
                 changed[old.slug] = None
             changed[entry.slug] = rendered.html
             published.append(entry)
+            written[article.path] = article.blob
         self._put_static(files)
         self._relink(files, index, relink)
         if changed:
@@ -399,7 +407,7 @@ class SiteTarget:
                 files, index, sitemaps, existed=existed, changed=changed, published=published
             )
         _remove_unused(files, index, unused)
-        return refused
+        return refused, written
 
     @staticmethod
     def _want_replaced(index: SiteIndex, olds: Sequence[tuple[str, Entry]]) -> None:
@@ -408,9 +416,7 @@ class SiteTarget:
         images and redirects."""
         entries = [old for _path, old in olds]
         index.want(
-            olds,
-            texts=[sitemap_of(page_path(old.slug)) for old in entries],
-            oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))],
+            olds, oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))]
         )
 
     @staticmethod
@@ -421,12 +427,14 @@ class SiteTarget:
         written: Collection[str],
         *,
         listings: Iterable[str],
+        sitemaps: Iterable[str],
     ) -> dict[str, Entry]:
         """The articles beside those that changed (before and after), but for those `written`
-        anew; their pages are fetched together with what rendering `listings` reads."""
+        anew; their pages are fetched together with what rendering `listings` reads and the
+        `sitemaps` of the changed pages (known once the index says how many there are)."""
         relink = {path: entry for path, entry in beside if path not in written}
         pages = [page_path(entry.slug) for entry in relink.values()]
-        files.want(texts=[*pages, *listing_reads(index, listings)])
+        files.want(texts=[*pages, *listing_reads(index, listings), *sitemaps])
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
@@ -457,40 +465,47 @@ class SiteTarget:
         for page in sorted(existed):
             exists = listing_exists(index, page)
             if exists != existed.get(page, False):
-                sitemaps.set(page, None) if exists else sitemaps.drop(page)
-        sitemaps.set(INDEX, _front_page_date(index))
+                sitemaps.put(page, None) if exists else sitemaps.drop(page)
+        sitemaps.put(INDEX, _front_page_date(index))
         for slug in changed:
             sitemaps.drop(page_path(slug))
         for entry in published:
-            sitemaps.set(page_path(entry.slug), entry.updated)
+            sitemaps.put(page_path(entry.slug), entry.updated)
         self._write_feed(files, index, changed)
         index.flush()
-        sitemaps.flush()
+        sitemaps.flush(articles=index.total)
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """Read the pages and their index entries back in one read: the index must hold each
         version, and each page what the index says it holds (its digest, but for the links to
-        its neighbours, which may have been rewritten since, by this run or another)."""
-        pages = {article.path: page_path(self.slug_of(article)) for article, _receipt in work}
+        its neighbours, which may have been rewritten since, by this run or another). A version
+        this process wrote where the write's answer confirms it (a commit GitHub answered) is
+        not read again."""
+        problems: list[TransientError | None] = [None] * len(work)
+        unconfirmed = [
+            (number, article)
+            for number, (article, _receipt) in enumerate(work)
+            if self._confirmed.pop(article.path, None) != article.blob
+        ]
+        if not unconfirmed:
+            return problems
+        pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
 
         def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
             index = SiteIndex(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
         found, entries = self._files.apply(read, texts=[*pages.values(), *map(article_file, pages)])
-        problems: list[TransientError | None] = []
-        for article, _receipt in work:
+        for number, article in unconfirmed:
             entry = entries[article.path]
             if entry is None or entry.blob != article.blob:
-                problems.append(TransientError("the site index does not list this version"))
+                problems[number] = TransientError("the site index does not list this version")
                 continue
             page = found.get(page_path(entry.slug))
             if page is None or page_digest(page) != entry.sha256:
-                problems.append(
-                    TransientError(f"/{entry.slug}/index.html does not hold what was written")
+                problems[number] = TransientError(
+                    f"/{entry.slug}/index.html does not hold what was written"
                 )
-            else:
-                problems.append(None)
         return problems
 
     def _linked(self, page: bytes, nav: Nav) -> bytes:
@@ -525,7 +540,11 @@ class SiteTarget:
             existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
             beside = [row for path, old in olds for row in index.beside(path, old)]
             unused = [used for path, _old in olds for used in index.put(path, None)]
-            relink = self._neighbours_to_relink(files, index, beside, paths, listings=existed)
+            relink = self._neighbours_to_relink(
+                files, index, beside, paths, listings=existed,
+                sitemaps=sitemaps.reads([page_path(old.slug) for old in touched],
+                                        articles=index.total),
+            )  # fmt: skip
             self._relink(files, index, relink)
             gone = dict.fromkeys((old.slug for old in touched), None)
             self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
@@ -538,15 +557,20 @@ class SiteTarget:
                 likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
         self._files.apply(
             change,
-            texts=[SUMMARY, FEED, SITEMAP, LISTINGS_SITEMAP, *map(article_file, paths),
-                   *map(sitemap_of, likely_pages)],
+            texts=[SUMMARY, FEED, LISTINGS_SITEMAP, *map(article_file, paths)],
             oids=[MANIFEST, INDEX, ARCHIVE_INDEX, TAGS_INDEX, *likely_pages],
         )  # fmt: skip
 
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps. An earlier layout's manifest is moved into the index
         first, once: every listing page and sitemap made again, the manifest deleted."""
-        index, sitemaps = SiteIndex(files), Sitemaps(files, self._absolute)
+        index = SiteIndex(files)
+        sitemaps = Sitemaps(files, self._address.url, articles=index.total)
+        mark = (SITEMAPS_LAYOUT, self._address.url)
+        if index.sitemaps != mark:
+            if index.sitemaps is not None:  # an earlier layout, or the site has moved
+                sitemaps.migrate()
+            index.sitemaps = mark
         if index.exists or not files.exists(MANIFEST):
             return index, sitemaps
         manifest = read_manifest(files)
@@ -588,7 +612,7 @@ def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]
     the site's first read."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, FEED, SITEMAP, LISTINGS_SITEMAP, *map(sitemap_of, pages)}
+    texts = {SUMMARY, FEED, LISTINGS_SITEMAP}
     texts |= set(index_files(batch))
     return sorted(texts), sorted({MANIFEST, *listing_pages(entries), *pages})
 

@@ -1,0 +1,151 @@
+"""The site's sitemaps (`targets/site/sitemaps.py`): as many as the blog needs, split and merged
+one at a time as it grows and shrinks, every page in exactly one, each valid against the
+sitemaps.org schemas, and an earlier layout moved by the next publish."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from steadypress.content import Article
+from steadypress.feeds import sitemap, sitemap_index
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site import sitemaps as sitemaps_module
+from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.settings import SiteAddress
+from steadypress.targets.site.sitemaps import (
+    LISTINGS_SITEMAP,
+    SITEMAP,
+    address_of,
+    sitemap_count,
+    sitemap_file,
+)
+from steadypress.targets.site.target import SiteTarget
+from steadypress.theme import Theme
+from tests.helpers import site_target
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SITEMAP_XSD = xmlschema.XMLSchema(FIXTURES / "sitemap-0.9.xsd")
+SITEINDEX_XSD = xmlschema.XMLSchema(FIXTURES / "siteindex-0.9.xsd")
+SITEMAPS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+URL = "https://blog.example/"
+START = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def post(n: int) -> Article:
+    return Article(path=f"content/p{n}.md", blob="b1", title=f"P{n}", body="Text.",
+                   date=START + timedelta(days=3 * n), tags=(f"t{n % 3}",))  # fmt: skip
+
+
+def locations(document: bytes) -> list[str]:
+    return [loc.text or "" for loc in ET.fromstring(document).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
+
+
+def check_sitemaps(site: Path, articles: int, url: str = URL) -> None:
+    """The index names exactly the sitemap files there are; each is valid and holds the pages
+    its number says, and every page of the site is in exactly one."""
+    index = (site / SITEMAP).read_bytes()
+    SITEINDEX_XSD.validate(index)
+    assert b"<lastmod>" not in index, "the index carries no dates, so no publish must change it"
+    named = {location.removeprefix(url) for location in locations(index)}
+    assert named == {str(p.relative_to(site)) for p in (site / "sitemaps").glob("*.xml")}
+    count, listed = sitemap_count(articles), []
+    for path in named:
+        document = (site / path).read_bytes()
+        SITEMAP_XSD.validate(document)
+        for location in locations(document):
+            assert sitemap_file(location.removeprefix(url), count) == path, location
+            listed.append(location)
+    pages = [url + address_of(str(p.relative_to(site))) for p in site.rglob("index.html")]
+    assert sorted(listed) == sorted(pages), "every page, once"
+
+
+def test_one_sitemap_more_moves_the_pages_of_one_sitemap_only() -> None:
+    """Linear hashing: going from S sitemaps to S + 1, the pages that move all leave one
+    sitemap, S - 2^i, for the new one; no page is ever in a sitemap beyond the count."""
+    addresses = [f"article-{n}/" for n in range(3000)]
+    for count in range(1, 300):
+        before = {address: sitemap_file(address, count) for address in addresses}
+        after = {address: sitemap_file(address, count + 1) for address in addresses}
+        moved = {address for address in addresses if before[address] != after[address]}
+        split = count - (1 << (count.bit_length() - 1))
+        assert {before[a] for a in moved} <= {f"sitemaps/pages-{split}.xml"}
+        assert {after[a] for a in moved} <= {f"sitemaps/pages-{count}.xml"}
+        assert len({*after.values()}) == count + 1, "3,000 pages fill every sitemap"
+    assert sitemap_file("", 7) == sitemap_file("archive/", 7) == LISTINGS_SITEMAP
+
+
+def test_the_sitemaps_split_and_merge_as_the_blog_grows_and_shrinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two articles a sitemap (to see it happen): published one by one, then a batch, then
+    removed in a batch and one by one, the sitemaps stay exact after every write."""
+    monkeypatch.setattr(sitemaps_module, "ARTICLES_PER_SITEMAP", 2)
+    site = site_target(DirectorySiteFiles(tmp_path))
+    for n in range(9):
+        site.publish(post(n), None)
+        check_sitemaps(tmp_path, n + 1)
+    site.publish_batch([(post(n), None) for n in range(9, 20)])
+    check_sitemaps(tmp_path, 20)
+    numbered = {p.name for p in (tmp_path / "sitemaps").glob("pages-*.xml")}
+    # Ten sitemaps for twenty articles and their listing pages (one may happen to hold none).
+    assert numbered <= {f"pages-{n}.xml" for n in range(10)} and len(numbered) >= 9
+    site.unpublish_batch([(f"content/p{n}.md", None) for n in range(0, 20, 3)])
+    check_sitemaps(tmp_path, 13)
+    for n in (1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17):
+        site.unpublish(f"content/p{n}.md", None)
+        check_sitemaps(tmp_path, sum(1 for _ in tmp_path.glob("p*/index.html")))
+    assert [p.name for p in (tmp_path / "sitemaps").glob("pages-*.xml")] == ["pages-0.xml"]
+
+
+def to_the_first_layout(site: Path) -> None:
+    """Make `site` as the layout before this one kept its sitemaps: 256 by the page's path,
+    under an index dated by each sitemap's newest page, and no mark in the summary."""
+    every: dict[str, list[tuple[str, datetime | None]]] = {}
+    for path in (site / "sitemaps").glob("*.xml"):
+        for location in locations(path.read_bytes()):
+            page = location.removeprefix(URL) + "index.html"
+            home = location.removeprefix(URL) in ("", "archive/", "tags/")
+            digest = hashlib.sha1(page.encode(), usedforsecurity=False).hexdigest()
+            name = "sitemaps/home.xml" if home else f"sitemaps/{digest[:2]}.xml"
+            every.setdefault(name, []).append((location, START))
+        path.unlink()
+    for name, pages in every.items():
+        (site / name).write_bytes(sitemap(pages))
+    (site / SITEMAP).write_bytes(sitemap_index([(URL + name, START) for name in every]))
+    summary = json.loads((site / SUMMARY).read_text())
+    del summary["sitemaps"]
+    (site / SUMMARY).write_text(json.dumps(summary))
+
+
+def test_the_sitemaps_of_the_layout_before_move_on_the_next_publish(tmp_path: Path) -> None:
+    site: SiteTarget = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n), None) for n in range(60)])
+    to_the_first_layout(tmp_path)
+    assert len(list((tmp_path / "sitemaps").glob("*.xml"))) > 20
+    site.publish(post(60), None)
+    check_sitemaps(tmp_path, 61)
+    assert sorted(p.name for p in (tmp_path / "sitemaps").glob("*.xml")) == [
+        "home.xml", "pages-0.xml", "pages-1.xml"
+    ]  # fmt: skip
+    mark = json.loads((tmp_path / SUMMARY).read_text())["sitemaps"]
+    assert mark == {"layout": 2, "url": URL}
+
+
+def test_a_site_given_a_new_address_has_its_sitemaps_made_again_for_it(tmp_path: Path) -> None:
+    """Every URL a sitemap names is absolute: when the site's `url` changes (a custom domain),
+    the next publish names every page at the new address."""
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(60)])
+    moved = SiteTarget(
+        "site", DirectorySiteFiles(tmp_path), settings=SiteSettings(),
+        address=SiteAddress(url="https://www.example.com/", base_url="/"), content_dir="content",
+        theme=Theme(), assets=lambda _path, **_commit: None,
+    )  # fmt: skip
+    moved.publish(post(60), None)
+    check_sitemaps(tmp_path, 61, url="https://www.example.com/")
