@@ -237,7 +237,12 @@ def test_listings_are_split_as_blogs_split_them(tmp_path: Path) -> None:
     tag = tmp_path / "tags/python/index.html"
     assert titles(tag) == [f"P{n}" for n in range(29, 0, -2)]  # 15: all of them
     assert '<a href="/tags/python/2025/">2025</a> <span class="count">3</span>' in tag.read_text()
+    tag_year = (tmp_path / "tags/python/2025/index.html").read_text()
     assert titles(tmp_path / "tags/python/2025/index.html") == ["P5", "P3", "P1"]
+    # A year of a tag links to the tag's page, not to its other years, whose counts change
+    # with articles it does not list (it would show them stale).
+    assert '<a href="/tags/python/">Every year of #python</a>' in tag_year
+    assert "/tags/python/2026/" not in tag_year
 
 
 def test_a_removal_rewrites_the_pages_that_listed_it_and_an_empty_month_goes(

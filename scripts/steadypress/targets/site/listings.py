@@ -193,14 +193,17 @@ class ListingPages:
         return self._tag_page(index, page)
 
     def _tag_page(self, index: SiteIndex, page: str) -> bytes:
-        """A tag's own page (its newest articles and its years) or one year of it."""
+        """A tag's own page (its newest articles and its years) or one year of it (its
+        articles, and a link to the tag's page)."""
         tag, year = _tag_of(page)
         listed = [
             entry
             for shown in ([year] if year is not None else _newest_years(index, tag))
             for _path, entry in index.tag_year(tag, shown)
         ]
-        years = sorted(index.tag_years(tag).items(), reverse=True)
+        # A year's page links to the tag's page, not to the other years: their counts change
+        # with articles this page does not list, and would leave it stale.
+        years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
         return self._theme.render(
             "tag.html", site=self._site, tag=index.tag_name(tag), url=self._absolute(page),
             year=year, entries=self._rows(listed if year is not None else listed[:NEWEST]),
