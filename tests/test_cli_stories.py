@@ -394,16 +394,14 @@ def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
 
 
 def test_a_big_push_is_claimed_in_batches_that_grow_with_the_work(repo: Repo) -> None:
-    """400 articles: a quarter of what waits per claim (100, 75, 56, ...), never fewer than 25,
-    so the site's listings are rewritten a dozen times, not sixteen."""
+    """400 articles: a quarter of what waits, and never less than the drain's first claim
+    took, so the site's listings are rewritten four times, not sixteen (25 a claim) nor a
+    dozen (a quarter of what is left)."""
     repo.commit(**{f"content/p{n:03d}.md": article(f"P{n}") for n in range(400)})
     result = run_cli(repo, "run")
     assert result.code == 0 and "400 published" in result.out
-    claims, waiting = 0, 400
-    while waiting:
-        waiting -= min(waiting, claim_size(waiting))
-        claims += 1
-    assert claims < 400 // CLAIM_BATCH and repo.state_commits() == 2 * claims
+    assert claim_size(400) == 100 and claim_size(300, earlier=100) == 100
+    assert repo.state_commits() == 2 * 4
 
 
 def broken_site(repo: Repo) -> None:

@@ -54,10 +54,12 @@ CLAIM_BATCH = 25
 MAX_CLAIM = 500
 
 
-def claim_size(pending: int) -> int:
+def claim_size(pending: int, *, earlier: int = 0) -> int:
     """Items one claim takes when `pending` are waiting: 25, or a quarter of them (others
-    racing for a big push still find three quarters left)."""
-    return min(MAX_CLAIM, max(CLAIM_BATCH, pending // 4))
+    racing for a big push still find three quarters left), and never fewer than this drain's
+    `earlier` claim took: one executor alone takes a first build in four claims, not a dozen
+    shrinking ones (each claim rewrites the site's shared files once)."""
+    return min(MAX_CLAIM, max(CLAIM_BATCH, pending // 4, earlier))
 
 
 # Outcomes are recorded at least this often within a batch, renewing the leases still held
@@ -102,6 +104,7 @@ def drain(
     attempted: set[tuple[str, str]] = set()
     exempt: set[str] = set()
     first_round = True
+    claimed_before = 0  # the size of this drain's first claim
 
     def accept(item: PendingItem) -> bool:
         return item.target in usable and (item.key, item.blob) not in attempted
@@ -111,13 +114,16 @@ def drain(
         run_prepare = prepare if first_round else None
 
         def take(
-            ledger: Ledger, run_prepare: Prepare | None = run_prepare, token: str = token
+            ledger: Ledger,
+            run_prepare: Prepare | None = run_prepare,
+            token: str = token,
+            earlier: int = claimed_before,
         ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int]]:
             now = pipeline.clock.now()
             fresh: list[str] = []
             if run_prepare is not None:
                 ledger, fresh = run_prepare(ledger, now)
-            limit = claim_size(len(ledger.pending))
+            limit = claim_size(len(ledger.pending), earlier=earlier)
             keys = select(
                 ledger,
                 now=now,
@@ -145,6 +151,7 @@ def drain(
             optimistic=just_read or prepare is not None or not first_round,
         )
         first_round = False
+        claimed_before = claimed_before or limit
         exempt.update(fresh)
         report.enqueued.extend(fresh)
         if not claimed:

@@ -91,11 +91,14 @@ class _DirectoryWriter:
 
     def __init__(self, root: Path) -> None:
         self._root = root
-        # Folders found not to be symlinks, checked once a write (a first build names the same
-        # few folders thousands of times); a write holds the site's lock.
+        # Folders found not to be symlinks, and paths found safe, checked once a write (a first
+        # build names the same few folders thousands of times); a write holds the site's lock.
         self._real_folders: set[Path] = set()
+        self._checked: dict[str, Path] = {}
 
     def _inside(self, path: str) -> Path:
+        if (checked := self._checked.get(path)) is not None:
+            return checked
         posix = PurePosixPath(path)
         if posix.is_absolute() or not posix.parts or any(p in ("..", ".") for p in posix.parts):
             raise PermanentError(f"refusing site path {path!r}: it would leave {self._root}")
@@ -108,6 +111,7 @@ class _DirectoryWriter:
                 raise PermanentError(f"refusing to write through the symlink {target}")
             if target != self._root / posix:
                 self._real_folders.add(target)
+        self._checked[path] = target
         return target
 
     def read(self, path: str) -> bytes | None:
