@@ -8,6 +8,7 @@ the templates always escape them.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -20,6 +21,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -37,16 +39,26 @@ __all__ = [
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 
 
+# Made once: building a formatter maps every token type to its class (half of highlighting a
+# short block), and neither it nor a lexer keeps anything from one block to the next.
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+@functools.cache
+def _lexer(language: str) -> Lexer | None:
+    try:
+        return get_lexer_by_name(language)
+    except ClassNotFound:
+        return None
+
+
 def _highlight(code: str, language: str, _attrs: Any) -> str:
     """Pygments' spans for a known language; markdown-it wraps them in <pre><code>. An unknown
     language (or none) is left to markdown-it, which escapes it."""
-    if not language:
+    lexer = _lexer(language) if language else None
+    if lexer is None:
         return ""
-    try:
-        lexer = get_lexer_by_name(language)
-    except ClassNotFound:
-        return ""
-    return str(highlight(code, lexer, HtmlFormatter(nowrap=True)))
+    return str(highlight(code, lexer, _FORMATTER))
 
 
 _MARKDOWN = (
