@@ -213,9 +213,11 @@ class ListingPages:
         )  # fmt: skip
 
     def _years(self, index: SiteIndex) -> list[dict[str, Any]]:
+        # The years alone, without their counts: then a publish changes the archive's index
+        # only when a year appears or goes, not every time (each year's page counts its months).
         return [
-            {"year": year, "href": self._href(year_path(year)), "count": count}
-            for year, count in sorted(index.years.items(), reverse=True)
+            {"year": year, "href": self._href(year_path(year))}
+            for year in sorted(index.years, reverse=True)
         ]
 
     def _months(self, index: SiteIndex, year: str) -> list[dict[str, Any]]:
