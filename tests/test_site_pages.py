@@ -110,16 +110,21 @@ def test_the_feed_reads_back_in_a_feed_reader(blog: Repo, out: Path) -> None:
     assert f'src="{URL}assets/' in content.value
 
 
+def publish_new(blog: Repo, target: SiteTarget, body: str) -> None:
+    """Commit `content/new.md` with `body` and publish it alone."""
+    blog.commit(**{"content/new.md": f"---\ntitle: New\ndate: 2026-12-01\n---\n\n{body}\n"})
+    source = ContentSource(Git(blog.root), "content")
+    head = blog.head()
+    target.publish(source.read("content/new.md", blog.blob("content/new.md", head), commit=head),
+                   None)  # fmt: skip
+
+
 def test_the_feed_keeps_the_text_of_articles_published_earlier(blog: Repo, out: Path) -> None:
     """A publish renders only its own articles: the others' text in the feed is the feed's own,
     kept from the publish that wrote it."""
     target = site(blog, out)
     publish_all(blog, target)
-    blog.commit(**{"content/new.md": "---\ntitle: New\ndate: 2026-12-01\n---\n\nNew *words*.\n"})
-    source = ContentSource(Git(blog.root), "content")
-    head = blog.head()
-    target.publish(source.read("content/new.md", blog.blob("content/new.md", head), commit=head),
-                   None)  # fmt: skip
+    publish_new(blog, target, "New *words*.")
     feed = feedparser.parse((out / "feed.xml").read_bytes())
     by_title = {entry.title: entry.content[0].value for entry in feed.entries}
     assert "<em>words</em>" in by_title["New"]
@@ -132,12 +137,7 @@ def test_a_site_that_moves_to_a_new_address_keeps_the_text_in_its_feed(
     """The feed's bodies are found by the page's place in the site, not its old URL: after
     `url` changes (a custom domain, say), a publish keeps the others' text under the new URL."""
     publish_all(blog, site(blog, out))
-    moved = site(blog, out, url="https://www.example.com/")
-    blog.commit(**{"content/new.md": "---\ntitle: New\ndate: 2026-12-01\n---\n\nNew.\n"})
-    source = ContentSource(Git(blog.root), "content")
-    head = blog.head()
-    moved.publish(source.read("content/new.md", blog.blob("content/new.md", head), commit=head),
-                  None)  # fmt: skip
+    publish_new(blog, site(blog, out, url="https://www.example.com/"), "New.")
     feed = feedparser.parse((out / "feed.xml").read_bytes())
     by_title = {entry.title: entry for entry in feed.entries}
     kept = by_title["Images, code and tables"]
