@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -11,17 +12,21 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from steadypress.cli import main
 from steadypress.clock import Clock
+from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
-from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings
+from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import Entry
+from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAP
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
 from tests.fakes.clock import ManualClock
@@ -221,3 +226,26 @@ def old_site_manifest(entries: Mapping[str, Entry]) -> bytes:
     what the first publish of this version moves into it."""
     articles = {path: entry.to_json() for path, entry in sorted(entries.items())}
     return json.dumps({"version": 2, "articles": articles}, ensure_ascii=False).encode()
+
+
+def to_the_first_sitemaps_layout(site: SiteWriter, url: str) -> None:
+    """Make the site's sitemaps as the layout before linear hashing kept them: 256 by a hash of
+    the page's path, under an index dated by each sitemap's newest page, and no mark of the
+    layout in the index's summary."""
+    dated = datetime(2000, 1, 1, tzinfo=UTC)
+    every: dict[str, list[tuple[str, datetime | None]]] = {}
+    for location in sitemap_locations(site.read(SITEMAP)):
+        path = location.removeprefix(url)
+        for page in sitemap_locations(site.read(path)):
+            relative = page.removeprefix(url)
+            digest = hashlib.sha1(f"{relative}index.html".encode(), usedforsecurity=False)
+            home = relative in ("", "archive/", "tags/")
+            name = LISTINGS_SITEMAP if home else f"sitemaps/{digest.hexdigest()[:2]}.xml"
+            every.setdefault(name, []).append((page, dated))
+        site.remove(path)
+    for name, pages in every.items():
+        site.put(name, sitemap(pages))
+    site.put(SITEMAP, sitemap_index([(url + name, dated) for name in every]))
+    summary = json.loads(site.read(SUMMARY) or b"{}")
+    del summary["sitemaps"]
+    site.put(SUMMARY, json.dumps(summary).encode())

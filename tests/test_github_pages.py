@@ -25,6 +25,7 @@ from tests.helpers import (
     local_site_articles,
     old_site_manifest,
     site_target,
+    to_the_first_sitemaps_layout,
 )
 
 
@@ -284,3 +285,28 @@ def test_a_pages_branch_of_an_earlier_layout_moves_into_the_index_like_a_folder(
     assert branch_files(github) == folder
     assert MANIFEST not in folder and SUMMARY in folder
     assert set(local_site_articles(tmp_path)) == {f"content/{n}.md" for n in "abcd"}
+
+
+def test_sitemaps_of_the_layout_before_move_on_a_pages_branch_as_in_a_folder(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The same site on the branch and in a folder, its sitemaps left as the layout before
+    linear hashing kept them: the next publish moves both alike (two more reads on GitHub:
+    the old index, then the sitemaps it names)."""
+    on_branch, in_folder = pages(github), DirectorySiteFiles(tmp_path)
+    articles = [post(f"content/p{n}.md", f"P{n}", day=n % 28 + 1) for n in range(60)]
+    for files in (on_branch, in_folder):
+        site(files).publish_batch([(article, None) for article in articles])
+        files.apply(lambda staged: to_the_first_sitemaps_layout(staged, "https://blog.example/"))
+    assert any(name.startswith("sitemaps/") and len(name) == 15 for name in branch_files(github))
+    for files in (on_branch, in_folder):
+        site(files).publish(post("content/new.md", "New", day=28), None)
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert branch_files(github) == folder
+    assert sorted(name for name in folder if name.startswith("sitemaps/")) == [
+        "sitemaps/home.xml", "sitemaps/pages-0.xml", "sitemaps/pages-1.xml",
+    ]  # fmt: skip

@@ -4,7 +4,6 @@ sitemaps.org schemas, and an earlier layout moved by the next publish."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
@@ -14,7 +13,6 @@ import pytest
 import xmlschema
 
 from steadypress.content import Article
-from steadypress.feeds import sitemap, sitemap_index
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
@@ -28,7 +26,7 @@ from steadypress.targets.site.sitemaps import (
 )
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
-from tests.helpers import site_target
+from tests.helpers import site_target, to_the_first_sitemaps_layout
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SITEMAP_XSD = xmlschema.XMLSchema(FIXTURES / "sitemap-0.9.xsd")
@@ -104,30 +102,10 @@ def test_the_sitemaps_split_and_merge_as_the_blog_grows_and_shrinks(
     assert [p.name for p in (tmp_path / "sitemaps").glob("pages-*.xml")] == ["pages-0.xml"]
 
 
-def to_the_first_layout(site: Path) -> None:
-    """Make `site` as the layout before this one kept its sitemaps: 256 by the page's path,
-    under an index dated by each sitemap's newest page, and no mark in the summary."""
-    every: dict[str, list[tuple[str, datetime | None]]] = {}
-    for path in (site / "sitemaps").glob("*.xml"):
-        for location in locations(path.read_bytes()):
-            page = location.removeprefix(URL) + "index.html"
-            home = location.removeprefix(URL) in ("", "archive/", "tags/")
-            digest = hashlib.sha1(page.encode(), usedforsecurity=False).hexdigest()
-            name = "sitemaps/home.xml" if home else f"sitemaps/{digest[:2]}.xml"
-            every.setdefault(name, []).append((location, START))
-        path.unlink()
-    for name, pages in every.items():
-        (site / name).write_bytes(sitemap(pages))
-    (site / SITEMAP).write_bytes(sitemap_index([(URL + name, START) for name in every]))
-    summary = json.loads((site / SUMMARY).read_text())
-    del summary["sitemaps"]
-    (site / SUMMARY).write_text(json.dumps(summary))
-
-
 def test_the_sitemaps_of_the_layout_before_move_on_the_next_publish(tmp_path: Path) -> None:
     site: SiteTarget = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n), None) for n in range(60)])
-    to_the_first_layout(tmp_path)
+    DirectorySiteFiles(tmp_path).apply(lambda files: to_the_first_sitemaps_layout(files, URL))
     assert len(list((tmp_path / "sitemaps").glob("*.xml"))) > 20
     site.publish(post(60), None)
     check_sitemaps(tmp_path, 61)
