@@ -1,6 +1,7 @@
 """The site on a Pages branch, through the fake GitHub: same bytes as a directory, few requests."""
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry
 from steadypress.targets.site.sitemaps import address_of, sitemap_count, sitemap_file
@@ -108,6 +110,24 @@ def test_publishing_costs_one_read_and_one_commit_and_the_same_version_costs_no_
     with github.counting() as calls:
         target.publish(post("content/b.md", "B"), None)
     assert calls == {"graphql LoadBranch": 1} and commits(github) == before
+
+
+def test_an_article_that_opens_a_month_and_a_tag_costs_no_more_reads(
+    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New listing pages (its month's, its year's, its tag's) go into sitemaps, whose text is
+    fetched with the neighbour's page: still two reads and a commit. (A sitemap an article,
+    so that those pages are in other sitemaps than the article's.)"""
+    monkeypatch.setattr(sitemaps_module, "ARTICLES_PER_SITEMAP", 1)
+    target = site(pages(github))
+    target.publish_batch([(post(f"content/p{n}.md", f"P{n}", day=n), None) for n in range(1, 9)])
+    with github.counting() as calls:
+        target.publish(
+            replace(post("content/b.md", "B"), date=datetime(2027, 3, 1, tzinfo=UTC), tags=("go",)),
+            None,
+        )
+    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
+    assert {"archive/2027/03/index.html", "tags/go/index.html"} <= set(branch_files(github))
 
 
 def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:

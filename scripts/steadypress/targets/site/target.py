@@ -383,7 +383,7 @@ class SiteTarget:
         pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
         relink = self._neighbours_to_relink(
             files, index, beside, {a.path for _n, a, _r in accepted}, listings=existed,
-            sitemaps=sitemaps.reads(pages, articles=index.total),
+            sitemaps=sitemaps, pages=pages,
         )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
         published, written = [], {}
@@ -426,15 +426,21 @@ class SiteTarget:
         beside: Iterable[tuple[str, Entry]],
         written: Collection[str],
         *,
-        listings: Iterable[str],
-        sitemaps: Iterable[str],
+        listings: Mapping[str, bool],
+        sitemaps: Sitemaps,
+        pages: Iterable[str],
     ) -> dict[str, Entry]:
         """The articles beside those that changed (before and after), but for those `written`
-        anew; their pages are fetched together with what rendering `listings` reads and the
-        `sitemaps` of the changed pages (known once the index says how many there are)."""
+        anew; their pages are fetched together with what rendering `listings` reads (each
+        mapped to whether it existed before) and the sitemaps of the changed `pages` and of the
+        listing pages that appear or go (which sitemap, the index now says)."""
         relink = {path: entry for path, entry in beside if path not in written}
-        pages = [page_path(entry.slug) for entry in relink.values()]
-        files.want(texts=[*pages, *listing_reads(index, listings), *sitemaps])
+        flipped = [page for page, was in listings.items() if listing_exists(index, page) != was]
+        files.want(texts=[
+            *(page_path(entry.slug) for entry in relink.values()),
+            *listing_reads(index, listings),
+            *sitemaps.reads([*pages, *flipped], articles=index.total),
+        ])  # fmt: skip
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
@@ -541,9 +547,8 @@ class SiteTarget:
             beside = [row for path, old in olds for row in index.beside(path, old)]
             unused = [used for path, _old in olds for used in index.put(path, None)]
             relink = self._neighbours_to_relink(
-                files, index, beside, paths, listings=existed,
-                sitemaps=sitemaps.reads([page_path(old.slug) for old in touched],
-                                        articles=index.total),
+                files, index, beside, paths, listings=existed, sitemaps=sitemaps,
+                pages=[page_path(old.slug) for old in touched],
             )  # fmt: skip
             self._relink(files, index, relink)
             gone = dict.fromkeys((old.slug for old in touched), None)
