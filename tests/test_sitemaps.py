@@ -13,6 +13,7 @@ import pytest
 import xmlschema
 
 from steadypress.content import Article
+from steadypress.feeds import sitemap
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
@@ -116,10 +117,16 @@ def test_the_sitemaps_of_the_layout_before_move_on_the_next_publish(tmp_path: Pa
     assert mark == {"layout": 2, "url": URL}
 
 
-def test_a_site_given_a_new_address_has_its_sitemaps_made_again_for_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first_layout", [False, True])
+def test_a_site_given_a_new_address_has_its_sitemaps_made_again_for_it(
+    tmp_path: Path, first_layout: bool
+) -> None:
     """Every URL a sitemap names is absolute: when the site's `url` changes (a custom domain),
-    the next publish names every page at the new address."""
+    the next publish names every page at the new address, and no old sitemap is left (from
+    either layout)."""
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(60)])
+    if first_layout:
+        DirectorySiteFiles(tmp_path).apply(lambda files: to_the_first_sitemaps_layout(files, URL))
     moved = SiteTarget(
         "site", DirectorySiteFiles(tmp_path), settings=SiteSettings(),
         address=SiteAddress(url="https://www.example.com/", base_url="/"), content_dir="content",
@@ -127,3 +134,15 @@ def test_a_site_given_a_new_address_has_its_sitemaps_made_again_for_it(tmp_path:
     )  # fmt: skip
     moved.publish(post(60), None)
     check_sitemaps(tmp_path, 61, url="https://www.example.com/")
+
+
+def test_a_url_of_another_site_in_a_sitemap_is_dropped_not_a_blocker(tmp_path: Path) -> None:
+    """A sitemap edited by hand to name another site's page: the next publish that rewrites
+    that sitemap leaves it out (it is no page of this site) and goes through."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n), None) for n in range(3)])
+    only = tmp_path / "sitemaps/pages-0.xml"
+    pages = [(url, None) for url in locations(only.read_bytes())]
+    only.write_bytes(sitemap([("https://elsewhere.example/x/", None), *pages]))
+    site.publish(post(3), None)
+    check_sitemaps(tmp_path, 4)

@@ -97,6 +97,7 @@ class Sitemaps:
         self._before = sitemap_count(articles)
         self._changes: Changes = {}
         self._rebuild: dict[str, datetime | None] | None = None
+        self._moved: list[str] = []  # the sitemaps `migrate` moved the pages out of
 
     def put(self, page: str, changed: datetime | None) -> None:
         """List `page` (a site path), last changed at `changed` (None: no date given)."""
@@ -119,13 +120,12 @@ class Sitemaps:
         # The site's address then: what the index's URLs add to their sitemaps' own path.
         earlier = {url[: url.rfind("sitemaps/")] for url in named if "sitemaps/" in url}
         site = earlier.pop() if len(earlier) == 1 else self._url
-        paths = [url.removeprefix(site) for url in named]
-        self._files.want(texts=[path for path in paths if "://" not in path])
+        paths = [url.removeprefix(site) for url in named if url.startswith(site)]
+        self._files.want(texts=paths)
         every: dict[str, datetime | None] = {}
         for path in paths:
-            if "://" not in path:
-                every |= self._read(path, site=site)
-        self._rebuild = every
+            every |= self._read(path, site=site)
+        self._rebuild, self._moved = every, paths
         self._changes = {}
 
     def reads(self, pages: Iterable[str], *, articles: int) -> list[str]:
@@ -180,7 +180,7 @@ class Sitemaps:
         self._write(old | created, self._changed(listed), after, existing)
 
     def _write_all(self, every: Mapping[str, datetime | None], after: int) -> None:
-        stale = {*self._listed(), OLD_SITEMAP_PAGES}
+        stale = {*self._listed(), *self._moved, OLD_SITEMAP_PAGES}
         written = {LISTINGS_SITEMAP} | {_numbered(n) for n in range(after)}
         self._files.want(oids=sorted(stale | written))
         existing = {path for path in stale | written if self._files.exists(path)}
@@ -221,17 +221,21 @@ class Sitemaps:
     def _listed(self) -> list[str]:
         """The site paths of the sitemaps the index lists."""
         self._files.want(texts=[SITEMAP])
-        return [path for path in self._read(SITEMAP) if "://" not in path]
+        return list(self._read(SITEMAP))
 
     def _read(self, path: str, *, site: str | None = None) -> dict[str, datetime | None]:
-        """The locations a sitemap lists, relative to `site` (the site's address unless said;
-        a URL elsewhere is kept whole)."""
+        """The locations a sitemap lists under `site` (the site's address unless said),
+        relative to it; a URL elsewhere is not a page of this site, and goes."""
         try:
             found = sitemap_locations(self._files.read(path))
         except ValueError as error:
             raise TransientError(f"{path} in the site cannot be read ({error}); fix it") from None
         site = self._url if site is None else site
-        return {location.removeprefix(site): changed for location, changed in found.items()}
+        return {
+            location.removeprefix(site): changed
+            for location, changed in found.items()
+            if location.startswith(site)
+        }
 
 
 def _is_new(path: str, before: int) -> bool:
