@@ -105,6 +105,11 @@ def measure(size: int) -> dict[str, Cost]:
     with FakeGitHub() as github, tempfile.TemporaryDirectory() as folder:
         repo = Path(folder)
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        # The address the seeded site was built for (the backend's default is another, and a
+        # push would measure a site moving to a new address).
+        (repo / "steadypress.yml").write_text(
+            "targets:\n  site:\n    kind: site\n    url: https://blog.example/\n    base_url: /\n"
+        )
         environment = {
             "GITHUB_REPOSITORY": github.full_name, "GITHUB_TOKEN": github.token,
             "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
@@ -116,6 +121,7 @@ def measure(size: int) -> dict[str, Cost]:
                 push = ("drain", "--push", before, after)
                 results[label] = cost(github, new, functools.partial(run, repo, *push))
                 before = after
+            run(repo, "sweep")  # the seeded ledger records no reconciled commit: this one does
             results["idle sweep"] = cost(github, 1, lambda: run(repo, "sweep"))
     return results
 
