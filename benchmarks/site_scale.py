@@ -1,9 +1,12 @@
-"""The site target as the blog grows: the first build of N articles, then one new article.
+"""The site target as the blog grows, all on one day: the first build of N articles, then one
+new article.
 
-A new article rewrites its page, the index, the feed, the sitemap, the manifest and its tag
-pages, built from the manifest, so its cost may grow with N only through those listings. Prints,
-for each N: the first build (total and per article; published and verified in batches of
-CLAIM_BATCH, as a drain does), and one new article's time, files written and bytes written.
+Every article is dated 2026-01-01 (a blog imported in one commit, its articles without dates,
+takes this shape), so one month and one day hold them all, and twenty tags share them: the case
+the site's index does not split (a month's index file and page grow with the articles in it;
+`benchmarks/scale.py` dates one article a day instead). Prints, for each N: the first build
+(total and per article; published and verified in batches of CLAIM_BATCH), and one new
+article's time, files written, bytes written and the largest file written.
 
 Usage: .venv/bin/python benchmarks/site_scale.py [--sizes 100 1000]
 """
@@ -60,7 +63,7 @@ def snapshot(site: Path) -> dict[str, tuple[int, int]]:
     }
 
 
-def measure(size: int) -> tuple[float, float, int, int]:
+def measure(size: int) -> tuple[float, float, int, int, tuple[int, str]]:
     with tempfile.TemporaryDirectory() as folder:
         repo, out = Path(folder) / "blog", Path(folder) / "site"
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -87,7 +90,8 @@ def measure(size: int) -> tuple[float, float, int, int]:
         one = time.perf_counter() - started
         after = snapshot(out)
         written = [path for path in after if before.get(path) != after[path]]
-        return build, one, len(written), sum(after[path][1] for path in written)
+        largest = max((after[path][1], path) for path in written)
+        return build, one, len(written), sum(after[path][1] for path in written), largest
 
 
 def repo_blob(repo: Path, path: str) -> str:
@@ -101,12 +105,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000])
     args = parser.parse_args()
-    print("| articles | first build | per article | one new article | files written | bytes |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| articles | first build | per article | one new article | files written | bytes "
+          "| largest |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for size in args.sizes:
-        build, one, files, size_written = measure(size)
+        build, one, files, size_written, (biggest, name) = measure(size)
         print(f"| {size:,} | {build:.1f} s | {1000 * build / size:.0f} ms | {1000 * one:.0f} ms "
-              f"| {files} | {size_written:,} |")  # fmt: skip
+              f"| {files} | {size_written:,} | {name}, {biggest:,} |")  # fmt: skip
 
 
 if __name__ == "__main__":
