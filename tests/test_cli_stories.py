@@ -3,6 +3,8 @@
 import json
 import math
 import shutil
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -471,3 +473,34 @@ def test_work_for_a_target_removed_from_the_configuration_is_withdrawn(repo: Rep
     result = run_cli(repo, "sweep")
     assert "withdrawing work for targets no longer configured: hook:content/a.md" in result.err
     assert not repo.ledger().pending and set(repo.ledger().published) == {"site:content/a.md"}
+
+
+RENDERERS = ("jinja2", "markdown_it", "pygments")
+
+
+def loaded_renderers(repo: Repo, *args: str) -> list[str]:
+    """The rendering libraries a fresh process has imported after running the command."""
+    script = (
+        "import sys\nfrom steadypress.cli import main\n"
+        f"try:\n    code = main({list(args)!r})\n"
+        "except SystemExit as exit:  # argparse's --help\n    code = exit.code\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:]))\n"
+        "print('LOADED', code, *loaded, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *RENDERERS], cwd=repo.root, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
+    _, code, *loaded = line.split()
+    assert code == "0", done.stderr
+    return loaded
+
+
+def test_a_command_that_renders_nothing_loads_no_renderer(repo: Repo) -> None:
+    """Jinja2, markdown-it and Pygments are imported when a page is first rendered: `--help`
+    and an idle sweep start without them; a sweep that publishes loads them."""
+    repo.commit(**{"content/a.md": article("A")})
+    assert loaded_renderers(repo, "sweep") == list(RENDERERS)
+    assert loaded_renderers(repo, "sweep") == []
+    assert loaded_renderers(repo, "--help") == []

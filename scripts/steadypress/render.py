@@ -12,20 +12,15 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from mdit_py_plugins.anchors import anchors_plugin
-from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
+from typing import TYPE_CHECKING, Any
 
 from steadypress.slugs import slugify
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
 
 __all__ = [
     "highlight_css",
@@ -39,35 +34,44 @@ __all__ = [
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 
 
-# Made once: building a formatter maps every token type to its class (half of highlighting a
-# short block), and neither it nor a lexer keeps anything from one block to the next.
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-
 @functools.cache
-def _lexer(language: str) -> Lexer | None:
-    try:
-        return get_lexer_by_name(language)
-    except ClassNotFound:
-        return None
+def _markdown() -> MarkdownIt:
+    """The parser, made on first use with markdown-it and Pygments imported then: a command
+    that renders nothing (an idle sweep) does not pay for them. One formatter and one lexer per
+    language serve every code block: building a formatter maps every token type to its class
+    (half of highlighting a short block), and neither keeps anything from one block to the
+    next."""
+    from markdown_it import MarkdownIt  # noqa: PLC0415 (heavy: only when something renders)
+    from mdit_py_plugins.anchors import anchors_plugin  # noqa: PLC0415
+    from mdit_py_plugins.footnote import footnote_plugin  # noqa: PLC0415
+    from mdit_py_plugins.tasklists import tasklists_plugin  # noqa: PLC0415
+    from pygments import highlight  # noqa: PLC0415
+    from pygments.formatters import HtmlFormatter  # noqa: PLC0415
+    from pygments.lexers import get_lexer_by_name  # noqa: PLC0415
+    from pygments.util import ClassNotFound  # noqa: PLC0415
 
+    formatter: HtmlFormatter[str] = HtmlFormatter(nowrap=True)
 
-def _highlight(code: str, language: str, _attrs: Any) -> str:
-    """Pygments' spans for a known language; markdown-it wraps them in <pre><code>. An unknown
-    language (or none) is left to markdown-it, which escapes it."""
-    lexer = _lexer(language) if language else None
-    if lexer is None:
-        return ""
-    return str(highlight(code, lexer, _FORMATTER))
+    @functools.cache
+    def lexer(language: str) -> Lexer | None:
+        try:
+            return get_lexer_by_name(language)
+        except ClassNotFound:
+            return None
 
+    def highlighted(code: str, language: str, _attrs: Any) -> str:
+        """Pygments' spans for a known language; markdown-it wraps them in <pre><code>. An
+        unknown language (or none) is left to markdown-it, which escapes it."""
+        found = lexer(language) if language else None
+        return "" if found is None else str(highlight(code, found, formatter))
 
-_MARKDOWN = (
-    MarkdownIt("commonmark", {"html": True, "highlight": _highlight})
-    .enable(["table", "strikethrough"])
-    .use(tasklists_plugin)
-    .use(footnote_plugin)
-    .use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
-)
+    return (
+        MarkdownIt("commonmark", {"html": True, "highlight": highlighted})
+        .enable(["table", "strikethrough"])
+        .use(tasklists_plugin)
+        .use(footnote_plugin)
+        .use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
+    )
 
 
 def is_relative_reference(src: str) -> bool:
@@ -77,7 +81,7 @@ def is_relative_reference(src: str) -> bool:
 
 def image_references(text: str) -> list[str]:
     """The relative image references of a markdown text (`images/a.png`), in order, once each."""
-    tokens = _MARKDOWN.parse(text, {})
+    tokens = _markdown().parse(text, {})
     found = [str(image.attrGet("src") or "") for image in _images(tokens)]
     return list(dict.fromkeys(src for src in found if is_relative_reference(src)))
 
@@ -98,13 +102,14 @@ def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
 def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None) -> str:
     """HTML for `text`; `image_src` maps each relative image reference to where it is served."""
     env: dict[str, Any] = {}
-    tokens = _MARKDOWN.parse(text, env)
+    markdown = _markdown()
+    tokens = markdown.parse(text, env)
     if image_src is not None:
         for image in _images(tokens):
             src = str(image.attrGet("src") or "")
             if is_relative_reference(src):
                 image.attrSet("src", image_src(src))
-    html: str = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)
+    html: str = markdown.renderer.render(tokens, markdown.options, env)
     return html
 
 
@@ -126,6 +131,8 @@ def reading_minutes(text: str) -> int:
 
 def highlight_css() -> tuple[str, str]:
     """Pygments' rules for the highlighted code, for light and for dark pages."""
+    from pygments.formatters import HtmlFormatter  # noqa: PLC0415 (heavy: for a stylesheet)
+
     # types-Pygments leaves get_style_defs untyped; it returns the CSS text.
     # types-Pygments leaves HtmlFormatter's constructor untyped; the calls are as documented.
     light = HtmlFormatter(style="default").get_style_defs("pre code")  # type: ignore[no-untyped-call]

@@ -11,21 +11,15 @@ matter is escaped by the templates (autoescape), and the same inputs give the sa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
-
-from jinja2 import (
-    ChoiceLoader,
-    Environment,
-    FunctionLoader,
-    PackageLoader,
-    StrictUndefined,
-    TemplateError,
-    select_autoescape,
-)
+from typing import TYPE_CHECKING, Any
 
 from steadypress.errors import PermanentError
 from steadypress.render import highlight_css
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 __all__ = ["THEME_FILES", "Theme"]
 
@@ -53,10 +47,27 @@ class Theme:
     def __init__(
         self, override: Callable[[str], bytes | None] | None = None, *, where: str = ""
     ) -> None:
+        self._override = override
+        self._where = where
+
+    @functools.cached_property
+    def _environment(self) -> Environment:
+        # Jinja2 is imported when a page is first rendered: a run with nothing to publish (an
+        # idle sweep) does not pay for it.
+        from jinja2 import (  # noqa: PLC0415
+            ChoiceLoader,
+            Environment,
+            FunctionLoader,
+            PackageLoader,
+            StrictUndefined,
+            select_autoescape,
+        )
+
         loaders: list[Any] = []
-        if override is not None:
+        if (override := self._override) is not None:
+            where = self._where
             loaders.append(FunctionLoader(lambda name: _text(override(name), where, name)))
-        self._environment = Environment(
+        return Environment(
             loader=ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")]),
             autoescape=select_autoescape(["html"]),
             undefined=StrictUndefined,  # a misspelt variable in a user's template is an error
@@ -64,9 +75,10 @@ class Theme:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self._where = where
 
     def render(self, template: str, **context: Any) -> bytes:
+        from jinja2 import TemplateError  # noqa: PLC0415 (imported with the environment)
+
         try:
             return self._environment.get_template(template).render(**context).encode()
         except TemplateError as error:
