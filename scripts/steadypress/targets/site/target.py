@@ -25,9 +25,9 @@ from urllib.parse import urlparse
 from markupsafe import Markup
 
 from steadypress.content import ContentSource
-from steadypress.errors import PermanentError, PublishError, TransientError
+from steadypress.errors import GitFailed, PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
-from steadypress.ledger import PublishedRecord
+from steadypress.ledger import ABSENT, PublishedRecord
 from steadypress.render import is_relative_reference, reading_minutes, render_markdown
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
@@ -112,6 +112,7 @@ def build_site(
         if settings.theme
         else Theme(),
         assets=content.asset,
+        read_version=lambda path, blob, commit: content.read(path, blob, commit=commit),
     )
 
 
@@ -147,7 +148,11 @@ class SiteTarget:
         content_dir: str,
         theme: Theme,
         assets: Callable[..., tuple[str, bytes] | None],
+        read_version: Callable[[str, str, str], Article] | None = None,
     ) -> None:
+        """`assets` reads a repository file at a commit; `read_version` an article's version
+        (path, blob, commit) as the executor reads it (a removal guesses from it what the
+        site holds of the version gone: None, and it reads the site to learn it)."""
         self._name = name
         self._files = files
         self._settings = settings
@@ -155,6 +160,7 @@ class SiteTarget:
         self._content_dir = content_dir
         self._theme = theme
         self._assets = assets
+        self._read_version = read_version
         self._stylesheet: bytes | None = None
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
@@ -560,10 +566,36 @@ class SiteTarget:
         for path in paths:
             with contextlib.suppress(PermanentError):
                 likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
+        # So are the index's files and listing pages the recorded versions changed: announced
+        # too, a removal reads twice like a publish, not three times (a wrong guess costs a
+        # read, never a wrong removal: what the index holds is what is removed).
+        recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
         self._files.apply(
             change,
-            texts=[SUMMARY, FEED, LISTINGS_SITEMAP, *map(article_file, paths)],
-            oids=[MANIFEST, INDEX, ARCHIVE_INDEX, TAGS_INDEX, *likely_pages],
+            texts=[SUMMARY, FEED, LISTINGS_SITEMAP, *map(article_file, paths),
+                   *index_files(recorded)],
+            oids=[MANIFEST, INDEX, ARCHIVE_INDEX, TAGS_INDEX, *likely_pages,
+                  *listing_pages(entry for _path, entry in recorded)],
+        )  # fmt: skip
+
+    def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
+        """The entry the site most likely holds for the version the ledger recorded, read again
+        from the repository as the executor read it; None when that cannot tell (no record, no
+        such version)."""
+        if self._read_version is None or previous is None or previous.id is None:
+            return None
+        if previous.blob == ABSENT:
+            return None
+        try:
+            article = self._read_version(path, previous.blob, previous.commit)
+        except (PublishError, GitFailed):
+            return None
+        if article.date is None:
+            return None
+        return Entry(
+            blob=previous.blob, slug=previous.id, title=article.title, date=article.date,
+            updated=article.updated or article.date, description=None, summary="",
+            tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip
 
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
