@@ -176,9 +176,12 @@ class Sitemaps:
         old, created = self._old_files(self._changes, after), self._created(after)
         self._files.want(texts=sorted(old | created))
         listed: dict[str, datetime | None] = {}
+        existing = set()
         for path in old:
-            listed |= self._read(path)
-        existing = {path for path in old if self._files.read(path) is not None}
+            data = self._files.read(path)
+            if data is not None:
+                existing.add(path)
+            listed |= self._locations(path, data)
         self._write(old | created, self._changed(listed), after, existing)
 
     def _write_all(self, every: Mapping[str, datetime | None], after: int) -> None:
@@ -217,7 +220,7 @@ class Sitemaps:
                 gone.add(path)
         if reindex or appeared or gone:
             kept = set() if reindex else set(self._listed())
-            now = (kept | appeared | {p for p, pages in held.items() if pages}) - gone
+            now = (kept | {p for p, pages in held.items() if pages}) - gone
             self._files.put(SITEMAP, sitemap_index([(self._url + p, None) for p in now]))
 
     def _listed(self) -> list[str]:
@@ -226,10 +229,15 @@ class Sitemaps:
         return list(self._read(SITEMAP))
 
     def _read(self, path: str, *, site: str | None = None) -> dict[str, datetime | None]:
-        """The locations a sitemap lists under `site` (the site's address unless said),
-        relative to it; a URL elsewhere is not a page of this site, and goes."""
+        return self._locations(path, self._files.read(path), site=site)
+
+    def _locations(
+        self, path: str, data: bytes | None, *, site: str | None = None
+    ) -> dict[str, datetime | None]:
+        """The locations the sitemap `path` (`data`) lists under `site` (the site's address
+        unless said), relative to it; a URL elsewhere is not a page of this site, and goes."""
         try:
-            found = sitemap_locations(self._files.read(path))
+            found = sitemap_locations(data)
         except ValueError as error:
             raise TransientError(f"{path} in the site cannot be read ({error}); fix it") from None
         site = self._url if site is None else site
