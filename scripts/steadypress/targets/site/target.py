@@ -41,7 +41,6 @@ from steadypress.targets.site.index import (
     uses,
 )
 from steadypress.targets.site.listings import (
-    ARCHIVE_INDEX,
     ListingPages,
     human_date,
     listing_exists,
@@ -58,7 +57,6 @@ from steadypress.targets.site.manifest import (
     NO_JEKYLL,
     NOT_FOUND,
     STYLESHEET,
-    TAGS_INDEX,
     Entry,
     article_slug,
     is_site_path,
@@ -418,8 +416,7 @@ class SiteTarget:
     @staticmethod
     def _want_replaced(index: SiteIndex, olds: Sequence[tuple[str, Entry]]) -> None:
         """Fetch together what replacing or removing these (path, entry) pairs reads and
-        replaces: their index files, the sitemaps of their pages, their listing pages, pages,
-        images and redirects."""
+        replaces: their index files, their listing pages, pages, images and redirects."""
         entries = [old for _path, old in olds]
         index.want(
             olds, oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))]
@@ -441,11 +438,10 @@ class SiteTarget:
         mapped to whether it existed before) and the sitemaps of the changed `pages` and of the
         listing pages that appear or go (which sitemap, the index now says)."""
         relink = {path: entry for path, entry in beside if path not in written}
-        flipped = [page for page, was in listings.items() if listing_exists(index, page) != was]
         files.want(texts=[
             *(page_path(entry.slug) for entry in relink.values()),
             *listing_reads(index, listings),
-            *sitemaps.reads([*pages, *flipped], articles=index.total),
+            *sitemaps.reads([*pages, *_appearing_or_going(index, listings)], articles=index.total),
         ])  # fmt: skip
         return relink
 
@@ -474,10 +470,8 @@ class SiteTarget:
         `published`."""
         index.refill_newest()
         self._listing_pages().write(files, index, existed)
-        for page in sorted(existed):
-            exists = listing_exists(index, page)
-            if exists != existed.get(page, False):
-                sitemaps.put(page, None) if exists else sitemaps.drop(page)
+        for page, there in sorted(_appearing_or_going(index, existed).items()):
+            sitemaps.put(page, None) if there else sitemaps.drop(page)
         sitemaps.put(INDEX, _front_page_date(index))
         for slug in changed:
             sitemaps.drop(page_path(slug))
@@ -570,21 +564,20 @@ class SiteTarget:
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
+        texts, oids = _announced(recorded)
         self._files.apply(
             change,
-            texts=[SUMMARY, FEED, LISTINGS_SITEMAP, *map(article_file, paths),
-                   *index_files(recorded)],
-            oids=[MANIFEST, INDEX, ARCHIVE_INDEX, TAGS_INDEX, *likely_pages,
-                  *listing_pages(entry for _path, entry in recorded)],
-        )  # fmt: skip
+            texts=[*texts, *map(article_file, paths)],
+            oids=[*oids, *likely_pages],
+        )
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
         """The entry the site most likely holds for the version the ledger recorded, read again
         from the repository as the executor read it; None when that cannot tell (no record, no
         such version)."""
-        if self._read_version is None or previous is None or previous.id is None:
+        if self._read_version is None or previous is None:
             return None
-        if previous.blob == ABSENT:
+        if previous.id is None or previous.blob == ABSENT:
             return None
         try:
             article = self._read_version(path, previous.blob, previous.commit)
@@ -638,15 +631,22 @@ def page_digest(page: bytes) -> str:
     return hashlib.sha256(page).hexdigest()
 
 
+def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[str, bool]:
+    """The listing pages among `existed` (each: whether it had something to list before) that
+    appear or go as the index stands now, each with whether it is there now."""
+    now = {page: listing_exists(index, page) for page in existed}
+    return {page: there for page, there in now.items() if there != existed[page]}
+
+
 def _front_page_date(index: SiteIndex) -> datetime | None:
     """When what the front page lists last changed (the sitemap's date for it)."""
     return max((entry.updated for _path, entry in index.newest), default=None)
 
 
 def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
-    """What publishing `batch` (path, entry) reads whole (the index's files of those entries,
-    the sitemaps of their pages) and replaces (their pages and listing pages), asked for in
-    the site's first read."""
+    """What publishing or removing `batch` (path, entry) reads whole (the summary, the feed,
+    the index's files of those entries) and replaces (their pages and listing pages), asked
+    for in the site's first read."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
     texts = {SUMMARY, FEED, LISTINGS_SITEMAP}
