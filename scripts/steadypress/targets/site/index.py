@@ -85,13 +85,16 @@ def year_file(year: str) -> str:
 
 
 def tag_year_file(tag_page: str, year: int) -> str:
-    tag = tag_page.split("/")[1]
-    return f"{INDEX_FOLDER}/tags/{tag}/{year:04d}.json"
+    return f"{_tag_folder(tag_page)}/{year:04d}.json"
 
 
 def tag_years_file(tag_page: str) -> str:
-    tag = tag_page.split("/")[1]
-    return f"{INDEX_FOLDER}/tags/{tag}/years.json"
+    return f"{_tag_folder(tag_page)}/years.json"
+
+
+def _tag_folder(tag_page: str) -> str:
+    """Where the index keeps a tag's files, by the tag's page (`tags/x/index.html`)."""
+    return f"{INDEX_FOLDER}/tags/{tag_page.split('/')[1]}"
 
 
 # What each kind of file holds, by the key of its section.
