@@ -82,22 +82,39 @@ def timed(command: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def steadypress(repo: Path) -> tuple[float, float]:
-    """(first build, one new article after it), each a whole `steadypress run`."""
+def largest_pending(repo: Path) -> int:
+    """The largest pending.json any commit of the state branch held, in bytes."""
+    commits = subprocess.run(
+        ["git", "-C", str(repo), "rev-list", "steadypress-state"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    sizes = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "--batch-check=%(objectsize)"],
+        input="".join(f"{commit}:state/pending.json\n" for commit in commits),
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    return max(int(size) for size in sizes)
+
+
+def steadypress(repo: Path) -> tuple[float, float, int]:
+    """(first build, one new article after it), each a whole `steadypress run`, and the
+    largest pending.json the first build wrote."""
     command = [sys.executable, "-m", "steadypress", "run", "--repo", str(repo)]
     first = timed(command, repo)
+    pending = largest_pending(repo)
     (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{BODY}")
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
-    return first, timed(command, repo)
+    return first, timed(command, repo), pending
 
 
 def measure(size: int, runs: int) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {"first": [], "one more": [], "hugo": []}
+    figures: dict[str, list[float]] = {"first": [], "one more": [], "hugo": [], "pending": []}
     hugo = shutil.which("hugo")
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as folder:
-            first, more = steadypress(blog(Path(folder), size))
+            first, more, pending = steadypress(blog(Path(folder), size))
+            figures["pending"].append(pending)
             figures["first"].append(first)
             figures["one more"].append(more)
             if hugo:
@@ -120,9 +137,9 @@ def main() -> None:
         print("hugo is not installed (Debian: apt-get install hugo): its column is empty")
     print(
         "| articles | steadypress first build (min / median) | Hugo (min / median) "
-        "| ratio of medians | one new article after it |"
+        "| ratio of medians | one new article after it | largest pending.json |"
     )
-    print("| ---: | --- | --- | ---: | --- |")
+    print("| ---: | --- | --- | ---: | --- | ---: |")
     for size in args.sizes:
         figures = measure(size, args.runs)
         ratio = (
@@ -130,7 +147,8 @@ def main() -> None:
             if figures["hugo"] else "-"
         )  # fmt: skip
         print(f"| {size:,} | {cell(figures['first'])} | {cell(figures['hugo'])} | {ratio} "
-              f"| {cell(figures['one more'])} |", flush=True)  # fmt: skip
+              f"| {cell(figures['one more'])} | {max(figures['pending']) / 1024:,.0f} KB |",
+              flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

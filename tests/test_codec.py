@@ -10,6 +10,7 @@ import pytest
 from steadypress import codec
 from steadypress.errors import StateError
 from steadypress.ledger import (
+    Backlog,
     Completion,
     Ledger,
     PublishedRecord,
@@ -130,7 +131,7 @@ def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips()
                for path in paths for target in ("site", "devto")}  # fmt: skip
     ledger = replace(
         Ledger(published=PublishedRecords.of(records)),
-        reconciled=Reconciled("c", ("a", "b"), "f" * 40),
+        reconciled=Reconciled("c", ("a", "b"), "f" * 40, Backlog("d" * 40, "content/p1.md")),
     )
     files = files_of(ledger)
     assert len([p for p in files if codec.shard_name(p)]) == len({shard_of(k) for k in records})

@@ -22,6 +22,7 @@ from steadypress import jsonfmt
 from steadypress.errors import StateError
 from steadypress.ledger import (
     Attempt,
+    Backlog,
     DeadItem,
     Lease,
     Ledger,
@@ -224,8 +225,14 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
     marker = ledger.reconciled
     if marker is None:
         return None
-    return _document("reconciled", {"commit": marker.commit, "targets": list(marker.targets),
-                                    "config": marker.config})  # fmt: skip
+    fields: dict[str, Any] = {
+        "commit": marker.commit,
+        "targets": list(marker.targets),
+        "config": marker.config,
+    }
+    if marker.backlog is not None:
+        fields["backlog"] = {"since": marker.backlog.since, "after": marker.backlog.after}
+    return _document("reconciled", fields)
 
 
 def encode_state(ledger: Ledger) -> dict[str, bytes]:
@@ -480,16 +487,28 @@ def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
     return records
 
 
+def _backlog(raw: dict[str, Any], name: str) -> Backlog:
+    try:
+        fields = _fields(raw[name], {"since", "after"})
+        since = fields["since"]
+        if since is not None and not isinstance(since, str):
+            raise _Invalid("'since' must be a commit id or null")
+        return Backlog(since=since, after=_str(fields, "after"))
+    except _Invalid as problem:
+        raise _Invalid(f"{name!r}: {problem}") from None
+
+
 def _reconciled(data: bytes | None) -> Reconciled | None:
     if data is None:
         return None
     _version, raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
     try:
-        fields = _fields(raw, {"commit", "targets", "config"})
+        fields = _fields(raw, {"commit", "targets", "config"}, frozenset({"backlog"}))
         targets = fields["targets"]
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise _Invalid("'targets' must be a list of names")
-        return Reconciled(_str(fields, "commit"), tuple(targets), _str(fields, "config"))
+        backlog = _optional(_backlog, fields, "backlog")
+        return Reconciled(_str(fields, "commit"), tuple(targets), _str(fields, "config"), backlog)
     except _Invalid as problem:
         raise StateError(RECONCILED_FILE, str(problem)) from None
 

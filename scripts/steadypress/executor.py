@@ -39,7 +39,7 @@ from steadypress.ledger import (
     split_key,
 )
 from steadypress.pipeline import Pipeline
-from steadypress.planning import Prepare
+from steadypress.planning import Prepare, admission
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
 
@@ -94,6 +94,8 @@ def drain(
     `prepare` runs inside the first claim's transaction (enqueue and claim in one write) and
     returns the keys it enqueued; with `grace`, only those and items older than the grace period
     are taken. A version that failed in this run is not tried again by it: its backoff decides.
+    Each later claim enqueues the next window of a large import (`admission`), so one drain
+    publishes all of it while the ledger holds one window at a time.
 
     The first claim starts from the store's last read when the caller has just read the ledger
     (`just_read`, or a `prepare`, which is planned on a read): with nothing to take, that costs
@@ -105,25 +107,28 @@ def drain(
     exempt: set[str] = set()
     first_round = True
     claimed_before = 0  # the size of this drain's first claim
+    admit = admission(pipeline)
 
     def accept(item: PendingItem) -> bool:
         return item.target in usable and (item.key, item.blob) not in attempted
 
     while True:
         token = secrets.token_hex(8)
-        run_prepare = prepare if first_round else None
+        run_prepare = prepare if first_round else admit
 
         def take(
             ledger: Ledger,
             run_prepare: Prepare | None = run_prepare,
             token: str = token,
             earlier: int = claimed_before,
-        ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int]]:
+        ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int, bool]]:
             now = pipeline.clock.now()
             fresh: list[str] = []
             if run_prepare is not None:
                 ledger, fresh = run_prepare(ledger, now)
-            limit = claim_size(len(ledger.pending), earlier=earlier)
+            backlog = ledger.reconciled is not None and ledger.reconciled.backlog is not None
+            # Behind a backlog there is more waiting work than pending.json shows.
+            limit = MAX_CLAIM if backlog else claim_size(len(ledger.pending), earlier=earlier)
             keys = select(
                 ledger,
                 now=now,
@@ -143,9 +148,9 @@ def drain(
             )
             ledger.published.preload(item.key for item in items)
             claimed = [(item, ledger.published.get(item.key)) for item in items]
-            return ledger, (fresh, claimed, now, limit)
+            return ledger, (fresh, claimed, now, limit, backlog)
 
-        fresh, claimed, leased_at, limit = pipeline.transact(
+        fresh, claimed, leased_at, limit, backlog = pipeline.transact(
             take,
             message=f"steadypress: claim ({pipeline.holder})",
             optimistic=just_read or prepare is not None or not first_round,
@@ -154,12 +159,12 @@ def drain(
         claimed_before = claimed_before or limit
         exempt.update(fresh)
         report.enqueued.extend(fresh)
-        if not claimed:
+        if not claimed and not (backlog and fresh):
             return report
         attempted.update((item.key, item.blob) for item, _ in claimed)
         batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at)
         batch.work()
-        if len(claimed) < limit and not batch.newer_pending:
+        if len(claimed) < limit and not batch.newer_pending and not backlog:
             # Everything claimable was in this batch; reading again would find nothing but the
             # work others enqueued since, which is theirs to take (or the sweeper's).
             return report

@@ -32,6 +32,7 @@ __all__ = [
     "ABSENT",
     "HISTORY_LIMIT",
     "Attempt",
+    "Backlog",
     "Completion",
     "DeadItem",
     "Failure",
@@ -182,14 +183,27 @@ class DeadItem:
 
 
 @dataclass(frozen=True, slots=True)
+class Backlog:
+    """The articles a reconcile found but has not enqueued yet: those changed between `since`
+    and the reconcile's commit (every article of that commit when `since` is None) whose path
+    sorts after `after`. A large import enters the ledger a window at a time, so pending.json
+    stays small whatever the size of the blog."""
+
+    since: str | None
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
 class Reconciled:
     """The content commit the last reconcile compared with the ledger, and what it was compared
     under: the next reconcile reads only the diff from it, unless the history was rewritten,
-    the targets changed, or the configuration (its blob id) did."""
+    the targets changed, or the configuration (its blob id) did. With a `backlog`, part of that
+    comparison is still to come."""
 
     commit: str
     targets: tuple[str, ...]
     config: str
+    backlog: Backlog | None = None
 
 
 @dataclass(frozen=True, slots=True)

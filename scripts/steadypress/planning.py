@@ -14,6 +14,7 @@ from steadypress.config import CONFIG_FILE, Config
 from steadypress.errors import UsageError
 from steadypress.ledger import (
     ABSENT,
+    Backlog,
     Ledger,
     Reconciled,
     Sighting,
@@ -26,8 +27,10 @@ from steadypress.ledger import (
 from steadypress.pipeline import Pipeline
 
 __all__ = [
+    "ADMISSION",
     "Plan",
     "Prepare",
+    "admission",
     "article_path",
     "enqueue_prepare",
     "paths_prepare",
@@ -60,6 +63,7 @@ class Plan:
     sightings: list[Sighting]
     withdrawn: list[str]
     revived: Mapping[str, str] = field(default_factory=dict)
+    rest: str | None = None
 
     def apply(self, ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, _ = withdraw(ledger, self.withdrawn, now=now)
@@ -78,13 +82,57 @@ def plan(
     *,
     removed: Collection[str],
     ledger: Ledger,
+    room: int | None = None,
 ) -> Plan:
     """Compare article versions at `commit` with the ledger.
 
     Only versions the ledger does not know are read, to learn whether they are drafts or
     scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
     with its reason. An article removed, made a draft, or opted out of a target leaves it.
+
+    With `room`, articles are compared in path order only until that many versions are found
+    (removals are all compared): `Plan.rest` then names the last article compared, and the
+    ones after it are left for a later window.
     """
+    found, withdrawn = _compare(pipeline, {}, commit, removed, ledger)
+    order = sorted(articles)
+    step = len(order) if room is None else max(1, room // max(1, len(pipeline.targets)))
+    done = 0
+    while done < len(order) and (room is None or done == 0 or len(found) < room):
+        part = order[done : done + step]
+        window = {path: articles[path] for path in part}
+        more, leaving = _compare(pipeline, window, commit, (), ledger)
+        found += more
+        withdrawn |= leaving
+        done += len(part)
+    # Work for a target no longer in the configuration would wait forever: no executor takes it.
+    # One that carries a letter is left to the sweep, which retires it and closes the letter.
+    unconfigured = sorted(
+        key
+        for key, item in ledger.pending.items()
+        if item.target not in pipeline.targets and item.alert is None
+    )
+    if unconfigured:
+        pipeline.log(
+            f"withdrawing work for targets no longer configured: {', '.join(unconfigured)}"
+        )
+    withdrawn.update(unconfigured)
+    return Plan(
+        sightings=found,
+        withdrawn=sorted(key for key in withdrawn if key in ledger.pending),
+        revived=revivals(pipeline, ledger, commit),
+        rest=order[done - 1] if done < len(order) else None,
+    )
+
+
+def _compare(
+    pipeline: Pipeline,
+    articles: Mapping[str, str],
+    commit: str,
+    removed: Collection[str],
+    ledger: Ledger,
+) -> tuple[list[Sighting], set[str]]:
+    """The versions of these articles to enqueue, and the keys they withdraw (see `plan`)."""
     found: list[Sighting] = []
     left: dict[str, set[str]] = {path: set(pipeline.targets) for path in removed}
     # The published records of these articles, read together (one request on GitHub).
@@ -119,18 +167,7 @@ def plan(
             Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
             for target in targets
         )
-    # Work for a target no longer in the configuration would wait forever: no executor takes it.
-    # One that carries a letter is left to the sweep, which retires it and closes the letter.
-    unconfigured = sorted(
-        key
-        for key, item in ledger.pending.items()
-        if item.target not in pipeline.targets and item.alert is None
-    )
-    if unconfigured:
-        pipeline.log(
-            f"withdrawing work for targets no longer configured: {', '.join(unconfigured)}"
-        )
-    withdrawn = set(unconfigured)
+    withdrawn = set()
     for path, leaving in sorted(left.items()):
         for target in sorted(leaving):
             key = item_key(target, path)
@@ -138,11 +175,7 @@ def plan(
                 withdrawn.add(key)
             elif key in ledger.pending or key in ledger.dead or key in ledger.published:
                 found.append(Sighting(target=target, path=path, blob=ABSENT, commit=commit))
-    return Plan(
-        sightings=found,
-        withdrawn=sorted(key for key in withdrawn if key in ledger.pending),
-        revived=revivals(pipeline, ledger, commit),
-    )
+    return found, withdrawn
 
 
 def revivals(pipeline: Pipeline, ledger: Ledger, commit: str) -> dict[str, str]:
@@ -177,6 +210,13 @@ def _unpublishes(pipeline: Pipeline, target: str) -> bool:
     return spec is None or spec.unpublish
 
 
+# The most items one plan enqueues. A larger change (a blog imported whole, a first build) enters
+# the ledger a window at a time as executors empty it, so pending.json, which every claim
+# rewrites, stays a few hundred KB (GitHub's GraphQL returns a file as text only up to 512,000
+# bytes) whatever the size of the import.
+ADMISSION = 1000
+
+
 def enqueue_prepare(
     pipeline: Pipeline,
     articles: Mapping[str, str],
@@ -187,23 +227,42 @@ def enqueue_prepare(
 ) -> Prepare | None:
     """The change a plan makes, to run inside the first claim transaction; None when there is
     nothing to do (an idle run reads and writes nothing more)."""
-    if ledger is None:
-        looked_at = [item_key(t, path) for path in [*articles, *removed] for t in pipeline.targets]
-        ledger = pipeline.store.load(hint=looked_at).ledger
+    ledger = ledger or _load(pipeline, articles, removed)
     planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger)
     return planned.apply if planned else None
 
 
+def _load(pipeline: Pipeline, articles: Collection[str], removed: Collection[str]) -> Ledger:
+    """The ledger, with the published records a plan of these articles reads first."""
+    first = sorted(articles)[: ADMISSION // max(1, len(pipeline.targets))]
+    looked_at = [item_key(t, path) for path in [*first, *removed] for t in pipeline.targets]
+    return pipeline.store.load(hint=looked_at).ledger
+
+
 def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | None:
-    """The change enqueuing what a push changed: its diff, or everything when it has none."""
+    """The change enqueuing what a push changed: its diff, or everything when it has none.
+
+    Past one window (`ADMISSION`), the rest of the diff is the reconcile's backlog when the
+    push moves the reconcile's marker, and the reconcile's own find otherwise."""
     after = pipeline.content.resolve(after_name)
     if after is None:
         raise UsageError("--push", f"{after_name!r} is not a commit of the checkout")
     changes = pipeline.content.changed_articles(before, after)
     if changes is None:
-        return enqueue_prepare(pipeline, pipeline.content.list_articles(after), after)
-    prepare = enqueue_prepare(pipeline, changes.changed, after, removed=changes.removed)
-    return _advancing(prepare, before, _marker(pipeline, after))
+        articles = pipeline.content.list_articles(after)
+        ledger = _load(pipeline, articles, ())
+        planned = plan(pipeline, articles, after, removed=(), ledger=ledger, room=ADMISSION)
+        return planned.apply if planned else None
+    ledger = _load(pipeline, changes.changed, changes.removed)
+    planned = plan(
+        pipeline, changes.changed, after, removed=changes.removed, ledger=ledger, room=ADMISSION
+    )
+    marker = replace(_marker(pipeline, after), backlog=_backlog(before, planned))
+    return _advancing(planned.apply if planned else None, before, marker)
+
+
+def _backlog(since: str | None, planned: Plan) -> Backlog | None:
+    return None if planned.rest is None else Backlog(since=since, after=planned.rest)
 
 
 def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
@@ -217,13 +276,14 @@ def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
 
 def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
     """`prepare`, moving the reconcile's marker on to the push's commit when the push starts
-    where the marker is (under the same targets and configuration): the diff it enqueued is
-    all that changed, so the next sweep has nothing to compare."""
+    where the marker is (under the same targets and configuration, with no backlog): the diff
+    it enqueued (and the backlog `marker` names) is all that changed, so the next sweep has
+    nothing else to compare."""
 
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
         last = ledger.reconciled
-        if last is not None and last == replace(marker, commit=before):
+        if last is not None and last == replace(marker, commit=before, backlog=None):
             ledger = replace(ledger, reconciled=marker)
         return ledger, fresh
 
@@ -239,20 +299,27 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     targets and the configuration are the ones it left off at (an idle sweep reads no published
     record), the diff from that commit otherwise. Every article is compared when there is no
     such commit, the history was rewritten since, or the targets or the configuration changed.
-    The commit compared is recorded in the same transaction as the work it enqueues."""
+    The commit compared is recorded in the same transaction as the work it enqueues. What does
+    not fit in pending.json's room (`ADMISSION`) is recorded as the marker's backlog, which
+    later reconciles (and every drain, as it empties the ledger: `admission`) enqueue before
+    they compare anything newer."""
     commit = pipeline.content.head()
     ledger = pipeline.store.load().ledger
-    marker = _marker(pipeline, commit)
     last = ledger.reconciled
+    if last is not None and last.backlog is not None:
+        return _admitting(pipeline, ledger, last, last.backlog, commit)
+    marker = _marker(pipeline, commit)
     if last == marker:
         return None
     changes = None
     if last is not None and (last.targets, last.config) == (marker.targets, marker.config):
         changes = pipeline.content.changed_articles(last.commit, commit)
+    room = max(1, ADMISSION - len(ledger.pending))
     if changes is not None:
-        prepare = enqueue_prepare(
-            pipeline, changes.changed, commit, removed=changes.removed, ledger=ledger
+        planned = plan(
+            pipeline, changes.changed, commit, removed=changes.removed, ledger=ledger, room=room
         )
+        since = last.commit if last is not None else None
     else:
         pipeline.log(f"reconciling every article at {commit[:12]} with the ledger")
         articles = pipeline.content.list_articles(commit)
@@ -263,15 +330,58 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
             split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
         )
         removed = known - articles.keys()
-        prepare = enqueue_prepare(pipeline, articles, commit, removed=removed, ledger=ledger)
-    return _marking(prepare, marker)
+        planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger, room=room)
+        since = None
+    marker = replace(marker, backlog=_backlog(since, planned))
+    return _marking(planned.apply if planned else None, last, marker)
 
 
-def _marking(prepare: Prepare | None, marker: Reconciled) -> Prepare:
-    """`prepare`, and the reconcile's marker recorded with it."""
+def admission(pipeline: Pipeline) -> Prepare:
+    """The change a drain makes in each later claim: when the ledger has room (half of
+    `ADMISSION`) and the reconcile's marker a backlog, the backlog's next window."""
+
+    def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
+        last = ledger.reconciled
+        if last is None or last.backlog is None or len(ledger.pending) > ADMISSION // 2:
+            return ledger, []
+        head = pipeline.content.head()
+        return _admitting(pipeline, ledger, last, last.backlog, head)(ledger, now)
+
+    return apply
+
+
+def _admitting(
+    pipeline: Pipeline, ledger: Ledger, last: Reconciled, backlog: Backlog, head: str
+) -> Prepare:
+    """The next window of `last`'s backlog, compared as the articles are at `head` (a version
+    pushed since is the one to publish; an article removed since is unpublished), and the
+    marker moved past it. The marker stays at its commit: what changed after it is compared
+    once the backlog is done."""
+    scope: Collection[str] | None = None
+    if backlog.since is not None:
+        changes = pipeline.content.changed_articles(backlog.since, last.commit)
+        scope = None if changes is None else changes.changed
+    if scope is None:  # every article, or a diff that history rewritten since made unusable
+        scope = pipeline.content.list_articles(last.commit)
+    at_head = pipeline.content.list_articles(head)
+    remaining = sorted(path for path in scope if path > backlog.after)
+    articles = {path: at_head[path] for path in remaining if path in at_head}
+    removed = [path for path in remaining if path not in at_head]
+    room = max(1, ADMISSION - len(ledger.pending))
+    planned = plan(pipeline, articles, head, removed=removed, ledger=ledger, room=room)
+    marker = replace(last, backlog=_backlog(backlog.since, planned))
+    return _marking(planned.apply if planned else None, last, marker)
+
+
+def _marking(prepare: Prepare | None, last: Reconciled | None, marker: Reconciled) -> Prepare:
+    """`prepare`, and the reconcile's marker recorded with it, unless another executor moved
+    the marker since `last` was read (its window is then the one recorded; enqueuing twice
+    is idempotent)."""
 
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
+        if ledger.reconciled != last:
+            return ledger, fresh
         return replace(ledger, reconciled=marker), fresh
 
     return apply

@@ -54,6 +54,15 @@ def describe(ledger: Ledger, *, now: datetime, where: str, alerts: AlertChannel)
         if item.last_error:
             notes.append(f"last error: {one_line(item.last_error)}")
         lines.append(f"  {key}: {'; '.join(notes) or 'due now'}")
+    marker = ledger.reconciled
+    if marker is not None and marker.backlog is not None:
+        since = marker.backlog.since
+        changed = f"changed since {since[:12]} " if since else ""
+        lines.append(
+            f"  and not enqueued yet: the articles {changed}at {marker.commit[:12]} after "
+            f"{marker.backlog.after} (a large import enters the ledger a window at a time; "
+            "every drain and sweep enqueues the next)"
+        )
     lines.append(f"scheduled: {len(scheduled)}")
     for key, item in sorted(scheduled.items()):
         assert item.not_before is not None  # noqa: S101 - selected for having one

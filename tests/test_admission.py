@@ -1,0 +1,181 @@
+"""A large import enters the ledger a window at a time: pending.json, which every claim rewrites,
+holds at most one window (`ADMISSION` items) however many articles the blog brings, the rest is
+the reconcile marker's backlog, and one run still publishes all of it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from steadypress import codec, executor, planning
+from steadypress.backends import local_pipeline
+from steadypress.clock import SystemClock
+from steadypress.config import committed_config
+from steadypress.credentials import Redactor
+from steadypress.gitio import Git
+from steadypress.pipeline import Pipeline, RunContext
+from steadypress.store import TransactionStats
+from tests.helpers import Repo, article, run_cli
+from tests.schema import invalid_state_files
+
+STATE = "steadypress-state"
+WINDOW = 10
+
+
+@pytest.fixture(autouse=True)
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(planning, "ADMISSION", WINDOW)
+
+
+def pending_sizes(repo: Repo) -> list[int]:
+    """How many items pending.json held after each commit of the state branch."""
+    commits = repo.git("rev-list", "--reverse", STATE).split()
+    return [
+        len(json.loads(repo.git("show", f"{commit}:{codec.PENDING_FILE}"))["pending"])
+        for commit in commits
+    ]
+
+
+def marker(repo: Repo) -> dict[str, object]:
+    data = json.loads(repo.state_file(codec.RECONCILED_FILE))
+    reconciled: dict[str, object] = data["reconciled"]
+    return reconciled
+
+
+def published_paths(repo: Repo) -> set[str]:
+    return {key.split(":", 1)[1] for key, r in repo.ledger().published.items() if r.url}
+
+
+def test_a_first_build_publishes_everything_in_one_run_with_one_window_pending(
+    repo: Repo,
+) -> None:
+    paths = [f"content/p{n:02}.md" for n in range(35)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert "35 published" in result.out
+    assert published_paths(repo) == set(paths)
+    sizes = pending_sizes(repo)
+    assert max(sizes) == WINDOW, sizes
+    assert sizes[-1] == 0
+    assert "backlog" not in marker(repo) and marker(repo)["commit"] == repo.head()
+    assert invalid_state_files(repo.root, STATE) == []
+
+
+def test_a_pushed_import_is_the_backlog_of_the_marker_it_moves(repo: Repo) -> None:
+    repo.commit(**{"content/first.md": article("First")})
+    assert run_cli(repo, "run").code == 0
+    before = repo.head()
+    paths = [f"content/import/{n:02}.md" for n in range(25)]
+    repo.commit(**{path: article(f"Imported {n}") for n, path in enumerate(paths)})
+    result = run_cli(repo, "drain", "--push", before, repo.head())
+    assert result.code == 0, result.err
+    assert published_paths(repo) == {"content/first.md", *paths}
+    assert max(pending_sizes(repo)) == WINDOW
+    assert marker(repo) == {**marker(repo), "commit": repo.head()} and "backlog" not in marker(repo)
+    with_backlog = [
+        json.loads(repo.git("show", f"{c}:{codec.RECONCILED_FILE}"))["reconciled"].get("backlog")
+        for c in repo.git("rev-list", STATE).split()
+    ]
+    assert {"since": before, "after": paths[WINDOW - 1]} in with_backlog
+
+
+def only_the_first_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An executor that stops after its first claim, as one killed mid-import would."""
+
+    def nothing(_pipeline: object) -> planning.Prepare:
+        return lambda ledger, now: (ledger, [])
+
+    monkeypatch.setattr(executor, "admission", nothing)
+
+
+def test_a_backlog_is_compared_as_the_articles_are_now(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import interrupted after its first window: the articles of the backlog edited or
+    removed since are enqueued as they are at the head, so no older version is published over
+    a newer one and a removed article is never published; status says what is left."""
+    paths = [f"content/p{n:02}.md" for n in range(30)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert "10 published" in run_cli(repo, "run").out
+    imported_at = repo.head()
+    assert marker(repo)["backlog"] == {"since": None, "after": paths[WINDOW - 1]}
+    status = run_cli(repo, "status").out
+    assert f"not enqueued yet: the articles at {imported_at[:12]} after {paths[WINDOW - 1]}" in (
+        status
+    )
+
+    repo.git("rm", "-q", "content/p20.md")
+    repo.commit(**{"content/p15.md": article("P15, edited"), "content/p03.md": article("P3, ed")})
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    published = repo.ledger().published
+    assert published_paths(repo) == set(paths) - {"content/p20.md"}
+    assert published["site:content/p15.md"].blob == repo.blob("content/p15.md")
+    assert "P15, edited" in (repo.root / "_site/p15/index.html").read_text()
+    assert not (repo.root / "_site/p20").exists()
+    assert marker(repo)["commit"] == imported_at and "backlog" not in marker(repo)
+    # What changed after the marker's commit is the next reconcile's: the edit of an article
+    # published in the first window.
+    assert published["site:content/p03.md"].blob != repo.blob("content/p03.md")
+    assert "1 published" in run_cli(repo, "sweep").out
+    assert repo.ledger().published["site:content/p03.md"].blob == repo.blob("content/p03.md")
+    assert marker(repo)["commit"] == repo.head()
+
+
+def test_a_push_during_a_backlog_leaves_the_marker_to_finish_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push publishes its own articles at once but does not move a marker with a backlog;
+    the next drain finishes the backlog."""
+    paths = [f"content/p{n:02}.md" for n in range(25)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert run_cli(repo, "run").code == 0
+    imported_at = repo.head()
+    repo.commit(**{"content/news.md": article("News")})
+    result = run_cli(repo, "drain", "--push", imported_at, repo.head())
+    assert result.code == 0, result.err
+    assert published_paths(repo) == {*paths, "content/news.md"}
+    assert marker(repo)["commit"] == imported_at and "backlog" not in marker(repo)
+
+
+def a_pipeline(repo: Repo) -> Pipeline:
+    run = RunContext(
+        holder="test", clock=SystemClock(), environ={}, redact=Redactor(), stats=TransactionStats()
+    )
+    return local_pipeline(repo.root, committed_config(Git(repo.root)), run)
+
+
+def test_the_marker_another_executor_recorded_is_not_written_over(repo: Repo) -> None:
+    """Two reconciles planned on one read: the second to write keeps the marker the first
+    recorded rather than putting its own window back (enqueuing twice is harmless)."""
+    repo.commit(**{f"content/p{n:02}.md": article(f"P{n}") for n in range(25)})
+    first, second = planning.reconcile(a_pipeline(repo)), planning.reconcile(a_pipeline(repo))
+    assert first is not None and second is not None
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    ledger, fresh = first(repo.ledger(), now)
+    assert len(fresh) == WINDOW
+    recorded = ledger.reconciled
+    assert recorded is not None and recorded.backlog is not None
+    again, fresh = second(ledger, now)
+    assert again.reconciled == recorded and fresh == []
+
+
+def test_a_backlog_field_that_is_not_ours_is_refused(repo: Repo) -> None:
+    repo.commit(**{f"content/p{n:02}.md": article(f"P{n}") for n in range(15)})
+    with pytest.MonkeyPatch.context() as patch:
+        only_the_first_window(patch)
+        assert run_cli(repo, "run").code == 0
+    data = repo.state_file(codec.RECONCILED_FILE)
+    repo.overwrite_state_file(codec.RECONCILED_FILE, data.replace(b'"after"', b'"cursor"'))
+    head = repo.state_head()
+    result = run_cli(repo, "sweep")
+    assert result.code == 3, result.err
+    assert f"{codec.RECONCILED_FILE}: 'backlog': missing field(s) after" in result.err
+    assert repo.state_head() == head
