@@ -179,3 +179,25 @@ def test_a_backlog_field_that_is_not_ours_is_refused(repo: Repo) -> None:
     assert result.code == 3, result.err
     assert f"{codec.RECONCILED_FILE}: 'backlog': missing field(s) after" in result.err
     assert repo.state_head() == head
+
+
+def site_summary(repo: Repo) -> dict[str, object]:
+    summary: dict[str, object] = json.loads(
+        (repo.root / "_site/.steadypress/summary.json").read_text()
+    )
+    return summary
+
+
+def test_the_listings_are_rendered_once_a_run_whatever_its_batches(repo: Repo) -> None:
+    """A batch with more waiting behind it is not the run's last: its listing pages wait for
+    the last batch, or for the drain's end when no batch came after it (here the backlog held
+    only drafts), and then list everything the run published."""
+    articles = {f"content/p{n:02}.md": article(f"Article {n}") for n in range(WINDOW)}
+    drafts = {f"content/q{n:02}.md": article(f"Draft {n}", draft="true") for n in range(WINDOW)}
+    repo.commit(**articles, **drafts)
+    result = run_cli(repo, "run")
+    assert result.code == 0 and f"{WINDOW} published" in result.out, result.out + result.err
+    assert "stale" not in site_summary(repo)
+    (month,) = (repo.root / "_site/archive").glob("*/*/index.html")
+    listed = month.read_text()
+    assert all(f">Article {n}<" in listed for n in range(WINDOW))

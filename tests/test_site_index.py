@@ -3,6 +3,7 @@ the neighbours found across months, and the move from an earlier layout's single
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -12,13 +13,14 @@ import pytest
 import xmlschema
 
 from steadypress.content import Article
-from steadypress.errors import PermanentError
+from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
 from tests.helpers import local_site_articles, old_site_manifest, site_target
+from tests.schema import VALIDATORS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SITEMAP_XSD = xmlschema.XMLSchema(FIXTURES / "sitemap-0.9.xsd")
@@ -152,3 +154,58 @@ def test_an_alias_may_not_write_into_the_index_or_a_generated_folder(tmp_path: P
         with pytest.raises(PermanentError, match="not a path this site can hold"):
             site.publish(replace(post(1), blob="b2", aliases=(alias,)), None)
     assert {p: p.read_bytes() for p in tmp_path.glob(".steadypress/**/*.json")} == before
+
+
+def contents(site: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(site)): p.read_bytes()
+        for p in site.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+BUILD = [(post(n, day=10 * n, tags=("odd",) if n % 2 else ("even",)), None) for n in range(30)]
+
+
+def test_batches_that_are_not_final_leave_the_listings_to_the_end(tmp_path: Path) -> None:
+    """A build in three batches renders the listing pages once, at its end (`finish`), and
+    the site is byte for byte the one a single batch makes. Meanwhile the index names them
+    stale."""
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    batched = tmp_path / "batched"
+    target = site_target(DirectorySiteFiles(batched))
+    target.publish_batch(BUILD[:10], final=False)
+    assert not (batched / "archive/index.html").exists(), "the listing pages wait"
+    assert (batched / page_path("p3")).exists(), "the articles do not"
+    summary = json.loads((batched / SUMMARY).read_bytes())
+    VALIDATORS["site-index"].validate(summary)
+    stale = set(summary["stale"])
+    assert {"index.html", "archive/index.html", "tags/odd/index.html"} <= stale
+    target.publish_batch(BUILD[10:20], final=False)
+    target.publish_batch(BUILD[20:], final=False)
+    target.finish()
+    assert contents(batched) == contents(tmp_path / "once")
+    assert "stale" not in json.loads((batched / SUMMARY).read_bytes())
+
+
+def test_listings_a_dead_run_left_stale_are_rendered_by_the_next_publish(tmp_path: Path) -> None:
+    """The run died after a batch that was not final: the next write of any run renders
+    what it left, with its own."""
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[:20], final=False)
+    site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[20:])
+    assert contents(tmp_path / "died") == contents(tmp_path / "once")
+
+
+def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> None:
+    """The index is on a branch anyone with push access can edit; a page it names as stale is
+    written or removed, so one that is not a listing page stops the publish, deleting
+    nothing."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:5])
+    (site / "CNAME").write_text("blog.example\n")
+    summary = json.loads((site / SUMMARY).read_bytes())
+    (site / SUMMARY).write_text(json.dumps({**summary, "stale": ["CNAME"]}))
+    with pytest.raises(TransientError, match="'CNAME' is not a listing page"):
+        site_target(DirectorySiteFiles(site)).publish(post(6), None)
+    assert (site / "CNAME").read_text() == "blog.example\n"

@@ -4,6 +4,7 @@ parser), and incremental: one article's change rewrites only the files that list
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -13,6 +14,7 @@ import feedparser
 import html5lib
 import pytest
 import xmlschema
+from jsonschema import ValidationError
 
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError
@@ -35,7 +37,8 @@ from steadypress.targets.site.sitemaps import (
     sitemap_file,
 )
 from steadypress.targets.site.target import SiteTarget, build_site
-from tests.helpers import Repo
+from tests.helpers import Repo, article
+from tests.schema import VALIDATORS
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
@@ -390,3 +393,29 @@ def test_a_batch_publishes_in_one_write_and_a_bad_article_fails_alone(
     assert target.verify_batch([(articles[0], first), (articles[3], last)]) == [None, None]
     index = (out / "index.html").read_text()
     assert ">A<" in index and ">D<" in index and ">B<" not in index and ">C<" not in index
+
+
+def test_the_sites_index_follows_its_schema(blog: Repo, out: Path) -> None:
+    """Every file under .steadypress/ (entries with images, a cover, tags and redirects, the
+    counts, the summary), after publishes and a removal, is valid against
+    state/schema/site-index.schema.json; and the schema refuses a path leaving the site."""
+    blog.commit(**{"content/moved.md": article(
+        "Moved", tags="[guide, Guide]", aliases="[/old/moved.html]", description="Was elsewhere."
+    )})  # fmt: skip
+    target = site(blog, out)
+    publish_all(blog, target)
+    target.unpublish("content/hello-steadypress.md", None)
+    sections, fields = set(), set()
+    for path in sorted((out / ".steadypress").rglob("*.json")):
+        document = json.loads(path.read_bytes())
+        VALIDATORS["site-index"].validate(document)
+        sections.update(document)
+        for entry in document.get("articles", {}).values():
+            fields.update(entry)
+    assert {"articles", "urls", "months", "years", "newest"} <= sections
+    assert {"assets", "cover", "aliases", "tags", "description"} <= fields
+    shard = json.loads((out / article_file("content/moved.md")).read_bytes())
+    assert shard["articles"]["content/moved.md"]["aliases"] == ["old/moved.html"]
+    shard["articles"]["content/moved.md"]["aliases"] = ["old/../../escape/index.html"]
+    with pytest.raises(ValidationError):
+        VALIDATORS["site-index"].validate(shard)

@@ -12,9 +12,10 @@ executor took over meanwhile is left to it, never published a second time here.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import traceback
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -108,6 +109,8 @@ def drain(
     first_round = True
     claimed_before = 0  # the size of this drain's first claim
     admit = admission(pipeline)
+    # Batch targets whose last batch was not final: their `finish` ends the drain.
+    unfinished: dict[str, BatchTarget] = {}
 
     def accept(item: PendingItem) -> bool:
         return item.target in usable and (item.key, item.blob) not in attempted
@@ -122,6 +125,8 @@ def drain(
             token: str = token,
             earlier: int = claimed_before,
         ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int, bool]]:
+            """Enqueue what `run_prepare` plans, claim a batch; and whether more is waiting
+            for a later claim of this drain (the batch is then not its last)."""
             now = pipeline.clock.now()
             fresh: list[str] = []
             if run_prepare is not None:
@@ -129,15 +134,11 @@ def drain(
             backlog = ledger.reconciled is not None and ledger.reconciled.backlog is not None
             # Behind a backlog there is more waiting work than pending.json shows.
             limit = MAX_CLAIM if backlog else claim_size(len(ledger.pending), earlier=earlier)
-            keys = select(
-                ledger,
-                now=now,
-                grace=grace,
-                exempt=exempt | set(fresh),
-                first=exempt | set(fresh),
-                accept=accept,
-                limit=limit,
-            )
+            choose = functools.partial(
+                select, now=now, grace=grace, exempt=exempt | set(fresh),
+                first=exempt | set(fresh), accept=accept,
+            )  # fmt: skip
+            keys = choose(ledger, limit=limit)
             ledger, items = claim(
                 ledger,
                 keys,
@@ -148,9 +149,10 @@ def drain(
             )
             ledger.published.preload(item.key for item in items)
             claimed = [(item, ledger.published.get(item.key)) for item in items]
-            return ledger, (fresh, claimed, now, limit, backlog)
+            more = backlog or (len(items) == limit and bool(choose(ledger, limit=1)))
+            return ledger, (fresh, claimed, now, limit, more)
 
-        fresh, claimed, leased_at, limit, backlog = pipeline.transact(
+        fresh, claimed, leased_at, limit, more = pipeline.transact(
             take,
             message=f"steadypress: claim ({pipeline.holder})",
             optimistic=just_read or prepare is not None or not first_round,
@@ -159,15 +161,35 @@ def drain(
         claimed_before = claimed_before or limit
         exempt.update(fresh)
         report.enqueued.extend(fresh)
-        if not claimed and not (backlog and fresh):
-            return report
+        if not claimed and not (more and fresh):
+            break
         attempted.update((item.key, item.blob) for item, _ in claimed)
-        batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at)
+        last = not more
+        batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at, final=last)
         batch.work()
-        if len(claimed) < limit and not batch.newer_pending and not backlog:
-            # Everything claimable was in this batch; reading again would find nothing but the
-            # work others enqueued since, which is theirs to take (or the sweeper's).
-            return report
+        for name, target in batch.batched.items():
+            if last:
+                unfinished.pop(name, None)
+            else:
+                unfinished[name] = target
+        if last and not batch.newer_pending:
+            # Reading again would find nothing but the work others enqueued since, which is
+            # theirs to take (or the sweeper's).
+            break
+    _finish(pipeline, unfinished)
+    return report
+
+
+def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:
+    """Let each batch target write what the drain's batches left waiting. A failure here loses
+    nothing: the target keeps a record of what waits, and its next write does it."""
+    for name, target in unfinished.items():
+        try:
+            target.finish()
+        except Exception as error:
+            pipeline.log(
+                f"target {name}: finishing the run failed, left to its next write: {error}"
+            )
 
 
 class _Batch:
@@ -181,8 +203,11 @@ class _Batch:
         *,
         token: str,
         leased_at: datetime,
+        final: bool = True,
     ) -> None:
         self.pipeline = pipeline
+        self.final = final  # no batch of this drain follows
+        self.batched: dict[str, BatchTarget] = {}  # the batch targets it published to
         self.report = report
         self.claimed = claimed
         self.token = token
@@ -226,7 +251,7 @@ class _Batch:
                 chosen = removals if item.unpublishes else groups
                 chosen.setdefault(item.target, (target, []))[1].append((item, previous))
         outcomes: dict[str, Completion | Failure] = self._remove_together(removals)
-        for target, work in groups.values():
+        for name, (target, work) in groups.items():
             ready: list[tuple[PendingItem, Article, PublishedRecord | None]] = []
             for item, previous in work:
                 try:
@@ -239,7 +264,12 @@ class _Batch:
             ready = [entry for entry in ready if entry[0].key in self.held]
             results: list[Receipt | Exception]
             try:
-                results = [*target.publish_batch([(article, prior) for _, article, prior in ready])]
+                self.batched[name] = target
+                results = [
+                    *target.publish_batch(
+                        [(article, prior) for _, article, prior in ready], final=self.final
+                    )
+                ]
                 written = [(n, r) for n, r in enumerate(results) if isinstance(r, Receipt)]
                 problems = target.verify_batch([(ready[n][1], receipt) for n, receipt in written])
                 for (n, _receipt), problem in zip(written, problems, strict=True):

@@ -212,9 +212,9 @@ def _unpublishes(pipeline: Pipeline, target: str) -> bool:
 
 # The most items one plan enqueues. A larger change (a blog imported whole, a first build) enters
 # the ledger a window at a time as executors empty it, so pending.json, which every claim
-# rewrites, stays a few hundred KB (GitHub's GraphQL returns a file as text only up to 512,000
-# bytes) whatever the size of the import.
-ADMISSION = 1000
+# rewrites, stays under 300 KB (an item is about 560 bytes once leased; GitHub's GraphQL
+# returns a file as text only up to 512,000) whatever the size of the import.
+ADMISSION = 500
 
 
 def enqueue_prepare(

@@ -170,12 +170,15 @@ class _DyingBatch(_Dying):
         self._batch = inner
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
     ) -> list[Receipt | PublishError]:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
-        self._batch.publish_batch(work)
+        self._batch.publish_batch(work, final=final)
         raise Killed
+
+    def finish(self) -> None:
+        self._batch.finish()
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         return self._batch.verify_batch(work)

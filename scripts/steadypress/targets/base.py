@@ -64,10 +64,16 @@ class BatchTarget(Target, Protocol):
     for a batch, and its listings rewritten once). The executor hands it a claimed batch whole."""
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
     ) -> list[Receipt | PublishError]:
         """`publish` for each article, together; one result per article, in order: an article
-        that cannot be published fails alone."""
+        that cannot be published fails alone. Not `final`: more batches of this run follow,
+        and what all of them change alike (the site's listings) may wait for the last one, or
+        for `finish`."""
+        ...
+
+    def finish(self) -> None:
+        """Write what batches that were not `final` left waiting (a run's last call)."""
         ...
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:

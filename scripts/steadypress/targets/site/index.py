@@ -139,6 +139,9 @@ class _Summary:
     # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
     # none written yet, so none to move.
     sitemaps: tuple[int, str] | None = None
+    # Listing pages a batch left to a later one of its run (the run's last renders them): kept
+    # here, so that a run that dies first leaves them to the next publish, never forgotten.
+    stale: set[str] = field(default_factory=set)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +154,7 @@ class _Summary:
                 page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
             },
             "newest": [[path, entry.to_json()] for path, entry in self.newest],
+            **({"stale": sorted(self.stale)} if self.stale else {}),
         }
 
     @classmethod
@@ -165,6 +169,7 @@ class _Summary:
             },
             newest=[(str(path), Entry.from_json(fields)) for path, fields in document["newest"]],
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
+            stale={str(page) for page in document.get("stale", ())},
         )
 
 
@@ -313,6 +318,21 @@ class SiteIndex:
     def sitemaps(self, mark: tuple[int, str]) -> None:
         self._summary.sitemaps = mark
         self._dirty.add(SUMMARY)
+
+    @property
+    def stale(self) -> set[str]:
+        """The listing pages left to be rendered by a later batch (`mark_stale`)."""
+        return set(self._summary.stale)
+
+    def mark_stale(self, pages: Iterable[str]) -> None:
+        if not set(pages) <= self._summary.stale:
+            self._summary.stale.update(pages)
+            self._dirty.add(SUMMARY)
+
+    def clear_stale(self) -> None:
+        if self._summary.stale:
+            self._summary.stale.clear()
+            self._dirty.add(SUMMARY)
 
     @property
     def tag_pages(self) -> list[str]:

@@ -10,13 +10,16 @@ keeps each month's and each tag's year's articles in a file of their own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import (
     NEWEST,
+    SUMMARY,
     SiteIndex,
     month_file,
     month_of,
@@ -35,6 +38,7 @@ __all__ = [
     "listing_pages",
     "listing_reads",
     "month_path",
+    "stale_pages",
     "tag_year_path",
     "year_path",
 ]
@@ -86,6 +90,23 @@ def _period_of(page: str) -> tuple[str, str | None]:
     """The year, and the month for a month's page, of an archive page."""
     parts = page.split("/")
     return parts[1], parts[2] if len(parts) == 4 else None
+
+
+_LISTING_PAGE = re.compile(
+    r"(index|archive/index|tags/index|archive/\d{4}(/\d{2})?/index"
+    r"|tags/(?!\.\.?/)[^/\\]+(/\d{4})?/index)\.html"
+)
+
+
+def stale_pages(index: SiteIndex) -> set[str]:
+    """The listing pages an earlier batch left to be rendered. The index lives on a branch
+    anyone with push access can edit, and a page listed there is written or removed, so each
+    must be a listing page: anything else is an error, never a file deleted."""
+    stale = index.stale
+    for page in stale:
+        if not _LISTING_PAGE.fullmatch(page):
+            raise TransientError(f"{SUMMARY}: {page!r} is not a listing page; fix the file")
+    return stale
 
 
 def listing_exists(index: SiteIndex, page: str) -> bool:

@@ -46,6 +46,7 @@ from steadypress.targets.site.listings import (
     listing_exists,
     listing_pages,
     listing_reads,
+    stale_pages,
 )
 from steadypress.targets.site.manifest import (
     CNAME,
@@ -321,11 +322,15 @@ class SiteTarget:
             raise problem
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]]
+        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
     ) -> list[Receipt | PublishError]:
         """Publish several articles in one write: their pages and images, and the listings,
         the feed, the sitemaps and the index once for all of them. An article that cannot be
-        published (a missing image, a URL already taken) fails alone."""
+        published (a missing image, a URL already taken) fails alone.
+
+        Not `final` (more batches of this run follow): the listing pages are left to the run's
+        last batch, or to `finish`, and recorded as stale in the index meanwhile, so a first
+        build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, _Rendered]] = []
         for number, (article, _previous) in enumerate(work):
@@ -341,7 +346,7 @@ class SiteTarget:
         if batch:
             texts, oids = _announced([(article.path, r.entry) for _n, article, r in batch])
             refused, written = self._files.apply(
-                lambda files: self._publish_into(files, batch),
+                lambda files: self._publish_into(files, batch, final=final),
                 # The 404 page is read whole: an old site's own is left alone (it is small).
                 texts=[*texts, NOT_FOUND],
                 oids=[*oids, STYLESHEET, NO_JEKYLL,
@@ -354,7 +359,7 @@ class SiteTarget:
         return results
 
     def _publish_into(
-        self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]]
+        self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]], *, final: bool
     ) -> tuple[dict[int, PublishError], dict[str, str]]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
@@ -368,6 +373,7 @@ class SiteTarget:
         changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
         existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+        stale = stale_pages(index) if final else set()
         beside = [
             row
             for _n, a, _r in changes
@@ -386,8 +392,8 @@ class SiteTarget:
         beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
         pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
         relink = self._neighbours_to_relink(
-            files, index, beside, {a.path for _n, a, _r in accepted}, listings=existed,
-            sitemaps=sitemaps, pages=pages,
+            files, index, beside, {a.path for _n, a, _r in accepted},
+            listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps, pages=pages,
         )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
         published, written = [], {}
@@ -406,10 +412,11 @@ class SiteTarget:
             written[article.path] = article.blob
         self._put_static(files)
         self._relink(files, index, relink)
-        if changed:
+        if changed or stale:
             self._write_listings(
-                files, index, sitemaps, existed=existed, changed=changed, published=published
-            )
+                files, index, sitemaps, existed=existed, changed=changed, published=published,
+                final=final,
+            )  # fmt: skip
         _remove_unused(files, index, unused)
         return refused, written
 
@@ -463,13 +470,19 @@ class SiteTarget:
         existed: Mapping[str, bool],
         changed: Mapping[str, str | None],
         published: Sequence[Entry] = (),
+        final: bool = True,
     ) -> None:
         """After articles changed: the listing pages that list their versions before and after
         (`existed`: whether each had something to list before), the feed, the sitemaps and the
         index. `changed` is the slugs of the versions gone and new, with the HTML of those
-        `published`."""
+        `published`. Not `final`: the listing pages are recorded as stale instead, and the
+        final write renders them with its own."""
         index.refill_newest()
-        self._listing_pages().write(files, index, existed)
+        if final:
+            self._listing_pages().write(files, index, {*existed, *stale_pages(index)})
+            index.clear_stale()
+        else:
+            index.mark_stale(existed)
         for page, there in sorted(_appearing_or_going(index, existed).items()):
             sitemaps.put(page, None) if there else sitemaps.drop(page)
         sitemaps.put(INDEX, _front_page_date(index))
@@ -544,10 +557,11 @@ class SiteTarget:
             touched = [old for _path, old in olds]
             self._want_replaced(index, olds)
             existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+            stale = dict.fromkeys(stale_pages(index), True)
             beside = [row for path, old in olds for row in index.beside(path, old)]
             unused = [used for path, _old in olds for used in index.put(path, None)]
             relink = self._neighbours_to_relink(
-                files, index, beside, paths, listings=existed, sitemaps=sitemaps,
+                files, index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
                 pages=[page_path(old.slug) for old in touched],
             )  # fmt: skip
             self._relink(files, index, relink)
@@ -570,6 +584,21 @@ class SiteTarget:
             texts=[*texts, *map(article_file, paths)],
             oids=[*oids, *likely_pages],
         )
+
+    def finish(self) -> None:
+        """Render the listing pages this run's batches left stale (`publish_batch` not
+        `final`): one write, after the last batch."""
+
+        def change(files: SiteWriter) -> None:
+            index, _sitemaps = self._open_index(files)
+            stale = stale_pages(index)
+            if stale:
+                files.want(texts=listing_reads(index, stale))
+                self._listing_pages().write(files, index, stale)
+                index.clear_stale()
+                index.flush()
+
+        self._files.apply(change, texts=[SUMMARY])
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
         """The entry the site most likely holds for the version the ledger recorded, read again
