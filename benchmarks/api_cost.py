@@ -4,8 +4,11 @@ For a blog with N articles already published (10, 100, 1,000), against the loopb
 (tests/fakes/github, the same one the tests use; `make schemas` first):
   push 1     `drain --push` of a push adding one article
   push 10    `drain --push` of a push adding ten articles, per article
+  remove 10  `drain --push` of a push deleting those ten, per article (goal, issue 16: the
+             same requests as adding them)
   idle sweep `sweep` when nothing is to do
-Each row splits state requests (the ledger) from the Pages branch's (the site target's own).
+Each row splits state requests (the ledger) from the Pages branch's (the site target's own),
+and gives the bytes up and down of the whole push on both branches.
 Goal (issue 3): at most 4 state requests per article on the push path, an idle sweep of at most
 3 requests, the same at every size (measured now: 3 and 1).
 
@@ -44,11 +47,14 @@ from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 
 
-def commit_articles(repo: Path, names: list[str]) -> str:
+def commit_articles(repo: Path, names: list[str], *, remove: bool = False) -> str:
     for name in names:
         path = repo / "content" / f"{name}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\ntitle: {name}\ndate: 2026-01-01\n---\n\n" + "Words. " * 100)
+        if remove:
+            path.unlink()
+        else:
+            path.write_text(f"---\ntitle: {name}\ndate: 2026-01-01\n---\n\n" + "Words. " * 100)
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
     return Git(repo).text("rev-parse", "HEAD")
@@ -97,7 +103,7 @@ def run(repo: Path, *args: str) -> None:
         raise SystemExit(f"steadypress {' '.join(args)} failed ({code}): {err.getvalue()[-500:]}")
 
 
-Cost = tuple[float, float, float]  # (state, Pages, other) requests
+Cost = tuple[float, float, float, float]  # (state, Pages, other) requests; KB up and down
 
 
 def measure(size: int) -> dict[str, Cost]:
@@ -116,8 +122,12 @@ def measure(size: int) -> dict[str, Cost]:
         }  # fmt: skip
         with mock.patch.dict(os.environ, environment):
             before = seed(github, repo, size)
-            for label, new in (("push 1", 1), ("push 10", 10)):
-                after = commit_articles(repo, [f"new-{new}-{n}" for n in range(new)])
+            for label, new, remove in (
+                ("push 1", 1, False),
+                ("push 10", 10, False),
+                ("remove 10", 10, True),
+            ):
+                after = commit_articles(repo, [f"new-{new}-{n}" for n in range(new)], remove=remove)
                 push = ("drain", "--push", before, after)
                 results[label] = cost(github, new, functools.partial(run, repo, *push))
                 before = after
@@ -132,24 +142,31 @@ def cost(github: FakeGitHub, articles: int, action: Callable[[], None]) -> Cost:
         sum(github.requests.values()),
         Counter(github.requests_by_branch),
     )
+    volume_before = Counter(github.bytes_by_branch)
     action()
     branches = github.requests_by_branch - branches_before
     total = sum(github.requests.values()) - total_before
     state, pages = branches["steadypress-state"], branches["gh-pages"]
-    return state / articles, pages / articles, (total - state - pages) / articles
+    volume = sum((github.bytes_by_branch - volume_before).values()) / 1024
+    return state / articles, pages / articles, (total - state - pages) / articles, volume
 
 
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
     args = parser.parse_args()
-    print("requests per published article: state + Pages (+ other); idle sweep: total")
-    print(f"{'published':>10} {'push of 1':>20} {'push of 10':>20} {'idle sweep':>11}")
+    print("requests per article: state + Pages (+ other), and the push's KB up and down; "
+          "idle sweep: requests")  # fmt: skip
+    print("| published | push of 1 | push of 10 | push removing those 10 | idle sweep |")
+    print("| ---: | --- | --- | --- | ---: |")
     for size in args.sizes:
         r = measure(size)
-        cells = [f"{s:.1f} + {p:.1f} (+{o:.0f})" for s, p, o in (r["push 1"], r["push 10"])]
-        idle = sum(r["idle sweep"])
-        print(f"{size:>10} {cells[0]:>20} {cells[1]:>20} {idle:>11.0f}", flush=True)
+        cells = [
+            f"{s:.1f} + {p:.1f} (+{o:.1f}), {kb:,.0f} KB"
+            for s, p, o, kb in (r["push 1"], r["push 10"], r["remove 10"])
+        ]
+        idle = sum(r["idle sweep"][:3])
+        print(f"| {size:,} | {' | '.join(cells)} | {idle:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 """The cost of one state transaction as the number of published articles grows.
 
 For 10^3, 10^4 and 10^5 published records on the local git store, prints the median time of:
-  cold load       a new process reads and parses the three state files
-  claim           a transaction leasing one item, in a running executor (published.json reused)
-  complete        a transaction recording one publication, in a running executor
-                  (published.json re-encoded and stored)
-  cold complete   the same from a new process: read, parse, re-encode, store
-The goal (issue 2): well under a second at 10^5.
+  cold load       a new process reads the small state files (the published shards are read
+                  only when a transaction looks at their records)
+  claim           a transaction leasing one item, in a running executor
+  complete        a transaction recording one publication, in a running executor (the one
+                  shard of its record read, re-encoded and stored)
+  cold complete   the same from a new process
+The goal (issue 2): well under a second at 10^5; since the shards (issue 16), flat.
 
 Usage: .venv/bin/python benchmarks/ledger_scale.py [--sizes 1000 10000 100000] [--repeat 5]
 """

@@ -1,5 +1,7 @@
-"""A ledger holding 10^5 pending items (what a large first import looks like): how fast does a
-drain work through it, and how soon does an article pushed meanwhile go out?
+"""A ledger holding 10^5 pending items: how fast does a drain work through it, and how soon does
+an article pushed meanwhile go out? A large import no longer makes one (it enters the ledger a
+window of 500 at a time, `planning.ADMISSION`), but a state branch written before that may hold
+one, and this is what it costs then.
 
 For each size it prints:
   drain rate      articles published per second by one `steadypress drain` in its first

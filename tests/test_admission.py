@@ -201,3 +201,27 @@ def test_the_listings_are_rendered_once_a_run_whatever_its_batches(repo: Repo) -
     (month,) = (repo.root / "_site/archive").glob("*/*/index.html")
     listed = month.read_text()
     assert all(f">Article {n}<" in listed for n in range(WINDOW))
+
+
+def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:
+    """Every article shows an image that is not committed: the first window dies, and the
+    backlog waits rather than filling dead.json with the whole blog; committing the image
+    revives the window, and the import then runs to its end."""
+    post = "---\ntitle: P{n}\n---\n\n![x](images/x.png)\n"
+    paths = [f"content/p{n:02}.md" for n in range(25)]
+    repo.commit(**{path: post.format(n=n) for n, path in enumerate(paths)})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    ledger = repo.ledger()
+    assert len(ledger.dead) == WINDOW and not ledger.pending
+    assert "backlog" in marker(repo)
+    result = run_cli(repo, "sweep")
+    assert "the backlog waits: 10 dead and 0 pending items fill its window" in result.err
+    assert len(repo.ledger().dead) == WINDOW
+    repo.write("content/images/x.png", b"\x89PNG\r\n\x1a\n a picture")
+    repo.commit("add the image")
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert published_paths(repo) == set(paths) and not repo.ledger().dead
+    assert "backlog" not in marker(repo) and not repo.ledger().pending
+    assert max(pending_sizes(repo)) <= WINDOW

@@ -342,21 +342,37 @@ def admission(pipeline: Pipeline) -> Prepare:
 
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         last = ledger.reconciled
-        if last is None or last.backlog is None or len(ledger.pending) > ADMISSION // 2:
+        if last is None or last.backlog is None or _room(ledger) < ADMISSION // 2:
             return ledger, []
-        head = pipeline.content.head()
-        return _admitting(pipeline, ledger, last, last.backlog, head)(ledger, now)
+        prepare = _admitting(pipeline, ledger, last, last.backlog, pipeline.content.head())
+        return prepare(ledger, now) if prepare is not None else (ledger, [])
 
     return apply
 
 
+def _room(ledger: Ledger) -> int:
+    """How many items a backlog's next window may enqueue. Dead items count: when everything
+    dies of one cause (a broken theme), the import waits for the fix instead of filling
+    dead.json with the whole blog."""
+    return ADMISSION - len(ledger.pending) - len(ledger.dead)
+
+
 def _admitting(
     pipeline: Pipeline, ledger: Ledger, last: Reconciled, backlog: Backlog, head: str
-) -> Prepare:
+) -> Prepare | None:
     """The next window of `last`'s backlog, compared as the articles are at `head` (a version
     pushed since is the one to publish; an article removed since is unpublished), and the
     marker moved past it. The marker stays at its commit: what changed after it is compared
-    once the backlog is done."""
+    once the backlog is done. With no room, only the dead items whose cause changed are
+    revived (which makes room)."""
+    room = _room(ledger)
+    if room <= 0:
+        pipeline.log(
+            f"the backlog waits: {len(ledger.dead)} dead and {len(ledger.pending)} pending items "
+            "fill its window; fixing what they died of revives them"
+        )
+        waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
+        return waiting.apply if waiting else None
     scope: Collection[str] | None = None
     if backlog.since is not None:
         changes = pipeline.content.changed_articles(backlog.since, last.commit)
@@ -367,7 +383,6 @@ def _admitting(
     remaining = sorted(path for path in scope if path > backlog.after)
     articles = {path: at_head[path] for path in remaining if path in at_head}
     removed = [path for path in remaining if path not in at_head]
-    room = max(1, ADMISSION - len(ledger.pending))
     planned = plan(pipeline, articles, head, removed=removed, ledger=ledger, room=room)
     marker = replace(last, backlog=_backlog(backlog.since, planned))
     return _marking(planned.apply if planned else None, last, marker)
