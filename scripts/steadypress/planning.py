@@ -58,12 +58,13 @@ class Plan:
     """What reading the content branch asks of the ledger: article versions to enqueue (ABSENT
     for an article to unpublish), and pending keys to withdraw: work for a removed article on a
     target that does not unpublish, or for a target no longer configured; and dead versions to
-    try again (key -> blob) because something they depended on changed."""
+    try again (key -> blob) because something they depended on changed. A plan given a window
+    names the last article it compared (`stopped_after`) when it left some for a later one."""
 
     sightings: list[Sighting]
     withdrawn: list[str]
     revived: Mapping[str, str] = field(default_factory=dict)
-    rest: str | None = None
+    stopped_after: str | None = None
 
     def apply(self, ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, _ = withdraw(ledger, self.withdrawn, now=now)
@@ -91,8 +92,8 @@ def plan(
     with its reason. An article removed, made a draft, or opted out of a target leaves it.
 
     With `room`, articles are compared in path order only until that many versions are found
-    (removals are all compared): `Plan.rest` then names the last article compared, and the
-    ones after it are left for a later window.
+    (removals are all compared): `Plan.stopped_after` then names the last article compared,
+    and the ones after it are left for a later window.
     """
     found, withdrawn = _compare(pipeline, {}, commit, removed, ledger)
     order = sorted(articles)
@@ -121,7 +122,7 @@ def plan(
         sightings=found,
         withdrawn=sorted(key for key in withdrawn if key in ledger.pending),
         revived=revivals(pipeline, ledger, commit),
-        rest=order[done - 1] if done < len(order) else None,
+        stopped_after=order[done - 1] if done < len(order) else None,
     )
 
 
@@ -262,7 +263,9 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
 
 
 def _backlog(since: str | None, planned: Plan) -> Backlog | None:
-    return None if planned.rest is None else Backlog(since=since, after=planned.rest)
+    if planned.stopped_after is None:
+        return None
+    return Backlog(since=since, after=planned.stopped_after)
 
 
 def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
