@@ -23,7 +23,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from steadypress.codec import shard_file
 from steadypress.ledger import Ledger, Sighting, enqueue
+from steadypress.published import shard_of
 from steadypress.store.localgit import LocalGitStore
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
@@ -46,11 +48,12 @@ def imported_blog(root: Path, size: int) -> str:
     return git(root, "rev-parse", "HEAD")
 
 
-def git(root: Path, *args: str) -> str:
+def git(root: Path, *args: str, check: bool = True) -> str:
+    """Git's output; with `check` False, empty when git fails (a file not there yet)."""
     completed = subprocess.run(
-        [*GIT, "-C", str(root), *args], check=True, capture_output=True, text=True
+        [*GIT, "-C", str(root), *args], check=check, capture_output=True, text=True
     )
-    return completed.stdout.strip()
+    return completed.stdout.strip() if completed.returncode == 0 else ""
 
 
 def pending_ledger(root: Path, commit: str, size: int) -> None:
@@ -99,10 +102,10 @@ def measure(size: int, seconds: float) -> dict[str, str]:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         took: float | None = None
+        new_shard = shard_file(shard_of("site:content/new.md"))
         while took is None and time.perf_counter() - pushed < 600:
-            if '"site:content/new.md"' in git(
-                root, "show", "steadypress-state:state/published.json"
-            ):
+            shard = git(root, "show", f"steadypress-state:{new_shard}", check=False)
+            if '"site:content/new.md"' in shard:
                 took = time.perf_counter() - pushed
             else:
                 time.sleep(0.05)

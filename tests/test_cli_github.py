@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress import planning
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
@@ -218,3 +219,29 @@ def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
     assert removing == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
     commits = github.repository.text("rev-list", "--count", "gh-pages")
     assert commits == "3", "the first article's, one adding the ten, one removing them"
+
+
+def test_an_import_in_windows_publishes_everything_on_github(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GitHub backend takes a large import a window at a time like the local one: one
+    sweep publishes every article; the state branch's pending.json never holds more than a
+    window; the listing pages the batches left are rendered by the drain's `finish` (the
+    backlog's last window held only drafts), on the Pages branch, in one more commit."""
+    monkeypatch.setattr(planning, "ADMISSION", 10)
+    articles = {f"content/p{n:02}.md": article(f"Article {n}") for n in range(20)}
+    drafts = {f"content/q{n:02}.md": article(f"Draft {n}", draft="true") for n in range(10)}
+    repo.commit(**articles, **drafts)
+    result = gh(repo, "sweep")
+    assert result.code == 0 and "20 published" in result.out, result.out + result.err
+    commits = github.repository.text("rev-list", STATE).split()
+    sizes = [
+        len(json.loads(github.repository.text("show", f"{c}:state/pending.json"))["pending"])
+        for c in commits
+    ]
+    assert max(sizes) == 10 and sizes[0] == 0
+    summary = json.loads(github.repository.text("show", "gh-pages:.steadypress/summary.json"))
+    assert "stale" not in summary
+    (month,) = [p for p in pages(github) if p.startswith("archive/") and p.count("/") == 3]
+    listed = github.repository.text("show", f"gh-pages:{month}")
+    assert all(f">Article {n}<" in listed for n in range(20)) and ">Draft" not in listed
