@@ -5,6 +5,7 @@ the reconcile marker's backlog, and one run still publishes all of it."""
 from __future__ import annotations
 
 import json
+import subprocess
 from datetime import UTC, datetime
 
 import pytest
@@ -225,3 +226,27 @@ def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:
     assert published_paths(repo) == set(paths) and not repo.ledger().dead
     assert "backlog" not in marker(repo) and not repo.ledger().pending
     assert max(pending_sizes(repo)) <= WINDOW
+
+
+def test_a_backlog_whose_commit_is_gone_is_found_by_comparing_everything(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """History rewritten after the first window and the old commits pruned (as a force push
+    leaves a fresh checkout): the backlog's diff cannot be read again, so the sweep compares
+    every article, and the import still completes instead of failing every sweep."""
+    paths = [f"content/p{n:02}.md" for n in range(25)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert run_cli(repo, "run").code == 0
+    gone = str(marker(repo)["commit"])
+    repo.git("commit", "-q", "--amend", "-m", "rewritten")
+    repo.git("reflog", "expire", "--expire=now", "--all")
+    repo.git("gc", "-q", "--prune=now")
+    with pytest.raises(subprocess.CalledProcessError):
+        repo.git("cat-file", "-t", gone)
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert f"the backlog's commit {gone[:12]} is not in the checkout" in result.err
+    assert published_paths(repo) == set(paths)
+    assert marker(repo)["commit"] == repo.head() and "backlog" not in marker(repo)

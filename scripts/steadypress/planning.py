@@ -310,7 +310,11 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     ledger = pipeline.store.load().ledger
     last = ledger.reconciled
     if last is not None and last.backlog is not None:
-        return _admitting(pipeline, ledger, last, last.backlog, commit)
+        if pipeline.content.resolve(last.commit) is not None:
+            return _admitting(pipeline, ledger, last, last.backlog, commit)
+        # Its diff cannot be read again (a force push, a fetch without it): what the backlog
+        # still held is found by comparing everything, as after any rewritten history.
+        pipeline.log(f"the backlog's commit {last.commit[:12]} is not in the checkout")
     marker = _marker(pipeline, commit)
     if last == marker:
         return None
@@ -347,6 +351,8 @@ def admission(pipeline: Pipeline) -> Prepare:
         last = ledger.reconciled
         if last is None or last.backlog is None or _room(ledger) < ADMISSION // 2:
             return ledger, []
+        if pipeline.content.resolve(last.commit) is None:
+            return ledger, []  # the sweep's reconcile compares everything instead
         prepare = _admitting(pipeline, ledger, last, last.backlog, pipeline.content.head())
         return prepare(ledger, now) if prepare is not None else (ledger, [])
 
