@@ -18,6 +18,7 @@ from steadypress.credentials import Redactor
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store import TransactionStats
+from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 from tests.schema import invalid_state_files
 
@@ -217,7 +218,7 @@ def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:
     assert len(ledger.dead) == WINDOW and not ledger.pending
     assert "backlog" in marker(repo)
     result = run_cli(repo, "sweep")
-    assert "the backlog waits: 10 dead and 0 pending items fill its window" in result.err
+    assert "the backlog waits: 0 pending items and those dead within 1:00:00" in result.err
     assert len(repo.ledger().dead) == WINDOW
     repo.write("content/images/x.png", b"\x89PNG\r\n\x1a\n a picture")
     repo.commit("add the image")
@@ -250,3 +251,21 @@ def test_a_backlog_whose_commit_is_gone_is_found_by_comparing_everything(
     assert f"the backlog's commit {gone[:12]} is not in the checkout" in result.err
     assert published_paths(repo) == set(paths)
     assert marker(repo)["commit"] == repo.head() and "backlog" not in marker(repo)
+
+
+def test_articles_broken_each_on_its_own_hold_an_import_an_hour_at_most(repo: Repo) -> None:
+    """A window of articles each broken in its own way (no one commit fixes them): the import
+    waits an hour for a fix, then goes on by itself; the broken ones stay dead letters."""
+    broken = {f"content/a{n:02}.md": "---\ntitle: [unclosed\n---\n\nText.\n" for n in range(10)}
+    fine = {f"content/p{n:02}.md": article(f"P{n}") for n in range(15)}
+    repo.commit(**broken, **fine)
+    clock = ManualClock(datetime.now(UTC))  # not before the commits: they date the articles
+    assert run_cli(repo, "run", clock=clock).code == 0
+    assert len(repo.ledger().dead) == WINDOW and not published_paths(repo)
+    clock.advance(30 * 60)
+    assert "the backlog waits" in run_cli(repo, "sweep", clock=clock).err
+    clock.advance(31 * 60)
+    result = run_cli(repo, "sweep", clock=clock)
+    assert result.code == 0 and "the backlog waits" not in result.err, result.err
+    assert published_paths(repo) == set(fine) and len(repo.ledger().dead) == WINDOW
+    assert "backlog" not in marker(repo)

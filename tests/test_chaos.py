@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress import planning
 from tests.chaos.owner_model import play_owner_model
 from tests.chaos.scenario import ROUTES, Kill, Settings, draw
 from tests.chaos.summary import problems, table
@@ -25,7 +26,14 @@ def test_a_scenario_is_the_same_story_for_the_same_seed() -> None:
 
 
 @pytest.mark.parametrize("backend", ["local", "github"])
-def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(backend: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("window", [None, 3], ids=["windows of 500", "windows of 3"])
+def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(
+    backend: str, window: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With windows of 3 items, every push and sweep of the story is a large import: its
+    backlog, the poison articles' dead letters and the kills meet all along the way."""
+    if window is not None:
+        monkeypatch.setattr(planning, "ADMISSION", window)
     scenario = draw(SHORT)
     outcome = run_scenario(scenario, tmp_path, backend=backend)
     owner = play_owner_model(scenario)

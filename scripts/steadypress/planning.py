@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
 from steadypress.config import CONFIG_FILE, Config
@@ -216,6 +216,8 @@ def _unpublishes(pipeline: Pipeline, target: str) -> bool:
 # rewrites, stays under 300 KB (an item is about 560 bytes once leased; GitHub's GraphQL
 # returns a file as text only up to 512,000) whatever the size of the import.
 ADMISSION = 500
+# How long items that died count against a backlog's window (see `_room`).
+HOLD = timedelta(hours=1)
 
 
 def enqueue_prepare(
@@ -311,7 +313,8 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     last = ledger.reconciled
     if last is not None and last.backlog is not None:
         if pipeline.content.resolve(last.commit) is not None:
-            return _admitting(pipeline, ledger, last, last.backlog, commit)
+            now = pipeline.clock.now()
+            return _admitting(pipeline, ledger, last, last.backlog, commit, now=now)
         # Its diff cannot be read again (a force push, a fetch without it): what the backlog
         # still held is found by comparing everything, as after any rewritten history.
         pipeline.log(f"the backlog's commit {last.commit[:12]} is not in the checkout")
@@ -349,36 +352,46 @@ def admission(pipeline: Pipeline) -> Prepare:
 
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         last = ledger.reconciled
-        if last is None or last.backlog is None or _room(ledger) < ADMISSION // 2:
+        if last is None or last.backlog is None or _room(ledger, now) < ADMISSION // 2:
             return ledger, []
         if pipeline.content.resolve(last.commit) is None:
             return ledger, []  # the sweep's reconcile compares everything instead
-        prepare = _admitting(pipeline, ledger, last, last.backlog, pipeline.content.head())
+        head = pipeline.content.head()
+        prepare = _admitting(pipeline, ledger, last, last.backlog, head, now=now)
         return prepare(ledger, now) if prepare is not None else (ledger, [])
 
     return apply
 
 
-def _room(ledger: Ledger) -> int:
-    """How many items a backlog's next window may enqueue. Dead items count: when everything
-    dies of one cause (a broken theme), the import waits for the fix instead of filling
-    dead.json with the whole blog."""
-    return ADMISSION - len(ledger.pending) - len(ledger.dead)
+def _room(ledger: Ledger, now: datetime) -> int:
+    """How many items a backlog's next window may enqueue. Items that died within `HOLD` count:
+    when a window dies of one cause (a broken theme), the import waits for the fix instead of
+    filling dead.json with the whole blog; but only so long, since articles broken each on its
+    own (which no one commit fixes) must not stop the rest for ever."""
+    recent = sum(1 for item in ledger.dead.values() if now - item.died_at < HOLD)
+    return ADMISSION - len(ledger.pending) - recent
 
 
 def _admitting(
-    pipeline: Pipeline, ledger: Ledger, last: Reconciled, backlog: Backlog, head: str
+    pipeline: Pipeline,
+    ledger: Ledger,
+    last: Reconciled,
+    backlog: Backlog,
+    head: str,
+    *,
+    now: datetime,
 ) -> Prepare | None:
     """The next window of `last`'s backlog, compared as the articles are at `head` (a version
     pushed since is the one to publish; an article removed since is unpublished), and the
     marker moved past it. The marker stays at its commit: what changed after it is compared
     once the backlog is done. With no room, only the dead items whose cause changed are
     revived (which makes room)."""
-    room = _room(ledger)
+    room = _room(ledger, now)
     if room <= 0:
         pipeline.log(
-            f"the backlog waits: {len(ledger.dead)} dead and {len(ledger.pending)} pending items "
-            "fill its window; fixing what they died of revives them"
+            f"the backlog waits: {len(ledger.pending)} pending items and those dead within "
+            f"{HOLD} fill its window; fixing what they died of revives them (it goes on by "
+            "itself once they died that long ago)"
         )
         waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
         return waiting.apply if waiting else None
