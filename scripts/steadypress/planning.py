@@ -251,17 +251,15 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     if after is None:
         raise UsageError("--push", f"{after_name!r} is not a commit of the checkout")
     changes = pipeline.content.changed_articles(before, after)
+    articles = pipeline.content.list_articles(after) if changes is None else changes.changed
+    removed = () if changes is None else changes.removed
+    ledger = _load(pipeline, articles, removed)
+    planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
+    prepare = planned.apply if planned else None
     if changes is None:
-        articles = pipeline.content.list_articles(after)
-        ledger = _load(pipeline, articles, ())
-        planned = plan(pipeline, articles, after, removed=(), ledger=ledger, room=ADMISSION)
-        return planned.apply if planned else None
-    ledger = _load(pipeline, changes.changed, changes.removed)
-    planned = plan(
-        pipeline, changes.changed, after, removed=changes.removed, ledger=ledger, room=ADMISSION
-    )
+        return prepare
     marker = replace(_marker(pipeline, after), backlog=_backlog(before, planned))
-    return _advancing(planned.apply if planned else None, before, marker)
+    return _advancing(prepare, before, marker)
 
 
 def _backlog(since: str | None, planned: Plan) -> Backlog | None:
@@ -313,8 +311,8 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     last = ledger.reconciled
     if last is not None and last.backlog is not None:
         if pipeline.content.resolve(last.commit) is not None:
-            now = pipeline.clock.now()
-            return _admitting(pipeline, ledger, last, last.backlog, commit, now=now)
+            room = _room(ledger, pipeline.clock.now())
+            return _admitting(pipeline, ledger, last, last.backlog, commit, room=room)
         # Its diff cannot be read again (a force push, a fetch without it): what the backlog
         # still held is found by comparing everything, as after any rewritten history.
         pipeline.log(f"the backlog's commit {last.commit[:12]} is not in the checkout")
@@ -352,12 +350,13 @@ def admission(pipeline: Pipeline) -> Prepare:
 
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         last = ledger.reconciled
-        if last is None or last.backlog is None or _room(ledger, now) < ADMISSION // 2:
+        room = _room(ledger, now)
+        if last is None or last.backlog is None or room < ADMISSION // 2:
             return ledger, []
         if pipeline.content.resolve(last.commit) is None:
             return ledger, []  # the sweep's reconcile compares everything instead
         head = pipeline.content.head()
-        prepare = _admitting(pipeline, ledger, last, last.backlog, head, now=now)
+        prepare = _admitting(pipeline, ledger, last, last.backlog, head, room=room)
         return prepare(ledger, now) if prepare is not None else (ledger, [])
 
     return apply
@@ -379,14 +378,13 @@ def _admitting(
     backlog: Backlog,
     head: str,
     *,
-    now: datetime,
+    room: int,
 ) -> Prepare | None:
-    """The next window of `last`'s backlog, compared as the articles are at `head` (a version
-    pushed since is the one to publish; an article removed since is unpublished), and the
-    marker moved past it. The marker stays at its commit: what changed after it is compared
-    once the backlog is done. With no room, only the dead items whose cause changed are
-    revived (which makes room)."""
-    room = _room(ledger, now)
+    """The next window of `last`'s backlog (`room` items at most, see `_room`), compared as
+    the articles are at `head` (a version pushed since is the one to publish; an article
+    removed since is unpublished), and the marker moved past it. The marker stays at its
+    commit: what changed after it is compared once the backlog is done. With no room, only the
+    dead items whose cause changed are revived (which makes room)."""
     if room <= 0:
         pipeline.log(
             f"the backlog waits: {len(ledger.pending)} pending items and those dead within "

@@ -479,8 +479,7 @@ class SiteTarget:
         final write renders them with its own."""
         index.refill_newest()
         if final:
-            self._listing_pages().write(files, index, {*existed, *stale_pages(index)})
-            index.clear_stale()
+            self._render_listings(files, index, existed)
         else:
             index.mark_stale(existed)
         for page, there in sorted(_appearing_or_going(index, existed).items()):
@@ -591,14 +590,17 @@ class SiteTarget:
 
         def change(files: SiteWriter) -> None:
             index, _sitemaps = self._open_index(files)
-            stale = stale_pages(index)
-            if stale:
-                files.want(texts=listing_reads(index, stale))
-                self._listing_pages().write(files, index, stale)
-                index.clear_stale()
+            if index.stale:
+                files.want(texts=listing_reads(index, stale_pages(index)))
+                self._render_listings(files, index, ())
                 index.flush()
 
         self._files.apply(change, texts=[SUMMARY])
+
+    def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
+        """`pages` and the listing pages earlier batches left stale, rendered from the index."""
+        self._listing_pages().write(files, index, {*pages, *stale_pages(index)})
+        index.clear_stale()
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
         """The entry the site most likely holds for the version the ledger recorded, read again
