@@ -10,7 +10,7 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site import DirectorySiteFiles, SiteWriter
 from steadypress.targets.site.target import SiteTarget
 from tests.helpers import site_target
 
@@ -153,6 +153,19 @@ def test_the_local_site_is_readable_by_a_web_server_running_as_another_user(
     make_site(tmp_path).publish(post("content/a.md", "A"), None)
     written = [path for path in tmp_path.rglob("*") if path.is_file() and path.suffix != ".lock"]
     assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}
+
+
+def test_a_folder_emptied_and_written_again_in_one_write_is_made_again(tmp_path: Path) -> None:
+    """The local site remembers the folders it made during a write: one it removed (emptied)
+    is made again for the next file put there."""
+
+    def change(files: SiteWriter) -> None:
+        files.put("a/index.html", b"one")
+        files.remove("a/index.html")
+        files.put("a/index.html", b"two")
+
+    DirectorySiteFiles(tmp_path).apply(change)
+    assert (tmp_path / "a" / "index.html").read_bytes() == b"two"
 
 
 def test_the_feed_carries_the_newest_twenty_articles(tmp_path: Path) -> None:

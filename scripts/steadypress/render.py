@@ -12,6 +12,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from steadypress.slugs import slugify
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
 __all__ = [
+    "Prerendered",
     "highlight_css",
     "image_references",
     "is_relative_reference",
+    "prerender",
     "reading_minutes",
     "render_markdown",
     "rewrite_image_references",
@@ -101,16 +104,44 @@ def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
 
 def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None) -> str:
     """HTML for `text`; `image_src` maps each relative image reference to where it is served."""
+    return prerender(text).resolve(image_src)
+
+
+# A relative image's src while the body is rendered without knowing where images are served:
+# markdown-it turns every NUL of its input into U+FFFD, so no author's text can forge one.
+_MARK = re.compile("\0([0-9]+)\0")
+
+
+@dataclass(frozen=True)
+class Prerendered:
+    """A body rendered without its images' addresses, which need the repository (`resolve`
+    adds them): the part of rendering that is pure, so it runs on any core."""
+
+    html: str
+    images: tuple[str, ...]  # the relative references, by the number in their mark
+
+    def resolve(self, image_src: Callable[[str], str] | None = None) -> str:
+        """The HTML, each relative image served from `image_src(reference)` (or as written)."""
+        if not self.images:
+            return self.html
+        from markdown_it.common.utils import escapeHtml  # noqa: PLC0415 (loaded by prerender)
+
+        where = image_src or (lambda src: src)
+        return _MARK.sub(lambda mark: escapeHtml(where(self.images[int(mark[1])])), self.html)
+
+
+def prerender(text: str) -> Prerendered:
     env: dict[str, Any] = {}
     markdown = _markdown()
     tokens = markdown.parse(text, env)
-    if image_src is not None:
-        for image in _images(tokens):
-            src = str(image.attrGet("src") or "")
-            if is_relative_reference(src):
-                image.attrSet("src", image_src(src))
+    images: list[str] = []
+    for image in _images(tokens):
+        src = str(image.attrGet("src") or "")
+        if is_relative_reference(src):
+            image.attrSet("src", f"\0{len(images)}\0")
+            images.append(src)
     html: str = markdown.renderer.render(tokens, markdown.options, env)
-    return html
+    return Prerendered(html=html, images=tuple(images))
 
 
 def _images(tokens: list[Token]) -> list[Token]:

@@ -95,6 +95,7 @@ class _DirectoryWriter:
         # build names the same few folders thousands of times); a write holds the site's lock.
         self._real_folders: set[Path] = set()
         self._checked: dict[str, Path] = {}
+        self._made: set[Path] = set()  # folders this write made or found there
 
     def _inside(self, path: str) -> Path:
         if (checked := self._checked.get(path)) is not None:
@@ -128,7 +129,9 @@ class _DirectoryWriter:
             return
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
         target = self._inside(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(target.parent)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
             # mkstemp makes the file 0600; a site is read by a web server that may run as
@@ -149,3 +152,4 @@ class _DirectoryWriter:
         target.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             target.parent.rmdir()  # only when empty
+            self._made.discard(target.parent)

@@ -28,7 +28,8 @@ from steadypress.content import ContentSource
 from steadypress.errors import GitFailed, PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, PublishedRecord
-from steadypress.render import is_relative_reference, reading_minutes, render_markdown
+from steadypress.render import Prerendered, is_relative_reference, prerender, reading_minutes
+from steadypress.renderpool import prerender_all
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
@@ -205,12 +206,13 @@ class SiteTarget:
         assets[site_path] = data
         return site_path
 
-    def _render(self, article: Article) -> _Rendered:
+    def _render(self, article: Article, prerendered: Prerendered | None = None) -> _Rendered:
+        """The article's page, images and index entry; its body as `prerendered` (by the
+        batch's pool) or rendered here."""
         slug = self.slug_of(article)
         assets: dict[str, bytes] = {}
-        body = render_markdown(
-            article.body,
-            image_src=lambda src: self._address.base_url + self._asset(article, src, assets),
+        body = (prerendered or prerender(article.body)).resolve(
+            lambda src: self._address.base_url + self._asset(article, src, assets)
         )
         cover = article.cover_image
         if cover and is_relative_reference(cover):
@@ -333,9 +335,10 @@ class SiteTarget:
         build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, _Rendered]] = []
-        for number, (article, _previous) in enumerate(work):
+        bodies = prerender_all([article.body for article, _previous in work])
+        for number, ((article, _previous), body) in enumerate(zip(work, bodies, strict=True)):
             try:
-                rendered = self._render(article)
+                rendered = self._render(article, body)
             except PublishError as error:
                 results.append(error)
                 continue

@@ -1,0 +1,143 @@
+"""Markdown bodies rendered on every core give the bytes one core gives, and a body's images are
+served where the site puts them whichever process rendered it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from steadypress import renderpool
+from steadypress.content import ContentSource
+from steadypress.gitio import Git
+from steadypress.render import Prerendered, prerender, render_markdown
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site.target import build_site
+from tests.helpers import Repo
+
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
+
+BODIES = [
+    "# A title\n\nWords with `code` and a [link](https://example.org/).\n",
+    "```python\ndef f():\n    return 1\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n",
+    '![a cat](images/cat.png "a title")\n\n![far](https://example.org/x.png)\n\n'
+    '[ref]: images/dog.png\n\n![dog][ref]\n\n<img src="raw.png">\n',
+    'An image with a quote in its path: ![q](images/a&b"c.png)\n',
+    # A NUL in the source must not pass for the mark of an image.
+    "Text with \0 0\0 a NUL, and ![x](images/x.png)\n",
+]
+
+
+def _pid(text: str) -> Prerendered:
+    """A stand-in renderer that says which process ran it."""
+    return Prerendered(html=f"{os.getpid()}:{len(text)}", images=())
+
+
+_PARENT = os.getpid()
+
+
+def _dies_in_a_worker(text: str) -> Prerendered:
+    """A renderer killed in any process but the test's (as the kernel kills one out of memory)."""
+    if os.getpid() != _PARENT:
+        os._exit(9)
+    return _pid(text)
+
+
+def test_a_worker_killed_leaves_the_bodies_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _dies_in_a_worker)
+    many = [str(n) for n in range(renderpool.POOL_FROM)]
+    rendered = renderpool.prerender_all(many, workers=2)
+    assert [p.html for p in rendered] == [f"{_PARENT}:{len(text)}" for text in many]
+
+
+def test_a_prerendered_body_resolved_is_the_body_rendered_at_once() -> None:
+    def served(src: str) -> str:
+        return f"/blog/assets/{src}?v=1&w=2"
+
+    for body in BODIES:
+        assert prerender(body).resolve(served) == render_markdown(body, image_src=served)
+        assert prerender(body).resolve() == render_markdown(body)
+    resolved = prerender(BODIES[2]).resolve(served)
+    assert 'src="/blog/assets/images/cat.png?v=1&amp;w=2"' in resolved
+    assert 'src="/blog/assets/images/dog.png?v=1&amp;w=2"' in resolved
+    assert 'src="https://example.org/x.png"' in resolved
+    assert "\0" not in prerender(BODIES[4]).resolve(served)
+    assert prerender(BODIES[4]).images == ("images/x.png",)
+
+
+def test_many_bodies_render_in_worker_processes_in_order() -> None:
+    texts = [BODIES[n % len(BODIES)] + f"\n{n}\n" for n in range(renderpool.POOL_FROM * 2)]
+    pooled = renderpool.prerender_all(texts, workers=2)
+    assert pooled == [prerender(text) for text in texts]
+
+
+def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _pid)
+    many = [str(n) for n in range(renderpool.POOL_FROM)]
+    pids = {html.html.split(":")[0] for html in renderpool.prerender_all(many, workers=2)}
+    assert pids - {str(os.getpid())}, "no body was rendered by a worker"
+    assert [int(html.html.split(":")[1]) for html in renderpool.prerender_all(many, workers=2)] \
+        == [len(text) for text in many]  # fmt: skip
+
+    few = many[:-1]
+    assert {p.html.split(":")[0] for p in renderpool.prerender_all(few, workers=2)} == {
+        str(os.getpid())
+    }
+    assert {p.html.split(":")[0] for p in renderpool.prerender_all(many, workers=1)} == {
+        str(os.getpid())
+    }
+    # Another thread running (live mode): a fork could inherit one of its locks held.
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        pids = {p.html.split(":")[0] for p in renderpool.prerender_all(many, workers=2)}
+    finally:
+        stop.set()
+        other.join()
+    assert pids == {str(os.getpid())}
+
+
+def test_a_site_built_on_every_core_is_the_site_built_on_one(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(SAMPLES, repo.root / "content")
+    for n in range(renderpool.POOL_FROM):
+        (repo.root / "content" / f"extra-{n:03d}.md").write_text(
+            f"---\ntitle: Extra {n}\ndate: 2024-01-{n % 28 + 1:02d}\ntags: [extra]\n---\n\n"
+            f"{BODIES[n % len(BODIES)]}\n![lifecycle](guides/images/lifecycle.png)\n"
+        )
+    repo.commit("a blog large enough for the pool")
+    source = ContentSource(Git(repo.root), "content")
+    head = repo.head()
+    articles = [source.read(path, blob, commit=head)
+                for path, blob in sorted(source.list_articles(head).items())]  # fmt: skip
+
+    def build(out: Path) -> dict[str, bytes]:
+        target = build_site(
+            "site", DirectorySiteFiles(out), SiteSettings(url="https://blog.example/"),
+            content=source, default_url="",
+        )  # fmt: skip
+        target.publish_batch([(article, None) for article in articles])
+        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                if p.is_file() and not p.name.endswith(".lock")}  # fmt: skip
+
+    workers: list[int] = []
+    real, pool_from = renderpool.prerender_all, renderpool.POOL_FROM
+
+    def on_two_workers(texts: list[str]) -> list[Prerendered]:
+        workers.append(len(texts))
+        return real(texts, workers=2)
+
+    monkeypatch.setattr("steadypress.targets.site.target.prerender_all", on_two_workers)
+    on_every_core = build(tmp_path / "pooled")
+    monkeypatch.setattr(renderpool, "POOL_FROM", 10**9)
+    on_one = build(tmp_path / "one")
+    assert workers and workers[0] >= pool_from
+    assert on_every_core == on_one
+    assert any(path.startswith("assets/") for path in on_one)
