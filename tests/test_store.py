@@ -9,6 +9,8 @@ import pytest
 
 from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
+from steadypress.github.branch import blob_oid
+from steadypress.gitio import PACK_FROM, Git
 from steadypress.ledger import (
     Completion,
     Ledger,
@@ -167,3 +169,25 @@ def test_a_corrupt_state_file_on_the_branch_is_reported_by_name(repo: Repo) -> N
     with pytest.raises(StateError, match=r"state/pending\.json: not valid JSON"):
         transact(store, add("content/b.md"), message="x")
     assert repo.state_head() == head
+
+
+def test_a_large_write_is_one_pack_and_a_small_one_loose_objects(repo: Repo) -> None:
+    """Creating a file per object is most of the time a large write takes: from PACK_FROM
+    blobs, git fast-import writes them as one pack. Either way each id is the blob's."""
+    repo.commit()
+    git = Git(repo.root)
+    packs = repo.root / ".git" / "objects" / "pack"
+
+    def pack_count() -> int:
+        return len(list(packs.glob("*.pack")))
+
+    many = [f"shard {n}\n".encode() * (n % 7 + 1) for n in range(PACK_FROM)] + [b""]
+    before = pack_count()
+    ids = git.write_blobs(many)
+    assert pack_count() == before + 1
+    assert ids == [blob_oid(data) for data in many]
+    assert [found and found[1] for found in git.read_objects(ids)] == many
+
+    few = [b"pending\n", b"dead\n"]
+    assert git.write_blobs(few) == [blob_oid(data) for data in few]
+    assert pack_count() == before + 1
