@@ -70,6 +70,7 @@ class Theme:
         return Environment(
             loader=ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")]),
             autoescape=select_autoescape(["html"]),
+            auto_reload=False,  # the templates do not change during a run: no stat per render
             undefined=StrictUndefined,  # a misspelt variable in a user's template is an error
             keep_trailing_newline=True,
             trim_blocks=True,
