@@ -9,6 +9,7 @@ import pytest
 from steadypress import planning
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
+from steadypress.targets.site.target import SiteTarget
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import (
     Repo,
@@ -117,15 +118,36 @@ def test_the_push_path_costs_three_state_requests_plus_the_targets(
     repo: Repo, github: FakeGitHub
 ) -> None:
     """One new article: one read and two writes of state (the claim starts from the read the
-    enqueue was planned on), three calls for the Pages branch: a read, one more for the page of
-    the article that was the newest (its link to the new one) and the new page's sitemap (its
-    number known from the first), the commit. No read back: the commit's answer is GitHub's
-    word that the branch now holds it."""
+    enqueue was planned on), two calls for the Pages branch: a read for the page of the article
+    that was the newest (its link to the new one) and the new page's sitemap (which of them,
+    the first read says), and the commit. The first read rode on the claim: its commit's
+    answer read the Pages branch too. No read back: the commit's answer is GitHub's word that
+    the branch now holds it."""
     before = repo.commit(**{"content/a.md": article("A")})
     gh(repo, "drain", "--push", ZERO, before)
     after = repo.commit(**{"content/b.md": article("B")})
     with github.counting() as calls:
         assert gh(repo, "drain", "--push", before, after).code == 0
+    assert calls == {"graphql LoadBranch": 1 + 1, "graphql CreateCommit": 2 + 1}
+
+
+def test_reading_ahead_that_fails_costs_the_saving_never_the_publish(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading ahead is a saving: when it fails, the claim is written all the same and the
+    site reads for itself, one request more."""
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("the theme could not be read ahead")
+
+    monkeypatch.setattr(SiteTarget, "read_ahead", broken)
+    before = repo.commit(**{"content/a.md": article("A")})
+    gh(repo, "drain", "--push", ZERO, before)
+    after = repo.commit(**{"content/b.md": article("B")})
+    with github.counting() as calls:
+        result = gh(repo, "drain", "--push", before, after)
+    assert result.code == 0 and "b/index.html" in pages(github)
+    assert "reading ahead for the claim failed, read when written" in result.err
     assert calls == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
 
 
@@ -140,8 +162,8 @@ def test_a_push_of_five_articles_is_one_commit_on_the_pages_branch(
     pages_before = github.requests_by_branch["gh-pages"]
     with github.counting() as calls:
         assert gh(repo, "drain", "--push", before, after).code == 0
-    assert github.requests_by_branch["gh-pages"] - pages_before == 3, "2 reads, the commit"
-    assert calls == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
+    assert github.requests_by_branch["gh-pages"] - pages_before == 2, "1 read, the commit"
+    assert calls == {"graphql LoadBranch": 1 + 1, "graphql CreateCommit": 2 + 1}
     assert all(f"n{n}/index.html" in pages(github) for n in range(5))
 
 
@@ -200,8 +222,8 @@ def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
 ) -> None:
     """Removals are batched like publications: the ten pages leave gh-pages in one commit, and
     the push costs no more requests than the one that added them to a blog already there
-    (three on the Pages branch each: the index's files that the pushed versions name are read
-    first, the removed ones' from their front matter in the repository)."""
+    (two on the Pages branch each, the first read riding on the claim: the index's files that
+    the pushed versions name, the removed ones' from their front matter in the repository)."""
     repo.commit(**{"content/first.md": article("First")})
     base = repo.head()
     assert gh(repo, "drain", "--push", ZERO, base).code == 0
@@ -216,7 +238,7 @@ def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
     assert not any(name.endswith("/index.html") and name != "index.html" for name in pages(github)
                    if name.split("/")[0].isdigit())  # fmt: skip
     assert sum(removing.values()) <= sum(adding.values()), (dict(removing), dict(adding))
-    assert removing == {"graphql LoadBranch": 1 + 2, "graphql CreateCommit": 2 + 1}
+    assert removing == {"graphql LoadBranch": 1 + 1, "graphql CreateCommit": 2 + 1}
     commits = github.repository.text("rev-list", "--count", "gh-pages")
     assert commits == "3", "the first article's, one adding the ten, one removing them"
 

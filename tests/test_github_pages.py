@@ -12,6 +12,7 @@ from steadypress.content import Article, ContentSource
 from steadypress.errors import Conflict, PermanentError, TransientError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
+from steadypress.github.readahead import ReadAhead
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site import sitemaps as sitemaps_module
@@ -330,3 +331,95 @@ def test_sitemaps_of_the_layout_before_move_on_a_pages_branch_as_in_a_folder(
     assert sorted(name for name in folder if name.startswith("sitemaps/")) == [
         "sitemaps/home.xml", "sitemaps/pages-0.xml", "sitemaps/pages-1.xml",
     ]  # fmt: skip
+
+
+def _state_and_pages(github: FakeGitHub) -> tuple[GitHubBranch, BranchSiteFiles]:
+    """The state branch and the site on one repository, sharing what is read ahead."""
+    client, ahead = github_client(github), ReadAhead()
+    state = GitHubBranch(client, repository=github.full_name, branch="state", read_ahead=ahead)
+    branch = GitHubBranch(client, repository=github.full_name, branch="gh-pages", read_ahead=ahead)
+    return state, BranchSiteFiles(branch, clock=ManualClock())
+
+
+def test_a_read_asked_ahead_rides_on_the_next_commit_of_another_branch(
+    github: FakeGitHub,
+) -> None:
+    state, files = _state_and_pages(github)
+    head = state.create({"state/pending.json": b"{}\n"}, message="state")
+    files.apply(lambda w: w.put("a.html", b"A"))
+    files.read_ahead(lambda: (["a.html"], ["b.html"]))
+    with github.counting() as calls:
+        state.commit({"state/pending.json": b"[]\n"}, expected=head, message="claim")
+        read = files.apply(
+            lambda w: (w.read("a.html"), w.exists("b.html")), texts=["a.html"], oids=["b.html"]
+        )
+    assert read == (b"A", False)
+    assert calls == {"graphql CreateCommit": 1}, "the read came with the claim's answer"
+    # Once: the next apply reads for itself.
+    with github.counting() as calls:
+        assert files.apply(lambda w: w.read("a.html"), texts=["a.html"]) == b"A"
+    assert calls == {"graphql LoadBranch": 1}
+
+
+def test_a_read_ahead_gone_stale_costs_a_retry_never_a_lost_write(github: FakeGitHub) -> None:
+    """Another writer moved the Pages branch between the claim and the write: the write based
+    on what was read ahead is refused by the compare-and-swap, and made again on fresh files."""
+    state, files = _state_and_pages(github)
+    head = state.create({"state/pending.json": b"{}\n"}, message="state")
+    files.apply(lambda w: w.put("list.html", b"one\n"))
+    files.read_ahead(lambda: (["list.html"], []))
+    state.commit({"state/pending.json": b"[]\n"}, expected=head, message="claim")
+    pages(github).apply(lambda w: w.put("list.html", b"one\ntwo\n"), texts=["list.html"])
+
+    def append(w: SiteWriter) -> None:
+        w.put("list.html", (w.read("list.html") or b"") + b"three\n")
+
+    with github.counting() as calls:
+        files.apply(append, texts=["list.html"])
+    assert github.repository.text("show", "gh-pages:list.html") == "one\ntwo\nthree"
+    assert calls == {"graphql CreateCommit": 2, "graphql ReadHead": 1, "graphql LoadBranch": 1}
+
+
+def test_a_read_ahead_is_used_only_for_the_files_it_holds(github: FakeGitHub) -> None:
+    state, files = _state_and_pages(github)
+    head = state.create({"state/pending.json": b"{}\n"}, message="state")
+    files.apply(lambda w: w.put("a.html", b"A"))
+    files.read_ahead(lambda: (["a.html"], []))
+    state.commit({"state/pending.json": b"[]\n"}, expected=head, message="claim")
+    with github.counting() as calls:
+        files.apply(lambda w: w.read("b.html"), texts=["a.html", "b.html"])
+    assert calls == {"graphql LoadBranch": 1}
+
+
+class _Answering:
+    """A client whose answer to a commit reads the Pages branch as given."""
+
+    def __init__(self, repository: object) -> None:
+        self.repository = repository
+
+    def graphql(self, _query: str, _variables: object, *, mutation: bool) -> dict[str, Any]:
+        assert mutation
+        return {"createCommitOnBranch": {"commit": {"oid": "1" * 40,
+                                                    "repository": self.repository}}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "repository",
+    [None, "garbage", {}, {"r0": "garbage"}, {"r0": {"target": None}}, {"r0": {"target": {}}}],
+)
+def test_an_answer_that_makes_no_sense_is_not_taken_for_a_missing_branch(
+    repository: object,
+) -> None:
+    """Only GraphQL's null says a branch does not exist (the site would make it anew, as an
+    orphan); anything else malformed is no answer, and the site reads for itself."""
+    ahead = ReadAhead()
+    client: Any = _Answering(repository)
+    state = GitHubBranch(client, repository="o/r", branch="state", read_ahead=ahead)
+    ahead.ask("gh-pages", ["a.html"], [])
+    state.commit({"state/pending.json": b"[]\n"}, expected="0" * 40, message="claim")
+    assert ahead.take("gh-pages", ["a.html"], []) is None
+
+    ahead.ask("gh-pages", ["a.html"], [])
+    GitHubBranch(_Answering({"r0": None}), repository="o/r", branch="state",  # type: ignore[arg-type]
+                 read_ahead=ahead).commit({}, expected="0" * 40, message="claim")  # fmt: skip
+    assert ahead.take("gh-pages", ["a.html"], []) is not None, "null: the branch is not there"

@@ -4,7 +4,8 @@ import pytest
 from graphql import parse, validate
 
 from steadypress.github import queries
-from steadypress.github.branch import read_query
+from steadypress.github.branch import commit_mutation, read_query
+from steadypress.github.readahead import Asked
 from tests.fakes.github.graphql import github_schema
 
 
@@ -34,3 +35,16 @@ def test_the_validation_catches_a_field_github_does_not_have() -> None:
 def test_the_generated_branch_query_is_valid(texts: list[str], oids: list[str]) -> None:
     """LoadBranch, built per call for the files asked, is valid for any paths."""
     assert validate(github_schema(), parse(read_query(texts, oids))) == []
+
+
+@pytest.mark.parametrize(
+    "riders",
+    [
+        {"gh-pages": Asked(texts=("summary.json", 'odd "path".html'), oids=("a.html",))},
+        {"gh-pages": Asked(texts=(), oids=()), "docs": Asked(texts=("x",), oids=())},
+    ],
+)
+def test_the_commit_that_reads_ahead_is_valid(riders: dict[str, Asked]) -> None:
+    """CreateCommit whose answer also reads other branches' files is valid for any paths."""
+    assert validate(github_schema(), parse(commit_mutation(riders))) == []
+    assert commit_mutation({}) == queries.CREATE_COMMIT

@@ -63,7 +63,14 @@ class Pipeline:
     def lease_ttl(self) -> timedelta:
         return self.config.timings.lease
 
-    def transact(self, change: Change[R], *, message: str, optimistic: bool = False) -> R:
+    def transact(
+        self,
+        change: Change[R],
+        *,
+        message: str,
+        optimistic: bool = False,
+        announce: Callable[[R], None] | None = None,
+    ) -> R:
         """`store.transact` on this pipeline's store, counted in its stats, on its clock."""
         return transact(
             self.store,
@@ -73,4 +80,5 @@ class Pipeline:
             rng=self.rng,
             sleep=self.clock.sleep,
             optimistic=optimistic,
+            announce=announce,
         )

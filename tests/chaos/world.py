@@ -177,6 +177,13 @@ class _DyingBatch(_Dying):
         self._batch.publish_batch(work, final=final)
         raise Killed
 
+    def read_ahead(
+        self,
+        articles: Sequence[Article],
+        removals: Sequence[tuple[str, PublishedRecord | None]] = (),
+    ) -> None:
+        self._batch.read_ahead(articles, removals)
+
     def finish(self) -> None:
         self._batch.finish()
 

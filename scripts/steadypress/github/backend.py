@@ -21,6 +21,7 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
 from steadypress.github.pages import BranchSiteFiles, pages_url
+from steadypress.github.readahead import ReadAhead
 from steadypress.github.store import GitHubStore
 from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
@@ -61,13 +62,18 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
             f"{environ['GITHUB_SERVER_URL']}/{repository}/actions/runs/{environ['GITHUB_RUN_ID']}"
         )
     content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
+    # The state's commits carry the reads the site asks ahead (a claim, the site's first read).
+    read_ahead = ReadAhead()
     context = TargetContext(
         source=config.source,
         content=content,
         clock=clock,
         secrets=secrets,
         site_files=lambda settings: BranchSiteFiles(
-            GitHubBranch(client, repository=repository, branch=settings.branch), clock=clock
+            GitHubBranch(
+                client, repository=repository, branch=settings.branch, read_ahead=read_ahead
+            ),
+            clock=clock,
         ),
         default_site_url=pages_url(repository),
         raw_base=f"https://raw.githubusercontent.com/{repository}",
@@ -78,7 +84,9 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
                             content=run.content_branch, state=config.state_branch)  # fmt: skip
     return Pipeline(
         config=config,
-        store=GitHubStore(client, repository=repository, branch=config.state_branch),
+        store=GitHubStore(
+            client, repository=repository, branch=config.state_branch, read_ahead=read_ahead
+        ),
         watch=watch,
         content=content,
         targets=build_targets(config.targets, context),

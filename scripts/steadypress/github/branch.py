@@ -17,15 +17,24 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from steadypress.errors import AmbiguousWrite, Conflict, GitHubError, GraphQLErrors
 from steadypress.github.client import GitHubClient
 from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
+from steadypress.github.readahead import Asked, ReadAhead
 
-__all__ = ["BranchRead", "GitHubBranch", "blob_oid", "files_query", "folder_query", "read_query"]
+__all__ = [
+    "BranchRead",
+    "GitHubBranch",
+    "blob_oid",
+    "commit_mutation",
+    "files_query",
+    "folder_query",
+    "read_query",
+]
 
 _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
 
@@ -40,20 +49,41 @@ _TEXT = "{ object { ... on Blob { oid text isTruncated } } }"
 _FILES_PER_QUERY = 200
 
 
-def read_query(texts: Collection[str], oids: Collection[str]) -> str:
-    """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`)."""
-    text = _TEXT
-    fields = [f"f{n}: file(path: {json.dumps(path)}) {text}" for n, path in enumerate(texts)] + [
+def _files(texts: Collection[str], oids: Collection[str]) -> str:
+    """The selection, on a commit, of each path's text (`texts`) or id (`oids`)."""
+    fields = [f"f{n}: file(path: {json.dumps(path)}) {_TEXT}" for n, path in enumerate(texts)] + [
         f"f{n}: file(path: {json.dumps(path)}) {{ object {{ oid }} }}"
         for n, path in enumerate(oids, start=len(texts))
     ]
-    files = " ... on Commit {\n        " + "\n        ".join(fields) + "\n      }" if fields else ""
+    return " ... on Commit {\n        " + "\n        ".join(fields) + "\n      }" if fields else ""
+
+
+def read_query(texts: Collection[str], oids: Collection[str]) -> str:
+    """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`)."""
     return (
         "query LoadBranch($owner: String!, $name: String!, $ref: String!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
         "    ref(qualifiedName: $ref) {\n"
-        f"      target {{ oid{files} }}\n"
+        f"      target {{ oid{_files(texts, oids)} }}\n"
         "    }\n  }\n}\n"
+    )
+
+
+def commit_mutation(riders: Mapping[str, Asked]) -> str:
+    """CreateCommit, whose answer also reads, per other branch of the repository (`riders`),
+    its head and the files asked ahead (`r0`, `r1`... in order)."""
+    if not riders:
+        return CREATE_COMMIT
+    refs = "\n".join(
+        f"      r{n}: ref(qualifiedName: {json.dumps(f'refs/heads/{branch}')}) {{\n"
+        f"        target {{ oid{_files(asked.texts, asked.oids)} }}\n      }}"
+        for n, (branch, asked) in enumerate(riders.items())
+    )
+    return (
+        "mutation CreateCommit($input: CreateCommitOnBranchInput!) {\n"
+        "  createCommitOnBranch(input: $input) {\n"
+        f"    commit {{ oid repository {{\n{refs}\n    }} }}\n"
+        "  }\n}\n"
     )
 
 
@@ -99,7 +129,16 @@ def _split(chunk: list[tuple[str, bool]]) -> tuple[list[str], list[str]]:
 
 
 class GitHubBranch:
-    def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
+    def __init__(
+        self,
+        client: GitHubClient,
+        *,
+        repository: str,
+        branch: str,
+        read_ahead: ReadAhead | None = None,
+    ) -> None:
+        """`read_ahead`, shared by the repository's branches: what one asks to read ahead, the
+        next commit of another reads with its answer."""
         owner, _, name = repository.partition("/")
         if not owner or not name:
             raise ValueError(f"repository must be OWNER/NAME, got {repository!r}")
@@ -108,11 +147,16 @@ class GitHubBranch:
         self._client = client
         self._variables = {"owner": owner, "name": name, "ref": f"refs/heads/{branch}"}
         self._blobs: dict[str, bytes] = {}
+        self._read_ahead = read_ahead
         self._unanswered = 0  # writes in a row whose answer was lost and which did not happen
 
     def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
         """The head, the text of `texts` and the blob id of `oids`, in one query per 200 files
-        (a first build's batch names thousands); every query must see the same head."""
+        (a first build's batch names thousands); every query must see the same head. Files
+        read ahead (by the answer to a commit on another branch) are not read again."""
+        if self._read_ahead and (ahead := self._read_ahead.take(self.branch, texts, oids)):
+            asked, ref = ahead
+            return self._kept(self._parsed(ref, asked.texts, asked.oids))
         wanted = [(path, True) for path in texts] + [(path, False) for path in oids]
         chunks = [wanted[n : n + _FILES_PER_QUERY] for n in range(0, len(wanted), _FILES_PER_QUERY)]
         found = self._read_once(*_split(chunks[0] if chunks else []))
@@ -122,12 +166,27 @@ class GitHubBranch:
                 raise Conflict(found.head, part.head)
             found.texts.update(part.texts)
             found.oids.update(part.oids)
+        return self._kept(found)
+
+    def ask_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
+        """The files (texts, oids) `plan` names will be read next: the next commit of another
+        branch of the repository reads them with its answer. `plan` is called only when there
+        is such a branch."""
+        if self._read_ahead is not None:
+            texts, oids = plan()
+            self._read_ahead.ask(self.branch, texts, oids)
+
+    def _kept(self, found: BranchRead) -> BranchRead:
         self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
         return found
 
     def _read_once(self, texts: Collection[str], oids: Collection[str]) -> BranchRead:
         data = self._client.graphql(read_query(texts, oids), self._variables, mutation=False)
-        ref = self._ref(data)
+        return self._parsed(self._ref(data), texts, oids)
+
+    def _parsed(
+        self, ref: Mapping[str, Any] | None, texts: Collection[str], oids: Collection[str]
+    ) -> BranchRead:
         if ref is None:
             return BranchRead(head=None)
         target = ref["target"]
@@ -200,20 +259,37 @@ class GitHubBranch:
                 "deletions": [{"path": path} for path in deletions],
             },
         }
+        riders = self._read_ahead.wanted(besides=self.branch) if self._read_ahead else {}
+        if sum(len(asked.texts) + len(asked.oids) for asked in riders.values()) > _FILES_PER_QUERY:
+            riders = {}  # too much to ride: read when needed, in as many queries as it takes
         try:
-            data = self._client.graphql(CREATE_COMMIT, {"input": change}, mutation=True)
-            head = str(data["createCommitOnBranch"]["commit"]["oid"])
+            data = self._client.graphql(commit_mutation(riders), {"input": change}, mutation=True)
+            made = data["createCommitOnBranch"]["commit"]
+            head = str(made["oid"])
         except GraphQLErrors as errors:
             if "STALE_DATA" not in errors.types:
                 raise
             head = self._settle(expected, message)
         except AmbiguousWrite:
             head = self._settle(expected, message, unanswered=True)
+        else:
+            self._answer(riders, made.get("repository"))
         self._unanswered = 0
         # What we wrote is known by its id: a large file read back (a verify, the next
         # transaction) is not fetched again.
         self._blobs.update((blob_oid(data), data) for data in changes.values())
         return head
+
+    def _answer(self, riders: Mapping[str, Asked], repository: object) -> None:
+        """Hand what a commit's answer read of other branches to them. Only a well-formed
+        answer: a branch said to be missing by garbage would be made again, as an orphan."""
+        if self._read_ahead is None or not isinstance(repository, dict):
+            return
+        for n, (branch, asked) in enumerate(riders.items()):
+            ref = repository.get(f"r{n}", ...)
+            if ref is None or (isinstance(ref, dict) and isinstance(ref.get("target"), dict)
+                               and isinstance(ref["target"].get("oid"), str)):  # fmt: skip
+                self._read_ahead.answer(branch, asked, ref)
 
     def create(self, files: Mapping[str, bytes], *, message: str) -> str:
         # A lost answer here is unavailability, not a race: it propagates, and the tree or commit

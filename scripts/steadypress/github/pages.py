@@ -81,6 +81,9 @@ class BranchSiteFiles:
                 ) from None
             raise TransientError(f"the Pages branch could not be updated: {failure}") from None
 
+    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
+        self._branch.ask_ahead(plan)
+
     def _commit(self, staged: _Staged) -> None:
         message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
         head = staged.at.head

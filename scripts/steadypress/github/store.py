@@ -34,6 +34,7 @@ from steadypress.errors import (
 )
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
+from steadypress.github.readahead import ReadAhead
 from steadypress.ledger import Ledger
 from steadypress.published import PublishedRecords, Shard, shard_of
 from steadypress.store.base import LastSnapshot, Snapshot
@@ -46,8 +47,18 @@ UNAVAILABLE = (GitHubError, GraphQLErrors, RateLimited, AmbiguousWrite, requests
 
 
 class GitHubStore:
-    def __init__(self, client: GitHubClient, *, repository: str, branch: str) -> None:
-        self._branch = GitHubBranch(client, repository=repository, branch=branch)
+    def __init__(
+        self,
+        client: GitHubClient,
+        *,
+        repository: str,
+        branch: str,
+        read_ahead: ReadAhead | None = None,
+    ) -> None:
+        """`read_ahead`: shared with the site's branch, whose first read a claim carries."""
+        self._branch = GitHubBranch(
+            client, repository=repository, branch=branch, read_ahead=read_ahead
+        )
         self._last = LastSnapshot()
         self._encoder = StateEncoder()
 

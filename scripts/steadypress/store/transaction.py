@@ -37,6 +37,7 @@ def transact(
     stats: TransactionStats | None = None,
     max_conflicts: int = 25,
     optimistic: bool = False,
+    announce: Callable[[R], None] | None = None,
     wait_initial: float = 0.01,
     wait_max: float = 1.0,
     sleep: Callable[[float], None] = time.sleep,
@@ -50,6 +51,8 @@ def transact(
 
     `optimistic` starts from the snapshot the store last read or wrote instead of reading: for a
     change that always writes, a stale start costs one conflict, and saves a read otherwise.
+    `announce` is told the change's result before it is written, so that what the result is
+    for may ask to read ahead with the write (the claim's commit carries the site's read).
     """
     stats = stats if stats is not None else TransactionStats()
     transaction_id = uuid.uuid4().hex
@@ -61,6 +64,8 @@ def transact(
         ledger, result = change(snapshot.ledger)
         if ledger == snapshot.ledger:
             return result
+        if announce is not None:
+            announce(result)
         try:
             store.save(
                 ledger, based_on=snapshot, message=f"{message}\n\ntransaction: {transaction_id}\n"

@@ -76,6 +76,16 @@ class BatchTarget(Target, Protocol):
         """Write what batches that were not `final` left waiting (a run's last call)."""
         ...
 
+    def read_ahead(
+        self,
+        articles: Sequence[Article],
+        removals: Sequence[tuple[str, PublishedRecord | None]] = (),
+    ) -> None:
+        """What the next `publish_batch` and `unpublish_batch` will be handed, told before it
+        is claimed: a target may ask for its files to be read with the claim's request, which
+        saves one."""
+        ...
+
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """`verify` for each article, together; None where the target shows what was written."""
         ...

@@ -125,8 +125,11 @@ class _Root:
             raise GitHubGraphQLError(
                 f"Could not resolve to a Repository with the name '{owner}/{name}'.", "NOT_FOUND"
             )
-        return {"name": name, "nameWithOwner": self.fake.full_name, "ref": self.ref,
-                "object": self.object}  # fmt: skip
+        return self.repository_fields()
+
+    def repository_fields(self) -> dict[str, Any]:
+        return {"name": self.fake.full_name.split("/", 1)[1], "nameWithOwner": self.fake.full_name,
+                "ref": self.ref, "object": self.object}  # fmt: skip
 
     def object(
         self, _info: Any, oid: str | None = None, expression: str | None = None
@@ -150,6 +153,8 @@ class _Root:
             "oid": oid,
             "message": self.repo.commit_message(oid),
             "file": lambda _info, path: self.tree_entry(oid, path),
+            # `Commit.repository` (RepositoryNode): what a mutation's answer reads further.
+            "repository": self.repository_fields(),
         }
 
     def tree_entry(self, commit: str, path: str) -> dict[str, Any] | None:

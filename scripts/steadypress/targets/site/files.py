@@ -60,6 +60,12 @@ class SiteFiles(Protocol):
         """
         ...
 
+    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
+        """The next `apply` will name the files `plan` gives (texts, oids): a remote backend
+        may read them with a request it makes before (the claim's), which saves one. `plan` is
+        called only by a backend that can."""
+        ...
+
 
 SITE_FILE_MODE = 0o644
 
@@ -83,6 +89,9 @@ class DirectorySiteFiles:
             raise PermanentError(f"refusing to write through the symlink {self.root}")
         with exclusive_lock(self.root / ".steadypress-site.lock"):
             return change(_DirectoryWriter(self.root))
+
+    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
+        pass  # a local file is read when it is wanted, at no extra cost
 
 
 class _DirectoryWriter:

@@ -162,6 +162,8 @@ class SiteTarget:
         self._assets = assets
         self._read_version = read_version
         self._stylesheet: bytes | None = None
+        # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
+        self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
@@ -323,6 +325,37 @@ class SiteTarget:
         if problem is not None:
             raise problem
 
+    def read_ahead(
+        self,
+        articles: Sequence[Article],
+        removals: Sequence[tuple[str, PublishedRecord | None]] = (),
+    ) -> None:
+        """What the next write will be handed (`removals` are written first, and alone read
+        ahead when there are any): the files its first read names are asked ahead, for a
+        backend that reads them with an earlier request (the claim's). Articles are rendered
+        for that, once: `publish_batch` uses the renderings."""
+        if removals:
+            self._files.read_ahead(lambda: self._removal_read(removals))
+        elif articles:
+            self._files.read_ahead(lambda: _first_read(self._rendered_ok(articles)))
+
+    def _rendered_ok(self, articles: Sequence[Article]) -> list[tuple[Article, _Rendered]]:
+        renders = self._rendered(articles)
+        return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
+
+    def _rendered(self, articles: Sequence[Article]) -> list[_Rendered | PublishError]:
+        """Each article rendered (their bodies on every core), or why it cannot be; those
+        rendered ahead are not rendered again."""
+        missing = [a for a in articles if (a.path, a.blob, a.commit) not in self._ahead]
+        bodies = prerender_all([article.body for article in missing])
+        for article, body in zip(missing, bodies, strict=True):
+            try:
+                rendered: _Rendered | PublishError = self._render(article, body)
+            except PublishError as error:
+                rendered = error
+            self._ahead[article.path, article.blob, article.commit] = rendered
+        return [self._ahead[a.path, a.blob, a.commit] for a in articles]
+
     def publish_batch(
         self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
     ) -> list[Receipt | PublishError]:
@@ -335,26 +368,21 @@ class SiteTarget:
         build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, _Rendered]] = []
-        bodies = prerender_all([article.body for article, _previous in work])
-        for number, ((article, _previous), body) in enumerate(zip(work, bodies, strict=True)):
-            try:
-                rendered = self._render(article, body)
-            except PublishError as error:
-                results.append(error)
+        renders = self._rendered([article for article, _previous in work])
+        self._ahead.clear()
+        for number, ((article, _previous), rendered) in enumerate(zip(work, renders, strict=True)):
+            if isinstance(rendered, PublishError):
+                results.append(rendered)
                 continue
             batch.append((number, article, rendered))
             slug = rendered.entry.slug
             results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
 
         if batch:
-            texts, oids = _announced([(article.path, r.entry) for _n, article, r in batch])
+            texts, oids = _first_read([(article, r) for _n, article, r in batch])
             refused, written = self._files.apply(
-                lambda files: self._publish_into(files, batch, final=final),
-                # The 404 page is read whole: an old site's own is left alone (it is small).
-                texts=[*texts, NOT_FOUND],
-                oids=[*oids, STYLESHEET, NO_JEKYLL,
-                      *{path for _n, _article, rendered in batch for path in rendered.assets}],
-            )  # fmt: skip
+                lambda files: self._publish_into(files, batch, final=final), texts=texts, oids=oids
+            )
             for number, refusal in refused.items():
                 results[number] = refusal
             if self._files.confirms_writes:
@@ -571,6 +599,14 @@ class SiteTarget:
             self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
             _remove_unused(files, index, unused)
 
+        texts, oids = self._removal_read(work)
+        self._files.apply(change, texts=texts, oids=oids)
+
+    def _removal_read(
+        self, work: Sequence[tuple[str, PublishedRecord | None]]
+    ) -> tuple[list[str], list[str]]:
+        """What removing these reads in the site's first read (texts, oids)."""
+        paths = [path for path, _previous in work]
         # Each page is most likely at the slug made from its path; announcing it saves a read.
         likely_pages = []
         for path in paths:
@@ -581,11 +617,7 @@ class SiteTarget:
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
         texts, oids = _announced(recorded)
-        self._files.apply(
-            change,
-            texts=[*texts, *map(article_file, paths)],
-            oids=[*oids, *likely_pages],
-        )
+        return [*texts, *map(article_file, paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
         """Render the listing pages this run's batches left stale (`publish_batch` not
@@ -675,6 +707,14 @@ def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[s
 def _front_page_date(index: SiteIndex) -> datetime | None:
     """When what the front page lists last changed (the sitemap's date for it)."""
     return max((entry.updated for _path, entry in index.newest), default=None)
+
+
+def _first_read(batch: Sequence[tuple[Article, _Rendered]]) -> tuple[list[str], list[str]]:
+    """What publishing these renderings reads in the site's first read (texts, oids)."""
+    texts, oids = _announced([(article.path, rendered.entry) for article, rendered in batch])
+    # The 404 page is read whole: an old site's own is left alone (it is small).
+    assets = {path for _article, rendered in batch for path in rendered.assets}
+    return [*texts, NOT_FOUND], [*oids, STYLESHEET, NO_JEKYLL, *sorted(assets)]
 
 
 def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:

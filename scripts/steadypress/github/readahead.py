@@ -1,0 +1,61 @@
+"""Files of one branch wanted soon, read by a request made to the repository for another reason.
+
+A publish on GitHub claims its articles (a commit on the state branch), then reads the Pages
+branch's files it will change. The claim's answer can carry that read: the mutation's commit
+names its repository, whose refs and files GraphQL can select in the same request. A request is
+saved, at the risk of a read gone stale before it is used; a write based on it is a
+compare-and-swap on the head it was read at, which fails and reads again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Asked", "ReadAhead"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Files of a branch asked ahead: their texts, or only their blob ids."""
+
+    texts: tuple[str, ...]
+    oids: tuple[str, ...]
+
+    def covers(self, texts: Collection[str], oids: Collection[str]) -> bool:
+        return set(texts) <= set(self.texts) and set(oids) <= {*self.texts, *self.oids}
+
+
+class ReadAhead:
+    """What branches want read ahead, and the answers until their branch takes them (once)."""
+
+    def __init__(self) -> None:
+        self._wanted: dict[str, Asked] = {}
+        self._answered: dict[str, tuple[Asked, Mapping[str, Any] | None]] = {}
+
+    def ask(self, branch: str, texts: Collection[str], oids: Collection[str]) -> None:
+        """`branch` will read these files next; an answer read earlier is no longer wanted."""
+        self._wanted[branch] = Asked(tuple(texts), tuple(oids))
+        self._answered.pop(branch, None)
+
+    def wanted(self, *, besides: str) -> dict[str, Asked]:
+        """What the other branches asked, handed to one request (and forgotten: a request that
+        fails is not retried with them, since the asking is done again before a retry)."""
+        taken = {name: asked for name, asked in self._wanted.items() if name != besides}
+        for name in taken:
+            del self._wanted[name]
+        return taken
+
+    def answer(self, branch: str, asked: Asked, ref: Mapping[str, Any] | None) -> None:
+        """GraphQL's `ref` of `branch`, as read for `asked` (None: the branch does not exist)."""
+        self._answered[branch] = (asked, ref)
+
+    def take(
+        self, branch: str, texts: Collection[str], oids: Collection[str]
+    ) -> tuple[Asked, Mapping[str, Any] | None] | None:
+        """The answer read ahead for `branch`, when it holds all these files; once."""
+        found = self._answered.pop(branch, None)
+        if found is None or not found[0].covers(texts, oids):
+            return None
+        return found
