@@ -417,9 +417,47 @@ def test_an_answer_that_makes_no_sense_is_not_taken_for_a_missing_branch(
     state = GitHubBranch(client, repository="o/r", branch="state", read_ahead=ahead)
     ahead.ask("gh-pages", ["a.html"], [])
     state.commit({"state/pending.json": b"[]\n"}, expected="0" * 40, message="claim")
-    assert ahead.take("gh-pages", ["a.html"], []) is None
+    assert ahead.answers("gh-pages") == []
 
     ahead.ask("gh-pages", ["a.html"], [])
     GitHubBranch(_Answering({"r0": None}), repository="o/r", branch="state",  # type: ignore[arg-type]
                  read_ahead=ahead).commit({}, expected="0" * 40, message="claim")  # fmt: skip
-    assert ahead.take("gh-pages", ["a.html"], []) is not None, "null: the branch is not there"
+    assert ahead.answers("gh-pages") != [], "null: the branch is not there"
+
+
+def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
+    github: FakeGitHub,
+) -> None:
+    """The state's read carries the site's first read; the site rehearses its write on it
+    (writing nothing) and asks for what the write reads next, which the claim carries: the
+    write then reads nothing itself. A Pages commit by someone else in between costs the write
+    a read of its own, never a wrong page."""
+    state, files = _state_and_pages(github)
+    head = state.create({"state/pending.json": b"{}\n"}, message="state")
+
+    def seed(w: SiteWriter) -> None:
+        w.put("index.html", b"next.html\n")
+        w.put("next.html", b"N")
+
+    files.apply(seed)
+
+    def change(w: SiteWriter) -> None:
+        target = (w.read("index.html") or b"").decode().strip()
+        w.want(texts=[target])
+        w.put(target, (w.read(target) or b"") + b"+")
+
+    for someone_else_writes in (False, True):
+        files.read_ahead(lambda: (["index.html"], []), change)
+        assert state.read(["state/pending.json"]).head == head  # the load, carrying index.html
+        files.read_ahead(lambda: (["index.html"], []), change)  # rehearsed: next.html wanted
+        head = state.commit({"state/pending.json": b"[]\n"}, expected=head, message="claim")
+        if someone_else_writes:
+            pages(github).apply(lambda w: w.put("next.html", b"M"), oids=["next.html"])
+        with github.counting() as calls:
+            files.apply(change, texts=["index.html"])
+        if someone_else_writes:
+            assert github.repository.text("show", "gh-pages:next.html") == "M+"
+            assert calls["graphql LoadBranch"] >= 1
+        else:
+            assert github.repository.text("show", "gh-pages:next.html") == "N+"
+            assert calls == {"graphql CreateCommit": 1}, "the write read nothing itself"

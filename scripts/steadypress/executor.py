@@ -12,7 +12,6 @@ executor took over meanwhile is left to it, never published a second time here.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import secrets
 import traceback
@@ -40,6 +39,7 @@ from steadypress.ledger import (
     select,
     split_key,
 )
+from steadypress.lookahead import read_ahead
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission
 from steadypress.report import Report
@@ -63,11 +63,6 @@ def claim_size(pending: int, *, earlier: int = 0) -> int:
     shrinking ones (each claim rewrites the site's shared files once)."""
     return min(MAX_CLAIM, max(CLAIM_BATCH, pending // 4, earlier))
 
-
-# The most items a claim reads ahead for (`_read_ahead`): a push's. A larger batch reads what it
-# writes when it writes, since its site read would not ride in one query (200 files), and
-# rendering it before the claim would hold the claim back.
-READ_AHEAD_MOST = 10
 
 # Outcomes are recorded at least this often within a batch, renewing the leases still held
 # (and sooner when a third of the lease has passed).
@@ -188,31 +183,12 @@ def drain(
 
 
 def _read_ahead(pipeline: Pipeline, claimed: Claimed) -> None:
-    """Before a small claim is written (a push's), tell each batch target the articles it is
-    about to be handed, read as the batch will read them: the site asks for its first read to
-    ride on the claim's commit. Only a saving: whatever goes wrong here is left to the batch,
-    which reads and reports it itself."""
-    if len(claimed) > READ_AHEAD_MOST:
-        return
-    try:
-        head = pipeline.content.head()
-        work: dict[str, tuple[BatchTarget, list[Article], Claimed]] = {}
-        for item, previous in claimed:
-            target = pipeline.targets.get(item.target)
-            if not isinstance(target, BatchTarget):
-                continue
-            _target, articles, removals = work.setdefault(item.target, (target, [], []))
-            if item.unpublishes:
-                removals.append((item, previous))
-                continue
-            with contextlib.suppress(ArticleError):
-                articles.append(
-                    pipeline.content.read(item.path, item.blob, commit=item.commit, newest=head)
-                )
-        for target, articles, removals in work.values():
-            target.read_ahead(articles, [(item.path, previous) for item, previous in removals])
-    except Exception as error:  # a saving lost, never the claim
-        pipeline.log(f"reading ahead for the claim failed, read when written: {error}")
+    """Before a claim is written: what its batch will publish and remove."""
+    read_ahead(
+        pipeline,
+        [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes],
+        [(i.target, i.path, previous) for i, previous in claimed if i.unpublishes],
+    )
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:

@@ -16,6 +16,7 @@ from steadypress.ledger import (
     ABSENT,
     Backlog,
     Ledger,
+    PublishedRecord,
     Reconciled,
     Sighting,
     enqueue,
@@ -24,6 +25,7 @@ from steadypress.ledger import (
     split_key,
     withdraw,
 )
+from steadypress.lookahead import read_ahead
 from steadypress.pipeline import Pipeline
 
 __all__ = [
@@ -253,6 +255,15 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     changes = pipeline.content.changed_articles(before, after)
     articles = pipeline.content.list_articles(after) if changes is None else changes.changed
     removed = () if changes is None else changes.removed
+    # The state's read can carry what the site reads to publish and remove what was pushed: a
+    # removed article is most likely on the site at its version before the push.
+    gone = pipeline.content.versions(before, removed) if removed else {}
+    read_ahead(
+        pipeline,
+        [(name, path, blob, after) for path, blob in articles.items() for name in pipeline.targets],
+        [(name, path, PublishedRecord(blob, before, None, "", None))
+         for path, blob in gone.items() for name in pipeline.targets],
+    )  # fmt: skip
     ledger = _load(pipeline, articles, removed)
     planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
     prepare = planned.apply if planned else None

@@ -17,7 +17,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
 from steadypress.github.readahead import Asked, ReadAhead
 
 __all__ = [
+    "Ahead",
     "BranchRead",
     "GitHubBranch",
     "blob_oid",
@@ -58,31 +59,38 @@ def _files(texts: Collection[str], oids: Collection[str]) -> str:
     return " ... on Commit {\n        " + "\n        ".join(fields) + "\n      }" if fields else ""
 
 
-def read_query(texts: Collection[str], oids: Collection[str]) -> str:
-    """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`)."""
+def read_query(
+    texts: Collection[str], oids: Collection[str], riders: Mapping[str, Asked] | None = None
+) -> str:
+    """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`);
+    and per other branch of the repository (`riders`), its head and the files asked ahead."""
     return (
         "query LoadBranch($owner: String!, $name: String!, $ref: String!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
         "    ref(qualifiedName: $ref) {\n"
         f"      target {{ oid{_files(texts, oids)} }}\n"
-        "    }\n  }\n}\n"
+        f"    }}{_rider_refs(riders or {})}\n  }}\n}}\n"
+    )
+
+
+def _rider_refs(riders: Mapping[str, Asked]) -> str:
+    """`r0`, `r1`...: each branch's head and the files it asked ahead, in order."""
+    return "".join(
+        f"\n      r{n}: ref(qualifiedName: {json.dumps(f'refs/heads/{branch}')}) {{\n"
+        f"        target {{ oid{_files(asked.texts, asked.oids)} }}\n      }}"
+        for n, (branch, asked) in enumerate(riders.items())
     )
 
 
 def commit_mutation(riders: Mapping[str, Asked]) -> str:
     """CreateCommit, whose answer also reads, per other branch of the repository (`riders`),
-    its head and the files asked ahead (`r0`, `r1`... in order)."""
+    its head and the files asked ahead."""
     if not riders:
         return CREATE_COMMIT
-    refs = "\n".join(
-        f"      r{n}: ref(qualifiedName: {json.dumps(f'refs/heads/{branch}')}) {{\n"
-        f"        target {{ oid{_files(asked.texts, asked.oids)} }}\n      }}"
-        for n, (branch, asked) in enumerate(riders.items())
-    )
     return (
         "mutation CreateCommit($input: CreateCommitOnBranchInput!) {\n"
         "  createCommitOnBranch(input: $input) {\n"
-        f"    commit {{ oid repository {{\n{refs}\n    }} }}\n"
+        f"    commit {{ oid repository {{{_rider_refs(riders)}\n    }} }}\n"
         "  }\n}\n"
     )
 
@@ -123,6 +131,18 @@ class BranchRead:
     oids: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass
+class Ahead:
+    """A branch as read ahead: the files, and which paths were asked (absent ones included)."""
+
+    read: BranchRead
+    texts: set[str] = field(default_factory=set)  # paths whose text was asked
+    ids: set[str] = field(default_factory=set)  # paths whose blob id was asked
+
+    def covers(self, texts: Collection[str], oids: Collection[str]) -> bool:
+        return set(texts) <= self.texts and set(oids) <= self.ids
+
+
 def _split(chunk: list[tuple[str, bool]]) -> tuple[list[str], list[str]]:
     """(path, wants its text) pairs as the paths whose text, and those whose id, is wanted."""
     return [p for p, text in chunk if text], [p for p, text in chunk if not text]
@@ -154,9 +174,8 @@ class GitHubBranch:
         """The head, the text of `texts` and the blob id of `oids`, in one query per 200 files
         (a first build's batch names thousands); every query must see the same head. Files
         read ahead (by the answer to a commit on another branch) are not read again."""
-        if self._read_ahead and (ahead := self._read_ahead.take(self.branch, texts, oids)):
-            asked, ref = ahead
-            return self._kept(self._parsed(ref, asked.texts, asked.oids))
+        if (ahead := self.peek()) and ahead.covers(texts, oids):
+            return self._kept(ahead.read)
         wanted = [(path, True) for path in texts] + [(path, False) for path in oids]
         chunks = [wanted[n : n + _FILES_PER_QUERY] for n in range(0, len(wanted), _FILES_PER_QUERY)]
         found = self._read_once(*_split(chunks[0] if chunks else []))
@@ -168,21 +187,56 @@ class GitHubBranch:
             found.oids.update(part.oids)
         return self._kept(found)
 
-    def ask_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
-        """The files (texts, oids) `plan` names will be read next: the next commit of another
-        branch of the repository reads them with its answer. `plan` is called only when there
-        is such a branch."""
+    @property
+    def reads_ahead(self) -> bool:
+        """Whether another branch's requests can read for this one (`ask_ahead`)."""
+        return self._read_ahead is not None
+
+    def ask_ahead(self, texts: Sequence[str], oids: Sequence[str]) -> None:
+        """These files will be read next: the next request to another branch of the
+        repository reads them with its answer."""
         if self._read_ahead is not None:
-            texts, oids = plan()
             self._read_ahead.ask(self.branch, texts, oids)
+
+    def peek(self) -> Ahead | None:
+        """What was read ahead for this branch since it was last written, at the newest head
+        read (an older head's answers are stale beside it)."""
+        if self._read_ahead is None or not (answers := self._read_ahead.answers(self.branch)):
+            return None
+        parsed = [(asked, self._parsed(ref, asked.texts, asked.oids)) for asked, ref in answers]
+        newest = parsed[-1][1].head
+        ahead = Ahead(BranchRead(head=newest))
+        for asked, found in parsed:
+            if found.head == newest:
+                ahead.read.texts.update(found.texts)
+                ahead.read.oids.update(found.oids)
+                ahead.texts.update(asked.texts)
+                ahead.ids.update((*asked.texts, *asked.oids))
+        return ahead
+
+    def forget_ahead(self) -> None:
+        """This branch was written: what was read ahead for it is stale."""
+        if self._read_ahead is not None:
+            self._read_ahead.forget(self.branch)
 
     def _kept(self, found: BranchRead) -> BranchRead:
         self._blobs = {oid: self._blobs[oid] for oid in found.oids.values() if oid in self._blobs}
         return found
 
     def _read_once(self, texts: Collection[str], oids: Collection[str]) -> BranchRead:
-        data = self._client.graphql(read_query(texts, oids), self._variables, mutation=False)
-        return self._parsed(self._ref(data), texts, oids)
+        riders = self._riders(len(texts) + len(oids))
+        query = read_query(texts, oids, riders)
+        data = self._client.graphql(query, self._variables, mutation=False)
+        found = self._parsed(self._ref(data), texts, oids)
+        self._answer(riders, data.get("repository"))
+        return found
+
+    def _riders(self, files: int) -> dict[str, Asked]:
+        """What other branches asked to read with this branch's next request, when it fits."""
+        riders = self._read_ahead.wanted(besides=self.branch) if self._read_ahead else {}
+        asked = sum(len(rider.texts) + len(rider.oids) for rider in riders.values())
+        # Too much to ride: read when needed, in as many queries as it takes.
+        return riders if files + asked <= _FILES_PER_QUERY else {}
 
     def _parsed(
         self, ref: Mapping[str, Any] | None, texts: Collection[str], oids: Collection[str]
@@ -259,9 +313,7 @@ class GitHubBranch:
                 "deletions": [{"path": path} for path in deletions],
             },
         }
-        riders = self._read_ahead.wanted(besides=self.branch) if self._read_ahead else {}
-        if sum(len(asked.texts) + len(asked.oids) for asked in riders.values()) > _FILES_PER_QUERY:
-            riders = {}  # too much to ride: read when needed, in as many queries as it takes
+        riders = self._riders(0)
         try:
             data = self._client.graphql(commit_mutation(riders), {"input": change}, mutation=True)
             made = data["createCommitOnBranch"]["commit"]

@@ -49,9 +49,11 @@ class BranchSiteFiles:
         texts: Sequence[str] = (),
         oids: Sequence[str] = (),
     ) -> R:
-        def attempt(_number: int) -> R:
+        def attempt(number: int) -> R:
+            if number > 1:  # the branch moved: what was read ahead is as stale as the rest
+                self._branch.forget_ahead()
             at = self._branch.read(texts, oids)
-            staged = _Staged(self._branch, at, texts=set(texts), oids=set(oids))
+            staged = _Staged(self._branch.read, at, texts=set(texts), oids=set(oids))
             result = change(staged)
             if staged.changes or staged.deletions:
                 self._commit(staged)
@@ -80,9 +82,32 @@ class BranchSiteFiles:
                     f"GitHub forbade writing {self._branch.branch!r}: {failure.message}"
                 ) from None
             raise TransientError(f"the Pages branch could not be updated: {failure}") from None
+        finally:
+            self._branch.forget_ahead()
 
-    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
-        self._branch.ask_ahead(plan)
+    def read_ahead(
+        self,
+        plan: Callable[[], tuple[Sequence[str], Sequence[str]]],
+        change: Callable[[SiteWriter], object] | None = None,
+    ) -> None:
+        """Ask for the first read ahead; when something was read ahead already (with the
+        state's load), rehearse `change` on it, writing nothing, to learn what the write reads
+        next, and ask for that too: with the claim's commit, the write needs no read of its
+        own."""
+        if not self._branch.reads_ahead:
+            return
+        texts, oids = plan()
+        ahead = self._branch.peek()
+        if ahead is not None and change is not None:
+            try:
+                change(_Staged(_unread, ahead.read, texts=ahead.texts, oids=ahead.ids))
+            except _Wanted as wanted:
+                texts, oids = [*texts, *wanted.texts], [*oids, *wanted.oids]
+            except Exception:  # noqa: S110 (a saving lost: the write reads what it needs itself)
+                pass
+            texts = [path for path in dict.fromkeys(texts) if path not in ahead.texts]
+            oids = [path for path in dict.fromkeys(oids) if path not in ahead.ids]
+        self._branch.ask_ahead(texts, oids)
 
     def _commit(self, staged: _Staged) -> None:
         message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
@@ -109,13 +134,30 @@ def _is_text(data: bytes) -> bool:
     return True
 
 
+class _Wanted(Exception):
+    def __init__(self, texts: Sequence[str], oids: Sequence[str]) -> None:
+        super().__init__("more to read")
+        self.texts, self.oids = texts, oids
+
+
+def _unread(texts: Sequence[str] = (), oids: Sequence[str] = ()) -> BranchRead:
+    """A rehearsal's reads: not made, but said."""
+    raise _Wanted(texts, oids)
+
+
 class _Staged:
-    """The branch's files as read at one head, with the change's writes held back."""
+    """The branch's files as read at one head, with the change's writes held back; `fetch`
+    reads more files of the branch."""
 
     def __init__(
-        self, branch: GitHubBranch, at: BranchRead, *, texts: set[str], oids: set[str]
+        self,
+        fetch: Callable[..., BranchRead],
+        at: BranchRead,
+        *,
+        texts: set[str],
+        oids: set[str],
     ) -> None:
-        self._branch = branch
+        self._fetch_files = fetch
         self.at = at
         self._texts_known = texts  # paths whose text was read (absent paths included)
         self._ids_known = texts | oids  # paths whose blob id was read
@@ -164,7 +206,7 @@ class _Staged:
 
     def _fetch(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
         """Files the caller did not announce: one more read, which must see the same head."""
-        extra = self._branch.read(texts=texts, oids=oids)
+        extra = self._fetch_files(texts=texts, oids=oids)
         if extra.head != self.at.head:
             raise Conflict(self.at.head, extra.head)
         self._texts_known.update(texts)

@@ -28,16 +28,15 @@ class Asked:
 
 
 class ReadAhead:
-    """What branches want read ahead, and the answers until their branch takes them (once)."""
+    """What branches want read ahead, and the answers, kept until their branch is written."""
 
     def __init__(self) -> None:
         self._wanted: dict[str, Asked] = {}
-        self._answered: dict[str, tuple[Asked, Mapping[str, Any] | None]] = {}
+        self._answered: dict[str, list[tuple[Asked, Mapping[str, Any] | None]]] = {}
 
     def ask(self, branch: str, texts: Collection[str], oids: Collection[str]) -> None:
-        """`branch` will read these files next; an answer read earlier is no longer wanted."""
+        """`branch` will read these files: the next request to another branch reads them."""
         self._wanted[branch] = Asked(tuple(texts), tuple(oids))
-        self._answered.pop(branch, None)
 
     def wanted(self, *, besides: str) -> dict[str, Asked]:
         """What the other branches asked, handed to one request (and forgotten: a request that
@@ -49,13 +48,13 @@ class ReadAhead:
 
     def answer(self, branch: str, asked: Asked, ref: Mapping[str, Any] | None) -> None:
         """GraphQL's `ref` of `branch`, as read for `asked` (None: the branch does not exist)."""
-        self._answered[branch] = (asked, ref)
+        self._answered.setdefault(branch, []).append((asked, ref))
 
-    def take(
-        self, branch: str, texts: Collection[str], oids: Collection[str]
-    ) -> tuple[Asked, Mapping[str, Any] | None] | None:
-        """The answer read ahead for `branch`, when it holds all these files; once."""
-        found = self._answered.pop(branch, None)
-        if found is None or not found[0].covers(texts, oids):
-            return None
-        return found
+    def answers(self, branch: str) -> list[tuple[Asked, Mapping[str, Any] | None]]:
+        """What was read ahead for `branch` since its last write, oldest first."""
+        return list(self._answered.get(branch, ()))
+
+    def forget(self, branch: str) -> None:
+        """`branch` wrote: what was read ahead for it is no longer worth keeping."""
+        self._answered.pop(branch, None)
+        self._wanted.pop(branch, None)

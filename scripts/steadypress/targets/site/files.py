@@ -60,10 +60,15 @@ class SiteFiles(Protocol):
         """
         ...
 
-    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
-        """The next `apply` will name the files `plan` gives (texts, oids): a remote backend
-        may read them with a request it makes before (the claim's), which saves one. `plan` is
-        called only by a backend that can."""
+    def read_ahead(
+        self,
+        plan: Callable[[], tuple[Sequence[str], Sequence[str]]],
+        change: Callable[[SiteWriter], object] | None = None,
+    ) -> None:
+        """The next `apply` will name the files `plan` gives (texts, oids) and run `change`:
+        a remote backend may read them with a request it makes before (the state's load or
+        claim), which saves one, and rehearse `change` on them, writing nothing, to read ahead
+        what it wants next. Both are called only by a backend that can."""
         ...
 
 
@@ -90,7 +95,11 @@ class DirectorySiteFiles:
         with exclusive_lock(self.root / ".steadypress-site.lock"):
             return change(_DirectoryWriter(self.root))
 
-    def read_ahead(self, plan: Callable[[], tuple[Sequence[str], Sequence[str]]]) -> None:
+    def read_ahead(
+        self,
+        plan: Callable[[], tuple[Sequence[str], Sequence[str]]],
+        change: Callable[[SiteWriter], object] | None = None,
+    ) -> None:
         pass  # a local file is read when it is wanted, at no extra cost
 
 

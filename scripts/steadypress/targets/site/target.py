@@ -13,6 +13,7 @@ written.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -335,9 +336,19 @@ class SiteTarget:
         backend that reads them with an earlier request (the claim's). Articles are rendered
         for that, once: `publish_batch` uses the renderings."""
         if removals:
-            self._files.read_ahead(lambda: self._removal_read(removals))
+            self._files.read_ahead(
+                lambda: self._removal_read(removals),
+                functools.partial(self._unpublish_from, paths=[path for path, _ in removals]),
+            )
         elif articles:
-            self._files.read_ahead(lambda: _first_read(self._rendered_ok(articles)))
+            self._files.read_ahead(
+                lambda: _first_read(self._rendered_ok(articles)),
+                lambda files: self._publish_into(
+                    files,
+                    [(n, *row) for n, row in enumerate(self._rendered_ok(articles))],
+                    final=True,
+                ),
+            )
 
     def _rendered_ok(self, articles: Sequence[Article]) -> list[tuple[Article, _Rendered]]:
         renders = self._rendered(articles)
@@ -577,30 +588,34 @@ class SiteTarget:
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """Remove several articles in one write, the listings rewritten once: a push that
         removes ten articles costs what one that adds ten does."""
-        paths = [path for path, _previous in work]
-
-        def change(files: SiteWriter) -> None:
-            index, sitemaps = self._open_index(files)
-            olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
-            if not olds:
-                return
-            touched = [old for _path, old in olds]
-            self._want_replaced(index, olds)
-            existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
-            stale = dict.fromkeys(stale_pages(index), True)
-            beside = [row for path, old in olds for row in index.beside(path, old)]
-            unused = [used for path, _old in olds for used in index.put(path, None)]
-            relink = self._neighbours_to_relink(
-                files, index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
-                pages=[page_path(old.slug) for old in touched],
-            )  # fmt: skip
-            self._relink(files, index, relink)
-            gone = dict.fromkeys((old.slug for old in touched), None)
-            self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
-            _remove_unused(files, index, unused)
-
         texts, oids = self._removal_read(work)
-        self._files.apply(change, texts=texts, oids=oids)
+        self._files.apply(
+            functools.partial(self._unpublish_from, paths=[p for p, _ in work]),
+            texts=texts,
+            oids=oids,
+        )
+
+    def _unpublish_from(self, files: SiteWriter, *, paths: Sequence[str]) -> None:
+        """Inside the site's write: the articles at `paths` taken off the index, their pages
+        and images removed, their neighbours relinked, the listings rewritten once."""
+        index, sitemaps = self._open_index(files)
+        olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
+        if not olds:
+            return
+        touched = [old for _path, old in olds]
+        self._want_replaced(index, olds)
+        existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+        stale = dict.fromkeys(stale_pages(index), True)
+        beside = [row for path, old in olds for row in index.beside(path, old)]
+        unused = [used for path, _old in olds for used in index.put(path, None)]
+        relink = self._neighbours_to_relink(
+            files, index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
+            pages=[page_path(old.slug) for old in touched],
+        )  # fmt: skip
+        self._relink(files, index, relink)
+        gone = dict.fromkeys((old.slug for old in touched), None)
+        self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
+        _remove_unused(files, index, unused)
 
     def _removal_read(
         self, work: Sequence[tuple[str, PublishedRecord | None]]
@@ -643,16 +658,19 @@ class SiteTarget:
         such version)."""
         if self._read_version is None or previous is None:
             return None
-        if previous.id is None or previous.blob == ABSENT:
+        if previous.blob == ABSENT:
             return None
         try:
             article = self._read_version(path, previous.blob, previous.commit)
+            # A guess of what the site holds (read ahead before the ledger) names no URL: the
+            # one made from its path is the likeliest.
+            slug = previous.id if previous.id is not None else self.slug_of(article)
         except (PublishError, GitFailed):
             return None
         if article.date is None:
             return None
         return Entry(
-            blob=previous.blob, slug=previous.id, title=article.title, date=article.date,
+            blob=previous.blob, slug=slug, title=article.title, date=article.date,
             updated=article.updated or article.date, description=None, summary="",
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip

@@ -1,0 +1,50 @@
+"""Telling batch targets what they are about to write, before the state request that can
+carry their reads (`github/readahead.py`): a push's articles before the ledger is read, a
+claim's before it is written. Only a saving: whatever goes wrong here is left to the write,
+which reads and reports it itself."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+from steadypress.content import Article
+from steadypress.errors import ArticleError
+from steadypress.ledger import PublishedRecord
+from steadypress.pipeline import Pipeline
+from steadypress.targets import BatchTarget
+
+__all__ = ["READ_AHEAD_MOST", "read_ahead"]
+
+# The most articles read ahead for: a push's. A larger batch reads what it writes when it
+# writes, since its site read would not ride in one query (200 files), and rendering it before
+# the state's request would hold that request back.
+READ_AHEAD_MOST = 10
+
+Version = tuple[str, str, str, str]  # target, path, blob, commit
+Removal = tuple[str, str, PublishedRecord | None]  # target, path, what the ledger recorded
+
+
+def read_ahead(
+    pipeline: Pipeline, versions: Sequence[Version], removals: Sequence[Removal] = ()
+) -> None:
+    """Hand each batch target the article `versions` and the `removals` it is about to be
+    handed (at most READ_AHEAD_MOST in all), the articles read as the executor will read them."""
+    batched = {name for name, target in pipeline.targets.items() if isinstance(target, BatchTarget)}
+    versions = [version for version in versions if version[0] in batched]
+    removals = [removal for removal in removals if removal[0] in batched]
+    if not 0 < len(versions) + len(removals) <= READ_AHEAD_MOST:
+        return
+    try:
+        head = pipeline.content.head()
+        articles: dict[str, list[Article]] = {name: [] for name in batched}
+        for name, path, blob, commit in versions:
+            with contextlib.suppress(ArticleError):
+                articles[name].append(pipeline.content.read(path, blob, commit=commit, newest=head))
+        for name in batched:
+            removed = [(path, previous) for target, path, previous in removals if target == name]
+            target = pipeline.targets[name]
+            if (articles[name] or removed) and isinstance(target, BatchTarget):
+                target.read_ahead(articles[name], removed)
+    except Exception as error:  # a saving lost, never the work
+        pipeline.log(f"reading ahead failed, read when written: {error}")
