@@ -158,7 +158,7 @@ class GitHubBranch:
         read_ahead: ReadAhead | None = None,
     ) -> None:
         """`read_ahead`, shared by the repository's branches: what one asks to read ahead, the
-        next commit of another reads with its answer."""
+        next request of another (a read or a commit) reads with its answer."""
         owner, _, name = repository.partition("/")
         if not owner or not name:
             raise ValueError(f"repository must be OWNER/NAME, got {repository!r}")

@@ -1,10 +1,12 @@
 """Files of one branch wanted soon, read by a request made to the repository for another reason.
 
-A publish on GitHub claims its articles (a commit on the state branch), then reads the Pages
-branch's files it will change. The claim's answer can carry that read: the mutation's commit
-names its repository, whose refs and files GraphQL can select in the same request. A request is
-saved, at the risk of a read gone stale before it is used; a write based on it is a
-compare-and-swap on the head it was read at, which fails and reads again.
+A publish on GitHub reads the state branch, claims its articles (a commit on the state
+branch), then reads the Pages branch's files it will change, twice (what the articles' paths
+name, then what the site's index says). The state's requests can carry those reads: a query
+may select any ref of the repository, and a mutation's commit names its repository, whose refs
+and files GraphQL selects in the same request. A request is saved each time, at the risk of a
+read gone stale before it is used; a write based on it is a compare-and-swap on the head it was
+read at, which fails and reads again.
 """
 
 from __future__ import annotations
@@ -22,9 +24,6 @@ class Asked:
 
     texts: tuple[str, ...]
     oids: tuple[str, ...]
-
-    def covers(self, texts: Collection[str], oids: Collection[str]) -> bool:
-        return set(texts) <= set(self.texts) and set(oids) <= {*self.texts, *self.oids}
 
 
 class ReadAhead:

@@ -55,7 +55,7 @@ class GitHubStore:
         branch: str,
         read_ahead: ReadAhead | None = None,
     ) -> None:
-        """`read_ahead`: shared with the site's branch, whose first read a claim carries."""
+        """`read_ahead`: shared with the site's branch, whose reads the state's carry."""
         self._branch = GitHubBranch(
             client, repository=repository, branch=branch, read_ahead=read_ahead
         )
