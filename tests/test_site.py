@@ -286,3 +286,18 @@ def test_a_new_date_moves_an_article_to_another_month(tmp_path: Path) -> None:
     site.publish(moved, None)
     assert not (tmp_path / "archive/2026/03/index.html").exists()
     assert titles(tmp_path / "archive/2026/05/index.html") == ["P1"]
+
+
+def test_a_local_site_reads_nothing_ahead(tmp_path: Path) -> None:
+    """Reading ahead saves requests to a remote backend; a folder has none to save, so the
+    articles told ahead are not even read."""
+    read: list[str] = []
+
+    def articles() -> list[Article]:
+        read.append("read")
+        return [post("content/a.md", "A")]
+
+    make_site(tmp_path).read_ahead(articles, [])
+    make_site(tmp_path).read_ahead(articles, [("content/a.md", None)])
+    assert read == []
+    assert not any(tmp_path.iterdir()), "nothing written either"

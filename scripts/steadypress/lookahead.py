@@ -6,6 +6,7 @@ which reads and reports it itself."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
 
 from steadypress.content import Article
@@ -29,22 +30,33 @@ def read_ahead(
     pipeline: Pipeline, versions: Sequence[Version], removals: Sequence[Removal] = ()
 ) -> None:
     """Hand each batch target the article `versions` and the `removals` it is about to be
-    handed (at most READ_AHEAD_MOST in all), the articles read as the executor will read them."""
+    handed (at most READ_AHEAD_MOST in all); the articles are read when the target asks."""
     batched = {name for name, target in pipeline.targets.items() if isinstance(target, BatchTarget)}
     versions = [version for version in versions if version[0] in batched]
     removals = [removal for removal in removals if removal[0] in batched]
     if not 0 < len(versions) + len(removals) <= READ_AHEAD_MOST:
         return
     try:
-        head = pipeline.content.head()
-        articles: dict[str, list[Article]] = {name: [] for name in batched}
-        for name, path, blob, commit in versions:
-            with contextlib.suppress(ArticleError):
-                articles[name].append(pipeline.content.read(path, blob, commit=commit, newest=head))
         for name in batched:
+            wanted = [(path, blob, commit) for target, path, blob, commit in versions
+                      if target == name]  # fmt: skip
             removed = [(path, previous) for target, path, previous in removals if target == name]
             target = pipeline.targets[name]
-            if (articles[name] or removed) and isinstance(target, BatchTarget):
-                target.read_ahead(articles[name], removed)
+            if (wanted or removed) and isinstance(target, BatchTarget):
+                # Read only by a target whose backend reads ahead (not a local folder).
+                target.read_ahead(
+                    functools.cache(functools.partial(_read, pipeline, wanted)), removed
+                )
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"reading ahead failed, read when written: {error}")
+
+
+def _read(pipeline: Pipeline, versions: Sequence[tuple[str, str, str]]) -> list[Article]:
+    """The articles of `versions` (path, blob, commit), read as the executor will read them;
+    one that cannot be read is left to the executor, which reports it."""
+    head = pipeline.content.head()
+    found = []
+    for path, blob, commit in versions:
+        with contextlib.suppress(ArticleError):
+            found.append(pipeline.content.read(path, blob, commit=commit, newest=head))
+    return found

@@ -179,7 +179,7 @@ class _DyingBatch(_Dying):
 
     def read_ahead(
         self,
-        articles: Sequence[Article],
+        articles: Callable[[], Sequence[Article]],
         removals: Sequence[tuple[str, PublishedRecord | None]] = (),
     ) -> None:
         self._batch.read_ahead(articles, removals)

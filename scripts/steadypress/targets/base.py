@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -78,12 +78,12 @@ class BatchTarget(Target, Protocol):
 
     def read_ahead(
         self,
-        articles: Sequence[Article],
+        articles: Callable[[], Sequence[Article]],
         removals: Sequence[tuple[str, PublishedRecord | None]] = (),
     ) -> None:
-        """What the next `publish_batch` and `unpublish_batch` will be handed, told before it
-        is claimed: a target may ask for its files to be read with the claim's request, which
-        saves one."""
+        """What the next `publish_batch` (`articles`, read when called) and `unpublish_batch`
+        will be handed, told before the state's request that claims it: a target may ask for
+        its files to be read with the state's requests, which saves its own."""
         ...
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:

@@ -328,24 +328,24 @@ class SiteTarget:
 
     def read_ahead(
         self,
-        articles: Sequence[Article],
+        articles: Callable[[], Sequence[Article]],
         removals: Sequence[tuple[str, PublishedRecord | None]] = (),
     ) -> None:
         """What the next write will be handed (`removals` are written first, and alone read
         ahead when there are any): the files its first read names are asked ahead, for a
-        backend that reads them with an earlier request (the claim's). Articles are rendered
-        for that, once: `publish_batch` uses the renderings."""
+        backend that reads them with an earlier request (the state's). Only such a backend
+        reads the `articles`, and renders them, once: `publish_batch` uses the renderings."""
         if removals:
             self._files.read_ahead(
                 lambda: self._removal_read(removals),
                 functools.partial(self._unpublish_from, paths=[path for path, _ in removals]),
             )
-        elif articles:
+        else:
             self._files.read_ahead(
-                lambda: _first_read(self._rendered_ok(articles)),
+                lambda: _first_read(self._rendered_ok(articles())),
                 lambda files: self._publish_into(
                     files,
-                    [(n, *row) for n, row in enumerate(self._rendered_ok(articles))],
+                    [(n, *row) for n, row in enumerate(self._rendered_ok(articles()))],
                     final=True,
                 ),
             )
