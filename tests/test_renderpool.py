@@ -46,6 +46,14 @@ def _dies_in_a_worker(text: str) -> Prerendered:
     return _pid(text)
 
 
+@pytest.fixture
+def no_other_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test before may have left a thread behind in this worker (a fake server's): the pool
+    is tested as it runs in a process with none."""
+    monkeypatch.setattr(renderpool, "_other_threads", lambda: False)
+
+
+@pytest.mark.usefixtures("no_other_threads")
 def test_a_worker_killed_leaves_the_bodies_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(renderpool, "prerender", _dies_in_a_worker)
     many = [str(n) for n in range(renderpool.POOL_FROM)]
@@ -68,6 +76,7 @@ def test_a_prerendered_body_resolved_is_the_body_rendered_at_once() -> None:
     assert prerender(BODIES[4]).images == ("images/x.png",)
 
 
+@pytest.mark.usefixtures("no_other_threads")
 def test_many_bodies_render_in_worker_processes_in_order() -> None:
     texts = [BODIES[n % len(BODIES)] + f"\n{n}\n" for n in range(renderpool.POOL_FROM * 2)]
     pooled = renderpool.prerender_all(texts, workers=2)
@@ -77,6 +86,8 @@ def test_many_bodies_render_in_worker_processes_in_order() -> None:
 def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    real_check = renderpool._other_threads
+    monkeypatch.setattr(renderpool, "_other_threads", lambda: False)
     monkeypatch.setattr(renderpool, "prerender", _pid)
     many = [str(n) for n in range(renderpool.POOL_FROM)]
     pids = {html.html.split(":")[0] for html in renderpool.prerender_all(many, workers=2)}
@@ -92,6 +103,7 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
         str(os.getpid())
     }
     # Another thread running (live mode): a fork could inherit one of its locks held.
+    monkeypatch.setattr(renderpool, "_other_threads", real_check)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -103,6 +115,7 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
     assert pids == {str(os.getpid())}
 
 
+@pytest.mark.usefixtures("no_other_threads")
 def test_a_site_built_on_every_core_is_the_site_built_on_one(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

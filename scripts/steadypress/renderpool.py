@@ -31,7 +31,7 @@ def prerender_all(texts: Sequence[str], *, workers: int | None = None) -> list[P
     """`prerender` of each text, in order: on `workers` processes (one per core the process
     may use, by default) when there are enough texts and cores, else here."""
     workers = workers or len(os.sched_getaffinity(0))
-    if len(texts) < POOL_FROM or workers < 2 or threading.active_count() > 1:
+    if len(texts) < POOL_FROM or workers < 2 or _other_threads():
         return [prerender(text) for text in texts]
     # Imported here: a command that renders a few bodies, or none, does not pay for them.
     import multiprocessing  # noqa: PLC0415
@@ -51,3 +51,8 @@ def prerender_all(texts: Sequence[str], *, workers: int | None = None) -> list[P
         # A worker was killed (out of memory, say): the bodies are rendered here instead, and
         # a body that kills whatever renders it fails here, where the executor sees it.
         return [prerender(text) for text in texts]
+
+
+def _other_threads() -> bool:
+    """Whether threads besides this one run: a forked child could inherit a lock one holds."""
+    return threading.active_count() > 1
