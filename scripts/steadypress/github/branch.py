@@ -9,6 +9,8 @@
   again: a head carrying this commit's transaction line is our own commit.
 - `create` makes the branch as an orphan: a tree with the files inline and a commit without
   parents (REST), then the ref; "Reference already exists" means another writer was first.
+- `ask_ahead`: files another branch's next read or commit selects too (`github/readahead.py`),
+  which this branch's `read` then serves without a request.
 """
 
 from __future__ import annotations
@@ -173,7 +175,7 @@ class GitHubBranch:
     def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
         """The head, the text of `texts` and the blob id of `oids`, in one query per 200 files
         (a first build's batch names thousands); every query must see the same head. Files
-        read ahead (by the answer to a commit on another branch) are not read again."""
+        read ahead (by another branch's read or commit, `ask_ahead`) are not read again."""
         if (ahead := self.peek()) and ahead.covers(texts, oids):
             return self._kept(ahead.read)
         wanted = [(path, True) for path in texts] + [(path, False) for path in oids]
