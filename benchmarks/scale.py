@@ -206,6 +206,7 @@ def wire(github: FakeGitHub, action: Callable[[], None]) -> Figures:
     figures = {"seconds": seconds}
     for branch, label in ((STATE, "state"), (PAGES, "pages")):
         figures[f"{label} requests"] = requests[branch]
+        figures[f"{label} up"] = volume[branch, "up"]
         figures[f"{label} bytes"] = volume[branch, "up"] + volume[branch, "down"]
     return figures
 
@@ -274,6 +275,7 @@ def main_() -> None:
             f"| {push['pages requests']:.0f}, {kb(push['pages bytes'])} "
             f"| {push['state requests'] + push['pages requests']:.0f}, "
             f"{kb(push['state bytes'] + push['pages bytes'])} "
+            f"({kb(push['state up'] + push['pages up'])} up) "
             f"| {split['state requests'] + split['pages requests']:.0f}, "
             f"{kb(split['state bytes'] + split['pages bytes'])} "
             f"| {idle_requests:.0f}, {kb(idle['state bytes'] + idle['pages bytes'])} "

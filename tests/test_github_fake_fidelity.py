@@ -2,6 +2,7 @@
 (tests/fixtures/github-recorded: PyGithub's ReplayData and octokit/fixtures)."""
 
 import ast
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -155,6 +156,31 @@ def test_every_answer_carries_the_rate_limit_headers(github: FakeGitHub) -> None
     for response in (rest, graphql):
         assert real <= {k.lower() for k in response.headers if k.lower().startswith("x-ratelimit")}
     assert graphql.headers["x-ratelimit-resource"] == "graphql"
+
+
+def test_answers_are_gzipped_when_the_client_accepts_it_as_github_does(
+    github: FakeGitHub,
+) -> None:
+    """GitHub's recorded GraphQL answers came gzipped to a client sending `Accept-Encoding:
+    gzip` (as requests does); one that does not ask gets the bytes as they are. The fake counts
+    the compressed bytes, what the wire carried."""
+    real = recorded("GraphQl.testQuery.txt", "POST", "/graphql")["headers"]
+    assert real["content-encoding"] == "gzip" and "Accept-Encoding" in real["vary"]
+    query = {"query": '{ repository(owner: "octo", name: "blog") { id } }'}
+    auth = {"Authorization": f"bearer {github.token}"}
+    answers = {}
+    for encoding in ("gzip, deflate", "identity"):
+        answer = requests.post(
+            github.graphql_url, json=query, headers={**auth, "Accept-Encoding": encoding},
+            timeout=10, stream=True,
+        )  # fmt: skip
+        answers[encoding] = (answer.headers, answer.raw.read(decode_content=False))
+    gzipped, plain = answers["gzip, deflate"], answers["identity"]
+    assert gzipped[0]["content-encoding"] == "gzip"
+    assert "Accept-Encoding" in gzipped[0]["vary"]
+    assert "content-encoding" not in plain[0]
+    assert json.loads(gzip.decompress(gzipped[1])) == json.loads(plain[1])
+    assert "data" in json.loads(plain[1])
 
 
 def test_a_query_github_would_reject_is_rejected_with_a_graphql_error(github: FakeGitHub) -> None:
