@@ -81,7 +81,9 @@ def test_a_pushed_import_is_the_backlog_of_the_marker_it_moves(repo: Repo) -> No
         json.loads(repo.git("show", f"{c}:{codec.RECONCILED_FILE}"))["reconciled"].get("backlog")
         for c in repo.git("rev-list", STATE).split()
     ]
-    assert {"since": before, "after": paths[WINDOW - 1]} in with_backlog
+    # Articles of one date (here the commit's, with none in their front matter) come in path
+    # order.
+    assert {"since": before, "after": paths[WINDOW - 1], "order": "newest"} in with_backlog
 
 
 def only_the_first_window(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,11 +107,12 @@ def test_a_backlog_is_compared_as_the_articles_are_now(
         only_the_first_window(patch)
         assert "10 published" in run_cli(repo, "run").out
     imported_at = repo.head()
-    assert marker(repo)["backlog"] == {"since": None, "after": paths[WINDOW - 1]}
+    assert marker(repo)["backlog"] == {"since": None, "after": paths[WINDOW - 1], "order": "newest"}
     status = run_cli(repo, "status").out
-    assert f"not enqueued yet: the articles at {imported_at[:12]} after {paths[WINDOW - 1]}" in (
-        status
-    )
+    assert (
+        f"not enqueued yet: the articles at {imported_at[:12]} after {paths[WINDOW - 1]}, "
+        "newest first"
+    ) in status
 
     repo.git("rm", "-q", "content/p20.md")
     repo.commit(**{"content/p15.md": article("P15, edited"), "content/p03.md": article("P3, ed")})
@@ -145,6 +148,81 @@ def test_a_push_during_a_backlog_leaves_the_marker_to_finish_it(
     assert result.code == 0, result.err
     assert published_paths(repo) == {*paths, "content/news.md"}
     assert marker(repo)["commit"] == imported_at and "backlog" not in marker(repo)
+
+
+def dated(paths: list[str], dates: list[str]) -> dict[str, str]:
+    return {path: article(path, date=date) for path, date in zip(paths, dates, strict=True)}
+
+
+def test_a_large_import_enters_newest_first(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dates that interleave with the paths (as a blog whose files are named by slug has):
+    the first window is the newest articles, so the front page is right from the start, and
+    each window lists a few months rather than every one."""
+    paths = [f"content/p{n:02}.md" for n in range(30)]
+    dates = [f"20{10 + n % 3}-{1 + n // 3:02}-01" for n in range(30)]  # 2010, 2011, 2012, ...
+    repo.commit(**dated(paths, dates))
+    newest = [path for path, date in zip(paths, dates, strict=True) if date.startswith("2012")]
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert f"{WINDOW} published" in run_cli(repo, "run").out
+    assert published_paths(repo) == set(newest)
+    years = sorted(
+        folder.name for folder in (repo.root / "_site/archive").iterdir() if folder.is_dir()
+    )
+    assert years == ["2012"]
+    assert marker(repo)["backlog"] == {"since": None, "after": newest[0], "order": "newest"}
+    assert "newest first" in run_cli(repo, "status").out
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert published_paths(repo) == set(paths) and "backlog" not in marker(repo)
+
+
+def test_an_import_goes_on_in_the_order_it_began_whatever_is_edited_meanwhile(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dates edited between windows do not move an article across the marker (its place is
+    its date at the backlog's commit): none is skipped, and the edits are what is published."""
+    paths = [f"content/p{n:02}.md" for n in range(25)]
+    repo.commit(**dated(paths, [f"2020-01-{1 + n:02}" for n in range(25)]))
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert run_cli(repo, "run").code == 0
+    assert published_paths(repo) == set(paths[-WINDOW:])
+    # The oldest, still waiting, becomes the newest; a published one becomes the oldest.
+    repo.commit(**{
+        paths[0]: article("Now the newest", date="2025-01-01"),
+        paths[-1]: article("Now the oldest", date="1999-01-01"),
+    })  # fmt: skip
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert published_paths(repo) == set(paths) and "backlog" not in marker(repo)
+    assert "Now the newest" in (repo.root / "_site/p00/index.html").read_text()
+    assert run_cli(repo, "sweep").code == 0  # the edit after the marker's commit
+    assert "Now the oldest" in (repo.root / "_site/p24/index.html").read_text()
+
+
+def test_a_backlog_recorded_in_path_order_goes_on_in_path_order(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog written before imports went newest first has no `order`: it is continued by
+    path, so no article between its marker and the end is skipped."""
+    paths = [f"content/p{n:02}.md" for n in range(25)]
+    # Newest first: p00 to p09, then p24 down to p10; by path, p10 to p19 come next.
+    dates = [f"2021-01-{10 - n:02}" for n in range(10)] + [f"2020-01-{n:02}" for n in range(1, 16)]
+    repo.commit(**dated(paths, dates))
+    with monkeypatch.context() as patch:
+        only_the_first_window(patch)
+        assert run_cli(repo, "run").code == 0
+        assert published_paths(repo) == set(paths[:WINDOW])
+        data = json.loads(repo.state_file(codec.RECONCILED_FILE))
+        del data["reconciled"]["backlog"]["order"]
+        repo.overwrite_state_file(codec.RECONCILED_FILE, json.dumps(data).encode())
+        assert "in path order" in run_cli(repo, "status").out
+        assert run_cli(repo, "sweep").code == 0
+    assert published_paths(repo) == set(paths[: 2 * WINDOW])
+    assert marker(repo)["backlog"] == {"since": None, "after": paths[2 * WINDOW - 1]}
+    assert run_cli(repo, "sweep").code == 0
+    assert published_paths(repo) == set(paths)
 
 
 def a_pipeline(repo: Repo) -> Pipeline:

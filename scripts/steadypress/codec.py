@@ -65,6 +65,8 @@ PUBLISHED_DIR = "state/published"
 LEGACY_PUBLISHED_FILE = "state/published.json"  # version 1: every published record in one file
 # What every load reads; the shards of published records are read when wanted.
 SMALL_FILES = (PENDING_FILE, DEAD_FILE, RECONCILED_FILE)
+# A backlog's `order`: by date, newest first; or, recorded before that order existed, by path.
+NEWEST_FIRST, PATH_ORDER = "newest", "path"
 _SHARD_FILE = re.compile(rf"{PUBLISHED_DIR}/([0-9a-f]{{3}})\.json")
 
 
@@ -231,7 +233,12 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
         "config": marker.config,
     }
     if marker.backlog is not None:
-        fields["backlog"] = {"since": marker.backlog.since, "after": marker.backlog.after}
+        backlog = marker.backlog
+        fields["backlog"] = {
+            "since": backlog.since,
+            "after": backlog.after,
+            **({"order": NEWEST_FIRST} if backlog.newest_first else {}),
+        }
     return _document("reconciled", fields)
 
 
@@ -489,11 +496,14 @@ def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
 
 def _backlog(raw: dict[str, Any], name: str) -> Backlog:
     try:
-        fields = _fields(raw[name], {"since", "after"})
+        fields = _fields(raw[name], {"since", "after"}, frozenset({"order"}))
         since = fields["since"]
         if since is not None and not isinstance(since, str):
             raise _Invalid("'since' must be a commit id or null")
-        return Backlog(since=since, after=_str(fields, "after"))
+        order = fields.get("order", PATH_ORDER)
+        if order not in (NEWEST_FIRST, PATH_ORDER):
+            raise _Invalid(f"'order' must be {NEWEST_FIRST!r} or {PATH_ORDER!r}, not {order!r}")
+        return Backlog(since=since, after=_str(fields, "after"), newest_first=order == NEWEST_FIRST)
     except _Invalid as problem:
         raise _Invalid(f"{name!r}: {problem}") from None
 

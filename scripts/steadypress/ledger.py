@@ -185,12 +185,15 @@ class DeadItem:
 @dataclass(frozen=True, slots=True)
 class Backlog:
     """The articles a reconcile found but has not enqueued yet: those changed between `since`
-    and the reconcile's commit (every article of that commit when `since` is None) whose path
-    sorts after `after`. A large import enters the ledger a window at a time, so pending.json
-    stays small whatever the size of the blog."""
+    and the reconcile's commit (every article of that commit when `since` is None) that come
+    after `after`, the last one enqueued. A large import enters the ledger a window at a time,
+    so pending.json stays small whatever the size of the blog. They come `newest_first`, in the
+    order of their dates at the reconcile's commit (`importorder`); a backlog recorded before
+    that order existed goes on in path order."""
 
     since: str | None
     after: str
+    newest_first: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ a pure change, inside the first claim's transaction (enqueue and claim in one wr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
@@ -86,6 +86,7 @@ def plan(
     removed: Collection[str],
     ledger: Ledger,
     room: int | None = None,
+    order: Sequence[str] | None = None,
 ) -> Plan:
     """Compare article versions at `commit` with the ledger.
 
@@ -93,13 +94,19 @@ def plan(
     scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
     with its reason. An article removed, made a draft, or opted out of a target leaves it.
 
-    With `room`, articles are compared in path order only until that many versions are found
-    (removals are all compared): `Plan.stopped_after` then names the last article compared,
-    and the ones after it are left for a later window.
+    With `room`, articles are compared in `order` (by default newest first, as they are at
+    `commit`: `importorder`) only until that many versions are found (removals are all
+    compared): `Plan.stopped_after` then names the last article compared, and the ones after it
+    are left for a later window.
     """
     found, withdrawn = _compare(pipeline, {}, commit, removed, ledger)
-    order = sorted(articles)
-    step = len(order) if room is None else max(1, room // max(1, len(pipeline.targets)))
+    step = len(articles) if room is None else max(1, room // max(1, len(pipeline.targets)))
+    if order is not None:
+        order = [path for path in order if path in articles]
+    elif len(articles) > step:  # a window may stop before the end: the order decides where
+        order = pipeline.content.newest_first(commit, articles)
+    else:
+        order = sorted(articles)
     done = 0
     while done < len(order) and (room is None or done == 0 or len(found) < room):
         part = order[done : done + step]
@@ -273,10 +280,10 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     return _advancing(prepare, before, marker)
 
 
-def _backlog(since: str | None, planned: Plan) -> Backlog | None:
+def _backlog(since: str | None, planned: Plan, *, newest_first: bool = True) -> Backlog | None:
     if planned.stopped_after is None:
         return None
-    return Backlog(since=since, after=planned.stopped_after)
+    return Backlog(since=since, after=planned.stopped_after, newest_first=newest_first)
 
 
 def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
@@ -404,19 +411,40 @@ def _admitting(
         )
         waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
         return waiting.apply if waiting else None
-    scope: Collection[str] | None = None
+    scope: Mapping[str, str] | None = None
     if backlog.since is not None:
         changes = pipeline.content.changed_articles(backlog.since, last.commit)
         scope = None if changes is None else changes.changed
     if scope is None:  # every article, or a diff that history rewritten since made unusable
         scope = pipeline.content.list_articles(last.commit)
     at_head = pipeline.content.list_articles(head)
-    remaining = sorted(path for path in scope if path > backlog.after)
+    remaining = _after(pipeline, last.commit, scope, backlog)
     articles = {path: at_head[path] for path in remaining if path in at_head}
     removed = [path for path in remaining if path not in at_head]
-    planned = plan(pipeline, articles, head, removed=removed, ledger=ledger, room=room)
-    marker = replace(last, backlog=_backlog(backlog.since, planned))
+    planned = plan(
+        pipeline, articles, head, removed=removed, ledger=ledger, room=room, order=remaining
+    )
+    marker = replace(
+        last, backlog=_backlog(backlog.since, planned, newest_first=backlog.newest_first)
+    )
     return _marking(planned.apply if planned else None, last, marker)
+
+
+def _after(
+    pipeline: Pipeline, commit: str, scope: Mapping[str, str], backlog: Backlog
+) -> list[str]:
+    """The paths of `scope` (path -> blob at the backlog's `commit`) still to come, in the
+    backlog's order. That order is the one the window before it was planned in: the dates are
+    read at `commit`, never at the head, so an article edited since does not change places (its
+    new version is compared once the backlog is done)."""
+    if not backlog.newest_first:
+        return sorted(path for path in scope if path > backlog.after)
+    order = pipeline.content.newest_first(commit, scope)
+    if backlog.after not in scope:
+        # Only a state edited by hand names a path outside its own scope: comparing all of it
+        # again costs time, and an article the ledger knows is not enqueued twice.
+        return order
+    return order[order.index(backlog.after) + 1 :]
 
 
 def _marking(prepare: Prepare | None, last: Reconciled | None, marker: Reconciled) -> Prepare:

@@ -1,0 +1,46 @@
+"""The order in which a large import enters the ledger: newest article first.
+
+A blog imported whole (or any change too large for one window of `pending.json`) is published a
+window at a time. Taken in path order, every window holds articles of every month, so each one
+rewrites every month's and tag year's index file and relinks the neighbours earlier windows
+wrote: a first build grew with the square of the blog. Taken by date, a window touches a few
+months and meets the one before it at a single article. Newest first, because the front page
+and the feed are then right from the first window, and a reader finds the latest articles while
+the archive fills in behind them.
+
+The date is only looked at, never parsed: a guess that is wrong costs speed, never an article,
+since the order changes which window an article enters, not whether it does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = ["front_matter_date", "newest_first"]
+
+# Only the front matter's first lines are looked at; its own parser bounds it (MAX_FRONT_MATTER).
+_HEAD = 4096
+# `date: 2024-05-01`, `date = 2024-05-01T10:00:00` (TOML), quoted or not; time zones ignored.
+_DATE = re.compile(
+    rb"^date[ \t]*[:=][ \t]*[\"']?(\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?)", re.MULTILINE
+)
+
+
+def front_matter_date(text: bytes) -> str | None:
+    """The `date` an article's front matter (YAML between `---` lines, or TOML between `+++`)
+    writes, as an ISO 8601 string; None when it writes none this can read."""
+    head = text[:_HEAD]
+    fence = head[:3]
+    if fence not in (b"---", b"+++"):
+        return None
+    end = head.find(b"\n" + fence, 3)
+    found = _DATE.search(head, 3, end if end != -1 else len(head))
+    return found.group(1).decode().replace(" ", "T") if found else None
+
+
+def newest_first(dates: Mapping[str, str]) -> list[str]:
+    """Paths by their date (ISO 8601 strings; "" when unknown, last), newest first, and paths
+    of the same date in path order."""
+    # Python's sort keeps equal keys in their order, reversed or not.
+    return sorted(sorted(dates), key=dates.__getitem__, reverse=True)
