@@ -4,6 +4,7 @@ the neighbours found across months, and the move from an earlier layout's single
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,7 @@ import xmlschema
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
-from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
@@ -209,3 +210,78 @@ def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> 
     with pytest.raises(TransientError, match="'CNAME' is not a listing page"):
         site_target(DirectorySiteFiles(site)).publish(post(6), None)
     assert (site / "CNAME").read_text() == "blog.example\n"
+
+
+def _hrefs(page: Path) -> set[str]:
+    return set(re.findall(r'href="([^"]+)"', page.read_text()))
+
+
+def _as_version_3(site: Path) -> None:
+    """The index as steadypress wrote it before version 4: every file at version 3, and the
+    summary counting each year's articles in place of `years.json` and the total."""
+    for path in site.glob(".steadypress/**/*.json"):
+        path.write_text(json.dumps({**json.loads(path.read_bytes()), "version": 3}))
+    summary = json.loads((site / SUMMARY).read_bytes())
+    years = json.loads((site / YEARS).read_bytes())["years"]
+    counts = {
+        year: sum(json.loads((site / year_file(year)).read_bytes())["months"].values())
+        for year in years
+    }
+    del summary["total"]
+    (site / SUMMARY).write_text(json.dumps({**summary, "years": counts}))
+    (site / YEARS).unlink()
+    for path in site.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+
+
+def test_a_version_3_index_moves_its_years_out_of_the_summary_on_the_next_publish(
+    tmp_path: Path,
+) -> None:
+    """The summary of version 3 counted each year's articles (it grew with the years and
+    changed with every article): the next publish lists the years in `years.json`, which
+    changes only when a year appears or goes, and the summary keeps the total alone."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n, day=400 * n), None) for n in range(3)])
+    _as_version_3(tmp_path)
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(3, day=810), None)  # in 2002
+    summary = json.loads((tmp_path / SUMMARY).read_bytes())
+    assert summary["version"] == 4 and summary["total"] == 4 and "years" not in summary
+    years = json.loads((tmp_path / YEARS).read_bytes())
+    assert years == {"version": 4, "years": ["2000", "2001", "2002"]}
+    for path in tmp_path.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+    before = (tmp_path / YEARS).stat().st_mtime_ns
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(4, day=811), None)
+    assert (tmp_path / YEARS).stat().st_mtime_ns == before, "no year appeared"
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(5, day=1200), None)
+    assert json.loads((tmp_path / YEARS).read_bytes())["years"][-1] == "2003"
+    assert {"/archive/2000/", "/archive/2003/"} <= _hrefs(tmp_path / "archive/index.html")
+    site_target(DirectorySiteFiles(tmp_path)).unpublish("content/p0.md", None)
+    assert json.loads((tmp_path / YEARS).read_bytes())["years"] == ["2001", "2002", "2003"]
+    assert "/archive/2000/" not in _hrefs(tmp_path / "archive/index.html")
+    assert not (tmp_path / "archive/2000/index.html").exists()
+    assert json.loads((tmp_path / SUMMARY).read_bytes())["total"] == 5
+
+
+def test_a_tag_of_many_years_links_its_newest_ten_and_a_page_of_them_all(
+    tmp_path: Path,
+) -> None:
+    """A tag's page stays small however many years the tag has: it links its ten newest, and
+    a page of every year, which a new article in a year the tag has does not change. Back to
+    ten years, that page goes, from the site and its sitemaps."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n, day=366 * n, tags=("go",)), None) for n in range(12)])
+    tag_page, every = tmp_path / "tags/go/index.html", tmp_path / "tags/go/years/index.html"
+    shown = {href for href in _hrefs(tag_page) if re.fullmatch(r"/tags/go/\d{4}/", href)}
+    assert shown == {f"/tags/go/{year}/" for year in range(2002, 2012)}
+    assert "/tags/go/years/" in _hrefs(tag_page)
+    assert {f"/tags/go/{year}/" for year in range(2000, 2012)} <= _hrefs(every)
+    assert "https://blog.example/tags/go/years/" in _sitemap_locations(tmp_path)
+    before = stamps(tmp_path)
+    site.publish(post(12, day=366 * 11 + 30, tags=("go",)), None)
+    after = stamps(tmp_path)
+    assert after["tags/go/years/index.html"] == before["tags/go/years/index.html"]
+    assert after["tags/go/index.html"] != before["tags/go/index.html"]
+    site.unpublish_batch([("content/p0.md", None), ("content/p1.md", None)])
+    assert not every.exists() and "/tags/go/years/" not in _hrefs(tag_page)
+    assert "https://blog.example/tags/go/years/" not in _sitemap_locations(tmp_path)

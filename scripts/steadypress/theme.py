@@ -4,7 +4,8 @@ A folder of the repository (the site target's `theme` setting) may hold any of `
 `article.html`, `neighbours.html` (the links to the older and newer article, which steadypress
 rewrites alone when a neighbour changes), `index.html` (the newest articles), `archive.html`
 (the years), `year.html` (a year's months), `month.html`, `tag.html` (a tag's newest
-articles, or one year of them), `tags.html`, `list.html`, `404.html` and `style.css`;
+articles and years, or one year of them), `tag_years.html` (every year of a tag that has
+many), `tags.html`, `list.html`, `404.html` and `style.css`;
 the rest come from the default theme shipped in `steadypress/theme/`. Every value from front
 matter is escaped by the templates (autoescape), and the same inputs give the same bytes.
 """
@@ -25,7 +26,8 @@ __all__ = ["THEME_FILES", "Theme"]
 
 THEME_FILES = (
     "base.html", "article.html", "neighbours.html", "index.html", "archive.html", "year.html",
-    "month.html", "tag.html", "tags.html", "list.html", "404.html", "style.css",
+    "month.html", "tag.html", "tag_years.html", "tags.html", "list.html", "404.html",
+    "style.css",
 )  # fmt: skip
 
 

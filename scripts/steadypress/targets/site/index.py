@@ -7,9 +7,11 @@
   hash of the site path (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the entries of a month's articles, which its archive page lists;
 - `years/YYYY.json`: how many articles each month of a year has;
+- `years.json`: the years that have articles (no counts: it changes when a year appears or
+  goes, not with every article);
 - `tags/TAG/YYYY.json`: the entries of a tag's articles in a year, and `tags/TAG/years.json`
   how many each year has;
-- `summary.json`: how many articles each year has, each tag's count and spellings, and the
+- `summary.json`: how many articles the site has, each tag's count and spellings, and the
   newest articles (the front page, the feed).
 
 A publish reads the files of the articles it changes, of their months and tags and of their
@@ -35,6 +37,7 @@ __all__ = [
     "INDEX_VERSION",
     "NEWEST",
     "SUMMARY",
+    "YEARS",
     "Nav",
     "SiteIndex",
     "article_file",
@@ -49,8 +52,12 @@ __all__ = [
 ]
 
 INDEX_FOLDER = ".steadypress"
-INDEX_VERSION = 3
+# 4: the summary counts the articles, and `years.json` lists the years (a version 3 summary
+# counted each year's articles, which made it grow with the years; moved by the next write).
+INDEX_VERSION = 4
+_READABLE_VERSIONS = (3, INDEX_VERSION)  # the other files are the same in both
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
+YEARS = f"{INDEX_FOLDER}/years.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
 _SHARD_DIGITS = 3  # 4,096 files: at 10^5 articles, about 15 KB each
@@ -113,7 +120,7 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
     files = set()
     for path, entry in entries:
         files |= {article_file(path), month_file(month_of(entry))}
-        files.add(year_file(f"{entry.date.year:04d}"))
+        files |= {YEARS, year_file(f"{entry.date.year:04d}")}
         files |= {url_file(used) for used in uses(entry)}
         for page in map(tag_path, entry.tags):
             files |= {tag_year_file(page, entry.date.year), tag_years_file(page)}
@@ -132,7 +139,7 @@ def uses(entry: Entry) -> tuple[str, ...]:
 
 @dataclass
 class _Summary:
-    years: dict[str, int] = field(default_factory=dict)
+    total: int = 0
     tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
     names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
     newest: list[tuple[str, Entry]] = field(default_factory=list)  # (path, entry), newest first
@@ -142,6 +149,8 @@ class _Summary:
     # Listing pages a batch left to a later one of its run (the run's last renders them): kept
     # here, so that a run that dies first leaves them to the next publish, never forgotten.
     stale: set[str] = field(default_factory=set)
+    # The years of a version 3 summary, which counted them: moved to `years.json` when written.
+    legacy_years: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,7 +158,7 @@ class _Summary:
             "sitemaps": None
             if self.sitemaps is None
             else {"layout": self.sitemaps[0], "url": self.sitemaps[1]},
-            "years": self.years,
+            "total": self.total,
             "tags": {
                 page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
             },
@@ -160,8 +169,10 @@ class _Summary:
     @classmethod
     def from_json(cls, document: Mapping[str, Any]) -> _Summary:
         tags = document["tags"]
+        legacy = None if document["version"] == INDEX_VERSION else document["years"]
         return cls(
-            years={str(k): int(v) for k, v in document["years"].items()},
+            total=int(document["total"]) if legacy is None else sum(map(int, legacy.values())),
+            legacy_years=None if legacy is None else sorted(map(str, legacy)),
             tags={str(page): int(tag["count"]) for page, tag in tags.items()},
             names={
                 str(page): {str(k): int(n) for k, n in tag["names"].items()}
@@ -183,6 +194,7 @@ class SiteIndex:
         # listing file -> its rows, oldest first, and their date order keys
         self._parsed: dict[str, tuple[list[tuple[str, Entry]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
+        self._years: list[str] | None = None  # sorted; read when first wanted
 
     @property
     def exists(self) -> bool:
@@ -194,9 +206,7 @@ class SiteIndex:
         if self._read_summary is None:
             raw = self._files.read(SUMMARY)
             self._read_summary = (
-                _Summary()
-                if raw is None
-                else _Summary.from_json(self._parse(SUMMARY, raw, "years"))
+                _Summary() if raw is None else _Summary.from_json(self._parse(SUMMARY, raw, "tags"))
             )
         return self._read_summary
 
@@ -223,10 +233,12 @@ class SiteIndex:
         return self._documents[name]
 
     @staticmethod
-    def _parse(name: str, raw: bytes, key: str) -> dict[str, Any]:
+    def _parse(name: str, raw: bytes, key: str, kind: type = dict) -> dict[str, Any]:
         try:
             document = json.loads(raw)
-            if document.get("version") != INDEX_VERSION or not isinstance(document[key], dict):
+            if document.get("version") not in _READABLE_VERSIONS or not isinstance(
+                document[key], kind
+            ):
                 raise ValueError(f"not a version {INDEX_VERSION} file with {key!r}")
             return document  # type: ignore[no-any-return]
         except (ValueError, KeyError, TypeError, AttributeError) as error:
@@ -280,9 +292,15 @@ class SiteIndex:
             yield from reversed(rows[: bisect.bisect_left(orders, key)])
 
     @property
-    def years(self) -> Mapping[str, int]:
-        """How many articles each year has."""
-        return self._summary.years
+    def years(self) -> list[str]:
+        """The years that have articles, oldest first."""
+        if self._years is None:
+            listed = self._summary.legacy_years  # a version 3 summary names them itself
+            if listed is None:
+                raw = self._files.read(YEARS)
+                listed = [] if raw is None else self._parse(YEARS, raw, "years", list)["years"]
+            self._years = sorted(map(str, listed))
+        return self._years
 
     def months(self, year: str) -> dict[str, int]:
         """How many articles each month (`YYYY/MM`) of `year` has."""
@@ -293,7 +311,7 @@ class SiteIndex:
         """The months that have articles, from `month` (included) on, towards the newer or the
         older; a year's month counts are read only when the search reaches it."""
         year = month.split("/", maxsplit=1)[0]
-        years = sorted((y for y in self._summary.years if (y > year) == newer or y == year),
+        years = sorted((y for y in self.years if (y > year) == newer or y == year),
                        reverse=not newer)  # fmt: skip
         for candidate in years:
             for found in sorted(self.months(candidate), reverse=not newer):
@@ -306,7 +324,7 @@ class SiteIndex:
 
     @property
     def total(self) -> int:
-        return sum(self._summary.years.values())
+        return self._summary.total
 
     @property
     def sitemaps(self) -> tuple[int, str] | None:
@@ -436,8 +454,12 @@ class SiteIndex:
     def _tally(self, entry: Entry, step: int) -> None:
         """The counts of the entry's year, month and tags, moved by `step`."""
         year, month = month_of(entry).split("/")
-        _count(self._summary.years, year, step)
-        _count(self._edit(year_file(year), "months"), month, step)
+        self._summary.total += step
+        months = self._edit(year_file(year), "months")
+        _count(months, month, step)
+        if (year in self.years) != bool(months):
+            self._years = sorted({*self.years} ^ {year})
+            self._dirty.add(YEARS)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
             _count(self._summary.tags, page, step)
             _count(self._edit(tag_years_file(page), "years"), year, step)
@@ -452,7 +474,7 @@ class SiteIndex:
         """After a removal from the newest: the next ones, from the months (newest first)."""
         have = {path for path, _entry in self._summary.newest}
         wanted = min(NEWEST, self.total)
-        newest = max(self._summary.years, default="0000")
+        newest = max(self.years, default="0000")
         for month in self._months_from(f"{newest}/99", newer=False):
             if len(have) >= wanted:
                 break
@@ -466,9 +488,17 @@ class SiteIndex:
 
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""
+        if self._read_summary is not None and self._read_summary.legacy_years is not None:
+            self._dirty.add(YEARS)  # the summary is written without them
         for name in sorted(self._dirty):
             if name == SUMMARY:
                 self._files.put(name, _dumps(self._summary.to_json()))
+                continue
+            if name == YEARS:
+                if self.years:
+                    self._files.put(name, _dumps({"version": INDEX_VERSION, "years": self.years}))
+                else:
+                    self._files.remove(name)
                 continue
             section = self._documents[name]
             if section:

@@ -1,8 +1,8 @@
 """The pages that list articles, split the way blogs split them so that one article changes a
 few small pages, never one that grows with the blog: the front page (the newest articles), an
 archive of years (`archive/`), each year's months (`archive/YYYY/`) and each month's articles
-(`archive/YYYY/MM/`), a page per tag (its newest articles) with a page per tag and year, and
-the tags index.
+(`archive/YYYY/MM/`), a page per tag (its newest articles and its newest years) with a page per
+tag and year and, for a tag of many years, a page of them all, and the tags index.
 
 `ListingPages` renders them through the theme from the site's index (`index.py`), which
 keeps each month's and each tag's year's articles in a file of their own.
@@ -40,10 +40,15 @@ __all__ = [
     "month_path",
     "stale_pages",
     "tag_year_path",
+    "tag_years_path",
     "year_path",
 ]
 
 ARCHIVE_INDEX = "archive/index.html"
+# How many of its years a tag's page links, the newest: with more, it links a page of them all,
+# which changes only when a year appears or goes, so the tag's page stays small however long
+# the blog has been written.
+TAG_YEARS_SHOWN = 10
 
 # Spelled out rather than strftime("%B"), which follows the process locale: same input, same bytes.
 _MONTHS = (
@@ -69,21 +74,31 @@ def tag_year_path(tag_page: str, year: int) -> str:
     return tag_page.removesuffix("index.html") + f"{year:04d}/index.html"
 
 
+def tag_years_path(tag_page: str) -> str:
+    """The page of every year of a tag, beside the tag's own page."""
+    return tag_page.removesuffix("index.html") + "years/index.html"
+
+
 def listing_pages(entries: Iterable[Entry]) -> set[str]:
     """The listing pages whose content depends on `entries` (old versions and new)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
         pages |= {month_path(month_of(entry)), year_path(f"{entry.date.year:04d}")}
         for page in map(tag_path, entry.tags):
-            pages.update((page, tag_year_path(page, entry.date.year)))
+            pages.update((page, tag_year_path(page, entry.date.year), tag_years_path(page)))
     return pages
 
 
 def _tag_of(page: str) -> tuple[str, int | None]:
     """A tag's page (`tags/x/index.html`), and the year for one of its year pages."""
     parts = page.split("/")
-    year = int(parts[2]) if len(parts) == 4 else None
+    year = int(parts[2]) if len(parts) == 4 and parts[2] != "years" else None
     return "/".join(parts[:2]) + "/index.html", year
+
+
+def _is_every_year(page: str) -> bool:
+    """Whether `page` (a tag's listing page) is the page of every year of its tag."""
+    return page.count("/") == 3 and page.endswith("/years/index.html")
 
 
 def _period_of(page: str) -> tuple[str, str | None]:
@@ -94,7 +109,7 @@ def _period_of(page: str) -> tuple[str, str | None]:
 
 _LISTING_PAGE = re.compile(
     r"(index|archive/index|tags/index|archive/\d{4}(/\d{2})?/index"
-    r"|tags/(?!\.\.?/)[^/\\]+(/\d{4})?/index)\.html"
+    r"|tags/(?!\.\.?/)[^/\\]+(/\d{4}|/years)?/index)\.html"
 )
 
 
@@ -119,12 +134,12 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
         return bool(index.tag_pages)
     if page.startswith("archive/"):
         year, month = _period_of(page)
-        if index.years.get(year, 0) == 0:
-            return False
-        return month is None or f"{year}/{month}" in index.months(year)
+        return year in index.years and (month is None or f"{year}/{month}" in index.months(year))
     tag, tag_year = _tag_of(page)
     years = index.tag_years(tag)
-    return bool(years) if tag_year is None else tag_year in years
+    if tag_year is not None:
+        return tag_year in years
+    return len(years) > (TAG_YEARS_SHOWN if _is_every_year(page) else 0)
 
 
 def _newest_years(index: SiteIndex, tag: str) -> list[int]:
@@ -148,6 +163,8 @@ def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
             year, month = _period_of(page)
             reads.append(year_file(year) if month is None else month_file(f"{year}/{month}"))
             continue
+        if _is_every_year(page):
+            continue  # the tag's years, read by `listing_exists`
         tag, tag_year = _tag_of(page)
         for listed in [tag_year] if tag_year is not None else _newest_years(index, tag):
             reads.append(tag_year_file(tag, listed))
@@ -214,9 +231,17 @@ class ListingPages:
         return self._tag_page(index, page)
 
     def _tag_page(self, index: SiteIndex, page: str) -> bytes:
-        """A tag's own page (its newest articles and its years) or one year of it (its
-        articles, and a link to the tag's page)."""
+        """A tag's own page (its newest articles and years), one year of it (its articles, and
+        a link to the tag's page), or the page of every year of it."""
         tag, year = _tag_of(page)
+        if _is_every_year(page):
+            # The years alone, as in the archive's index: it changes when a year appears or goes.
+            return self._theme.render(
+                "tag_years.html", site=self._site, tag=index.tag_name(tag),
+                url=self._absolute(page), tag_href=self._href(tag),
+                years=[{"year": y, "href": self._href(tag_year_path(tag, y))}
+                       for y in sorted(index.tag_years(tag), reverse=True)],
+            )  # fmt: skip
         listed = [
             entry
             for shown in ([year] if year is not None else _newest_years(index, tag))
@@ -225,12 +250,14 @@ class ListingPages:
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
+        every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
         return self._theme.render(
             "tag.html", site=self._site, tag=index.tag_name(tag), url=self._absolute(page),
             year=year, entries=self._rows(listed if year is not None else listed[:NEWEST]),
             tag_href=self._href(tag), count=index.tag_count(tag),
             years=[{"year": y, "href": self._href(tag_year_path(tag, y)), "count": n}
-                   for y, n in years],
+                   for y, n in years[:TAG_YEARS_SHOWN]],
+            every_year=self._href(every_year) if every_year else None,
         )  # fmt: skip
 
     def _years(self, index: SiteIndex) -> list[dict[str, Any]]:
