@@ -209,10 +209,11 @@ def site_target(files: SiteFiles, *, theme: Theme | None = None) -> SiteTarget:
 
 
 def site_articles(shards: Iterable[bytes]) -> dict[str, dict[str, Any]]:
-    """Every article the site's index records (its article files' contents merged), by path."""
+    """Every article the site's index records (its article files' contents merged), by path;
+    a file that has split holds none."""
     found: dict[str, dict[str, Any]] = {}
     for data in shards:
-        found.update(json.loads(data)["articles"])
+        found.update(json.loads(data).get("articles", {}))
     return found
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from steadypress import shardtree
 from steadypress.content import Article, ContentSource
 from steadypress.errors import Conflict, PermanentError, TransientError
 from steadypress.github.branch import GitHubBranch
@@ -27,6 +28,7 @@ from tests.helpers import (
     github_client,
     local_site_articles,
     old_site_manifest,
+    site_articles,
     site_target,
     to_the_first_sitemaps_layout,
 )
@@ -129,6 +131,35 @@ def test_an_article_that_opens_a_month_and_a_tag_costs_no_more_reads(
         )
     assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
     assert {"archive/2027/03/index.html", "tags/go/index.html"} <= set(branch_files(github))
+
+
+def test_an_article_that_splits_a_file_of_the_index_costs_no_more_requests(
+    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files a split writes are new (the split file held all their keys): they are
+    written without a read, and the split file becomes a marker in the same commit. (16 files
+    to begin with, split above 3.)"""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    target = site(pages(github))
+    target.publish_batch([(post(f"content/p{n}.md", f"P{n}", day=1), None) for n in range(20)])
+
+    def article_file(path: str) -> str:
+        return f".steadypress/articles/{shardtree.digest(path)[0]}.json"
+
+    full = {name for name, data in branch_files(github).items() if data.count(b'"content/') == 3}
+    path = next(f"content/x{n}.md" for n in range(1000) if article_file(f"content/x{n}.md") in full)
+    with github.counting() as calls:
+        target.publish(post(path, "X", day=2), None)
+    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
+    files = branch_files(github)
+    marker = article_file(path)
+    assert b'"split": true' in files[marker]
+    assert set(site_articles(files[name] for name in files
+                             if name.startswith(".steadypress/articles/"))) == {
+        *(f"content/p{n}.md" for n in range(20)), path
+    }  # fmt: skip
 
 
 def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:

@@ -9,10 +9,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import xmlschema
 
+from steadypress import shardtree
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
@@ -285,3 +287,46 @@ def test_a_tag_of_many_years_links_its_newest_ten_and_a_page_of_them_all(
     site.unpublish_batch([("content/p0.md", None), ("content/p1.md", None)])
     assert not every.exists() and "/tags/go/years/" not in _hrefs(tag_page)
     assert "https://blog.example/tags/go/years/" not in _sitemap_locations(tmp_path)
+
+
+def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of articles or URLs that a write leaves with more than `SPLIT_ABOVE` entries
+    becomes a split marker, its entries moved to files one hex digit longer; a new process
+    finds each article there (a new version replaces its entry, a removal takes it out), and
+    each file holds few entries. (16 files to begin with, split above 3: a small blog does.)"""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(96)])
+    index = tmp_path / ".steadypress"
+
+    def files(folder: str) -> dict[str, dict[str, Any]]:
+        return {p.stem: json.loads(p.read_bytes()) for p in (index / folder).glob("*.json")}
+
+    for folder in ("articles", "urls"):
+        found = files(folder)
+        markers = {name for name, document in found.items() if "split" in document}
+        assert markers and {len(name) for name in markers} <= {1, 2}
+        assert markers == {
+            name for name in found if any(o.startswith(name) for o in found if o != name)
+        }
+        for name, document in found.items():
+            if name not in markers:
+                held = document[folder]
+                assert all(shardtree.digest(key).startswith(name) for key in held)
+                assert len(held) <= 3 or len(name) == 3
+        for document in found.values():
+            VALIDATORS["site-index"].validate(document)
+    assert set(local_site_articles(tmp_path)) == {f"content/p{n}.md" for n in range(96)}
+
+    again = site_target(DirectorySiteFiles(tmp_path))
+    again.publish(replace(post(7), blob="b2", title="Seven"), None)
+    again.unpublish_batch([("content/p8.md", None), ("content/p9.md", None)])
+    articles = local_site_articles(tmp_path)
+    assert len(articles) == 94 and articles["content/p7.md"]["title"] == "Seven"
+    assert "content/p8.md" not in articles and not (tmp_path / "p8/index.html").exists()
+    summary = json.loads((tmp_path / SUMMARY).read_bytes())
+    assert summary["total"] == 94
+    assert links(tmp_path, 10) == ("/p7/", "/p11/")

@@ -23,11 +23,11 @@ from steadypress.targets import Receipt
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site.index import (
     SUMMARY,
-    article_file,
+    article_files,
     month_file,
     tag_year_file,
     tag_years_file,
-    url_file,
+    url_files,
     year_file,
 )
 from steadypress.targets.site.sitemaps import (
@@ -302,10 +302,10 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     assert sitemaps - {LISTINGS_SITEMAP} == {sitemap_file(address_of(p), count) for p in appeared}
     # The index's files of the article, its month and its tags' years, and the summary.
     assert index == {
-        SUMMARY, article_file("content/new.md"), month_file("2026/12"), year_file("2026"),
+        SUMMARY, article_files("content/new.md")[0], month_file("2026/12"), year_file("2026"),
         tag_year_file("tags/guide/index.html", 2026), tag_year_file("tags/fresh/index.html", 2026),
         tag_years_file("tags/guide/index.html"), tag_years_file("tags/fresh/index.html"),
-        url_file("new/index.html"),
+        url_files("new/index.html")[0],
     }  # fmt: skip
     newest_before = (out / "guides/images-and-code/index.html").read_text()
     assert '<a rel="next" href="/notes/new/"><span>Newer</span> New</a>' in newest_before
@@ -414,7 +414,7 @@ def test_the_sites_index_follows_its_schema(blog: Repo, out: Path) -> None:
             fields.update(entry)
     assert {"articles", "urls", "months", "years", "newest"} <= sections
     assert {"assets", "cover", "aliases", "tags", "description"} <= fields
-    shard = json.loads((out / article_file("content/moved.md")).read_bytes())
+    shard = json.loads((out / article_files("content/moved.md")[0]).read_bytes())
     assert shard["articles"]["content/moved.md"]["aliases"] == ["old/moved.html"]
     shard["articles"]["content/moved.md"]["aliases"] = ["old/../../escape/index.html"]
     with pytest.raises(ValidationError):

@@ -182,8 +182,11 @@ class _Staged:
             self._fetch([path])
         return path in self.at.oids
 
-    def put(self, path: str, data: bytes) -> None:
+    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
         self.deletions.discard(path)
+        if new and path not in self._ids_known:
+            self.changes[path] = data
+            return
         if path not in self._ids_known:
             self._fetch([path])
         if self.at.oids.get(path) == blob_oid(data):

@@ -25,8 +25,9 @@ class SiteWriter(Protocol):
         """Whether `path` holds a file, known without reading it where possible."""
         ...
 
-    def put(self, path: str, data: bytes) -> None:
-        """Make `path` hold `data`; nothing is written when it already does."""
+    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
+        """Make `path` hold `data`; nothing is written when it already does. `new`: the
+        caller knows no file is there, so there is nothing to compare with (no read)."""
         ...
 
     def remove(self, path: str) -> None: ...
@@ -142,8 +143,8 @@ class _DirectoryWriter:
     def exists(self, path: str) -> bool:
         return self._inside(path).is_file()
 
-    def put(self, path: str, data: bytes) -> None:
-        if self.read(path) == data:
+    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
+        if not new and self.read(path) == data:
             return
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
         target = self._inside(path)

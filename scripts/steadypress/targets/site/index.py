@@ -1,10 +1,10 @@
 """What the site keeps of its articles, in files that stay small however large the blog grows
 (under `.steadypress/` in the site, beside the pages, since they must change in the same write):
 
-- `articles/XYZ.json`: each article's entry (its URL, images, redirects, page digest), in 4,096
-  files by a hash of its path;
-- `urls/XYZ.json`: which articles use each page, image and redirect page, in 4,096 files by a
-  hash of the site path (a URL has one owner; an image may serve several articles);
+- `articles/XYZ.json`: each article's entry (its URL, images, redirects, page digest), in files
+  by a hash of its path that split as they fill (`shardtree.py`);
+- `urls/XYZ.json`: which articles use each page, image and redirect page, in files by a hash of
+  the site path, split the same way (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the entries of a month's articles, which its archive page lists;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
@@ -22,12 +22,12 @@ articles. `SiteIndex` reads each file once, when first wanted, and `flush` write
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from steadypress import shardtree
 from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.manifest import Entry, page_path, tag_path
@@ -40,13 +40,13 @@ __all__ = [
     "YEARS",
     "Nav",
     "SiteIndex",
-    "article_file",
+    "article_files",
     "index_files",
     "month_file",
     "month_of",
     "tag_year_file",
     "tag_years_file",
-    "url_file",
+    "url_files",
     "uses",
     "year_file",
 ]
@@ -60,23 +60,24 @@ SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
-_SHARD_DIGITS = 3  # 4,096 files: at 10^5 articles, about 15 KB each
+ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 
 # An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
 
-def _shard(key: str) -> str:
-    data = key.encode("utf-8", "surrogateescape")
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:_SHARD_DIGITS]
+def _shard_file(folder: str, name: str) -> str:
+    return f"{folder}/{name}.json"
 
 
-def article_file(path: str) -> str:
-    return f"{INDEX_FOLDER}/articles/{_shard(path)}.json"
+def article_files(path: str) -> list[str]:
+    """The files that may hold an article's entry: a read asks for them all."""
+    return [_shard_file(ARTICLES, name) for name in shardtree.names(path)]
 
 
-def url_file(site_path: str) -> str:
-    return f"{INDEX_FOLDER}/urls/{_shard(site_path)}.json"
+def url_files(site_path: str) -> list[str]:
+    """The files that may name the articles using a site path."""
+    return [_shard_file(URLS, name) for name in shardtree.names(site_path)]
 
 
 def month_of(entry: Entry) -> str:
@@ -119,9 +120,9 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
     """The index's files that recording or removing these (path, entry) pairs reads."""
     files = set()
     for path, entry in entries:
-        files |= {article_file(path), month_file(month_of(entry))}
+        files |= {*article_files(path), month_file(month_of(entry))}
         files |= {YEARS, year_file(f"{entry.date.year:04d}")}
-        files |= {url_file(used) for used in uses(entry)}
+        files |= {name for used in uses(entry) for name in url_files(used)}
         for page in map(tag_path, entry.tags):
             files |= {tag_year_file(page, entry.date.year), tag_years_file(page)}
     return files
@@ -190,6 +191,7 @@ class SiteIndex:
     def __init__(self, files: SiteWriter) -> None:
         self._files = files
         self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
+        self._split: set[str] = set()  # files read that are split markers (`shardtree.py`)
         self._dirty: set[str] = set()
         # listing file -> its rows, oldest first, and their date order keys
         self._parsed: dict[str, tuple[list[tuple[str, Entry]], list[tuple[float, str]]]] = {}
@@ -222,9 +224,7 @@ class SiteIndex:
         """Fetch together the files that changing these (path, entry) pairs reads, `texts`,
         and the ids of `oids` (files about to be replaced or removed)."""
         wanted = {*index_files(entries), *texts}
-        self._files.want(
-            texts=sorted(name for name in wanted if name not in self._documents), oids=oids
-        )
+        self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
 
     def _section(self, name: str, key: str) -> dict[str, Any]:
         if name not in self._documents:
@@ -232,10 +232,30 @@ class SiteIndex:
             self._documents[name] = {} if raw is None else self._parse(name, raw, key)[key]
         return self._documents[name]
 
+    def _shard(self, folder: str, key: str) -> str:
+        """The file of `folder` that holds `key`, its split markers read on the way."""
+        leaf = shardtree.leaf(key, lambda name: self._is_split(_shard_file(folder, name)))
+        return _shard_file(folder, leaf)
+
+    def _is_split(self, name: str) -> bool:
+        if name not in self._split and name not in self._documents:
+            raw = self._files.read(name)
+            key = _section_key(name)
+            document = None if raw is None else self._parse(name, raw, key, split_allowed=True)
+            if document is not None and _SPLIT in document:
+                self._split.add(name)
+            else:
+                self._documents[name] = {} if document is None else document[key]
+        return name in self._split
+
     @staticmethod
-    def _parse(name: str, raw: bytes, key: str, kind: type = dict) -> dict[str, Any]:
+    def _parse(
+        name: str, raw: bytes, key: str, kind: type = dict, *, split_allowed: bool = False
+    ) -> dict[str, Any]:
         try:
             document = json.loads(raw)
+            if split_allowed and document == _split_marker():
+                return document  # type: ignore[no-any-return]
             if document.get("version") not in _READABLE_VERSIONS or not isinstance(
                 document[key], kind
             ):
@@ -246,8 +266,9 @@ class SiteIndex:
             raise TransientError(f"{name} in the site cannot be read ({error}); fix it") from None
 
     def entry(self, path: str) -> Entry | None:
-        fields = self._section(article_file(path), "articles").get(path)
-        return None if fields is None else self._entry(article_file(path), fields)
+        name = self._shard(ARTICLES, path)
+        fields = self._section(name, "articles").get(path)
+        return None if fields is None else self._entry(name, fields)
 
     @staticmethod
     def _entry(name: str, fields: Any) -> Entry:
@@ -258,7 +279,7 @@ class SiteIndex:
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
-        return list(self._section(url_file(site_path), "urls").get(site_path, []))
+        return list(self._section(self._shard(URLS, site_path), "urls").get(site_path, []))
 
     def month(self, month: str) -> list[tuple[str, Entry]]:
         """The month's articles, newest first."""
@@ -422,9 +443,9 @@ class SiteIndex:
         return self._section(name, key)
 
     def _drop(self, path: str, entry: Entry) -> None:
-        del self._edit(article_file(path), "articles")[path]
+        del self._edit(self._shard(ARTICLES, path), "articles")[path]
         for used in uses(entry):
-            urls = self._edit(url_file(used), "urls")
+            urls = self._edit(self._shard(URLS, used), "urls")
             owners = [owner for owner in urls.get(used, []) if owner != path]
             if owners:
                 urls[used] = owners
@@ -439,9 +460,9 @@ class SiteIndex:
 
     def _add(self, path: str, entry: Entry) -> None:
         fields = entry.to_json()
-        self._edit(article_file(path), "articles")[path] = fields
+        self._edit(self._shard(ARTICLES, path), "articles")[path] = fields
         for used in uses(entry):
-            urls = self._edit(url_file(used), "urls")
+            urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
         self._edit(month_file(month_of(entry)), "articles")[path] = fields
         self._tally(entry, 1)
@@ -500,6 +521,8 @@ class SiteIndex:
                 else:
                     self._files.remove(name)
                 continue
+            if name.startswith((f"{ARTICLES}/", f"{URLS}/")) and self._split_if_full(name):
+                continue
             section = self._documents[name]
             if section:
                 document = {"version": INDEX_VERSION, _section_key(name): section}
@@ -507,6 +530,34 @@ class SiteIndex:
             else:
                 self._files.remove(name)
         self._dirty.clear()
+
+    def _split_if_full(self, name: str) -> bool:
+        """Whether a file of articles or URLs has grown too full and is written as deeper
+        files and a split marker (`shardtree.py`)."""
+        folder, file = name.rsplit("/", 1)
+        key = _section_key(name)
+        markers, leaves = shardtree.split(file.removesuffix(".json"), self._documents[name])
+        if not markers:
+            return False
+        # The deeper files cannot exist yet (`name` held their keys): written unread.
+        for marker in sorted(markers):
+            path = _shard_file(folder, marker)
+            self._files.put(path, _dumps(_split_marker()), new=path != name)
+            self._split.add(path)
+            self._documents.pop(path, None)
+        for leaf, held in sorted(leaves.items()):
+            path = _shard_file(folder, leaf)
+            self._documents[path] = held
+            self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
+        return True
+
+
+_SPLIT = "split"
+
+
+def _split_marker() -> dict[str, Any]:
+    """What a file of articles or URLs holds once it has split (`shardtree.py`)."""
+    return {"version": INDEX_VERSION, _SPLIT: True}
 
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:

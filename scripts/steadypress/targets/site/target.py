@@ -38,7 +38,7 @@ from steadypress.targets.site.index import (
     SUMMARY,
     Nav,
     SiteIndex,
-    article_file,
+    article_files,
     index_files,
     uses,
 )
@@ -555,7 +555,7 @@ class SiteTarget:
             index = SiteIndex(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
-        found, entries = self._files.apply(read, texts=[*pages.values(), *map(article_file, pages)])
+        found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
         for number, article in unconfirmed:
             entry = entries[article.path]
             if entry is None or entry.blob != article.blob:
@@ -632,7 +632,7 @@ class SiteTarget:
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
         texts, oids = _announced(recorded)
-        return [*texts, *map(article_file, paths)], [*oids, *likely_pages]
+        return [*texts, *_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
         """Render the listing pages this run's batches left stale (`publish_batch` not
@@ -744,6 +744,10 @@ def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]
     texts = {SUMMARY, FEED, LISTINGS_SITEMAP}
     texts |= set(index_files(batch))
     return sorted(texts), sorted({MANIFEST, *listing_pages(entries), *pages})
+
+
+def _article_files(paths: Iterable[str]) -> list[str]:
+    return [name for path in paths for name in article_files(path)]
 
 
 def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -> None:

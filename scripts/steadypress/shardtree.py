@@ -1,0 +1,63 @@
+"""Records filed by a hash of their key, in files that split as they fill.
+
+A fixed number of files grows with the records: 4,096 files of a blog of 10^5 articles hold
+some 24 records each, and every write of one record rewrites the other 23. Here a file starts
+as one of 4,096, named by the first three hex digits of its keys' hash (`c9d`); when a write
+leaves it with more than `SPLIT_ABOVE` records, it becomes a split marker and its records move
+to files one digit longer (`c9d0` ... `c9df`), so a file holds a few records at any size.
+
+A key's file is found without knowing the layout: of its names (`c9d`, `c9d7`, `c9d7e`), the
+first that is not a split marker. A reader asks for all of them together (one request); one
+that does not exist costs nothing, and a marker a few bytes. Markers are never merged back: a
+blog that shrinks keeps its deeper files, which are then smaller still.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+__all__ = ["BASE_DIGITS", "MAX_DIGITS", "SPLIT_ABOVE", "digest", "leaf", "names", "split"]
+
+BASE_DIGITS = 3  # 4,096 files to begin with
+MAX_DIGITS = 5  # 16**5 files: a file splits no further (a blog of 10^7 articles fills them)
+SPLIT_ABOVE = 16  # records in a file before it splits (on average one per child after)
+
+V = TypeVar("V")
+
+
+def digest(key: str) -> str:
+    """The stable hash of a key that names its file (a key that is not UTF-8, a file name with
+    its bytes escaped, is hashed by its bytes)."""
+    data = key.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def names(key: str) -> list[str]:
+    """Every file `key` can be in, shallowest first: a reader asks for them all at once."""
+    hashed = digest(key)
+    return [hashed[:digits] for digits in range(BASE_DIGITS, MAX_DIGITS + 1)]
+
+
+def leaf(key: str, is_split: Callable[[str], bool]) -> str:
+    """The file that holds `key`, `is_split` telling which files are split markers."""
+    candidates = names(key)
+    return next((name for name in candidates[:-1] if not is_split(name)), candidates[-1])
+
+
+def split(name: str, records: Mapping[str, V]) -> tuple[set[str], dict[str, dict[str, V]]]:
+    """How a file holding `records` is written: the files that become split markers (none
+    while it is small enough), and the records of each file that holds some."""
+    if len(records) <= SPLIT_ABOVE or len(name) >= MAX_DIGITS:
+        return set(), {name: dict(records)} if records else {}
+    children: dict[str, dict[str, V]] = {}
+    for key, record in records.items():
+        children.setdefault(digest(key)[: len(name) + 1], {})[key] = record
+    markers = {name}
+    leaves: dict[str, dict[str, V]] = {}
+    for child, held in children.items():
+        deeper, written = split(child, held)
+        markers |= deeper
+        leaves |= written
+    return markers, leaves
