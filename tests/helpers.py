@@ -219,7 +219,7 @@ def site_articles(shards: Iterable[bytes]) -> dict[str, dict[str, Any]]:
 
 def local_site_articles(site: Path) -> dict[str, dict[str, Any]]:
     """`site_articles` of a site in a folder."""
-    return site_articles(p.read_bytes() for p in site.glob(".steadypress/articles/*.json"))
+    return site_articles(p.read_bytes() for p in (site / ".steadypress/articles").rglob("*.json"))
 
 
 def old_site_manifest(entries: Mapping[str, Entry]) -> bytes:

@@ -303,7 +303,13 @@ def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(
     index = tmp_path / ".steadypress"
 
     def files(folder: str) -> dict[str, dict[str, Any]]:
-        return {p.stem: json.loads(p.read_bytes()) for p in (index / folder).glob("*.json")}
+        """By name: a deeper file is in a folder per digit beyond the first (`a/b.json`)."""
+        found = {}
+        for p in (index / folder).rglob("*.json"):
+            name = str(p.relative_to(index / folder)).removesuffix(".json")
+            assert name.count("/") == len(name.replace("/", "")) - 1
+            found[name.replace("/", "")] = json.loads(p.read_bytes())
+        return found
 
     for folder in ("articles", "urls"):
         found = files(folder)
@@ -330,3 +336,14 @@ def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(
     summary = json.loads((tmp_path / SUMMARY).read_bytes())
     assert summary["total"] == 94
     assert links(tmp_path, 10) == ("/p7/", "/p11/")
+
+
+def test_tags_named_like_the_index_folders_are_kept_as_tags(tmp_path: Path) -> None:
+    """A tag's files are told from the index's own by where they are, not by their names."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n, tags=("urls", "years", "articles")), None) for n in range(3)])
+    site.publish(post(3, tags=("urls", "years")), None)
+    for tag in ("urls", "years", "articles"):
+        assert {f"/p{n}/" for n in range(3)} <= _hrefs(tmp_path / f"tags/{tag}/index.html")
+    for path in tmp_path.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))

@@ -4,7 +4,8 @@ A fixed number of files grows with the records: 4,096 files of a blog of 10^5 ar
 some 24 records each, and every write of one record rewrites the other 23. Here a file starts
 as one of 4,096, named by the first three hex digits of its keys' hash (`c9d`); when a write
 leaves it with more than `SPLIT_ABOVE` records, it becomes a split marker and its records move
-to files one digit longer (`c9d0` ... `c9df`), so a file holds a few records at any size.
+to files one digit longer (`c9d0` ... `c9df`), so a file holds a few records at any size. (Where
+a name's file is kept is its user's choice: the site's index nests them, `c9d/0.json`.)
 
 A key's file is found without knowing the layout: of its names (`c9d`, `c9d7`, `c9d7e`), the
 first that is not a split marker. A reader asks for all of them together (one request); one

@@ -67,7 +67,18 @@ Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
 
 def _shard_file(folder: str, name: str) -> str:
-    return f"{folder}/{name}.json"
+    """A file of articles or URLs by its name (`shardtree.py`): a deeper one in a folder per
+    digit (`c9d/f.json`), so that no folder holds more than 4,096 files and 4,096 folders."""
+    base, deeper = name[: shardtree.BASE_DIGITS], name[shardtree.BASE_DIGITS :]
+    return "/".join([folder, base, *deeper]) + ".json"
+
+
+def _shard_of_file(path: str) -> tuple[str, str] | None:
+    """(folder, name) of a file of articles or URLs; None for another file of the index."""
+    for folder in (ARTICLES, URLS):
+        if path.startswith(f"{folder}/"):
+            return folder, path[len(folder) + 1 :].removesuffix(".json").replace("/", "")
+    return None
 
 
 def article_files(path: str) -> list[str]:
@@ -107,9 +118,10 @@ def _tag_folder(tag_page: str) -> str:
 
 # What each kind of file holds, by the key of its section.
 def _section_key(name: str) -> str:
-    if "/urls/" in name:
+    # By the folder from the index's root: a tag may be called `urls` or `years`.
+    if name.startswith(f"{URLS}/"):
         return "urls"
-    if "/years/" in name:
+    if name.startswith(f"{INDEX_FOLDER}/years/"):
         return "months"
     if name.endswith("/years.json"):
         return "years"
@@ -521,7 +533,8 @@ class SiteIndex:
                 else:
                     self._files.remove(name)
                 continue
-            if name.startswith((f"{ARTICLES}/", f"{URLS}/")) and self._split_if_full(name):
+            shard = _shard_of_file(name)
+            if shard is not None and self._split_if_full(*shard):
                 continue
             section = self._documents[name]
             if section:
@@ -531,18 +544,18 @@ class SiteIndex:
                 self._files.remove(name)
         self._dirty.clear()
 
-    def _split_if_full(self, name: str) -> bool:
+    def _split_if_full(self, folder: str, name: str) -> bool:
         """Whether a file of articles or URLs has grown too full and is written as deeper
         files and a split marker (`shardtree.py`)."""
-        folder, file = name.rsplit("/", 1)
-        key = _section_key(name)
-        markers, leaves = shardtree.split(file.removesuffix(".json"), self._documents[name])
+        file = _shard_file(folder, name)
+        key = _section_key(file)
+        markers, leaves = shardtree.split(name, self._documents[file])
         if not markers:
             return False
         # The deeper files cannot exist yet (`name` held their keys): written unread.
         for marker in sorted(markers):
             path = _shard_file(folder, marker)
-            self._files.put(path, _dumps(_split_marker()), new=path != name)
+            self._files.put(path, _dumps(_split_marker()), new=marker != name)
             self._split.add(path)
             self._documents.pop(path, None)
         for leaf, held in sorted(leaves.items()):
