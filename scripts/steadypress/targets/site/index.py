@@ -240,9 +240,18 @@ class SiteIndex:
 
     def _section(self, name: str, key: str) -> dict[str, Any]:
         if name not in self._documents:
-            raw = self._files.read(name)
-            self._documents[name] = {} if raw is None else self._parse(name, raw, key)[key]
+            self._load(name, key)
         return self._documents[name]
+
+    def _load(self, name: str, key: str, *, split_allowed: bool = False) -> None:
+        """Read a file into `_documents`, or into `_split` when it is a split marker (allowed
+        for the files of articles and URLs only)."""
+        raw = self._files.read(name)
+        document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
+        if split_allowed and document is not None and _SPLIT in document:
+            self._split.add(name)
+        else:
+            self._documents[name] = {} if document is None else document[key]
 
     def _shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way."""
@@ -251,13 +260,7 @@ class SiteIndex:
 
     def _is_split(self, name: str) -> bool:
         if name not in self._split and name not in self._documents:
-            raw = self._files.read(name)
-            key = _section_key(name)
-            document = None if raw is None else self._parse(name, raw, key, split_allowed=True)
-            if document is not None and _SPLIT in document:
-                self._split.add(name)
-            else:
-                self._documents[name] = {} if document is None else document[key]
+            self._load(name, _section_key(name), split_allowed=True)
         return name in self._split
 
     @staticmethod
