@@ -200,6 +200,85 @@ def test_listings_a_dead_run_left_stale_are_rendered_by_the_next_publish(tmp_pat
     assert contents(tmp_path / "died") == contents(tmp_path / "once")
 
 
+def _sitemap_files(site: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in site.glob("sitemap*/**/*.xml")} | {
+        "sitemap.xml": (site / "sitemap.xml").read_bytes()
+    }
+
+
+def test_batches_that_are_not_final_leave_the_sitemaps_to_the_end(tmp_path: Path) -> None:
+    """A first build in many batches writes each sitemap once, at its end: a batch of new
+    articles would touch every sitemap, and their number grows with the blog (quadratic).
+    Meanwhile the index says what the sitemaps lack: the months of the articles waiting."""
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    site_target(DirectorySiteFiles(tmp_path / "twenty")).publish_batch(BUILD[:20])
+    batched = tmp_path / "batched"
+    target = site_target(DirectorySiteFiles(batched))
+    target.publish_batch(BUILD[:10], final=False)
+    assert not (batched / "sitemap.xml").exists(), "the sitemaps wait"
+    target.publish_batch(BUILD[10:20])  # a final batch writes what the run carried
+    written = _sitemap_files(batched)
+    assert written == _sitemap_files(tmp_path / "twenty")
+    target.publish_batch(BUILD[20:25], final=False)
+    target.publish_batch(BUILD[25:], final=False)
+    assert _sitemap_files(batched) == written, "not written by a batch that is not final"
+    summary = json.loads((batched / SUMMARY).read_bytes())
+    VALIDATORS["site-index"].validate(summary)
+    days = [START + timedelta(days=10 * n) for n in range(20, 30)]
+    assert summary["sitemaps_behind"] == {
+        "articles": 20,
+        "months": sorted({f"{day.year:04d}/{day.month:02d}" for day in days}),
+    }
+    target.finish()
+    assert contents(batched) == contents(tmp_path / "once")
+    assert "sitemaps_behind" not in json.loads((batched / SUMMARY).read_bytes())
+
+
+def test_sitemaps_another_executor_left_behind_are_caught_up_by_this_one(tmp_path: Path) -> None:
+    """Two runs, batches between each other's: each lists what the other left (from the
+    months the index names) and the end is the site a single batch makes."""
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    one = site_target(DirectorySiteFiles(tmp_path / "both"))
+    other = site_target(DirectorySiteFiles(tmp_path / "both"))
+    one.publish_batch(BUILD[:10], final=False)
+    other.publish_batch(BUILD[10:20], final=False)
+    one.publish_batch(BUILD[20:])
+    assert contents(tmp_path / "both") == contents(tmp_path / "once")
+    other.finish()  # its carry was written by the other: nothing left to do
+    assert contents(tmp_path / "both") == contents(tmp_path / "once")
+
+
+def test_a_batch_that_takes_a_page_out_writes_its_sitemaps_at_once(tmp_path: Path) -> None:
+    """A page taken out of the sitemaps could not be found again by a run that died before
+    writing them (the index no longer knows it): such a batch writes them, with what the
+    run carried."""
+    site = tmp_path / "site"
+    target = site_target(DirectorySiteFiles(site))
+    target.publish_batch(BUILD[:10])
+    target.publish_batch(BUILD[10:20], final=False)
+    moved = replace(post(3, day=30, tags=("odd",)), blob="b2", slug="moved")
+    target.publish_batch([(moved, None)], final=False)
+    listed = _sitemap_locations(site)
+    assert "https://blog.example/moved/" in listed and "https://blog.example/p3/" not in listed
+    assert "https://blog.example/p15/" in listed, "what the run carried is written too"
+    assert "sitemaps_behind" not in json.loads((site / SUMMARY).read_bytes())
+
+
+@pytest.mark.parametrize("months", [["../../x"], ["2000/1"], "2000/01", [1]])
+def test_a_summary_naming_a_month_that_is_not_one_is_refused(tmp_path: Path, months: Any) -> None:
+    """The summary is on a branch anyone with push access can edit: the months it names
+    become file names, so anything but YYYY/MM stops the publish, writing nothing."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:5])
+    summary = json.loads((site / SUMMARY).read_bytes())
+    broken = {**summary, "sitemaps_behind": {"articles": 5, "months": months}}
+    (site / SUMMARY).write_text(json.dumps(broken))
+    before = contents(site)
+    with pytest.raises(TransientError, match=r"summary.json in the site cannot be read"):
+        site_target(DirectorySiteFiles(site)).publish(post(6), None)
+    assert contents(site) == before
+
+
 def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> None:
     """The index is on a branch anyone with push access can edit; a page it names as stale is
     written or removed, so one that is not a listing page stops the publish, deleting

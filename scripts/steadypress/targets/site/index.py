@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "YEARS",
     "Nav",
     "SiteIndex",
+    "SitemapsBehind",
     "article_files",
     "index_files",
     "month_file",
@@ -150,6 +152,18 @@ def uses(entry: Entry) -> tuple[str, ...]:
     return (page_path(entry.slug), *entry.assets, *entry.aliases)
 
 
+@dataclass(frozen=True)
+class SitemapsBehind:
+    """The sitemaps are behind the index: laid out for `articles` articles, and missing
+    pages of the articles of `months` (`YYYY/MM`) and of the stale listing pages. A first build
+    in many batches writes the sitemaps once, at its end, instead of every sitemap once a batch
+    (a batch of 500 new articles touches them all, and their number grows with the blog); a run
+    that dies first leaves this for the next write, which lists those months' pages again."""
+
+    articles: int
+    months: frozenset[str]
+
+
 @dataclass
 class _Summary:
     total: int = 0
@@ -164,6 +178,8 @@ class _Summary:
     stale: set[str] = field(default_factory=set)
     # The years of a version 3 summary, which counted them: moved to `years.json` when written.
     legacy_years: list[str] | None = None
+    # Sitemaps a batch left to a later one of its run (`SitemapsBehind`); None: up to date.
+    sitemaps_behind: SitemapsBehind | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,6 +193,16 @@ class _Summary:
             },
             "newest": [[path, entry.to_json()] for path, entry in self.newest],
             **({"stale": sorted(self.stale)} if self.stale else {}),
+            **(
+                {}
+                if self.sitemaps_behind is None
+                else {
+                    "sitemaps_behind": {
+                        "articles": self.sitemaps_behind.articles,
+                        "months": sorted(self.sitemaps_behind.months),
+                    }
+                }
+            ),
         }
 
     @classmethod
@@ -194,6 +220,7 @@ class _Summary:
             newest=[(str(path), Entry.from_json(fields)) for path, fields in document["newest"]],
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
             stale={str(page) for page in document.get("stale", ())},
+            sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
         )
 
 
@@ -219,9 +246,17 @@ class SiteIndex:
     def _summary(self) -> _Summary:
         if self._read_summary is None:
             raw = self._files.read(SUMMARY)
-            self._read_summary = (
-                _Summary() if raw is None else _Summary.from_json(self._parse(SUMMARY, raw, "tags"))
-            )
+            if raw is None:
+                self._read_summary = _Summary()
+            else:
+                document = self._parse(SUMMARY, raw, "tags")
+                try:
+                    self._read_summary = _Summary.from_json(document)
+                except (ValueError, KeyError, TypeError, AttributeError) as error:
+                    # Left as it is: rewriting a summary we could not read would forget pages.
+                    raise TransientError(
+                        f"{SUMMARY} in the site cannot be read ({error!r}); fix it"
+                    ) from None
         return self._read_summary
 
     # -- reading ------------------------------------------------------------------------------
@@ -386,6 +421,17 @@ class SiteIndex:
     def clear_stale(self) -> None:
         if self._summary.stale:
             self._summary.stale.clear()
+            self._dirty.add(SUMMARY)
+
+    @property
+    def sitemaps_behind(self) -> SitemapsBehind | None:
+        """What the sitemaps lack, when a batch left them to a later one (`SitemapsBehind`)."""
+        return self._summary.sitemaps_behind
+
+    @sitemaps_behind.setter
+    def sitemaps_behind(self, behind: SitemapsBehind | None) -> None:
+        if behind != self._summary.sitemaps_behind:
+            self._summary.sitemaps_behind = behind
             self._dirty.add(SUMMARY)
 
     @property
@@ -578,6 +624,19 @@ def _split_marker() -> dict[str, Any]:
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
     return None if document is None else (int(document["layout"]), str(document["url"]))
+
+
+def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
+    if document is None:
+        return None
+    months = frozenset(map(str, document["months"]))
+    # Named months become file names: anything but YYYY/MM is refused, never read.
+    if any(not _MONTH.fullmatch(month) for month in months):
+        raise ValueError(f"sitemaps_behind names a month that is not YYYY/MM: {sorted(months)}")
+    return SitemapsBehind(articles=int(document["articles"]), months=months)
+
+
+_MONTH = re.compile(r"\d{4}/\d{2}")
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "OLD_SITEMAP_PAGES",
     "SITEMAP",
     "SITEMAPS_LAYOUT",
+    "Changes",
     "Sitemaps",
     "address_of",
     "sitemap_count",
@@ -96,6 +97,7 @@ class Sitemaps:
     def __init__(self, files: SiteWriter, url: str, *, articles: int) -> None:
         self._files = files
         self._url = url
+        self.laid_out_for = articles  # the articles the sitemaps there are laid out for
         self._before = sitemap_count(articles)
         self._changes: Changes = {}
         self._rebuild: dict[str, datetime | None] | None = None
@@ -107,6 +109,22 @@ class Sitemaps:
 
     def drop(self, page: str) -> None:
         self._changes[address_of(page)] = None
+
+    def carry(self, changes: Changes) -> None:
+        """Take on the changes an earlier write of this run left unwritten; this one's win."""
+        self._changes = {**changes, **self._changes}
+
+    @property
+    def changes(self) -> Changes:
+        """The changes not written yet: for a later write to `carry` when this one defers."""
+        return dict(self._changes)
+
+    @property
+    def only_listings(self) -> bool:
+        """Whether every change lists a page (none takes one out): a write that defers such
+        changes and dies can have them made again from the index, which still lists those
+        pages; a page taken out is no longer there to be found."""
+        return self._rebuild is None and None not in self._changes.values()
 
     def rebuild(self, pages: Mapping[str, datetime | None]) -> None:
         """Every sitemap made again from `pages`, the whole site (after an earlier layout),
@@ -134,7 +152,8 @@ class Sitemaps:
         """The sitemaps `flush` will read to change `pages` when the site then has `articles`
         articles: for the caller to fetch with other files."""
         after = sitemap_count(articles)
-        reads = self._old_files(map(address_of, pages), after) | self._created(after)
+        addresses = {*map(address_of, pages), *self._changes}
+        reads = self._old_files(addresses, after) | self._created(after)
         if after != self._before:  # a sitemap appears or goes: the index is rewritten
             reads.add(SITEMAP)
         return sorted(reads)

@@ -17,7 +17,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
 from typing import TYPE_CHECKING
@@ -38,8 +38,10 @@ from steadypress.targets.site.index import (
     SUMMARY,
     Nav,
     SiteIndex,
+    SitemapsBehind,
     article_files,
     index_files,
+    month_of,
     uses,
 )
 from steadypress.targets.site.listings import (
@@ -70,7 +72,12 @@ from steadypress.targets.site.manifest import (
     url_slug,
 )
 from steadypress.targets.site.settings import SiteAddress, SiteSettings, site_address
-from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAPS_LAYOUT, Sitemaps
+from steadypress.targets.site.sitemaps import (
+    LISTINGS_SITEMAP,
+    SITEMAPS_LAYOUT,
+    Changes,
+    Sitemaps,
+)
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -130,6 +137,16 @@ class _Rendered:
     html: str  # the article's body, for the feed
 
 
+@dataclass(frozen=True)
+class _Carried:
+    """The sitemap changes this run's batches left to its last write, and what the index says
+    of them (`SitemapsBehind`): a write that finds the index saying more is behind than this
+    holds lists those months' pages again."""
+
+    changes: Changes = field(default_factory=dict)
+    behind: SitemapsBehind | None = None
+
+
 def _summary(html: str, limit: int = 240) -> str:
     """The first words of an article as plain text, for feeds and lists with no description."""
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
@@ -168,6 +185,8 @@ class SiteTarget:
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
+        # Set only once a write has landed, so a write run again (a conflict) starts the same.
+        self._carried = _Carried()
 
     @property
     def name(self) -> str:
@@ -391,9 +410,10 @@ class SiteTarget:
 
         if batch:
             texts, oids = _first_read([(article, r) for _n, article, r in batch])
-            refused, written = self._files.apply(
+            refused, written, carried = self._files.apply(
                 lambda files: self._publish_into(files, batch, final=final), texts=texts, oids=oids
             )
+            self._carried = carried or self._carried
             for number, refusal in refused.items():
                 results[number] = refusal
             if self._files.confirms_writes:
@@ -402,11 +422,12 @@ class SiteTarget:
 
     def _publish_into(
         self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]], *, final: bool
-    ) -> tuple[dict[int, PublishError], dict[str, str]]:
+    ) -> tuple[dict[int, PublishError], dict[str, str], _Carried | None]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
         the neighbours it changed relinked, the listings rewritten once; returns the refusals,
-        by number, and the versions written (path -> blob)."""
+        by number, the versions written (path -> blob) and the sitemap changes left to a
+        later write (None: those carried before are still to do)."""
         index, sitemaps = self._open_index(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
@@ -435,7 +456,8 @@ class SiteTarget:
         pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
         relink = self._neighbours_to_relink(
             files, index, beside, {a.path for _n, a, _r in accepted},
-            listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps, pages=pages,
+            listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps,
+            pages=pages if final else None,
         )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
         published, written = [], {}
@@ -454,13 +476,14 @@ class SiteTarget:
             written[article.path] = article.blob
         self._put_static(files)
         self._relink(files, index, relink)
+        carried = None
         if changed or stale:
-            self._write_listings(
+            carried = self._write_listings(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
                 final=final,
             )  # fmt: skip
         _remove_unused(files, index, unused)
-        return refused, written
+        return refused, written, carried
 
     @staticmethod
     def _want_replaced(index: SiteIndex, olds: Sequence[tuple[str, Entry]]) -> None:
@@ -480,17 +503,20 @@ class SiteTarget:
         *,
         listings: Mapping[str, bool],
         sitemaps: Sitemaps,
-        pages: Iterable[str],
+        pages: Iterable[str] | None,
     ) -> dict[str, Entry]:
         """The articles beside those that changed (before and after), but for those `written`
         anew; their pages are fetched together with what rendering `listings` reads (each
         mapped to whether it existed before) and the sitemaps of the changed `pages` and of the
-        listing pages that appear or go (which sitemap, the index now says)."""
+        listing pages that appear or go (which sitemap, the index now says); None: the
+        sitemaps are most likely left to a later write, and read only if not."""
         relink = {path: entry for path, entry in beside if path not in written}
         files.want(texts=[
             *(page_path(entry.slug) for entry in relink.values()),
             *listing_reads(index, listings),
-            *sitemaps.reads([*pages, *_appearing_or_going(index, listings)], articles=index.total),
+            *(() if pages is None else sitemaps.reads(
+                [*pages, *_appearing_or_going(index, listings)], articles=index.total
+            )),
         ])  # fmt: skip
         return relink
 
@@ -513,12 +539,13 @@ class SiteTarget:
         changed: Mapping[str, str | None],
         published: Sequence[Entry] = (),
         final: bool = True,
-    ) -> None:
+    ) -> _Carried:
         """After articles changed: the listing pages that list their versions before and after
         (`existed`: whether each had something to list before), the feed, the sitemaps and the
         index. `changed` is the slugs of the versions gone and new, with the HTML of those
         `published`. Not `final`: the listing pages are recorded as stale instead, and the
-        final write renders them with its own."""
+        sitemap changes that only list pages are returned for the final write to make with its
+        own, the index saying meanwhile which months' pages they list."""
         index.refill_newest()
         if final:
             self._render_listings(files, index, existed)
@@ -532,8 +559,23 @@ class SiteTarget:
         for entry in published:
             sitemaps.put(page_path(entry.slug), entry.updated)
         self._write_feed(files, index, changed)
+        carried = _Carried()
+        if not final and sitemaps.only_listings:
+            behind = index.sitemaps_behind
+            carried = _Carried(
+                changes=sitemaps.changes,
+                behind=SitemapsBehind(
+                    articles=sitemaps.laid_out_for,
+                    months=frozenset(map(month_of, published)).union(
+                        () if behind is None else behind.months
+                    ),
+                ),
+            )
+        index.sitemaps_behind = carried.behind
         index.flush()
-        sitemaps.flush(articles=index.total)
+        if carried.behind is None:
+            sitemaps.flush(articles=index.total)
+        return carried
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """Read the pages and their index entries back in one read: the index must hold each
@@ -589,19 +631,21 @@ class SiteTarget:
         """Remove several articles in one write, the listings rewritten once: a push that
         removes ten articles costs what one that adds ten does."""
         texts, oids = self._removal_read(work)
-        self._files.apply(
+        carried = self._files.apply(
             functools.partial(self._unpublish_from, paths=[p for p, _ in work]),
             texts=texts,
             oids=oids,
         )
+        self._carried = carried or self._carried
 
-    def _unpublish_from(self, files: SiteWriter, *, paths: Sequence[str]) -> None:
+    def _unpublish_from(self, files: SiteWriter, *, paths: Sequence[str]) -> _Carried | None:
         """Inside the site's write: the articles at `paths` taken off the index, their pages
-        and images removed, their neighbours relinked, the listings rewritten once."""
+        and images removed, their neighbours relinked, the listings and sitemaps rewritten
+        once (None: none of them was on the site, and nothing was written)."""
         index, sitemaps = self._open_index(files)
         olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
         if not olds:
-            return
+            return None
         touched = [old for _path, old in olds]
         self._want_replaced(index, olds)
         existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
@@ -614,8 +658,9 @@ class SiteTarget:
         )  # fmt: skip
         self._relink(files, index, relink)
         gone = dict.fromkeys((old.slug for old in touched), None)
-        self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
+        carried = self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
         _remove_unused(files, index, unused)
+        return carried
 
     def _removal_read(
         self, work: Sequence[tuple[str, PublishedRecord | None]]
@@ -635,17 +680,24 @@ class SiteTarget:
         return [*texts, *_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
-        """Render the listing pages this run's batches left stale (`publish_batch` not
-        `final`): one write, after the last batch."""
+        """Render the listing pages and write the sitemaps this run's batches left
+        (`publish_batch` not `final`): one write, after the last batch."""
 
         def change(files: SiteWriter) -> None:
-            index, _sitemaps = self._open_index(files)
-            if index.stale:
-                files.want(texts=listing_reads(index, stale_pages(index)))
-                self._render_listings(files, index, ())
-                index.flush()
+            index, sitemaps = self._open_index(files)
+            if not (index.stale or index.sitemaps_behind or sitemaps.changes):
+                return
+            files.want(texts=[
+                *listing_reads(index, stale_pages(index)),
+                *sitemaps.reads((), articles=index.total),
+            ])  # fmt: skip
+            self._render_listings(files, index, ())
+            index.sitemaps_behind = None
+            index.flush()
+            sitemaps.flush(articles=index.total)
 
         self._files.apply(change, texts=[SUMMARY])
+        self._carried = _Carried()
 
     def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
         """`pages` and the listing pages earlier batches left stale, rendered from the index."""
@@ -675,16 +727,45 @@ class SiteTarget:
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip
 
+    def _catch_up(self, index: SiteIndex, sitemaps: Sitemaps) -> None:
+        """The sitemap changes earlier writes left to this one: those this run carries, and
+        when the index says more is behind (a run that died, or another executor's), the
+        pages of those months and the stale listing pages, listed again (a page listed
+        already changes nothing)."""
+        behind = index.sitemaps_behind
+        if behind is None:
+            return
+        carried = self._carried
+        if carried.behind is not None and carried.behind.articles == behind.articles:
+            sitemaps.carry(carried.changes)
+            lost = behind.months - carried.behind.months
+        else:
+            lost = behind.months
+        if not lost:
+            return
+        for month in sorted(lost):
+            for _path, entry in index.month(month):
+                sitemaps.put(page_path(entry.slug), entry.updated)
+        # A listing page that went was taken out at once (a write taking out does not defer).
+        for page in sorted(stale_pages(index)):
+            if listing_exists(index, page):
+                sitemaps.put(page, None)
+        sitemaps.put(INDEX, _front_page_date(index))
+
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps. An earlier layout's manifest is moved into the index
         first, once: every listing page and sitemap made again, the manifest deleted."""
         index = SiteIndex(files)
-        sitemaps = Sitemaps(files, self._address.url, articles=index.total)
+        behind = index.sitemaps_behind
+        sitemaps = Sitemaps(
+            files, self._address.url, articles=index.total if behind is None else behind.articles
+        )
         mark = (SITEMAPS_LAYOUT, self._address.url)
         if index.sitemaps != mark:
             if index.sitemaps is not None:  # an earlier layout, or the site has moved
                 sitemaps.migrate()
             index.sitemaps = mark
+        self._catch_up(index, sitemaps)  # after a migration, which starts from the files
         if index.exists or not files.exists(MANIFEST):
             return index, sitemaps
         manifest = read_manifest(files)
