@@ -10,9 +10,10 @@ ledger's records, the site's files) rather than published one by one:
              under _site.
 Goal (issue 16): at most 4 requests and 150 KB for a pushed article, 1 request and 10 KB for an
 idle sweep, at every size (10^5 within 1.5x of 10^3). Articles are dated one a day, so a month
-holds as many at every size (what grows with N is the number of months and of tag years).
+holds as many at every size (what grows with N is the number of months and of tag years);
+--per-day K dates K a day instead (27: 10^5 articles in ten years, a busy blog's months).
 
-Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--files]
+Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1] [--files]
 (--files: list on stderr each site file the local publish wrote, with its size)
 """
 
@@ -58,8 +59,8 @@ STATE, PAGES = "steadypress-state", "gh-pages"
 BODY = "Words of an article, with `code` and a [link](https://example.org/).\n\n" * 8
 
 
-def text(n: int) -> str:
-    date = f"{day(n):%Y-%m-%d}"
+def text(n: int, per_day: int) -> str:
+    date = f"{day(n, per_day):%Y-%m-%d}"
     return f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 50}]\n---\n\n{BODY}"
 
 
@@ -70,7 +71,7 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     ).stdout.strip()  # fmt: skip
 
 
-def blog(repo: Path, size: int) -> tuple[str, dict[str, str]]:
+def blog(repo: Path, size: int, per_day: int) -> tuple[str, dict[str, str]]:
     """A repository with `size` articles committed: (head, path -> blob)."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     # The address the seeded site was built for, on both backends (without it each backend
@@ -80,7 +81,7 @@ def blog(repo: Path, size: int) -> tuple[str, dict[str, str]]:
     )
     (repo / "content").mkdir()
     for n in range(size):
-        (repo / "content" / f"a{n:06d}.md").write_text(text(n))
+        (repo / "content" / f"a{n:06d}.md").write_text(text(n, per_day))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "articles")
     head = git(repo, "rev-parse", "HEAD")
@@ -103,13 +104,15 @@ def seeded(head: str, blobs: dict[str, str], config: str) -> Ledger:
     )
 
 
-def day(n: int) -> datetime:
-    """Article n's date: one a day, back from 2026-01-01 (a blog posting at a steady rate, so
-    its months hold as many articles at every size; 10^5 reaches back to 1752)."""
-    return datetime(2026, 1, 1, tzinfo=UTC) - timedelta(days=n)
+def day(n: int, per_day: int) -> datetime:
+    """Article n's date: `per_day` a day, back from 2026-01-28 (a blog posting at a steady
+    rate, so its months hold as many articles at every size; one a day, 10^5 reaches back to
+    1752). The pushed article is dated that day too: the newest, in a month as full as the
+    others."""
+    return datetime(2026, 1, 28, tzinfo=UTC) - timedelta(days=n // per_day)
 
 
-def site(folder: Path, head: str, blobs: dict[str, str]) -> None:
+def site(folder: Path, head: str, blobs: dict[str, str], per_day: int) -> None:
     """The site of every article: the newest 25 rendered, the others as an earlier layout's
     manifest recorded them, moved into the index by that first publish (rendering 10^5 pages
     would take the benchmark's time and change no figure: a publish reads only its neighbour's
@@ -124,10 +127,12 @@ def site(folder: Path, head: str, blobs: dict[str, str]) -> None:
         title, tags, slug = f"Article {n}", (f"t{n % 50}",), path[len("content/") : -len(".md")]
         if n < 25:
             work.append((Article(path=path, blob=blob, title=title, body=BODY, tags=tags,
-                                 date=day(n), updated=day(n), commit=head), None))  # fmt: skip
+                                 date=day(n, per_day), updated=day(n, per_day), commit=head),
+                         None))  # fmt: skip
             continue
         entries[path] = Entry(
-            blob=blob, slug=slug, title=title, date=day(n), updated=day(n), description=None,
+            blob=blob, slug=slug, title=title, date=day(n, per_day), updated=day(n, per_day),
+            description=None,
             summary=BODY[:240], tags=tags, cover=None, assets=(), sha256="0" * 64,
         )  # fmt: skip
     folder.mkdir()
@@ -164,7 +169,7 @@ def run(repo: Path, *args: str, backend: str) -> None:
 
 def push_one(repo: Path, name: str) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
-    (repo / "content" / f"{name}.md").write_text(text(0).replace("Article 0", name))
+    (repo / "content" / f"{name}.md").write_text(text(0, 1).replace("Article 0", name, 1))
     git(repo, "add", "content")  # not _site, which is not the blog's source
     git(repo, "commit", "-qm", name)
     return before, git(repo, "rev-parse", "HEAD")
@@ -238,12 +243,14 @@ def locally(repo: Path, head: str, blobs: dict[str, str], *, show_files: bool) -
     return {"seconds": seconds, "state bytes": state_bytes, "site bytes": sum(written.values())}
 
 
-def measure(size: int, *, show_files: bool = False) -> tuple[dict[str, Figures], Figures]:
+def measure(
+    size: int, *, per_day: int = 1, show_files: bool = False
+) -> tuple[dict[str, Figures], Figures]:
     with tempfile.TemporaryDirectory() as folder:
         repo = Path(folder) / "blog"
         repo.mkdir()
-        head, blobs = blog(repo, size)
-        site(repo / "_site", head, blobs)
+        head, blobs = blog(repo, size, per_day)
+        site(repo / "_site", head, blobs, per_day)
         remote = on_github(repo, head, blobs, repo / "_site")
         # A fresh copy of the blog for the local run: the GitHub run pushed into this one.
         git(repo, "reset", "-q", "--hard", head)
@@ -258,6 +265,7 @@ def kb(n: float) -> str:
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--per-day", type=int, default=1, help="articles dated each day")
     parser.add_argument("--files", action="store_true", help="list the site files written")
     args = parser.parse_args()
     print(
@@ -267,7 +275,7 @@ def main_() -> None:
     )
     print("| ---: | --- | --- | --- | --- | --- | ---: | ---: |")
     for size in args.sizes:
-        remote, local = measure(size, show_files=args.files)
+        remote, local = measure(size, per_day=args.per_day, show_files=args.files)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
