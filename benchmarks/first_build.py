@@ -7,10 +7,13 @@ The corpus: N articles with front matter (title, a date spread over five years, 
 few paragraphs, a fenced code block and a table. Each figure is the wall time of a whole
 process, min and median of --runs runs, and the ratio to Hugo's; this machine is noisy, so the
 ratios are what to compare. Hugo is Debian's `hugo` package; without it the Hugo column says so.
+Both write every file they make, so where the disk's time to create one varies from minute to
+minute (this machine's has, tenfold), `TMPDIR=/dev/shm` runs both on tmpfs: the figures then
+repeat, and measure the two programs rather than the disk.
 
 Goal (issue 16): 10,000 within 11x of 1,000 (linear), 1,000 within 2x of Hugo's wall time.
 
-Usage: .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
+Usage: [TMPDIR=/dev/shm] .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
 """
 
 from __future__ import annotations

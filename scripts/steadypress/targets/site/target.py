@@ -139,9 +139,9 @@ class _Rendered:
 
 @dataclass(frozen=True)
 class _Carried:
-    """The sitemap changes this run's batches left to its last write, and what the index says
-    of them (`SitemapsBehind`): a write that finds the index saying more is behind than this
-    holds lists those months' pages again."""
+    """The sitemap changes this run's batches left to its last write, and what its last write
+    had the index say of them (`SitemapsBehind`): a write that finds the index saying anything
+    else lists the pages of the months it names again instead."""
 
     changes: Changes = field(default_factory=dict)
     behind: SitemapsBehind | None = None
@@ -685,7 +685,7 @@ class SiteTarget:
 
         def change(files: SiteWriter) -> None:
             index, sitemaps = self._open_index(files)
-            if not (index.stale or index.sitemaps_behind or sitemaps.changes):
+            if not (index.stale or index.sitemaps_behind):
                 return
             files.want(texts=[
                 *listing_reads(index, stale_pages(index)),
@@ -728,22 +728,17 @@ class SiteTarget:
         )  # fmt: skip
 
     def _catch_up(self, index: SiteIndex, sitemaps: Sitemaps) -> None:
-        """The sitemap changes earlier writes left to this one: those this run carries, and
-        when the index says more is behind (a run that died, or another executor's), the
-        pages of those months and the stale listing pages, listed again (a page listed
-        already changes nothing)."""
+        """The sitemap changes earlier writes left to this one: those this run carries when the
+        index says exactly what its last write said; else (a run that died, another
+        executor's batches since) the pages of every month it names and the stale listing
+        pages, listed again from the index (a page listed already changes nothing)."""
         behind = index.sitemaps_behind
         if behind is None:
             return
-        carried = self._carried
-        if carried.behind is not None and carried.behind.articles == behind.articles:
-            sitemaps.carry(carried.changes)
-            lost = behind.months - carried.behind.months
-        else:
-            lost = behind.months
-        if not lost:
+        if behind == self._carried.behind:
+            sitemaps.carry(self._carried.changes)
             return
-        for month in sorted(lost):
+        for month in sorted(behind.months):
             for _path, entry in index.month(month):
                 sitemaps.put(page_path(entry.slug), entry.updated)
         # A listing page that went was taken out at once (a write taking out does not defer).
