@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -33,6 +34,10 @@ from tests.fakes.clock import ManualClock
 
 if TYPE_CHECKING:
     from tests.fakes.github import FakeGitHub
+
+# Debian's Chromium, which the browser test drives: optional (the test is skipped without it).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+NO_CHROMIUM = "Debian's chromium is not installed"
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Author",

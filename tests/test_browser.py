@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 
-from tests.helpers import Repo, run_cli
+from tests.helpers import CHROMIUM, NO_CHROMIUM, Repo, run_cli
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 # As root in a closed network: no sandbox, and no background calls to Google's services.
@@ -30,7 +29,7 @@ ARGS = [
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=NO_CHROMIUM),
 ]
 
 
