@@ -24,9 +24,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from steadypress import shardtree
 from steadypress.errors import TransientError
@@ -63,6 +63,8 @@ YEARS = f"{INDEX_FOLDER}/years.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
+
+T = TypeVar("T")
 
 # An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
@@ -246,17 +248,11 @@ class SiteIndex:
     def _summary(self) -> _Summary:
         if self._read_summary is None:
             raw = self._files.read(SUMMARY)
-            if raw is None:
-                self._read_summary = _Summary()
-            else:
-                document = self._parse(SUMMARY, raw, "tags")
-                try:
-                    self._read_summary = _Summary.from_json(document)
-                except (ValueError, KeyError, TypeError, AttributeError) as error:
-                    # Left as it is: rewriting a summary we could not read would forget pages.
-                    raise TransientError(
-                        f"{SUMMARY} in the site cannot be read ({error!r}); fix it"
-                    ) from None
+            self._read_summary = (
+                _Summary()
+                if raw is None
+                else _decoded(SUMMARY, _Summary.from_json, self._parse(SUMMARY, raw, "tags"))
+            )
         return self._read_summary
 
     # -- reading ------------------------------------------------------------------------------
@@ -322,10 +318,7 @@ class SiteIndex:
 
     @staticmethod
     def _entry(name: str, fields: Any) -> Entry:
-        try:
-            return Entry.from_json(fields)
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise TransientError(f"{name} in the site cannot be read ({error!r}); fix it") from None
+        return _decoded(name, Entry.from_json, fields)
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
@@ -624,6 +617,15 @@ def _split_marker() -> dict[str, Any]:
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
     return None if document is None else (int(document["layout"]), str(document["url"]))
+
+
+def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:
+    """`decode(document)`, read from the file `name`; what it cannot decode stops the publish."""
+    try:
+        return decode(document)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        # The site is left as it is: rewriting a file we could not read would forget pages.
+        raise TransientError(f"{name} in the site cannot be read ({error!r}); fix it") from None
 
 
 def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
