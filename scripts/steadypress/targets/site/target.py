@@ -41,6 +41,7 @@ from steadypress.targets.site.index import (
     SitemapsBehind,
     article_files,
     index_files,
+    month_file,
     month_of,
     uses,
 )
@@ -738,6 +739,7 @@ class SiteTarget:
         if behind == self._carried.behind:
             sitemaps.carry(self._carried.changes)
             return
+        index.want((), texts=map(month_file, behind.months))  # read together, not one by one
         for month in sorted(behind.months):
             for _path, entry in index.month(month):
                 sitemaps.put(page_path(entry.slug), entry.updated)
