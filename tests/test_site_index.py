@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import feedparser
 import pytest
 import xmlschema
 
@@ -426,3 +427,49 @@ def test_tags_named_like_the_index_folders_are_kept_as_tags(tmp_path: Path) -> N
         assert {f"/p{n}/" for n in range(3)} <= _hrefs(tmp_path / f"tags/{tag}/index.html")
     for path in tmp_path.glob(".steadypress/**/*.json"):
         VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+
+
+ONLY_IN_AN_ENTRY = {"blob", "sha256", "assets", "aliases"}
+
+
+def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
+    tmp_path: Path,
+) -> None:
+    """A month's and a tag's year's files and the summary's newest hold each article's row,
+    not its whole entry (its version and page digest are its own file's); listings written
+    whole before are read as rows, and a removal from the newest refills the feed from them,
+    the article coming in with its summary."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(replace(post(n, tags=("go",)), description=f"About {n}."), None)
+                        for n in range(22)])  # fmt: skip
+    index = tmp_path / ".steadypress"
+    month, tag_year = index / "months/2000-01.json", index / "tags/go/2000.json"
+    entries = local_site_articles(tmp_path)
+    assert all({"blob", "sha256"} <= set(e) for e in entries.values())
+    summary = json.loads((index / "summary.json").read_bytes())
+    rows = [
+        *json.loads(month.read_bytes())["articles"].values(),
+        *json.loads(tag_year.read_bytes())["articles"].values(),
+        *(row for _path, row in summary["newest"]),
+    ]
+    assert len(rows) == 22 + 22 + 20 and not any(ONLY_IN_AN_ENTRY & set(row) for row in rows)
+
+    for listing in (month, tag_year):  # as a write before rows were slimmed left them
+        document = json.loads(listing.read_bytes())
+        document["articles"] = {path: entries[path] for path in document["articles"]}
+        listing.write_text(json.dumps(document))
+    summary["newest"] = [[path, entries[path]] for path, _row in summary["newest"]]
+    (index / "summary.json").write_text(json.dumps(summary))
+    VALIDATORS["site-index"].validate(json.loads(month.read_bytes()))
+    VALIDATORS["site-index"].validate(summary)
+
+    site.unpublish("content/p21.md", None)
+    feed = feedparser.parse((tmp_path / "feed.xml").read_bytes())
+    assert [e.title for e in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
+    assert feed.entries[-1].summary == "About 1.", "came in from the month's file"
+    assert '<a href="/p1/">P1</a>' in (tmp_path / "archive/2000/01/index.html").read_text()
+    for listing in (month, tag_year, index / "summary.json"):
+        document = json.loads(listing.read_bytes())
+        VALIDATORS["site-index"].validate(document)
+        written = document.get("articles") or dict(document["newest"])
+        assert not any(ONLY_IN_AN_ENTRY & set(row) for row in written.values()), listing

@@ -5,14 +5,15 @@
   by a hash of its path that split as they fill (`shardtree.py`);
 - `urls/XYZ.json`: which articles use each page, image and redirect page, in files by a hash of
   the site path, split the same way (a URL has one owner; an image may serve several articles);
-- `months/YYYY-MM.json`: the entries of a month's articles, which its archive page lists;
+- `months/YYYY-MM.json`: the rows (`Listed`: what a listing and the feed show) of a month's
+  articles, which its archive page lists;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
-- `tags/TAG/YYYY.json`: the entries of a tag's articles in a year, and `tags/TAG/years.json`
+- `tags/TAG/YYYY.json`: the rows of a tag's articles in a year, and `tags/TAG/years.json`
   how many each year has;
 - `summary.json`: how many articles the site has, each tag's count and spellings, and the
-  newest articles (the front page, the feed).
+  rows of the newest articles (the front page, the feed).
 
 A publish reads the files of the articles it changes, of their months and tags and of their
 neighbours, and writes back those it changed: never a file that grows with the number of
@@ -31,7 +32,7 @@ from typing import Any, TypeVar
 from steadypress import shardtree
 from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
-from steadypress.targets.site.manifest import Entry, page_path, tag_path
+from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed, page_path, tag_path
 
 __all__ = [
     "INDEX_FOLDER",
@@ -95,7 +96,7 @@ def url_files(site_path: str) -> list[str]:
     return [_shard_file(URLS, name) for name in shardtree.names(site_path)]
 
 
-def month_of(entry: Entry) -> str:
+def month_of(entry: Listed) -> str:
     return f"{entry.date.year:04d}/{entry.date.month:02d}"
 
 
@@ -144,7 +145,7 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
     return files
 
 
-def _order(entry: Entry) -> tuple[float, str]:
+def _order(entry: Listed) -> tuple[float, str]:
     """Date order, the slug breaking a tie: how neighbours and lists are ranked."""
     return (entry.date.timestamp(), entry.slug)
 
@@ -171,7 +172,7 @@ class _Summary:
     total: int = 0
     tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
     names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
-    newest: list[tuple[str, Entry]] = field(default_factory=list)  # (path, entry), newest first
+    newest: list[tuple[str, Listed]] = field(default_factory=list)  # (path, row), newest first
     # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
     # none written yet, so none to move.
     sitemaps: tuple[int, str] | None = None
@@ -219,7 +220,7 @@ class _Summary:
                 str(page): {str(k): int(n) for k, n in tag["names"].items()}
                 for page, tag in tags.items()
             },
-            newest=[(str(path), Entry.from_json(fields)) for path, fields in document["newest"]],
+            newest=[(str(path), Listed.from_json(fields)) for path, fields in document["newest"]],
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
             stale={str(page) for page in document.get("stale", ())},
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
@@ -235,7 +236,7 @@ class SiteIndex:
         self._split: set[str] = set()  # files read that are split markers (`shardtree.py`)
         self._dirty: set[str] = set()
         # listing file -> its rows, oldest first, and their date order keys
-        self._parsed: dict[str, tuple[list[tuple[str, Entry]], list[tuple[float, str]]]] = {}
+        self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
         self._years: list[str] | None = None  # sorted; read when first wanted
 
@@ -314,31 +315,27 @@ class SiteIndex:
     def entry(self, path: str) -> Entry | None:
         name = self._shard(ARTICLES, path)
         fields = self._section(name, "articles").get(path)
-        return None if fields is None else self._entry(name, fields)
-
-    @staticmethod
-    def _entry(name: str, fields: Any) -> Entry:
-        return _decoded(name, Entry.from_json, fields)
+        return None if fields is None else _decoded(name, Entry.from_json, fields)
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
         return list(self._section(self._shard(URLS, site_path), "urls").get(site_path, []))
 
-    def month(self, month: str) -> list[tuple[str, Entry]]:
+    def month(self, month: str) -> list[tuple[str, Listed]]:
         """The month's articles, newest first."""
         return self._rows(month_file(month))[::-1]
 
-    def tag_year(self, tag_page: str, year: int) -> list[tuple[str, Entry]]:
+    def tag_year(self, tag_page: str, year: int) -> list[tuple[str, Listed]]:
         """The articles of a tag in a year, newest first."""
         return self._rows(tag_year_file(tag_page, year))[::-1]
 
-    def _rows(self, name: str) -> list[tuple[str, Entry]]:
+    def _rows(self, name: str) -> list[tuple[str, Listed]]:
         """The (path, entry) rows of a listing file, oldest first; parsed once until changed
         (a first build asks a month for the neighbours of each of its articles)."""
         if name not in self._parsed:
             section = self._section(name, "articles")
             rows = sorted(
-                ((path, self._entry(name, fields)) for path, fields in section.items()),
+                ((path, _decoded(name, Listed.from_json, row)) for path, row in section.items()),
                 key=lambda row: _order(row[1]),
             )
             self._parsed[name] = (rows, [_order(entry) for _path, entry in rows])
@@ -346,7 +343,7 @@ class SiteIndex:
 
     def _rows_beside(
         self, name: str, key: tuple[float, str], *, newer: bool
-    ) -> Iterator[tuple[str, Entry]]:
+    ) -> Iterator[tuple[str, Listed]]:
         """The rows of a listing file after `key` (`newer`) or before it, nearest first."""
         rows = self._rows(name)
         orders = self._parsed[name][1]
@@ -383,7 +380,7 @@ class SiteIndex:
                     yield found
 
     @property
-    def newest(self) -> list[tuple[str, Entry]]:
+    def newest(self) -> list[tuple[str, Listed]]:
         return list(self._summary.newest)
 
     @property
@@ -445,7 +442,7 @@ class SiteIndex:
     def tag_count(self, tag_page: str) -> int:
         return self._summary.tags.get(tag_page, 0)
 
-    def nav(self, path: str, entry: Entry) -> Nav:
+    def nav(self, path: str, entry: Listed) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
         older, newer = (self._beside_row(path, entry, newer=side) for side in (False, True))
         return (
@@ -453,7 +450,7 @@ class SiteIndex:
             (newer[1].slug, newer[1].title) if newer else (None, None),
         )
 
-    def beside(self, path: str, entry: Entry) -> list[tuple[str, Entry]]:
+    def beside(self, path: str, entry: Listed) -> list[tuple[str, Listed]]:
         """The older and the newer article of `path` (at `entry`), as (path, entry) pairs."""
         found = []
         for newer in (False, True):
@@ -462,7 +459,7 @@ class SiteIndex:
                 found.append(row)
         return found
 
-    def _beside_row(self, path: str, entry: Entry, *, newer: bool) -> tuple[str, Entry] | None:
+    def _beside_row(self, path: str, entry: Listed, *, newer: bool) -> tuple[str, Listed] | None:
         """The next article of the index in date order after (`newer`) or before `entry`, an
         article of the index: among the newest when it is one of them (every newer one is
         too), else in its month, else in the nearest month that has any."""
@@ -513,16 +510,16 @@ class SiteIndex:
         self._dirty.add(SUMMARY)
 
     def _add(self, path: str, entry: Entry) -> None:
-        fields = entry.to_json()
-        self._edit(self._shard(ARTICLES, path), "articles")[path] = fields
+        self._edit(self._shard(ARTICLES, path), "articles")[path] = entry.to_json()
+        row = entry.listed
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        self._edit(month_file(month_of(entry)), "articles")[path] = fields
+        self._edit(month_file(month_of(entry)), "articles")[path] = row.to_json()
         self._tally(entry, 1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._edit(tag_year_file(page, entry.date.year), "articles")[path] = fields
-        newest = sorted([*self._summary.newest, (path, entry)], key=lambda r: _order(r[1]))
+            self._edit(tag_year_file(page, entry.date.year), "articles")[path] = row.to_json()
+        newest = sorted([*self._summary.newest, (path, row)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._dirty.add(SUMMARY)
 
@@ -579,6 +576,8 @@ class SiteIndex:
             if shard is not None and self._split_if_full(*shard):
                 continue
             section = self._documents[name]
+            if _is_listing(name):
+                section = self._documents[name] = _rows_only(section)
             if section:
                 document = {"version": INDEX_VERSION, _section_key(name): section}
                 self._files.put(name, _dumps(document))
@@ -605,6 +604,21 @@ class SiteIndex:
             self._documents[path] = held
             self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
         return True
+
+
+def _is_listing(name: str) -> bool:
+    """Whether a file of the index is a month's or a tag's year's: rows, not entries."""
+    months, tags = f"{INDEX_FOLDER}/months/", f"{INDEX_FOLDER}/tags/"
+    return name.startswith(months) or (name.startswith(tags) and not name.endswith("/years.json"))
+
+
+def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
+    """A listing's rows as written, the fields of a whole entry that a listing written before
+    rows were slimmed holds left out (once: the next write finds none)."""
+    if not any(ENTRY_ONLY & row.keys() for row in section.values()):
+        return section
+    return {path: {k: v for k, v in row.items() if k not in ENTRY_ONLY}
+            for path, row in section.items()}  # fmt: skip
 
 
 _SPLIT = "split"

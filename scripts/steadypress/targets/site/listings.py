@@ -26,7 +26,7 @@ from steadypress.targets.site.index import (
     tag_year_file,
     year_file,
 )
-from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, page_path, tag_path
+from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, Listed, page_path, tag_path
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -275,7 +275,7 @@ class ListingPages:
             for month, count in sorted(index.months(year).items(), reverse=True)
         ]  # fmt: skip
 
-    def _rows(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    def _rows(self, entries: Iterable[Listed]) -> list[dict[str, Any]]:
         return [
             {
                 "title": entry.title,

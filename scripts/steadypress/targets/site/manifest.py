@@ -4,6 +4,7 @@ which the first publish moves into the index (`index.py`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CNAME",
+    "ENTRY_ONLY",
     "FEED",
     "GENERATED_FOLDERS",
     "GENERATOR",
@@ -32,6 +34,7 @@ __all__ = [
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
+    "Listed",
     "article_slug",
     "is_site_path",
     "page_path",
@@ -62,12 +65,13 @@ MAX_URL_SEGMENT = 200
 
 
 @dataclass(frozen=True)
-class Entry:
-    """What the site's index keeps of a published article: enough to list it on the listing
-    pages, the feed and the sitemaps, and to link it from its neighbours, without reading it
-    again."""
+class Listed:
+    """What a listing keeps of an article (a month's and a tag's year's files in the index,
+    the newest in its summary): enough to list it on the listing pages, put it in the feed and
+    the sitemaps, and link it from its neighbours, without reading it again. Not what only its
+    own file needs (`Entry`): each listing holds a row of every article it lists, read and
+    written whole by each publish into it."""
 
-    blob: str
     slug: str
     title: str
     date: datetime
@@ -76,14 +80,10 @@ class Entry:
     summary: str
     tags: tuple[str, ...]
     cover: str | None  # the site path of a published cover image, or an absolute URL
-    assets: tuple[str, ...]  # site paths of the images published with it
-    sha256: str
-    aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
 
     def to_json(self) -> dict[str, Any]:
-        # An entry is kept in several of the index's files: what can be left out, is.
+        # A row is kept in several of the index's files: what can be left out, is.
         fields = {
-            "blob": self.blob,
             "slug": self.slug,
             "title": self.title,
             "date": format_time(self.date),
@@ -92,9 +92,6 @@ class Entry:
             "summary": self.summary,
             "tags": list(self.tags),
             "cover": self.cover,
-            "assets": list(self.assets),
-            "sha256": self.sha256,
-            "aliases": list(self.aliases),
         }
         if self.summary == (self.description or ""):
             del fields["summary"]  # read back from the description
@@ -103,33 +100,84 @@ class Entry:
         return {key: value for key, value in fields.items() if value not in (None, [])}
 
     @classmethod
+    def from_json(cls, fields: Mapping[str, Any]) -> Listed:
+        """A row; the fields only an `Entry` has (a listing written before rows were slimmed
+        held whole entries) are passed over."""
+        return cls(**_listed_fields(fields))
+
+    @property
+    def listed(self) -> Listed:
+        """The row of this article in a listing."""
+        if type(self) is Listed:
+            return self
+        return Listed(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Listed)})
+
+
+@dataclass(frozen=True)
+class Entry(Listed):
+    """What the site's index keeps of a published article in its own file: its row
+    (`Listed`), and what removing or checking it needs: the version, the digest of its page,
+    the images and redirect pages it uses."""
+
+    blob: str
+    assets: tuple[str, ...]  # site paths of the images published with it
+    sha256: str
+    aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
+
+    def to_json(self) -> dict[str, Any]:
+        fields = {
+            **super().to_json(),
+            "blob": self.blob,
+            "assets": list(self.assets),
+            "sha256": self.sha256,
+            "aliases": list(self.aliases),
+        }
+        return {key: value for key, value in fields.items() if value not in (None, [])}
+
+    @classmethod
     def from_json(cls, fields: Mapping[str, Any]) -> Entry:
-        date = parse_time(fields["date"])
         # The index lives on a branch anyone with push access can edit: a path in it decides
         # what a later publish deletes, so each must name a file of the site, no more.
-        slug, assets = str(fields["slug"]), tuple(map(str, fields.get("assets", ())))
+        assets = tuple(map(str, fields.get("assets", ())))
         aliases = tuple(map(str, fields.get("aliases", ())))
-        for path in (slug, *assets, *aliases):
+        for path in (*assets, *aliases):
             if not is_site_path(path):
                 raise ValueError(f"{path!r} is not a path inside the site")
         if not all(asset.startswith("assets/") for asset in assets):
             raise ValueError(f"assets outside assets/: {assets!r}")
         return cls(
+            **_listed_fields(fields),
             blob=fields["blob"],
-            slug=slug,
-            title=fields["title"],
-            date=date,
-            # Left out when they say nothing more (and absent from a manifest written before
-            # feeds existed).
-            updated=parse_time(fields["updated"]) if "updated" in fields else date,
-            description=fields.get("description"),
-            summary=fields.get("summary") or fields.get("description") or "",
-            tags=tuple(fields.get("tags", ())),
-            cover=fields.get("cover"),
             assets=assets,
             sha256=fields["sha256"],
             aliases=aliases,
         )
+
+
+# What an entry has that its row in a listing does not.
+ENTRY_ONLY = frozenset(f.name for f in dataclasses.fields(Entry)) - frozenset(
+    f.name for f in dataclasses.fields(Listed)
+)
+
+
+def _listed_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of a `Listed` from a row or an entry of the index."""
+    date = parse_time(fields["date"])
+    slug = str(fields["slug"])
+    if not is_site_path(slug):  # it names the page a later publish deletes
+        raise ValueError(f"{slug!r} is not a path inside the site")
+    return {
+        "slug": slug,
+        "title": fields["title"],
+        "date": date,
+        # Left out when they say nothing more (and absent from a manifest written before
+        # feeds existed).
+        "updated": parse_time(fields["updated"]) if "updated" in fields else date,
+        "description": fields.get("description"),
+        "summary": fields.get("summary") or fields.get("description") or "",
+        "tags": tuple(fields.get("tags", ())),
+        "cover": fields.get("cover"),
+    }
 
 
 def is_site_path(path: str) -> bool:

@@ -64,6 +64,7 @@ from steadypress.targets.site.manifest import (
     NOT_FOUND,
     STYLESHEET,
     Entry,
+    Listed,
     article_slug,
     is_site_path,
     page_path,
@@ -499,13 +500,13 @@ class SiteTarget:
     def _neighbours_to_relink(
         files: SiteWriter,
         index: SiteIndex,
-        beside: Iterable[tuple[str, Entry]],
+        beside: Iterable[tuple[str, Listed]],
         written: Collection[str],
         *,
         listings: Mapping[str, bool],
         sitemaps: Sitemaps,
         pages: Iterable[str] | None,
-    ) -> dict[str, Entry]:
+    ) -> dict[str, Listed]:
         """The articles beside those that changed (before and after), but for those `written`
         anew; their pages are fetched together with what rendering `listings` reads (each
         mapped to whether it existed before) and the sitemaps of the changed `pages` and of the
@@ -521,7 +522,7 @@ class SiteTarget:
         ])  # fmt: skip
         return relink
 
-    def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Entry]) -> None:
+    def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed]) -> None:
         """The links of the pages of `relink` to their older and newer article, as the index
         stands now; a page steadypress did not write is left alone."""
         for path, entry in relink.items():
