@@ -20,7 +20,7 @@ from steadypress.ledger import (
     complete,
     enqueue,
 )
-from steadypress.published import PublishedRecords, shard_of
+from steadypress.published import PublishedRecords, key_digest, shard_of
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 A_SHARD = codec.shard_file(shard_of("site:content/a.md"))
@@ -123,6 +123,19 @@ def test_a_record_in_the_wrong_shard_is_refused_naming_where_it_belongs() -> Non
     files[elsewhere] = files.pop(A_SHARD)
     with pytest.raises(StateError, match=f"belongs in {A_SHARD}"):
         dict(codec.decode_state(files).published)
+
+
+def test_a_shard_file_below_one_that_has_not_split_is_not_read_as_records() -> None:
+    """A reader looks for a record in the first file its digest names that is not a split
+    marker; a full reading counts what such lookups find, never a stray file below (nothing
+    steadypress writes leaves one)."""
+    files = files_of(published_sample())
+    name = codec.shard_name(A_SHARD)
+    assert name is not None
+    stray = codec.shard_file(name + key_digest("site:content/a.md")[len(name)])
+    files[stray] = files[A_SHARD]  # the same record, where no lookup looks
+    published = codec.decode_state(files).published
+    assert list(published) == ["site:content/a.md"] and len(published) == 1
 
 
 def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips() -> None:

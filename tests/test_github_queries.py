@@ -4,7 +4,7 @@ import pytest
 from graphql import parse, validate
 
 from steadypress.github import queries
-from steadypress.github.branch import commit_mutation, read_query
+from steadypress.github.branch import commit_mutation, folder_query, read_query
 from steadypress.github.readahead import Asked
 from tests.fakes.github.graphql import github_schema
 
@@ -48,3 +48,10 @@ def test_the_commit_that_reads_ahead_is_valid(riders: dict[str, Asked]) -> None:
     """CreateCommit whose answer also reads other branches' files is valid for any paths."""
     assert validate(github_schema(), parse(commit_mutation(riders))) == []
     assert commit_mutation({}) == queries.CREATE_COMMIT
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_the_folder_query_is_valid(depth: int) -> None:
+    """ListFolder, which lists the state's shards and those of its folders (3 levels deep for a
+    full reading), is valid at any depth."""
+    assert validate(github_schema(), parse(folder_query("state/published", depth))) == []

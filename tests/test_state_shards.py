@@ -5,12 +5,20 @@ itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 
-from steadypress import codec
+import pytest
+
+from steadypress import codec, shardtree
 from steadypress.ledger import PublishedRecord
-from steadypress.published import shard_of
+from steadypress.published import key_digest, shard_of
+from steadypress.store import LedgerStore, transact
+from steadypress.store.localgit import LocalGitStore
+from steadypress.store.transaction import Change
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, Result, article, run_cli
+from tests.helpers import Repo, Result, article, github_store, run_cli
+from tests.schema import validate_state_file
 
 ZERO = "0" * 40
 STATE = "steadypress-state"
@@ -120,3 +128,74 @@ def test_the_reconcile_compares_only_what_changed_since_it_last_did(
     repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, title: Renamed}\n"})
     result = gh(repo, "sweep")
     assert result.code == 0 and "reconciling every article" in result.err
+
+
+def renew(changes: dict[str, PublishedRecord]) -> Change[None]:
+    return lambda ledger: (replace(ledger, published=ledger.published.renewed(changes)), None)
+
+
+@pytest.fixture(params=["git", "github"])
+def backend(
+    request: pytest.FixtureRequest, repo: Repo
+) -> Iterator[tuple[Callable[[], LedgerStore], Callable[[], dict[str, bytes]]]]:
+    """A way to open the state store afresh (a new process), and the state branch's files."""
+    if request.param == "git":
+        repo.commit()
+
+        def files() -> dict[str, bytes]:
+            names = repo.git("ls-tree", "-r", "--name-only", STATE).split()
+            return {name: repo.git("show", f"{STATE}:{name}").encode() for name in names}
+
+        yield (lambda: LocalGitStore(repo.root, STATE)), files
+        return
+    with FakeGitHub() as github:
+
+        def github_files() -> dict[str, bytes]:
+            listing = github.repository.text("ls-tree", "-r", "--name-only", STATE).split()
+            return {name: github.repository.git("show", f"{STATE}:{name}") for name in listing}
+
+        yield (lambda: github_store(github)), github_files
+
+
+def test_a_full_shard_splits_and_every_record_is_still_found(
+    backend: tuple[Callable[[], LedgerStore], Callable[[], dict[str, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shard a write leaves with more than `SPLIT_ABOVE` records becomes a split marker, its
+    records moved to the files one hex digit longer (every target of an article together); a
+    new process finds each record there, a change and a removal land in the right file, a full
+    reading finds every record once, and each file is valid against the schema. (16 shards to
+    begin with, split above 3: a small blog does.)"""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    open_store, files = backend
+    records = {f"{target}:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
+                                                            "2026-01-01T00:00:00Z", f"/p{n}/")
+               for n in range(60) for target in ("site", "devto")}  # fmt: skip
+    store = open_store()
+    transact(store, renew(dict(list(records.items())[:40])), message="some")
+    transact(store, renew(records), message="the rest, by the process that split the first")
+    for url, by in (("/moved/", store), ("/again/", open_store())):
+        changed = {"site:content/p7.md": records["site:content/p7.md"]._replace(url=url)}
+        transact(by, renew(changed), message="one article: by the same process, another one")
+        records |= changed
+
+    written = files()
+    split = {name for path, data in written.items()
+             if (name := codec.shard_name(path)) and b'"split"' in data}  # fmt: skip
+    assert split and {len(name) for name in split} <= {1, 2}
+    for path, data in written.items():
+        validate_state_file(path, data)
+        name = codec.shard_name(path)
+        if name is None or name in split:
+            continue
+        assert all(name[:n] in split for n in range(1, len(name))), f"{path} is reachable"
+        held = json.loads(data)["published"]
+        assert len(held) <= shardtree.SPLIT_ABOVE or len(name) == shardtree.MAX_DIGITS
+        assert all(key_digest(key).startswith(name) for key in held)
+        assert len({key.split(":", 1)[1] for key in held}) * 2 == len(held), "targets together"
+
+    fresh = open_store().load().ledger.published
+    assert all(fresh[key] == value for key, value in records.items()), "found one by one"
+    assert dict(open_store().load().ledger.published) == records, "and all at once"

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from steadypress import jsonfmt
+from steadypress import jsonfmt, shardtree
 from steadypress.errors import StateError
 from steadypress.ledger import (
     Attempt,
@@ -31,7 +31,7 @@ from steadypress.ledger import (
     Reconciled,
     item_key,
 )
-from steadypress.published import PublishedRecords, Shard, shard_of
+from steadypress.published import PublishedRecords, Shard, Stored, key_digest
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
@@ -67,17 +67,18 @@ LEGACY_PUBLISHED_FILE = "state/published.json"  # version 1: every published rec
 SMALL_FILES = (PENDING_FILE, DEAD_FILE, RECONCILED_FILE)
 # A backlog's `order`: by date, newest first; or, recorded before that order existed, by path.
 NEWEST_FIRST, PATH_ORDER = "newest", "path"
-_SHARD_FILE = re.compile(rf"{PUBLISHED_DIR}/([0-9a-f]{{3}})\.json")
+# What a shard that has split holds (`shardtree.py`): its records are in the files one digit longer.
+SPLIT_MARKER = b'{"version": 2, "split": true}\n'
 
 
 def shard_file(name: str) -> str:
-    return f"{PUBLISHED_DIR}/{name}.json"
+    """`state/published/abc.json`, a deeper one `state/published/abc/d.json`."""
+    return shardtree.file_of(PUBLISHED_DIR, name)
 
 
 def shard_name(path: str) -> str | None:
     """The shard a file of the state branch holds, or None for any other file."""
-    found = _SHARD_FILE.fullmatch(path)
-    return found.group(1) if found else None
+    return shardtree.name_of(PUBLISHED_DIR, path)
 
 
 T = TypeVar("T")
@@ -210,10 +211,17 @@ class StateEncoder:
     @staticmethod
     def shards(ledger: Ledger, based_on: Ledger | None) -> dict[str, bytes | None]:
         """The shard files `ledger` changed since `based_on` (every shard without one); None
-        for a shard left without records."""
+        for a shard left without records. A shard grown too full is written as a split marker
+        and the files one digit longer that hold its records (`shardtree.split`)."""
+        files: dict[str, bytes | None] = {}
         shards = ledger.published.changed_since(based_on.published if based_on else None)
-        return {shard_file(name): encode_shard(records) if records else None
-                for name, records in shards.items()}  # fmt: skip
+        for name, records in shards.items():
+            markers, leaves = shardtree.split(name, records, key_digest)
+            files |= dict.fromkeys(map(shard_file, markers), SPLIT_MARKER)
+            files |= {shard_file(leaf): encode_shard(held) for leaf, held in leaves.items()}
+            if not records:
+                files[shard_file(name)] = None
+        return files
 
 
 def encode_shard(records: Shard) -> bytes:
@@ -483,14 +491,28 @@ def _section(
     return version, result
 
 
+def decode_shards(files: Mapping[str, bytes]) -> Stored:
+    """The shards among state files by path (other files passed over), and the split markers."""
+    shards, split = {}, set()
+    for path, data in files.items():
+        name = shard_name(path)
+        if name is None:
+            continue
+        if data.strip() == SPLIT_MARKER.strip():
+            split.add(name)
+        else:
+            shards[name] = decode_shard(name, data)
+    return Stored(shards, frozenset(split))
+
+
 def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
     """One shard file; a record filed under another shard is refused (a hand edit gone wrong:
     it would never be found)."""
     path = shard_file(name)
     _version, records = _section(path, "published", data, _published_record_from, (FORMAT_VERSION,))
     for key in records:
-        if shard_of(key) != name:
-            raise StateError(path, f"{key!r} belongs in {shard_file(shard_of(key))}")
+        if not key_digest(key).startswith(name):
+            raise StateError(path, f"{key!r} belongs in {shard_file(key_digest(key)[: len(name)])}")
     return records
 
 
@@ -551,6 +573,6 @@ def decode_state(files: Mapping[str, bytes]) -> Ledger:
     """The ledger from every state file in memory, by path (either layout)."""
     if LEGACY_PUBLISHED_FILE in files:
         return decode_ledger(files)
-    shards = {name: decode_shard(name, data) for path, data in files.items()
-              if (name := shard_name(path)) is not None}  # fmt: skip
-    return decode_ledger(files, PublishedRecords.stored(lambda _names: {}, shards))
+    return decode_ledger(
+        files, PublishedRecords.stored(lambda _names: Stored(), decode_shards(files))
+    )

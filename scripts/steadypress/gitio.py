@@ -131,10 +131,14 @@ class Git:
             found = dict(line.split() for line in marks.read_text().splitlines())
         return [found[f":{number}"] for number in range(1, len(contents) + 1)]
 
-    def list_tree(self, tree: str) -> dict[str, tuple[str, str, str]]:
-        """The entries of one tree (not recursed): name -> (mode, type, oid)."""
+    def list_tree(self, tree: str, *, recursive: bool = False) -> dict[str, tuple[str, str, str]]:
+        """The entries of one tree: name -> (mode, type, oid); `recursive`: every file below it,
+        by its path from the tree."""
         entries = {}
-        for entry in self.run("ls-tree", "-z", "--end-of-options", tree).split(b"\0"):
+        listing = self.run(
+            "ls-tree", "-z", *(["-r"] if recursive else []), "--end-of-options", tree
+        )
+        for entry in listing.split(b"\0"):
             if entry:
                 info, name = entry.split(b"\t", 1)
                 mode, kind, oid = info.decode().split()

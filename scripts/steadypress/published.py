@@ -1,58 +1,84 @@
 """What every target holds (the ledger's `published` section), kept in shards.
 
 A blog of 10^5 articles has 10^5 records or more; one file of them made every transaction read
-and write 31 MB. The records are split by a stable hash of the article's path into 4,096
-shards (`state/published/abc.json`, 8 KB each at 10^5 records), so a transaction reads the
-shards of the articles it looks at and writes the shards it changed, nothing else. All targets
-of one article share its shard.
+and write 31 MB. The records are filed by a stable hash of the article's path (all targets of
+one article in one file) in files that split as they fill (`shardtree.py`): 4,096 to begin with
+(`state/published/abc.json`), a file a write leaves with more than 16 records becoming a split
+marker whose records move to the files one digit longer (`state/published/abc/d.json`). So a
+transaction reads the files of the articles it looks at and writes those it changed, a few
+records each at any size, nothing else.
 
 `PublishedRecords` is a read-only mapping over the shards of one stored snapshot, read when
 first wanted (a snapshot never changes, so what was read is kept), with the changes a
-transaction made on top. Looking at every record (iterating, `len`) reads every shard: only a
-full reconcile after history was rewritten, `status`, and tests do that.
+transaction made on top, by the shard each record was read from; a store splits a shard that
+has grown too full when it writes it (`StateEncoder.shards`). Looking at every record
+(iterating, `len`) reads every shard: only a full reconcile after history was rewritten,
+`status`, and tests do that.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from steadypress import shardtree
 
 if TYPE_CHECKING:
     from steadypress.ledger import PublishedRecord
 
-__all__ = ["SHARD_DIGITS", "PublishedRecords", "Shard", "ShardReader", "shard_of"]
-
-SHARD_DIGITS = 3  # 16**3 = 4,096 shards
+__all__ = ["PublishedRecords", "Shard", "ShardReader", "Stored", "key_digest", "shard_of"]
 
 Shard = Mapping[str, "PublishedRecord"]
-# Reads shards of one stored snapshot: the records of each shard named (a shard that is not
-# stored has none); None asks for every shard there is.
-ShardReader = Callable[[Collection[str] | None], Mapping[str, Shard]]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Shards as read from a stored snapshot: the records of each, and the names that are
+    split markers. A shard that is in neither is not stored: it holds no records."""
+
+    shards: Mapping[str, Shard] = field(default_factory=dict)
+    split: frozenset[str] = frozenset()
+
+
+# Reads shards of one stored snapshot by name; None asks for every shard there is.
+ShardReader = Callable[[Collection[str] | None], Stored]
+
+
+def key_digest(key: str) -> str:
+    """The digest that files a key `TARGET:PATH`: its path's, so every target of an article is
+    in one shard."""
+    return shardtree.digest(key.split(":", 1)[1])
 
 
 def shard_of(key: str) -> str:
-    """The shard of a key `TARGET:PATH`: by the path, so every target of an article is in one."""
-    path = key.split(":", 1)[1]
-    # A file name that is not UTF-8 reaches here with its bytes escaped; hash the bytes.
-    data = path.encode("utf-8", "surrogateescape")
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:SHARD_DIGITS]
+    """The shard a key is filed in before any has split (one of the 4,096 to begin with)."""
+    return shardtree.names(key.split(":", 1)[1])[0]
 
 
 class _StoredShards:
     """The shards of one stored snapshot, read on demand and kept."""
 
-    def __init__(self, read: ShardReader | None, shards: Mapping[str, Shard] | None = None) -> None:
+    def __init__(self, read: ShardReader | None, known: Stored | None = None) -> None:
         self._read = read
-        self._shards: dict[str, Shard] = dict(shards or {})
+        self._shards: dict[str, Shard] = dict(known.shards) if known else {}
+        self._split: set[str] = set(known.split) if known else set()
         self._complete = read is None
 
     def want(self, names: Collection[str]) -> None:
-        missing = [name for name in names if name not in self._shards]
+        missing = [name for name in names if name not in self._shards and name not in self._split]
         if missing and not self._complete and self._read is not None:
             found = self._read(missing)
+            self._split |= found.split
             for name in missing:
-                self._shards[name] = found.get(name) or {}
+                if name not in found.split:
+                    self._shards[name] = found.shards.get(name) or {}
+
+    def leaf(self, key: str) -> str:
+        """The shard that holds `key` (its candidates are read, together, when not known)."""
+        path = key.split(":", 1)[1]
+        self.want(shardtree.names(path))
+        return shardtree.leaf(path, self._split.__contains__)
 
     def shard(self, name: str) -> Shard:
         self.want((name,))
@@ -61,9 +87,16 @@ class _StoredShards:
     def every(self) -> Mapping[str, Shard]:
         if not self._complete and self._read is not None:
             found = self._read(None)
-            self._shards = {**{n: s for n, s in self._shards.items() if s}, **found}
+            self._split |= found.split
+            self._shards.update(found.shards)
             self._complete = True
-        return self._shards
+        return {name: shard for name, shard in self._shards.items()
+                if shard and self._reached(name)}  # fmt: skip
+
+    def _reached(self, name: str) -> bool:
+        """Whether a reader looking for its keys finds `name`: a file below one that is not a
+        split marker is never looked at (nothing steadypress writes leaves one)."""
+        return all(name[:n] in self._split for n in range(shardtree.BASE_DIGITS, len(name)))
 
 
 class PublishedRecords(Mapping[str, "PublishedRecord"]):
@@ -83,12 +116,10 @@ class PublishedRecords(Mapping[str, "PublishedRecord"]):
         shards: dict[str, dict[str, PublishedRecord]] = {}
         for key, record in records.items():
             shards.setdefault(shard_of(key), {})[key] = record
-        return cls(_StoredShards(None, shards))
+        return cls(_StoredShards(None, Stored(shards)))
 
     @classmethod
-    def stored(
-        cls, read: ShardReader, known: Mapping[str, Shard] | None = None
-    ) -> PublishedRecords:
+    def stored(cls, read: ShardReader, known: Stored | None = None) -> PublishedRecords:
         """The records of a stored snapshot, read shard by shard through `read`; `known` are
         shards already read."""
         return cls(_StoredShards(read, known))
@@ -98,10 +129,10 @@ class PublishedRecords(Mapping[str, "PublishedRecord"]):
         return changed if changed is not None else self._stored.shard(name)
 
     def __getitem__(self, key: str) -> PublishedRecord:
-        return self._shard(shard_of(key))[key]
+        return self._shard(self._stored.leaf(key))[key]
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and ":" in key and key in self._shard(shard_of(key))
+        return isinstance(key, str) and ":" in key and key in self._shard(self._stored.leaf(key))
 
     def __iter__(self) -> Iterator[str]:
         for shard in self.shards().values():
@@ -116,16 +147,17 @@ class PublishedRecords(Mapping[str, "PublishedRecord"]):
         return {name: shard for name, shard in every.items() if shard}
 
     def preload(self, keys: Iterable[str]) -> None:
-        """Read the shards of `keys` together (one request on GitHub) before looking at them
-        one by one."""
-        self._stored.want({shard_of(key) for key in keys} - self._changed.keys())
+        """Read the shards of `keys` together (one request on GitHub: every name each may have)
+        before looking at them one by one."""
+        names = {name for key in keys for name in shardtree.names(key.split(":", 1)[1])}
+        self._stored.want(names - self._changed.keys())
 
     def renewed(self, updates: Mapping[str, PublishedRecord]) -> PublishedRecords:
         """These records with `updates` applied; the same object when nothing changed."""
+        self.preload(updates)
         by_shard: dict[str, dict[str, PublishedRecord]] = {}
         for key, record in updates.items():
-            by_shard.setdefault(shard_of(key), {})[key] = record
-        self.preload(updates)
+            by_shard.setdefault(self._stored.leaf(key), {})[key] = record
         changed = dict(self._changed)
         for name, records in by_shard.items():
             current = self._shard(name)

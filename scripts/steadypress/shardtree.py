@@ -4,8 +4,10 @@ A fixed number of files grows with the records: 4,096 files of a blog of 10^5 ar
 some 24 records each, and every write of one record rewrites the other 23. Here a file starts
 as one of 4,096, named by the first three hex digits of its keys' hash (`c9d`); when a write
 leaves it with more than `SPLIT_ABOVE` records, it becomes a split marker and its records move
-to files one digit longer (`c9d0` ... `c9df`), so a file holds a few records at any size. (Where
-a name's file is kept is its user's choice: the site's index nests them, `c9d/0.json`.)
+to files one digit longer (`c9d0` ... `c9df`), so a file holds a few records at any size. A
+name's file is in a folder per digit past the third (`c9d/0.json`, `file_of`), so that no folder
+holds more than 4,096 files and 4,096 folders. The state's published records and the site's
+index of articles and URLs are kept this way.
 
 A key's file is found without knowing the layout: of its names (`c9d`, `c9d7`, `c9d7e`), the
 first that is not a split marker. A reader asks for all of them together (one request); one
@@ -16,10 +18,21 @@ blog that shrinks keeps its deeper files, which are then smaller still.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-__all__ = ["BASE_DIGITS", "MAX_DIGITS", "SPLIT_ABOVE", "digest", "leaf", "names", "split"]
+__all__ = [
+    "BASE_DIGITS",
+    "MAX_DIGITS",
+    "SPLIT_ABOVE",
+    "digest",
+    "file_of",
+    "leaf",
+    "name_of",
+    "names",
+    "split",
+]
 
 BASE_DIGITS = 3  # 4,096 files to begin with
 MAX_DIGITS = 5  # 16**5 files: a file splits no further (a blog of 10^7 articles fills them)
@@ -35,6 +48,26 @@ def digest(key: str) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
+def file_of(folder: str, name: str) -> str:
+    """The file of a name in `folder`: `folder/c9d.json`, a deeper one `folder/c9d/f.json`."""
+    base, deeper = name[:BASE_DIGITS], name[BASE_DIGITS:]
+    return "/".join([folder, base, *deeper]) + ".json"
+
+
+def name_of(folder: str, path: str) -> str | None:
+    """The name of a file of `folder` (`file_of`), or None for any other path."""
+    if not path.startswith(f"{folder}/") or not path.endswith(".json"):
+        return None
+    base, *deeper = path[len(folder) + 1 : -len(".json")].split("/")
+    name = base + "".join(deeper)
+    if len(base) != BASE_DIGITS or any(len(digit) != 1 for digit in deeper):
+        return None
+    return name if len(name) <= MAX_DIGITS and _HEX.fullmatch(name) else None
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
 def names(key: str) -> list[str]:
     """Every file `key` can be in, shallowest first: a reader asks for them all at once."""
     hashed = digest(key)
@@ -47,18 +80,21 @@ def leaf(key: str, is_split: Callable[[str], bool]) -> str:
     return next((name for name in candidates[:-1] if not is_split(name)), candidates[-1])
 
 
-def split(name: str, records: Mapping[str, V]) -> tuple[set[str], dict[str, dict[str, V]]]:
+def split(
+    name: str, records: Mapping[str, V], hashed: Callable[[str], str] = digest
+) -> tuple[set[str], dict[str, dict[str, V]]]:
     """How a file holding `records` is written: the files that become split markers (none
-    while it is small enough), and the records of each file that holds some."""
+    while it is small enough), and the records of each file that holds some. `hashed`: the
+    digest that files a record's key (the state files several keys under one article's)."""
     if len(records) <= SPLIT_ABOVE or len(name) >= MAX_DIGITS:
         return set(), {name: dict(records)} if records else {}
     children: dict[str, dict[str, V]] = {}
     for key, record in records.items():
-        children.setdefault(digest(key)[: len(name) + 1], {})[key] = record
+        children.setdefault(hashed(key)[: len(name) + 1], {})[key] = record
     markers = {name}
     leaves: dict[str, dict[str, V]] = {}
     for child, held in children.items():
-        deeper, written = split(child, held)
+        deeper, written = split(child, held, hashed)
         markers |= deeper
         leaves |= written
     return markers, leaves

@@ -112,14 +112,18 @@ def files_query(paths: Collection[str]) -> str:
     )
 
 
-def folder_query(folder: str) -> str:
-    """The ListFolder query: the names in one folder at one commit (`$oid`)."""
+def folder_query(folder: str, depth: int = 1) -> str:
+    """The ListFolder query: the entries of one folder at one commit (`$oid`), and those of its
+    folders `depth` - 1 levels down."""
+    entries = "entries { name type }"
+    for _level in range(depth - 1):
+        entries = f"entries {{ name type object {{ ... on Tree {{ {entries} }} }} }}"
     return (
         "query ListFolder($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
         "    object(oid: $oid) {\n"
         f"      ... on Commit {{ file(path: {json.dumps(folder)}) "
-        "{ object { ... on Tree { entries { name } } } } }\n"
+        f"{{ object {{ ... on Tree {{ {entries} }} }} }} }}\n"
         "    }\n  }\n}\n"
     )
 
@@ -270,11 +274,21 @@ class GitHubBranch:
                     found[path] = self._text_of(blob)
         return found
 
-    def names_at(self, commit: str, folder: str) -> list[str]:
-        """The names of the entries of `folder` at `commit` (none when there is no folder)."""
-        data = self._client.graphql(folder_query(folder), self._at(commit), mutation=False)
-        tree = (self._object(data).get("file") or {}).get("object") or {}
-        return [str(entry["name"]) for entry in tree.get("entries") or []]
+    def files_at(self, commit: str, folder: str, depth: int = 1) -> list[str]:
+        """The files in `folder` at `commit` and in its folders `depth` - 1 levels down, by
+        their path from it (none when there is no folder): one query."""
+        data = self._client.graphql(folder_query(folder, depth), self._at(commit), mutation=False)
+        found: list[str] = []
+
+        def walk(tree: Mapping[str, Any], prefix: str) -> None:
+            for entry in tree.get("entries") or []:
+                if entry["type"] == "blob":
+                    found.append(prefix + str(entry["name"]))
+                elif entry["type"] == "tree" and entry.get("object"):
+                    walk(entry["object"], f"{prefix}{entry['name']}/")
+
+        walk((self._object(data).get("file") or {}).get("object") or {}, "")
+        return found
 
     def _at(self, commit: str) -> dict[str, str]:
         return {"owner": self._variables["owner"], "name": self._variables["name"], "oid": commit}

@@ -9,18 +9,19 @@ one REST blob fetch that is kept while the file is unchanged).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from pathlib import PurePosixPath
+from collections.abc import Collection
 
 import requests
 
+from steadypress import shardtree
 from steadypress.codec import (
     LEGACY_PUBLISHED_FILE,
     PUBLISHED_DIR,
     SMALL_FILES,
+    SPLIT_MARKER,
     StateEncoder,
     decode_ledger,
-    decode_shard,
+    decode_shards,
     shard_file,
     shard_name,
 )
@@ -36,7 +37,7 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.readahead import ReadAhead
 from steadypress.ledger import Ledger
-from steadypress.published import PublishedRecords, Shard, shard_of
+from steadypress.published import PublishedRecords, Shard, Stored
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]
@@ -70,7 +71,10 @@ class GitHubStore:
         return self._last.snapshot
 
     def load(self, hint: Collection[str] = ()) -> Snapshot:
-        hinted = sorted({shard_file(shard_of(key)) for key in hint})
+        # Every file each hinted record may be in (`shardtree.py`): one that is not there costs
+        # nothing, a split marker a few bytes.
+        hinted = sorted({shard_file(name) for key in hint
+                         for name in shardtree.names(key.split(":", 1)[1])})  # fmt: skip
         try:
             found = self._branch.read(texts=[*SMALL_FILES, LEGACY_PUBLISHED_FILE, *hinted])
         except UNAVAILABLE as failure:
@@ -84,25 +88,30 @@ class GitHubStore:
             cached.ledger.published.preload(hint)
             return cached
         # The hinted shards came with the small files; a shard absent there has no records.
-        known = {name: decode_shard(name, found.texts[path]) if path in found.texts else {}
-                 for path in hinted if (name := shard_name(path)) is not None}  # fmt: skip
+        read = decode_shards({path: found.texts[path] for path in hinted if path in found.texts})
+        absent: dict[str, Shard] = {
+            str(shard_name(path)): {} for path in hinted if path not in found.texts
+        }
+        known = Stored({**absent, **read.shards}, read.split)
         published = PublishedRecords.stored(lambda wanted: self._read_shards(head, wanted), known)
         small = {path: data for path, data in found.texts.items() if shard_name(path) is None}
         ledger = decode_ledger(small, published)
         return self._last.keep(Snapshot(version=head, ledger=ledger, handles=found.oids))
 
-    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Mapping[str, Shard]:
+    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Stored:
         try:
             if wanted is None:
-                names = self._branch.names_at(head, PUBLISHED_DIR)
-                wanted = [PurePosixPath(name).stem for name in names]
-            texts = self._branch.read_at(head, [shard_file(name) for name in sorted(wanted)])
+                depth = shardtree.MAX_DIGITS - shardtree.BASE_DIGITS + 1
+                files = self._branch.files_at(head, PUBLISHED_DIR, depth)
+                paths = sorted(f"{PUBLISHED_DIR}/{path}" for path in files)
+            else:
+                paths = sorted(map(shard_file, wanted))
+            texts = self._branch.read_at(head, paths)
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be read: {failure}") from None
         except (KeyError, TypeError, AttributeError) as garbage:
             raise StateError(self.where, f"GitHub's answer made no sense ({garbage!r})") from None
-        return {name: decode_shard(name, data) for path, data in texts.items()
-                if (name := shard_name(path)) is not None}  # fmt: skip
+        return decode_shards(texts)
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         moving = based_on.version is None or LEGACY_PUBLISHED_FILE in based_on.handles
@@ -128,5 +137,8 @@ class GitHubStore:
             raise Conflict(moved.expected, moved.actual) from None
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be written: {failure}") from None
-        self._last.keep(Snapshot(version=commit, ledger=ledger))
+        if SPLIT_MARKER in changed.values():  # `ledger` still files a split shard's records in it
+            self._last.forget()
+        else:
+            self._last.keep(Snapshot(version=commit, ledger=ledger))
         return commit

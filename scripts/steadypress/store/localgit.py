@@ -6,7 +6,7 @@ moves the branch only if it still points at OLD: an exact compare-and-swap on th
 
 A load reads the small files; a shard of published records is read the first time it is
 wanted, at the loaded commit. A save writes the small files and the shards the change touched,
-and reuses every other blob and the untouched entries of `state/published/`.
+and reuses every other blob and every tree of `state/published/` it did not touch.
 """
 
 from __future__ import annotations
@@ -18,15 +18,16 @@ from steadypress.codec import (
     LEGACY_PUBLISHED_FILE,
     PUBLISHED_DIR,
     SMALL_FILES,
+    SPLIT_MARKER,
     StateEncoder,
     decode_ledger,
-    decode_shard,
+    decode_shards,
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git
 from steadypress.ledger import Ledger
-from steadypress.published import PublishedRecords, Shard
+from steadypress.published import PublishedRecords, Stored
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
@@ -73,22 +74,23 @@ class LocalGitStore:
             handles[PUBLISHED_DIR] = shards_tree
         return self._last.keep(Snapshot(version=head, ledger=ledger, handles=handles))
 
-    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Mapping[str, Shard]:
+    def _read_shards(self, head: str, wanted: Collection[str] | None) -> Stored:
         try:
             if wanted is None:
                 tree = self._git.resolve(f"{head}:{PUBLISHED_DIR}")
-                listing = self._git.list_tree(tree) if tree else {}
-                wanted = [PurePosixPath(name).stem for name in listing]
-            names = sorted(wanted)
-            objects = self._git.read_objects([f"{head}:{shard_file(name)}" for name in names])
+                listing = self._git.list_tree(tree, recursive=True) if tree else {}
+                paths = sorted(f"{PUBLISHED_DIR}/{path}" for path in listing)
+            else:
+                paths = sorted(map(shard_file, wanted))
+            objects = self._git.read_objects([f"{head}:{path}" for path in paths])
         except GitFailed as failure:
             raise self._unreadable(failure) from None
-        return {name: decode_shard(name, found[1])
-                for name, found in zip(names, objects, strict=True) if found}  # fmt: skip
+        found = zip(paths, objects, strict=True)
+        return decode_shards({path: read[1] for path, read in found if read})
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
-            root, written = self._root_tree(ledger, based_on)
+            root, written, split = self._root_tree(ledger, based_on)
             commit = self._git.write_commit(root, based_on.version, message)
         except GitFailed as failure:
             raise StateError(
@@ -104,13 +106,17 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        self._last.keep(Snapshot(version=commit, ledger=ledger, handles=written))
+        if split:  # `ledger` still files the records of a shard that split there: read again
+            self._last.forget()
+        else:
+            self._last.keep(Snapshot(version=commit, ledger=ledger, handles=written))
         return commit
 
-    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str]]:
-        """The root tree of `ledger` and the ids it holds by path: the small files, and
-        `state/published/` built from the previous one with the changed shards replaced (every
-        shard, when moving from version 1). Blobs and trees nothing changed are reused."""
+    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str], bool]:
+        """The root tree of `ledger`, the ids it holds by path (the small files, and
+        `state/published/`), and whether a shard split: `state/published/` is the previous one
+        with the changed shards replaced (every shard, when moving from version 1), the trees
+        and blobs nothing changed reused."""
         handles = based_on.handles
         moving = based_on.version is None or LEGACY_PUBLISHED_FILE in handles
         previous = None if moving else based_on.ledger
@@ -121,25 +127,45 @@ class LocalGitStore:
         kept = [name for name in SMALL_FILES if name in handles and name not in small]
         files = {name: handles[name] for name in kept}
         files |= {name: oids[name] for name in small if name in oids}
-        tree = handles.get(PUBLISHED_DIR)
-        entries = {} if moving or tree is None else self._git.list_tree(tree)
-        for path, data in shards.items():
-            name = PurePosixPath(path).name
-            if data is None:
-                entries.pop(name, None)
-            else:
-                entries[name] = ("100644", "blob", oids[path])
         state = [("100644", "blob", oid, PurePosixPath(name).name)
                  for name, oid in sorted(files.items())]  # fmt: skip
         written = dict(files)
-        if entries:
-            published = self._git.write_tree(
-                [(mode, kind, oid, name) for name, (mode, kind, oid) in sorted(entries.items())]
-            )
+        published = self._tree_with(
+            None if moving else handles.get(PUBLISHED_DIR),
+            {path.removeprefix(f"{PUBLISHED_DIR}/"): oids.get(path) for path in shards},
+        )
+        if published is not None:
             state.append(("040000", "tree", published, PurePosixPath(PUBLISHED_DIR).name))
             written[PUBLISHED_DIR] = published
         root = self._git.write_tree([("040000", "tree", self._git.write_tree(state), "state")])
-        return root, written
+        return root, written, SPLIT_MARKER in shards.values()
+
+    def _tree_with(self, tree: str | None, changes: Mapping[str, str | None]) -> str | None:
+        """`tree` (None: none yet) with `changes` made: a blob id by path from it, None to
+        remove the file; None when nothing is left. Only the trees on a changed path are
+        written again (a shard's folder of 16, the 4,096 of the top)."""
+        entries = {} if tree is None else self._git.list_tree(tree)
+        below: dict[str, dict[str, str | None]] = {}
+        for path, oid in changes.items():
+            name, inside, rest = path.partition("/")
+            if inside:
+                below.setdefault(name, {})[rest] = oid
+            elif oid is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = ("100644", "blob", oid)
+        for name, inner in below.items():
+            _mode, kind, oid = entries.get(name, ("", "", ""))
+            subtree = self._tree_with(oid if kind == "tree" else None, inner)
+            if subtree is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = ("040000", "tree", subtree)
+        if not entries:
+            return None
+        return self._git.write_tree(
+            [(mode, kind, oid, name) for name, (mode, kind, oid) in sorted(entries.items())]
+        )
 
     def _unreadable(self, failure: GitFailed) -> StateError:
         return StateError(self.where, f"could not be read: {failure.stderr.strip()}")

@@ -160,10 +160,16 @@ class _Root:
     def tree_entry(self, commit: str, path: str) -> dict[str, Any] | None:
         found = self.repo.blob_at(commit, path)
         if found is None:
-            names = self.repo.tree_names(commit, path)
-            if names is None:
+            listed = self.repo.tree_entries(commit, path)
+            if listed is None:
                 return None
-            entries = [{"name": name} for name in names]
+            # TreeEntry (https://docs.github.com/en/graphql/reference/objects#treeentry): its
+            # `object` is the blob or tree it names, resolved only when selected.
+            entries = [
+                {"name": name, "type": kind, "path": f"{path}/{name}",
+                 "object": lambda _info, inner=f"{path}/{name}": self._object_at(commit, inner)}
+                for name, kind in listed
+            ]  # fmt: skip
             return {"name": path.rsplit("/", 1)[-1], "path": path,
                     "object": {"__typename": "Tree", "entries": entries}}  # fmt: skip
         oid, data = found
@@ -179,6 +185,10 @@ class _Root:
             "isBinary": binary,
         }
         return {"name": path.rsplit("/", 1)[-1], "path": path, "oid": oid, "object": blob}
+
+    def _object_at(self, commit: str, path: str) -> dict[str, Any] | None:
+        entry = self.tree_entry(commit, path)
+        return None if entry is None else entry["object"]
 
     def create_commit(self, _info: Any, input: dict[str, Any]) -> dict[str, Any]:
         branch_spec = input["branch"]

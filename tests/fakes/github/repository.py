@@ -64,14 +64,16 @@ class BareRepository:
             return None
         return oid, self.git("cat-file", "blob", oid)
 
-    def tree_names(self, commit: str, path: str) -> list[str] | None:
-        """The names in the folder `path` at `commit`, or None when it is not a folder."""
+    def tree_entries(self, commit: str, path: str) -> list[tuple[str, str]] | None:
+        """(name, type) of each entry of the folder `path` at `commit` (type: `blob`, `tree`),
+        or None when it is not a folder."""
         try:
             if self.text("cat-file", "-t", f"{commit}:{path}") != "tree":
                 return None
         except subprocess.CalledProcessError:
             return None
-        return self.text("ls-tree", "--name-only", f"{commit}:{path}").split()
+        listing = self.text("ls-tree", f"{commit}:{path}")
+        return [(line.split("\t", 1)[1], line.split()[1]) for line in listing.splitlines()]
 
     def write_blob(self, data: bytes) -> str:
         return self.text("hash-object", "-w", "--stdin", stdin=data)

@@ -71,29 +71,22 @@ T = TypeVar("T")
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
 
-def _shard_file(folder: str, name: str) -> str:
-    """A file of articles or URLs by its name (`shardtree.py`): a deeper one in a folder per
-    digit (`c9d/f.json`), so that no folder holds more than 4,096 files and 4,096 folders."""
-    base, deeper = name[: shardtree.BASE_DIGITS], name[shardtree.BASE_DIGITS :]
-    return "/".join([folder, base, *deeper]) + ".json"
-
-
 def _shard_of_file(path: str) -> tuple[str, str] | None:
     """(folder, name) of a file of articles or URLs; None for another file of the index."""
     for folder in (ARTICLES, URLS):
-        if path.startswith(f"{folder}/"):
-            return folder, path[len(folder) + 1 :].removesuffix(".json").replace("/", "")
+        if (name := shardtree.name_of(folder, path)) is not None:
+            return folder, name
     return None
 
 
 def article_files(path: str) -> list[str]:
     """The files that may hold an article's entry: a read asks for them all."""
-    return [_shard_file(ARTICLES, name) for name in shardtree.names(path)]
+    return [shardtree.file_of(ARTICLES, name) for name in shardtree.names(path)]
 
 
 def url_files(site_path: str) -> list[str]:
     """The files that may name the articles using a site path."""
-    return [_shard_file(URLS, name) for name in shardtree.names(site_path)]
+    return [shardtree.file_of(URLS, name) for name in shardtree.names(site_path)]
 
 
 def month_of(entry: Listed) -> str:
@@ -287,8 +280,8 @@ class SiteIndex:
 
     def _shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way."""
-        leaf = shardtree.leaf(key, lambda name: self._is_split(_shard_file(folder, name)))
-        return _shard_file(folder, leaf)
+        leaf = shardtree.leaf(key, lambda name: self._is_split(shardtree.file_of(folder, name)))
+        return shardtree.file_of(folder, leaf)
 
     def _is_split(self, name: str) -> bool:
         if name not in self._split and name not in self._documents:
@@ -588,19 +581,19 @@ class SiteIndex:
     def _split_if_full(self, folder: str, name: str) -> bool:
         """Whether a file of articles or URLs has grown too full and is written as deeper
         files and a split marker (`shardtree.py`)."""
-        file = _shard_file(folder, name)
+        file = shardtree.file_of(folder, name)
         key = _section_key(file)
         markers, leaves = shardtree.split(name, self._documents[file])
         if not markers:
             return False
         # The deeper files cannot exist yet (`name` held their keys): written unread.
         for marker in sorted(markers):
-            path = _shard_file(folder, marker)
+            path = shardtree.file_of(folder, marker)
             self._files.put(path, _dumps(_split_marker()), new=marker != name)
             self._split.add(path)
             self._documents.pop(path, None)
         for leaf, held in sorted(leaves.items()):
-            path = _shard_file(folder, leaf)
+            path = shardtree.file_of(folder, leaf)
             self._documents[path] = held
             self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
         return True
