@@ -38,11 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
 from tests.fakes.github import FakeGitHub  # noqa: E402
-from tests.helpers import github_client, old_site_manifest  # noqa: E402
+from tests.helpers import old_site_manifest  # noqa: E402
 
 from steadypress.cli import main  # noqa: E402
 from steadypress.content import Article  # noqa: E402
-from steadypress.github.store import GitHubStore  # noqa: E402
 from steadypress.gitio import ZERO_OID, Git  # noqa: E402
 from steadypress.ledger import Ledger, PublishedRecord, Reconciled  # noqa: E402
 from steadypress.published import PublishedRecords  # noqa: E402
@@ -186,7 +185,10 @@ def on_github(repo: Path, head: str, blobs: dict[str, str], built: Path) -> dict
             "GITHUB_API_URL": github.api_url, "GITHUB_GRAPHQL_URL": github.graphql_url,
         }  # fmt: skip
         pages_branch(github, built)
-        store = GitHubStore(github_client(github), repository=github.full_name, branch=STATE)
+        # Written into the fake's repository with the local store's plumbing (the same files
+        # a GitHub store writes): tens of thousands of shards in one REST tree are not what
+        # this measures, and a blog never makes them in one write.
+        store = LocalGitStore(github.repository.path, STATE)
         store.save(seeded(head, blobs, git(repo, "rev-parse", f"{head}:steadypress.yml")),
                    based_on=store.load(), message="seed\n\ntransaction: s")  # fmt: skip
         with mock.patch.dict(os.environ, environment):

@@ -199,3 +199,31 @@ def test_a_full_shard_splits_and_every_record_is_still_found(
     fresh = open_store().load().ledger.published
     assert all(fresh[key] == value for key, value in records.items()), "found one by one"
     assert dict(open_store().load().ledger.published) == records, "and all at once"
+
+
+@pytest.mark.parametrize("split_above", [3, 1000])
+def test_a_load_for_many_articles_reads_their_shards_a_level_at_a_time(
+    split_above: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking every file a record may be in triples the files a load asks for: for more
+    records than one read holds, GitHub is asked for the first level with the small files,
+    then a level at a time below the split markers found; without any, the load is all."""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", split_above)
+    records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
+                                                        "2026-01-01T00:00:00Z", f"/p{n}/")
+               for n in range(120)}  # fmt: skip
+    with FakeGitHub() as github:
+        transact(github_store(github), renew(records), message="seed")
+        with github.counting() as calls:
+            published = github_store(github).load(hint=list(records)).ledger.published
+            found = {key: published[key] for key in records}
+        assert found == records
+        listing = github.repository.text("ls-tree", "-r", "--name-only", STATE).split()
+        markers = {name for path in listing if (name := codec.shard_name(path))
+                   and b'"split"' in github.repository.git("show", f"{STATE}:{path}")}  # fmt: skip
+        levels = {len(name) for name in markers}  # a read for the level below each
+        assert bool(markers) == (split_above == 3)
+        assert calls == {"graphql LoadBranch": 1, **({"graphql ReadFiles": len(levels)}
+                                                     if levels else {})}  # fmt: skip

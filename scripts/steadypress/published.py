@@ -27,7 +27,15 @@ from steadypress import shardtree
 if TYPE_CHECKING:
     from steadypress.ledger import PublishedRecord
 
-__all__ = ["PublishedRecords", "Shard", "ShardReader", "Stored", "key_digest", "shard_of"]
+__all__ = [
+    "PublishedRecords",
+    "Shard",
+    "ShardReader",
+    "Stored",
+    "first_reads",
+    "key_digest",
+    "shard_of",
+]
 
 Shard = Mapping[str, "PublishedRecord"]
 
@@ -49,6 +57,20 @@ def key_digest(key: str) -> str:
     """The digest that files a key `TARGET:PATH`: its path's, so every target of an article is
     in one shard."""
     return shardtree.digest(key.split(":", 1)[1])
+
+
+# Files one read asks for at most (`github/branch.py`): past that, the files a record may be in
+# are read a level at a time rather than all at once.
+_AT_ONCE = 200
+
+
+def first_reads(digests: Collection[str]) -> set[str]:
+    """The shards to read first for the records filed under these digests (`key_digest`):
+    every file each may be in while that fits in one read, else the first only."""
+    levels = range(shardtree.BASE_DIGITS, shardtree.MAX_DIGITS + 1)
+    if len(digests) * len(levels) > _AT_ONCE:
+        levels = range(shardtree.BASE_DIGITS, shardtree.BASE_DIGITS + 1)
+    return {hashed[:digits] for hashed in digests for digits in levels}
 
 
 def shard_of(key: str) -> str:
@@ -75,10 +97,31 @@ class _StoredShards:
                     self._shards[name] = found.shards.get(name) or {}
 
     def leaf(self, key: str) -> str:
-        """The shard that holds `key` (its candidates are read, together, when not known)."""
+        """The shard that holds `key` (the files it may be in, read together when not known)."""
         path = key.split(":", 1)[1]
-        self.want(shardtree.names(path))
+        candidates = shardtree.names(path)
+        for depth, name in enumerate(candidates):
+            if name not in self._shards and name not in self._split:
+                self.want(candidates[depth:])
+                break
+            if name not in self._split:
+                return name
         return shardtree.leaf(path, self._split.__contains__)
+
+    def reach(self, paths: Collection[str]) -> None:
+        """Read the shards these articles' records are in, together: every file each may be
+        in at once when they are few (one read), else depth by depth, a deeper file only below
+        a split marker (a first build's batch would ask thrice the files, most of them absent
+        while the blog is small)."""
+        digests = {shardtree.digest(path) for path in paths}
+        self.want(first_reads(digests))
+        for digits in range(shardtree.BASE_DIGITS + 1, shardtree.MAX_DIGITS + 1):
+            below = {hashed[:digits] for hashed in digests
+                     if all(hashed[:n] in self._split
+                            for n in range(shardtree.BASE_DIGITS, digits))}  # fmt: skip
+            if not below:
+                break
+            self.want(below)
 
     def shard(self, name: str) -> Shard:
         self.want((name,))
@@ -147,10 +190,9 @@ class PublishedRecords(Mapping[str, "PublishedRecord"]):
         return {name: shard for name, shard in every.items() if shard}
 
     def preload(self, keys: Iterable[str]) -> None:
-        """Read the shards of `keys` together (one request on GitHub: every name each may have)
-        before looking at them one by one."""
-        names = {name for key in keys for name in shardtree.names(key.split(":", 1)[1])}
-        self._stored.want(names - self._changed.keys())
+        """Read the shards of `keys` together (on GitHub one request for a few, a request a
+        level for many) before looking at them one by one."""
+        self._stored.reach({key.split(":", 1)[1] for key in keys})
 
     def renewed(self, updates: Mapping[str, PublishedRecord]) -> PublishedRecords:
         """These records with `updates` applied; the same object when nothing changed."""

@@ -37,7 +37,7 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.client import GitHubClient
 from steadypress.github.readahead import ReadAhead
 from steadypress.ledger import Ledger
-from steadypress.published import PublishedRecords, Shard, Stored
+from steadypress.published import PublishedRecords, Shard, Stored, first_reads, key_digest
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]
@@ -71,10 +71,9 @@ class GitHubStore:
         return self._last.snapshot
 
     def load(self, hint: Collection[str] = ()) -> Snapshot:
-        # Every file each hinted record may be in (`shardtree.py`): one that is not there costs
+        # The files the hinted records may be in (`first_reads`): one that is not there costs
         # nothing, a split marker a few bytes.
-        hinted = sorted({shard_file(name) for key in hint
-                         for name in shardtree.names(key.split(":", 1)[1])})  # fmt: skip
+        hinted = sorted(map(shard_file, first_reads({key_digest(key) for key in hint})))
         try:
             found = self._branch.read(texts=[*SMALL_FILES, LEGACY_PUBLISHED_FILE, *hinted])
         except UNAVAILABLE as failure:
@@ -94,6 +93,7 @@ class GitHubStore:
         }
         known = Stored({**absent, **read.shards}, read.split)
         published = PublishedRecords.stored(lambda wanted: self._read_shards(head, wanted), known)
+        published.preload(hint)  # below the split markers read, when the hint was too many
         small = {path: data for path, data in found.texts.items() if shard_name(path) is None}
         ledger = decode_ledger(small, published)
         return self._last.keep(Snapshot(version=head, ledger=ledger, handles=found.oids))
