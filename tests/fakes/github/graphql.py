@@ -167,7 +167,8 @@ class _Root:
             # `object` is the blob or tree it names, resolved only when selected.
             entries = [
                 {"name": name, "type": kind, "path": f"{path}/{name}",
-                 "object": lambda _info, inner=f"{path}/{name}": self._object_at(commit, inner)}
+                 "object": lambda _info, inner=f"{path}/{name}", kind=kind: self._object_at(
+                     commit, inner, kind)}
                 for name, kind in listed
             ]  # fmt: skip
             return {"name": path.rsplit("/", 1)[-1], "path": path,
@@ -186,9 +187,21 @@ class _Root:
         }
         return {"name": path.rsplit("/", 1)[-1], "path": path, "oid": oid, "object": blob}
 
-    def _object_at(self, commit: str, path: str) -> dict[str, Any] | None:
+    def _object_at(self, commit: str, path: str, kind: str) -> dict[str, Any] | None:
+        """A tree entry's object; a blob's fields read only when selected (a listing that
+        looks into folders selects none of a file's, and reading each would take a process)."""
+        if kind == "blob":
+            fields = ("oid", "text", "byteSize", "isTruncated", "isBinary")
+            return {"__typename": "Blob", **{
+                name: lambda _info, name=name: self._blob_field(commit, path, name)
+                for name in fields
+            }}  # fmt: skip
         entry = self.tree_entry(commit, path)
         return None if entry is None else entry["object"]
+
+    def _blob_field(self, commit: str, path: str, name: str) -> Any:
+        entry = self.tree_entry(commit, path)
+        return None if entry is None else entry["object"][name]
 
     def create_commit(self, _info: Any, input: dict[str, Any]) -> dict[str, Any]:
         branch_spec = input["branch"]
@@ -207,10 +220,9 @@ class _Root:
                 raise _stale(expected)
             changes = input.get("fileChanges") or {}
             removed = [deletion["path"] for deletion in changes.get("deletions") or []]
-            files = {
-                addition["path"]: self.repo.write_blob(base64.b64decode(addition["contents"]))
-                for addition in changes.get("additions") or []
-            }
+            additions = changes.get("additions") or []
+            oids = self.repo.write_blobs(base64.b64decode(a["contents"]) for a in additions)
+            files = {addition["path"]: oid for addition, oid in zip(additions, oids, strict=True)}
             tree = self.repo.write_tree(files, base_tree=self.repo.tree_of(head), removed=removed)
             message = input["message"]["headline"]
             if input["message"].get("body"):
