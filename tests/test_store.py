@@ -191,3 +191,17 @@ def test_a_large_write_is_one_pack_and_a_small_one_loose_objects(repo: Repo) -> 
     few = [b"pending\n", b"dead\n"]
     assert git.write_blobs(few) == [blob_oid(data) for data in few]
     assert pack_count() == before + 1
+
+
+def test_a_tree_is_written_as_git_mktree_writes_it(repo: Repo) -> None:
+    """The same object id as `git mktree` for entries in any order, names that sort by byte
+    and a folder sorting as if its name ended in "/"."""
+    git = Git(repo.root)
+    blob = git.write_blobs([b"x"])[0]
+    folder = git.write_tree([("100644", "blob", blob, "0.json")])
+    entries = [("040000", "tree", folder, "a"), ("100644", "blob", blob, "a.json"),
+               ("100644", "blob", blob, "a-b"), ("100755", "blob", blob, "Z"),
+               ("100644", "blob", blob, "é.json"), ("040000", "tree", folder, "a0")]  # fmt: skip
+    listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
+    expected = repo.git("mktree", stdin=listing)
+    assert git.write_tree(entries) == git.write_tree(entries[::-1]) == expected

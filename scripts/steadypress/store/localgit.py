@@ -144,6 +144,8 @@ class LocalGitStore:
         """`tree` (None: none yet) with `changes` made: a blob id by path from it, None to
         remove the file; None when nothing is left. Only the trees on a changed path are
         written again (a shard's folder of 16, the 4,096 of the top)."""
+        if not changes:
+            return tree  # a claim changes no shard: nothing to list or write
         entries = {} if tree is None else self._git.list_tree(tree)
         below: dict[str, dict[str, str | None]] = {}
         for path, oid in changes.items():
