@@ -237,3 +237,19 @@ def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) 
     ).encode()
     with pytest.raises(StateError, match="published_at"):
         dict(codec.decode_state(files).published)
+
+
+def test_a_split_marker_is_read_however_it_is_spelt_and_a_near_miss_is_refused() -> None:
+    """A marker indented by hand is still a marker; a file saying split beside records, or
+    split false, is neither a marker nor a shard: refused by name, never written over."""
+    files = files_of(published_sample())
+    name = codec.shard_name(A_SHARD)
+    assert name is not None
+    deeper = codec.shard_file(name + key_digest("site:content/a.md")[len(name)])
+    files[deeper] = files.pop(A_SHARD)
+    files[A_SHARD] = b'{\n    "split": true,\n    "version": 2\n}\n'
+    assert list(codec.decode_state(files).published) == ["site:content/a.md"]
+    for near_miss in (b'{"version": 2, "split": false}', b'{"version": 2, "split": true, "x": 1}'):
+        files[A_SHARD] = near_miss
+        with pytest.raises(StateError, match=A_SHARD):
+            dict(codec.decode_state(files).published)
