@@ -116,9 +116,7 @@ class _StoredShards:
         digests = {shardtree.digest(path) for path in paths}
         self.want(first_reads(digests))
         for digits in range(shardtree.BASE_DIGITS + 1, shardtree.MAX_DIGITS + 1):
-            below = {hashed[:digits] for hashed in digests
-                     if all(hashed[:n] in self._split
-                            for n in range(shardtree.BASE_DIGITS, digits))}  # fmt: skip
+            below = {hashed[:digits] for hashed in digests if self._reached(hashed[:digits])}
             if not below:
                 break
             self.want(below)

@@ -143,7 +143,7 @@ class LocalGitStore:
     def _tree_with(self, tree: str | None, changes: Mapping[str, str | None]) -> str | None:
         """`tree` (None: none yet) with `changes` made: a blob id by path from it, None to
         remove the file; None when nothing is left. Only the trees on a changed path are
-        written again (a shard's folder of 16, the 4,096 of the top)."""
+        written again (a shard's folder of 16, the top's 4,096 to 8,192 entries)."""
         if not changes:
             return tree  # a claim changes no shard: nothing to list or write
         entries = {} if tree is None else self._git.list_tree(tree)
@@ -165,8 +165,9 @@ class LocalGitStore:
                 entries[name] = ("040000", "tree", subtree)
         if not entries:
             return None
+        # In any order: `write_tree` puts them in git's.
         return self._git.write_tree(
-            [(mode, kind, oid, name) for name, (mode, kind, oid) in sorted(entries.items())]
+            [(mode, kind, oid, name) for name, (mode, kind, oid) in entries.items()]
         )
 
     def _unreadable(self, failure: GitFailed) -> StateError:

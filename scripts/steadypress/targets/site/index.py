@@ -504,15 +504,16 @@ class SiteIndex:
 
     def _add(self, path: str, entry: Entry) -> None:
         self._edit(self._shard(ARTICLES, path), "articles")[path] = entry.to_json()
-        row = entry.listed
+        listed = entry.listed
+        row = listed.to_json()  # one document in the month's file and every tag's
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        self._edit(month_file(month_of(entry)), "articles")[path] = row.to_json()
+        self._edit(month_file(month_of(entry)), "articles")[path] = row
         self._tally(entry, 1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._edit(tag_year_file(page, entry.date.year), "articles")[path] = row.to_json()
-        newest = sorted([*self._summary.newest, (path, row)], key=lambda r: _order(r[1]))
+            self._edit(tag_year_file(page, entry.date.year), "articles")[path] = row
+        newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._dirty.add(SUMMARY)
 

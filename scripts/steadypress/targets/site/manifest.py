@@ -105,13 +105,6 @@ class Listed:
         held whole entries) are passed over."""
         return cls(**_listed_fields(fields))
 
-    @property
-    def listed(self) -> Listed:
-        """The row of this article in a listing."""
-        if type(self) is Listed:
-            return self
-        return Listed(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Listed)})
-
 
 @dataclass(frozen=True)
 class Entry(Listed):
@@ -123,6 +116,11 @@ class Entry(Listed):
     assets: tuple[str, ...]  # site paths of the images published with it
     sha256: str
     aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
+
+    @property
+    def listed(self) -> Listed:
+        """The row of this article in a listing."""
+        return Listed(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Listed)})
 
     def to_json(self) -> dict[str, Any]:
         fields = {
