@@ -7,7 +7,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from steadypress.errors import PermanentError
@@ -106,52 +106,58 @@ class DirectorySiteFiles:
 
 class _DirectoryWriter:
     """The site's folder, never left: every path is checked to stay inside it, and no symlink
-    on the way is followed (a committed `_site/x -> /etc` must not be written through)."""
+    on the way is followed (a committed `_site/x -> /etc` must not be written through).
+
+    Paths are handled as strings: a first build checks thousands of them, and pathlib's
+    objects made this check a tenth of the build's time in this process."""
 
     def __init__(self, root: Path) -> None:
-        self._root = root
+        self._root = os.fspath(root)
         # Folders found not to be symlinks, and paths found safe, checked once a write (a first
         # build names the same few folders thousands of times); a write holds the site's lock.
-        self._real_folders: set[Path] = set()
-        self._checked: dict[str, Path] = {}
-        self._made: set[Path] = set()  # folders this write made or found there
+        self._real_folders: set[str] = {self._root}
+        self._checked: dict[str, str] = {}
+        self._made: set[str] = set()  # folders this write made or found there
 
-    def _inside(self, path: str) -> Path:
+    def _inside(self, path: str) -> str:
         if (checked := self._checked.get(path)) is not None:
             return checked
-        posix = PurePosixPath(path)
-        if posix.is_absolute() or not posix.parts or any(p in ("..", ".") for p in posix.parts):
+        # As a POSIX path reads: empty and `.` parts are nothing; `..` would leave the folder.
+        parts = [part for part in path.split("/") if part not in ("", ".")]
+        if path.startswith("/") or not parts or ".." in parts:
             raise PermanentError(f"refusing site path {path!r}: it would leave {self._root}")
         target = self._root
-        for part in ("", *posix.parts):
-            target = target / part if part else target
+        for number, part in enumerate(parts):
+            target = f"{target}/{part}"
             if target in self._real_folders:
                 continue
-            if target.is_symlink():
+            if os.path.islink(target):
                 raise PermanentError(f"refusing to write through the symlink {target}")
-            if target != self._root / posix:
+            if number < len(parts) - 1:
                 self._real_folders.add(target)
         self._checked[path] = target
         return target
 
     def read(self, path: str) -> bytes | None:
         try:
-            return self._inside(path).read_bytes()
+            with open(self._inside(path), "rb") as stream:
+                return stream.read()
         except FileNotFoundError:
             return None
 
     def exists(self, path: str) -> bool:
-        return self._inside(path).is_file()
+        return os.path.isfile(self._inside(path))
 
     def put(self, path: str, data: bytes, *, new: bool = False) -> None:
         if not new and self.read(path) == data:
             return
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
         target = self._inside(path)
-        if target.parent not in self._made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._made.add(target.parent)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        folder = os.path.dirname(target)
+        if folder not in self._made:
+            os.makedirs(folder, exist_ok=True)
+            self._made.add(folder)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
         try:
             # mkstemp makes the file 0600; a site is read by a web server that may run as
             # another user, so it gets what a published file has: world-readable (0644).
@@ -160,7 +166,8 @@ class _DirectoryWriter:
                 stream.write(data)
             os.replace(temporary, target)
         except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
             raise
 
     def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
@@ -168,7 +175,9 @@ class _DirectoryWriter:
 
     def remove(self, path: str) -> None:
         target = self._inside(path)
-        target.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target)
         with contextlib.suppress(OSError):
-            target.parent.rmdir()  # only when empty
-            self._made.discard(target.parent)
+            folder = os.path.dirname(target)
+            os.rmdir(folder)  # only when empty
+            self._made.discard(folder)
