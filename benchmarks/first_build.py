@@ -35,6 +35,14 @@ BODY = (
     + "```python\ndef publish(article):\n    return site.put(article)\n```\n\n"
     + "| column | value |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n"
 )
+
+
+def body(n: int) -> str:
+    """An article's own text: no two alike, as in a real blog (a renderer that kept what it
+    rendered once would otherwise render one body for the whole corpus)."""
+    return f"Article {n} begins here.\n\n{BODY.replace('return', f'return {n} or')}"
+
+
 HUGO_LAYOUTS = {
     "_default/baseof.html": "<!doctype html><html><head><title>{{ .Title }}</title></head>"
     '<body>{{ block "main" . }}{{ end }}</body></html>',
@@ -52,7 +60,7 @@ HUGO_LAYOUTS = {
 def corpus(folder: Path, size: int) -> None:
     for n in range(size):
         date = f"{2021 + n % 5}-{n % 12 + 1:02d}-{n % 28 + 1:02d}"
-        text = f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 40}, all]\n---\n\n{BODY}"
+        text = f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 40}, all]\n---\n\n{body(n)}"
         (folder / f"a{n:06d}.md").write_text(text)
 
 

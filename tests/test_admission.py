@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -14,10 +16,12 @@ from steadypress import codec, executor, planning
 from steadypress.backends import local_pipeline
 from steadypress.clock import SystemClock
 from steadypress.config import committed_config
+from steadypress.content import Article
 from steadypress.credentials import Redactor
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store import TransactionStats
+from steadypress.targets.site.target import SiteTarget
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 from tests.schema import invalid_state_files
@@ -281,6 +285,32 @@ def test_the_listings_are_rendered_once_a_run_whatever_its_batches(repo: Repo) -
     (month,) = (repo.root / "_site/archive").glob("*/*/index.html")
     listed = month.read_text()
     assert all(f">Article {n}<" in listed for n in range(WINDOW))
+
+
+def test_each_batch_of_an_import_is_told_ahead_with_the_window_after_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that more will follow is handed to the site to render ahead before it is
+    published, and with it the next window, so the next batch's bodies render meanwhile."""
+    monkeypatch.setattr(executor, "READ_AHEAD_MOST", 2)
+    told: list[list[str]] = []
+    published: list[list[str]] = []
+    real_ahead, real_publish = SiteTarget.render_ahead, SiteTarget.publish_batch
+
+    def render_ahead(target: SiteTarget, articles: Sequence[Article]) -> None:
+        told.append([a.path for a in articles])
+        real_ahead(target, articles)
+
+    def publish_batch(target: SiteTarget, work: Any, *, final: bool = True) -> Any:
+        published.append([article.path for article, _previous in work])
+        return real_publish(target, work, final=final)
+
+    monkeypatch.setattr(SiteTarget, "render_ahead", render_ahead)
+    monkeypatch.setattr(SiteTarget, "publish_batch", publish_batch)
+    repo.commit(**{f"content/p{n:02}.md": article(f"P{n}") for n in range(3 * WINDOW + 5)})
+    assert run_cli(repo, "run").code == 0
+    assert [len(batch) for batch in published] == [WINDOW, WINDOW, WINDOW, 5]
+    assert told == [published[n] + published[n + 1] for n in range(3)]
 
 
 def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:

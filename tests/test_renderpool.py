@@ -3,10 +3,12 @@ served where the site puts them whichever process rendered it."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,6 +118,37 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
 
 
 @pytest.mark.usefixtures("no_other_threads")
+def test_bodies_told_ahead_render_in_the_workers_once_and_come_back_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _pid)
+    batches = [[f"{batch}-{n}" for n in range(renderpool.POOL_FROM)] for batch in range(2)]
+    pool = renderpool.BodyPool(workers=2)
+    try:
+        pool.ahead(batches[0] + batches[1])  # both batches at once: the second renders meanwhile
+        for texts in batches:
+            rendered = list(pool.rendered(texts))
+            assert [int(p.html.split(":")[1]) for p in rendered] == [len(t) for t in texts]
+            assert str(os.getpid()) not in {p.html.split(":")[0] for p in rendered}
+        # Handed over once: a body asked for again is rendered again, here (it is not kept).
+        (again,) = pool.rendered(batches[0][:1])
+        assert again.html.split(":")[0] == str(os.getpid())
+    finally:
+        pool.close()
+
+
+def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _pid)
+    texts = [str(n) for n in range(renderpool.POOL_FROM)]
+    pool = renderpool.BodyPool(workers=1)
+    pool.ahead(texts)
+    assert {p.html.split(":")[0] for p in pool.rendered(texts)} == {str(os.getpid())}
+    pool.close()
+
+
+@pytest.mark.usefixtures("no_other_threads")
 def test_a_site_built_on_every_core_is_the_site_built_on_one(
     repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -123,7 +156,7 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
     for n in range(renderpool.POOL_FROM):
         (repo.root / "content" / f"extra-{n:03d}.md").write_text(
             f"---\ntitle: Extra {n}\ndate: 2024-01-{n % 28 + 1:02d}\ntags: [extra]\n---\n\n"
-            f"{BODIES[n % len(BODIES)]}\n![lifecycle](guides/images/lifecycle.png)\n"
+            f"Extra {n}.\n\n{BODIES[n % len(BODIES)]}\n![lifecycle](guides/images/lifecycle.png)\n"
         )
     repo.commit("a blog large enough for the pool")
     source = ContentSource(Git(repo.root), "content")
@@ -140,17 +173,19 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
         return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
                 if p.is_file() and not p.name.endswith(".lock")}  # fmt: skip
 
-    workers: list[int] = []
-    real, pool_from = renderpool.prerender_all, renderpool.POOL_FROM
+    submitted: list[int] = []
+    real_submit, pool_from = renderpool.BodyPool._submit, renderpool.POOL_FROM
 
-    def on_two_workers(texts: list[str]) -> list[Prerendered]:
-        workers.append(len(texts))
-        return real(texts, workers=2)
+    def counted(pool: renderpool.BodyPool, workers: Any, texts: list[str]) -> None:
+        submitted.append(len(texts))
+        real_submit(pool, workers, texts)
 
-    monkeypatch.setattr("steadypress.targets.site.target.prerender_all", on_two_workers)
+    monkeypatch.setattr(renderpool.BodyPool, "_submit", counted)
+    on_two_workers = functools.partial(renderpool.BodyPool, workers=2)
+    monkeypatch.setattr("steadypress.targets.site.target.BodyPool", on_two_workers)
     on_every_core = build(tmp_path / "pooled")
     monkeypatch.setattr(renderpool, "POOL_FROM", 10**9)
     on_one = build(tmp_path / "one")
-    assert workers and workers[0] >= pool_from
+    assert submitted and submitted[0] >= pool_from
     assert on_every_core == on_one
     assert any(path.startswith("assets/") for path in on_one)

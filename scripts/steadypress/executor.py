@@ -39,9 +39,9 @@ from steadypress.ledger import (
     select,
     split_key,
 )
-from steadypress.lookahead import read_ahead
+from steadypress.lookahead import READ_AHEAD_MOST, read_ahead, render_ahead
 from steadypress.pipeline import Pipeline
-from steadypress.planning import Prepare, admission
+from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
 
@@ -167,6 +167,8 @@ def drain(
             break
         attempted.update((item.key, item.blob) for item, _ in claimed)
         last = not more
+        if more:
+            _render_ahead(pipeline, claimed)
         batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at, final=last)
         batch.work()
         for name, target in batch.batched.items():
@@ -189,6 +191,24 @@ def _read_ahead(pipeline: Pipeline, claimed: Claimed) -> None:
         [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes],
         [(i.target, i.path, previous) for i, previous in claimed if i.unpublishes],
     )
+
+
+def _render_ahead(pipeline: Pipeline, claimed: Claimed) -> None:
+    """Before a batch that more will follow: its articles, then those the next claim is likely
+    to take (the backlog's next window), so that the next batch's bodies render while this
+    one is written. A push (a few articles) renders them when written."""
+    versions = [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes]
+    if len(versions) <= READ_AHEAD_MOST:
+        return
+    ledger = pipeline.store.last_known()
+    if ledger is not None:
+        head = pipeline.content.head()
+        versions += [
+            (target, path, blob, head)
+            for path, blob in upcoming(pipeline, ledger.ledger).items()
+            for target in pipeline.targets
+        ]
+    render_ahead(pipeline, versions)
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:

@@ -15,7 +15,7 @@ from steadypress.ledger import PublishedRecord
 from steadypress.pipeline import Pipeline
 from steadypress.targets import BatchTarget
 
-__all__ = ["READ_AHEAD_MOST", "read_ahead"]
+__all__ = ["READ_AHEAD_MOST", "read_ahead", "render_ahead"]
 
 # The most articles read ahead for: a push's. A larger batch reads what it writes when it
 # writes, since its site read would not ride in one query (200 files), and rendering it before
@@ -49,6 +49,24 @@ def read_ahead(
                 )
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"reading ahead failed, read when written: {error}")
+
+
+def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
+    """Hand each batch target, in the order it will be handed them, the article `versions` it
+    is likely to publish next (those a claim took, then those the next is likely to take): it
+    may start on what does not depend on its files (rendering) while this process works."""
+    try:
+        commits: dict[str, set[str]] = {}
+        for _target, path, _blob, commit in versions:
+            commits.setdefault(commit, set()).add(path)
+        for commit, paths in commits.items():  # one git process each, not three an article
+            pipeline.content.prefetch(commit, paths)
+        for name, target in pipeline.targets.items():
+            wanted = [(path, blob, commit) for to, path, blob, commit in versions if to == name]
+            if wanted and isinstance(target, BatchTarget):
+                target.render_ahead(_read(pipeline, wanted))
+    except Exception as error:  # a saving lost, never the work
+        pipeline.log(f"rendering ahead failed, rendered when written: {error}")
 
 
 def _read(pipeline: Pipeline, versions: Sequence[tuple[str, str, str]]) -> list[Article]:

@@ -40,6 +40,7 @@ __all__ = [
     "push_prepare",
     "reconcile",
     "revivals",
+    "upcoming",
 ]
 
 # A change to run inside a claim transaction: the new ledger and the keys it enqueued.
@@ -411,14 +412,7 @@ def _admitting(
         )
         waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
         return waiting.apply if waiting else None
-    scope: Mapping[str, str] | None = None
-    if backlog.since is not None:
-        changes = pipeline.content.changed_articles(backlog.since, last.commit)
-        scope = None if changes is None else changes.changed
-    if scope is None:  # every article, or a diff that history rewritten since made unusable
-        scope = pipeline.content.list_articles(last.commit)
-    at_head = pipeline.content.list_articles(head)
-    remaining = _after(pipeline, last.commit, scope, backlog)
+    remaining, at_head = _still_to_come(pipeline, last, backlog, head)
     articles = {path: at_head[path] for path in remaining if path in at_head}
     removed = [path for path in remaining if path not in at_head]
     planned = plan(
@@ -428,6 +422,31 @@ def _admitting(
         last, backlog=_backlog(backlog.since, planned, newest_first=backlog.newest_first)
     )
     return _marking(planned.apply if planned else None, last, marker)
+
+
+def upcoming(pipeline: Pipeline, ledger: Ledger) -> dict[str, str]:
+    """The articles (path -> blob at the content's head) the backlog's next window is likely to
+    enqueue, in its order: a hint for work that may start early (rendering), never a plan; the
+    next claim decides in its own transaction."""
+    last = ledger.reconciled
+    if last is None or last.backlog is None or pipeline.content.resolve(last.commit) is None:
+        return {}
+    remaining, at_head = _still_to_come(pipeline, last, last.backlog, pipeline.content.head())
+    return {path: at_head[path] for path in remaining[:ADMISSION] if path in at_head}
+
+
+def _still_to_come(
+    pipeline: Pipeline, last: Reconciled, backlog: Backlog, head: str
+) -> tuple[list[str], Mapping[str, str]]:
+    """The paths of `last`'s backlog still to come, in its order, and the articles at `head`
+    (path -> blob)."""
+    scope: Mapping[str, str] | None = None
+    if backlog.since is not None:
+        changes = pipeline.content.changed_articles(backlog.since, last.commit)
+        scope = None if changes is None else changes.changed
+    if scope is None:  # every article, or a diff that history rewritten since made unusable
+        scope = pipeline.content.list_articles(last.commit)
+    return _after(pipeline, last.commit, scope, backlog), pipeline.content.list_articles(head)
 
 
 def _after(

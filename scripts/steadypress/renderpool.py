@@ -1,56 +1,138 @@
-"""Markdown bodies rendered on every core.
+"""Markdown bodies rendered on every core, and ahead of when they are needed.
 
 A first build renders hundreds of bodies at once, and that part of rendering is pure
 (`prerender`: text in, HTML out), so a pool of worker processes shares it. A few bodies (a push)
 are rendered in this process: starting workers costs more than rendering them.
 
+A `BodyPool` may be told bodies before they are asked for (`ahead`): the workers render them
+while this process does the work that does not need them (the claim's write, the batch before's
+pages and listings), and `rendered` hands them over as they come, in order, so this process
+lays out each page while the workers render the next bodies.
+
 The workers are forked: they start with the renderer this process built, in a few
 milliseconds, where a fork server or a fresh interpreter imports it again (benchmarked: a pool
-of fork-server workers rendered 1,000 bodies slower than one process). A process running other
-threads (live mode) renders here instead: a forked child could inherit a lock another thread
-holds.
+of fork-server workers rendered 1,000 bodies slower than one process). They are forked once, at
+the pool's first use; a process running other threads then (live mode) renders here instead:
+a forked child could inherit a lock another thread holds.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from steadypress.render import Prerendered, prerender
 
-__all__ = ["POOL_FROM", "prerender_all"]
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+__all__ = ["POOL_FROM", "BodyPool", "prerender_all"]
 
 # Bodies in one call from which a pool pays for itself (a body takes about 0.7 ms on one core).
 POOL_FROM = 100
+# Bodies a worker is handed at a time: few enough that the first come back early (this process
+# starts on their pages), enough that passing them costs little.
+CHUNK = 25
+
+
+class BodyPool:
+    """`prerender` on `workers` processes (one per core the process may use, by default), for
+    calls of POOL_FROM bodies or more; each body told `ahead` is rendered once, and handed over
+    by `rendered` once."""
+
+    def __init__(self, *, workers: int | None = None) -> None:
+        self._workers = workers or len(os.sched_getaffinity(0))
+        self._pool: ProcessPoolExecutor | None = None
+        self._refused = False  # the pool cannot run here, or broke: everything is rendered here
+        self._ahead: dict[str, tuple[Future[list[Prerendered]], int]] = {}
+
+    def ahead(self, texts: Sequence[str]) -> None:
+        """Start rendering these bodies in the workers, if there are enough to pay for them."""
+        fresh = [text for text in dict.fromkeys(texts) if text not in self._ahead]
+        if len(fresh) >= POOL_FROM and (pool := self._started()) is not None:
+            self._submit(pool, fresh)
+
+    def rendered(self, texts: Sequence[str]) -> Iterator[Prerendered]:
+        """`prerender` of each text, in order, each as soon as it is ready."""
+        self.ahead(texts)
+        for text in texts:
+            yield self._take(text)
+
+    def close(self) -> None:
+        """Stop the workers; bodies told ahead and never asked for are dropped."""
+        self._ahead.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _take(self, text: str) -> Prerendered:
+        found = self._ahead.pop(text, None)
+        if found is not None:
+            # Imported with the pool that made the future.
+            from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
+
+            future, place = found
+            try:
+                return future.result()[place]
+            except BrokenProcessPool:
+                # A worker was killed (out of memory, say): the bodies are rendered here
+                # instead, and a body that kills whatever renders it fails here, where the
+                # executor sees it.
+                self._refuse()
+        return prerender(text)
+
+    def _started(self) -> ProcessPoolExecutor | None:
+        """The pool, started at its first use where it can run."""
+        if self._pool is None and not self._refused:
+            if self._workers < 2 or _other_threads():
+                self._refused = True
+                return None
+            # Imported here: a command that renders a few bodies, or none, does not pay for them.
+            import multiprocessing  # noqa: PLC0415
+            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+            prerender("")  # builds the renderer once, for every worker to inherit
+            # What waits in this process's buffers would be written again by each child.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            self._pool = ProcessPoolExecutor(
+                max_workers=self._workers, mp_context=multiprocessing.get_context("fork")
+            )
+        return self._pool
+
+    def _submit(self, pool: ProcessPoolExecutor, texts: Sequence[str]) -> None:
+        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
+
+        for start in range(0, len(texts), CHUNK):
+            chunk = list(texts[start : start + CHUNK])
+            try:
+                future = pool.submit(_prerender_chunk, chunk)
+            except BrokenProcessPool:
+                self._refuse()
+                return
+            for place, text in enumerate(chunk):
+                self._ahead[text] = (future, place)
+
+    def _refuse(self) -> None:
+        self.close()
+        self._refused = True
+
+
+def _prerender_chunk(texts: list[str]) -> list[Prerendered]:
+    return [prerender(text) for text in texts]
 
 
 def prerender_all(texts: Sequence[str], *, workers: int | None = None) -> list[Prerendered]:
-    """`prerender` of each text, in order: on `workers` processes (one per core the process
-    may use, by default) when there are enough texts and cores, else here."""
-    workers = workers or len(os.sched_getaffinity(0))
-    if len(texts) < POOL_FROM or workers < 2 or _other_threads():
-        return [prerender(text) for text in texts]
-    # Imported here: a command that renders a few bodies, or none, does not pay for them.
-    import multiprocessing  # noqa: PLC0415
-    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-    from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
-
-    prerender(texts[0])  # builds the renderer once, for every worker to inherit
-    # What waits in this process's buffers would be written again by each child.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    context = multiprocessing.get_context("fork")
-    chunk = math.ceil(len(texts) / (workers * 4))
+    """`prerender` of each text, in order, on a pool of its own when there are enough texts
+    and cores, else here."""
+    pool = BodyPool(workers=workers)
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            return list(pool.map(prerender, texts, chunksize=chunk))
-    except BrokenProcessPool:
-        # A worker was killed (out of memory, say): the bodies are rendered here instead, and
-        # a body that kills whatever renders it fails here, where the executor sees it.
-        return [prerender(text) for text in texts]
+        return list(pool.rendered(texts))
+    finally:
+        pool.close()
 
 
 def _other_threads() -> bool:

@@ -86,6 +86,11 @@ class BatchTarget(Target, Protocol):
         its files to be read with the state's requests, which saves its own."""
         ...
 
+    def render_ahead(self, articles: Sequence[Article]) -> None:
+        """Articles likely handed to a later `publish_batch`, in that order: a target may start
+        on the part of their work that reads and writes nothing (rendering) meanwhile."""
+        ...
+
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """`verify` for each article, together; None where the target shows what was written."""
         ...

@@ -30,7 +30,7 @@ from steadypress.errors import GitFailed, PermanentError, PublishError, Transien
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, PublishedRecord
 from steadypress.render import Prerendered, is_relative_reference, prerender, reading_minutes
-from steadypress.renderpool import prerender_all
+from steadypress.renderpool import BodyPool
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
@@ -184,6 +184,8 @@ class SiteTarget:
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
+        # The bodies of a run's batches, rendered on every core (`render_ahead`).
+        self._bodies = BodyPool()
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
@@ -375,11 +377,16 @@ class SiteTarget:
         renders = self._rendered(articles)
         return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
 
+    def render_ahead(self, articles: Sequence[Article]) -> None:
+        """Start rendering the bodies of articles likely handed to a later `publish_batch`
+        (the workers render them meanwhile); nothing is written."""
+        self._bodies.ahead([article.body for article in articles])
+
     def _rendered(self, articles: Sequence[Article]) -> list[_Rendered | PublishError]:
-        """Each article rendered (their bodies on every core), or why it cannot be; those
-        rendered ahead are not rendered again."""
+        """Each article rendered (their bodies on every core, each page laid out here as its
+        body comes back), or why it cannot be; those rendered ahead are not rendered again."""
         missing = [a for a in articles if (a.path, a.blob, a.commit) not in self._ahead]
-        bodies = prerender_all([article.body for article in missing])
+        bodies = self._bodies.rendered([article.body for article in missing])
         for article, body in zip(missing, bodies, strict=True):
             try:
                 rendered: _Rendered | PublishError = self._render(article, body)
@@ -402,6 +409,8 @@ class SiteTarget:
         batch: list[tuple[int, Article, _Rendered]] = []
         renders = self._rendered([article for article, _previous in work])
         self._ahead.clear()
+        if final:  # the run's batches are all rendered: its workers go
+            self._bodies.close()
         for number, ((article, _previous), rendered) in enumerate(zip(work, renders, strict=True)):
             if isinstance(rendered, PublishError):
                 results.append(rendered)
@@ -684,6 +693,7 @@ class SiteTarget:
     def finish(self) -> None:
         """Render the listing pages and write the sitemaps this run's batches left
         (`publish_batch` not `final`): one write, after the last batch."""
+        self._bodies.close()
 
         def change(files: SiteWriter) -> None:
             index, sitemaps = self._open_index(files)
