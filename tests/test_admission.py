@@ -287,30 +287,38 @@ def test_the_listings_are_rendered_once_a_run_whatever_its_batches(repo: Repo) -
     assert all(f">Article {n}<" in listed for n in range(WINDOW))
 
 
-def test_each_batch_of_an_import_is_told_ahead_with_the_window_after_it(
+def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A batch that more will follow is handed to the site to render ahead before it is
-    published, and with it the next window, so the next batch's bodies render meanwhile."""
+    """A claim that more will follow is handed to the site to render before it is written, and
+    the backlog's next window before the claimed batch is published, so the next batch's bodies
+    render meanwhile."""
     monkeypatch.setattr(executor, "READ_AHEAD_MOST", 2)
-    told: list[list[str]] = []
-    published: list[list[str]] = []
+    events: list[tuple[str, list[str]]] = []
     real_ahead, real_publish = SiteTarget.render_ahead, SiteTarget.publish_batch
 
     def render_ahead(target: SiteTarget, articles: Sequence[Article]) -> None:
-        told.append([a.path for a in articles])
+        events.append(("told", [a.path for a in articles]))
         real_ahead(target, articles)
 
     def publish_batch(target: SiteTarget, work: Any, *, final: bool = True) -> Any:
-        published.append([article.path for article, _previous in work])
+        events.append(("published", [article.path for article, _previous in work]))
         return real_publish(target, work, final=final)
 
     monkeypatch.setattr(SiteTarget, "render_ahead", render_ahead)
     monkeypatch.setattr(SiteTarget, "publish_batch", publish_batch)
     repo.commit(**{f"content/p{n:02}.md": article(f"P{n}") for n in range(3 * WINDOW + 5)})
     assert run_cli(repo, "run").code == 0
-    assert [len(batch) for batch in published] == [WINDOW, WINDOW, WINDOW, 5]
-    assert told == [published[n] + published[n + 1] for n in range(3)]
+    batches = [paths for kind, paths in events if kind == "published"]
+    assert [len(batch) for batch in batches] == [WINDOW, WINDOW, WINDOW, 5]
+    first_told: dict[tuple[str, ...], int] = {}
+    for at, (kind, paths) in enumerate(events):
+        if kind == "told":
+            first_told.setdefault(tuple(paths), at)
+    published_at = [at for at, (kind, _paths) in enumerate(events) if kind == "published"]
+    assert first_told[tuple(batches[0])] < published_at[0]
+    for n in range(1, len(batches)):  # each told before the batch before it was published
+        assert first_told[tuple(batches[n])] < published_at[n - 1], events
 
 
 def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:

@@ -157,7 +157,7 @@ def drain(
             take,
             message=f"steadypress: claim ({pipeline.holder})",
             optimistic=just_read or prepare is not None or not first_round,
-            announce=lambda taken: _read_ahead(pipeline, taken[1]),
+            announce=lambda taken: _ahead_of_claim(pipeline, taken[1], more=taken[4]),
         )
         first_round = False
         claimed_before = claimed_before or limit
@@ -168,7 +168,7 @@ def drain(
         attempted.update((item.key, item.blob) for item, _ in claimed)
         last = not more
         if more:
-            _render_ahead(pipeline, claimed)
+            _render_next_window(pipeline)
         batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at, final=last)
         batch.work()
         for name, target in batch.batched.items():
@@ -184,31 +184,31 @@ def drain(
     return report
 
 
-def _read_ahead(pipeline: Pipeline, claimed: Claimed) -> None:
-    """Before a claim is written: what its batch will publish and remove."""
+def _ahead_of_claim(pipeline: Pipeline, claimed: Claimed, *, more: bool) -> None:
+    """Before a claim is written: what its batch will publish and remove, for the targets to
+    read ahead (a push) or, when more batches follow it (an import), to render meanwhile."""
+    versions = [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes]
     read_ahead(
         pipeline,
-        [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes],
+        versions,
         [(i.target, i.path, previous) for i, previous in claimed if i.unpublishes],
     )
+    if more and len(versions) > READ_AHEAD_MOST:
+        render_ahead(pipeline, versions)
 
 
-def _render_ahead(pipeline: Pipeline, claimed: Claimed) -> None:
-    """Before a batch that more will follow: its articles, then those the next claim is likely
-    to take (the backlog's next window), so that the next batch's bodies render while this
-    one is written. A push (a few articles) renders them when written."""
-    versions = [(i.target, i.path, i.blob, i.commit) for i, _ in claimed if not i.unpublishes]
-    if len(versions) <= READ_AHEAD_MOST:
+def _render_next_window(pipeline: Pipeline) -> None:
+    """Before a batch that more will follow: the articles the next claim is likely to take
+    (the backlog's next window), for batch targets to render while this batch is written."""
+    known = pipeline.store.last_known()
+    if known is None:
         return
-    ledger = pipeline.store.last_known()
-    if ledger is not None:
-        head = pipeline.content.head()
-        versions += [
-            (target, path, blob, head)
-            for path, blob in upcoming(pipeline, ledger.ledger).items()
-            for target in pipeline.targets
-        ]
-    render_ahead(pipeline, versions)
+    head = pipeline.content.head()
+    render_ahead(pipeline, [
+        (target, path, blob, head)
+        for path, blob in upcoming(pipeline, known.ledger).items()
+        for target in pipeline.targets
+    ])  # fmt: skip
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:
