@@ -267,6 +267,10 @@ class ContentSource:
         # Per commit, from one walk of its history: when each article last changed, was added.
         self._history: dict[str, tuple[dict[str, datetime], dict[str, datetime]]] = {}
         self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
+        # Per commit id, its articles (path -> blob), and the commits found to exist: a run
+        # lists the same commit several times (to plan, to admit the next window, to read ahead).
+        self._listings: dict[str, dict[str, str]] = {}
+        self._commits: set[str] = set()
 
     @property
     def content_dir(self) -> str:
@@ -282,13 +286,25 @@ class ContentSource:
         return commit
 
     def resolve(self, revision: str) -> str | None:
-        return self._git.resolve(f"{revision}^{{commit}}")
+        if revision in self._commits:
+            return revision
+        commit = self._git.resolve(f"{revision}^{{commit}}")
+        if commit is not None and commit == revision:  # an id, not a name that may move
+            self._commits.add(commit)
+        return commit
 
     def is_article(self, path: str) -> bool:
         return path.startswith(f"{self._content_dir}/") and path.endswith(ARTICLE_SUFFIX)
 
     def list_articles(self, commit: str) -> dict[str, str]:
         """Every article path at `commit` with its blob id."""
+        if OBJECT_ID.match(commit):
+            if commit not in self._listings:
+                self._listings[commit] = self._list_articles(commit)
+            return dict(self._listings[commit])
+        return self._list_articles(commit)
+
+    def _list_articles(self, commit: str) -> dict[str, str]:
         listing = self._git.run(
             "ls-tree", "-r", "-z", "--full-tree", commit, "--", self._content_dir
         )
