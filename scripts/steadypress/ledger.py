@@ -22,10 +22,9 @@ import random
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import NamedTuple
 
 from steadypress.backoff import backoff_seconds
-from steadypress.published import PublishedRecords
+from steadypress.published import ABSENT, PublishedRecord, PublishedRecords
 from steadypress.timefmt import format_time
 
 __all__ = [
@@ -63,10 +62,6 @@ __all__ = [
 
 # A dead letter tells the story of the last attempts; older ones add length, not insight.
 HISTORY_LIMIT = 10
-# Git's null object id, which git itself writes for the side of a diff where a file does not exist.
-# As the blob of pending work it asks the target to unpublish the article; it is never published.
-ABSENT = "0" * 40
-
 # What an attempt depended on besides its article version: each repository path (an image, the
 # theme folder, the configuration) with the git object id it had then, ABSENT when it did not
 # exist. A change to any of them is a reason to try a dead item again.
@@ -133,26 +128,6 @@ class PendingItem:
 
     @property
     def unpublishes(self) -> bool:
-        return self.blob == ABSENT
-
-
-class PublishedRecord(NamedTuple):
-    """A fact: this version is on the target, at `url`, known there as `id`; or, with the blob
-    `ABSENT`, that the article was unpublished (`id` still names its old post, if any).
-
-    A large blog holds 10^5 of these and every completion rewrites them all, so the record is a
-    tuple whose fields are in the order the file spells them, and `published_at` stays the
-    ISO-8601 text it is stored as (it is shown, never compared).
-    """
-
-    blob: str
-    commit: str
-    id: str | None
-    published_at: str
-    url: str | None
-
-    @property
-    def unpublished(self) -> bool:
         return self.blob == ABSENT
 
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from steadypress import shardtree
 
-if TYPE_CHECKING:
-    from steadypress.ledger import PublishedRecord
-
 __all__ = [
+    "ABSENT",
+    "PublishedRecord",
     "PublishedRecords",
     "Shard",
     "ShardReader",
@@ -37,7 +36,33 @@ __all__ = [
     "shard_of",
 ]
 
-Shard = Mapping[str, "PublishedRecord"]
+# Git's null object id, which git itself writes for the side of a diff where a file does not exist.
+# As the blob of pending work it asks the target to unpublish the article; it is never published.
+ABSENT = "0" * 40
+
+
+class PublishedRecord(NamedTuple):
+    """A fact: this version is on the target, at `url`, known there as `id`; or, with the blob
+    `ABSENT`, that the article was unpublished (`id` still names its old post, if any).
+
+    A large blog holds 10^5 of these, read and written by the shard, so the record is a tuple
+    whose fields are in the order the file spells them, and `published_at` stays the ISO-8601
+    text it is stored as (it is shown, never compared). It lives here, beside the shards that
+    hold it; the ledger, which records it, names it too.
+    """
+
+    blob: str
+    commit: str
+    id: str | None
+    published_at: str
+    url: str | None
+
+    @property
+    def unpublished(self) -> bool:
+        return self.blob == ABSENT
+
+
+Shard = Mapping[str, PublishedRecord]
 
 
 @dataclass(frozen=True)
@@ -140,7 +165,7 @@ class _StoredShards:
         return all(name[:n] in self._split for n in range(shardtree.BASE_DIGITS, len(name)))
 
 
-class PublishedRecords(Mapping[str, "PublishedRecord"]):
+class PublishedRecords(Mapping[str, PublishedRecord]):
     __slots__ = ("_changed", "_stored")
 
     def __init__(
