@@ -4,7 +4,7 @@ import functools
 import os
 import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.fakes.hashnode import FakeHashnode
+from tests.fakes.loopback import ClosingHTTPServer
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, github_environment
 
@@ -81,9 +82,10 @@ def served(repo: Repo) -> Iterator[str]:
     """The local site folder served over HTTP, as GitHub Pages serves the branch."""
     (repo.root / "_site").mkdir(exist_ok=True)
     handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ClosingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
+    thread.join()

@@ -11,12 +11,13 @@ import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 
+from tests.fakes.loopback import ClosingHTTPServer
 from tests.helpers import CHROMIUM, NO_CHROMIUM, Repo, run_cli
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
@@ -47,7 +48,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     result = run_cli(repo, "run")
     assert result.code == 0, result.err
     handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ClosingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -55,6 +56,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+        thread.join()
 
 
 @pytest.fixture(scope="module")

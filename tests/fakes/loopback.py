@@ -3,6 +3,8 @@ thread for the length of a `with` block. A fake answers each request in `answer`
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -11,9 +13,42 @@ from typing import Any, Self
 Answer = tuple[int, dict[str, str], bytes] | None
 
 
+class ClosingHTTPServer(ThreadingHTTPServer):
+    """A server that leaves no thread behind when closed: a client's kept-alive connection
+    would hold its handler's thread until the client let go of it, so closing the server
+    closes the connections it still has, and waits for their threads (a thread left running
+    makes the render pool of a later test in the same process render in the process)."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        with self._open_lock:
+            still_open = list(self._open)
+        for connection in still_open:  # its handler, waiting for a next request, reads an end
+            with contextlib.suppress(OSError):  # the client closed it meanwhile
+                connection.shutdown(socket.SHUT_RDWR)
+        super().server_close()  # joins the handlers' threads (block_on_close)
+
+
 class LoopbackServer:
     def __init__(self) -> None:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = ClosingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -31,6 +66,7 @@ class LoopbackServer:
     def __exit__(self, *_exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+        self._thread.join()
 
 
 def _handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
