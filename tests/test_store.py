@@ -193,6 +193,30 @@ def test_a_large_write_is_one_pack_and_a_small_one_loose_objects(repo: Repo) -> 
     assert pack_count() == before + 1
 
 
+def test_the_objects_state_writes_leave_are_packed_as_git_commit_would(repo: Repo) -> None:
+    """`git gc --auto` after each write, at the repository's own thresholds: here more than
+    one pack (and gc in the foreground, so that the test sees it done). Git's default is 50
+    packs or some 6,700 loose objects; under them it does nothing."""
+    repo.commit()
+    store = LocalGitStore(repo.root, "steadypress-state")
+    git, packs = Git(repo.root), repo.root / ".git" / "objects" / "pack"
+    for batch in range(2):  # two large writes: a pack each
+        git.write_blobs([f"{batch} shard {n}\n".encode() for n in range(PACK_FROM + 1)])
+    transact(store, add("content/a.md"), message="add")
+    assert len(list(packs.glob("*.pack"))) >= 2 and _is_loose(repo, repo.state_head())
+    repo.git("config", "gc.autoPackLimit", "1")
+    repo.git("config", "gc.autoDetach", "false")
+    transact(store, add("content/b.md"), message="add")
+    assert len(list(packs.glob("*.pack"))) == 1
+    assert not _is_loose(repo, repo.state_head())  # the state's objects are in the pack
+    assert set(store.load().ledger.pending) == {"site:content/a.md", "site:content/b.md"}
+
+
+def _is_loose(repo: Repo, oid: str | None) -> bool:
+    assert oid is not None
+    return (repo.root / ".git" / "objects" / oid[:2] / oid[2:]).exists()
+
+
 def test_a_tree_is_written_as_git_mktree_writes_it(repo: Repo) -> None:
     """The same object id as `git mktree` for entries in any order, names that sort by byte
     and a folder sorting as if its name ended in "/"."""

@@ -11,6 +11,7 @@ and reuses every other blob and every tree of `state/published/` it did not touc
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Mapping
 from pathlib import Path, PurePosixPath
 
@@ -110,7 +111,18 @@ class LocalGitStore:
             self._last.forget()
         else:
             self._last.keep(Snapshot(version=commit, ledger=ledger, handles=written))
+        self._tidy()
         return commit
+
+    def _tidy(self) -> None:
+        """What `git commit` does after each commit, which plumbing does not: `git gc --auto`,
+        which packs the loose objects and merges the packs once there are many (git's own
+        thresholds; a few milliseconds when there are not). Each state write leaves objects,
+        and a large one a pack: without it, a year of runs leaves thousands of loose objects
+        and dozens of packs that every later git command searches. The write has landed
+        whatever this does: a failure here is the repository's to report, not the ledger's."""
+        with contextlib.suppress(GitFailed):
+            self._git.run("gc", "--auto", "--quiet")
 
     def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str], bool]:
         """The root tree of `ledger`, the ids it holds by path (the small files, and
