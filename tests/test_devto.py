@@ -1,8 +1,12 @@
 """The dev.to target through the CLI, against the Forem fake (its exactly-once stories, with
 every platform's, are in test_syndication.py)."""
 
+from datetime import datetime, timedelta
+
 import pytest
 
+from steadypress.targets.http import Pace
+from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, article, run_cli
 
@@ -49,6 +53,32 @@ def test_thirty_articles_in_one_push_are_paced_under_the_rate_limit(
     assert result.code == 0, result.err
     assert forem.rate_limited == 0 and len(forem.posts) == 30
     assert len([k for k in repo.ledger().published if k.startswith("devto:")]) == 30
+
+
+class _SteppedClock(ManualClock):
+    """A machine whose UTC time the time service steps forward (by `step`), as it may at any
+    moment; its monotonic time is never stepped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = 0.0
+
+    def now(self) -> datetime:
+        return super().now() + timedelta(seconds=self.step)
+
+
+def test_pacing_waits_a_full_window_however_the_utc_time_is_stepped() -> None:
+    """Requests are paced on the monotonic clock: a UTC time stepped forward between two
+    requests would otherwise send the next one early, and earn a 429 (seen once on a loaded
+    machine, where the suite's 2-second window met a stepped clock)."""
+    clock = _SteppedClock()
+    pace = Pace(2, 10.0, clock=clock)
+    for _ in range(2):
+        pace.wait()
+        pace.record()
+    clock.step = 8.0
+    pace.wait()
+    assert clock.sleeps == [10.0]
 
 
 def test_a_bad_api_key_is_one_dead_letter_that_names_the_secret(

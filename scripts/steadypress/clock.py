@@ -19,6 +19,11 @@ class Clock(Protocol):
         """The current UTC time."""
         ...
 
+    def monotonic(self) -> float:
+        """Seconds from an arbitrary start, never stepped: for measuring intervals (the UTC
+        time may be stepped by the machine's time service, backwards or forwards)."""
+        ...
+
     def sleep(self, seconds: float, *, interrupt: threading.Event | None = None) -> None:
         """Wait `seconds`, or less once `interrupt` is set."""
         ...
@@ -29,6 +34,9 @@ class SystemClock:
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+    def monotonic(self) -> float:
+        return time.monotonic()
 
     def sleep(self, seconds: float, *, interrupt: threading.Event | None = None) -> None:
         if seconds <= 0:

@@ -37,7 +37,8 @@ def whole_number(value: str, *, key: str, source: str) -> int:
 class Pace:
     """At most `limit` requests in any `window` seconds, as the server counts them: each request
     is recorded when its answer has arrived (the server saw it no later than that), and a new
-    one waits until the oldest of the last `limit` is a full window old."""
+    one waits until the oldest of the last `limit` is a full window old, measured on the
+    monotonic clock (a UTC time stepped forward meanwhile would send it early: a 429)."""
 
     def __init__(self, limit: int, window: float, *, clock: Clock) -> None:
         self._limit, self._window, self._clock = limit, window, clock
@@ -45,13 +46,13 @@ class Pace:
 
     def wait(self) -> None:
         while len(self._done) >= self._limit:
-            delay = self._done[0] + self._window - self._clock.now().timestamp()
+            delay = self._done[0] + self._window - self._clock.monotonic()
             if delay > 0:
                 self._clock.sleep(delay)
             self._done.popleft()
 
     def record(self) -> None:
-        self._done.append(self._clock.now().timestamp())
+        self._done.append(self._clock.monotonic())
 
 
 @dataclass(frozen=True)
