@@ -321,6 +321,22 @@ def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
         assert first_told[tuple(batches[n])] < published_at[n - 1], events
 
 
+def test_a_prediction_that_fails_costs_the_saving_not_the_import(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object) -> dict[str, str]:
+        raise RuntimeError("the backlog could not be read")
+
+    monkeypatch.setattr(executor, "READ_AHEAD_MOST", 2)
+    monkeypatch.setattr(executor, "upcoming", broken)
+    paths = [f"content/p{n:02}.md" for n in range(2 * WINDOW + 3)]
+    repo.commit(**{path: article(f"P{n}") for n, path in enumerate(paths)})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert "rendering ahead failed, rendered when written: the backlog could not" in result.err
+    assert published_paths(repo) == set(paths)
+
+
 def test_an_import_that_dies_of_one_cause_waits_for_the_fix(repo: Repo) -> None:
     """Every article shows an image that is not committed: the first window dies, and the
     backlog waits rather than filling dead.json with the whole blog; committing the image

@@ -200,15 +200,18 @@ def _ahead_of_claim(pipeline: Pipeline, claimed: Claimed, *, more: bool) -> None
 def _render_next_window(pipeline: Pipeline) -> None:
     """Before a batch that more will follow: the articles the next claim is likely to take
     (the backlog's next window), for batch targets to render while this batch is written."""
+    batched = [name for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)]
     known = pipeline.store.last_known()
-    if known is None:
+    if not batched or known is None:
         return
-    head = pipeline.content.head()
-    render_ahead(pipeline, [
-        (target, path, blob, head)
-        for path, blob in upcoming(pipeline, known.ledger).items()
-        for target in pipeline.targets
-    ])  # fmt: skip
+    try:
+        head = pipeline.content.head()
+        likely = upcoming(pipeline, known.ledger)
+    except Exception as error:  # a saving lost, never the work: the next claim plans its own
+        pipeline.log(f"rendering ahead failed, rendered when written: {error}")
+        return
+    render_ahead(pipeline, [(target, path, blob, head)
+                            for path, blob in likely.items() for target in batched])  # fmt: skip
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:

@@ -55,15 +55,17 @@ def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
     """Hand each batch target, in the order it will be handed them, the article `versions` it
     is likely to publish next (those a claim took, then those the next is likely to take): it
     may start on what does not depend on its files (rendering) while this process works."""
+    batched = {name: t for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)}
+    versions = [version for version in versions if version[0] in batched]
     try:
         commits: dict[str, set[str]] = {}
         for _target, path, _blob, commit in versions:
             commits.setdefault(commit, set()).add(path)
         for commit, paths in commits.items():  # one git process each, not three an article
             pipeline.content.prefetch(commit, paths)
-        for name, target in pipeline.targets.items():
+        for name, target in batched.items():
             wanted = [(path, blob, commit) for to, path, blob, commit in versions if to == name]
-            if wanted and isinstance(target, BatchTarget):
+            if wanted:
                 target.render_ahead(_read(pipeline, wanted))
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
