@@ -18,7 +18,7 @@ from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site.target import build_site
-from tests.helpers import Repo
+from tests.helpers import Repo, article, run_cli
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 
@@ -127,12 +127,12 @@ def test_bodies_told_ahead_render_in_the_workers_once_and_come_back_in_order(
     try:
         pool.ahead(batches[0] + batches[1])  # both batches at once: the second renders meanwhile
         for texts in batches:
-            rendered = list(pool.rendered(texts))
-            assert [int(p.html.split(":")[1]) for p in rendered] == [len(t) for t in texts]
-            assert str(os.getpid()) not in {p.html.split(":")[0] for p in rendered}
+            rendered = _html(pool, texts)
+            assert [int(html.split(":")[1]) for html in rendered] == [len(t) for t in texts]
+            assert str(os.getpid()) not in {html.split(":")[0] for html in rendered}
         # Handed over once: a body asked for again is rendered again, here (it is not kept).
-        (again,) = pool.rendered(batches[0][:1])
-        assert again.html.split(":")[0] == str(os.getpid())
+        (again,) = _html(pool, batches[0][:1])
+        assert again.split(":")[0] == str(os.getpid())
     finally:
         pool.close()
 
@@ -144,8 +144,54 @@ def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(
     texts = [str(n) for n in range(renderpool.POOL_FROM)]
     pool = renderpool.BodyPool(workers=1)
     pool.ahead(texts)
-    assert {p.html.split(":")[0] for p in pool.rendered(texts)} == {str(os.getpid())}
+    assert {html.split(":")[0] for html in _html(pool, texts)} == {str(os.getpid())}
     pool.close()
+
+
+def _html(pool: renderpool.BodyPool, texts: list[str]) -> list[str]:
+    rendered = list(pool.rendered(texts))
+    assert all(isinstance(body, Prerendered) for body in rendered), rendered
+    return [body.html for body in rendered if isinstance(body, Prerendered)]
+
+
+def _breaks_on_poison(text: str) -> Prerendered:
+    """The renderer with a bug that one text meets, wherever it runs."""
+    if "POISON" in text:
+        raise RecursionError("maximum recursion depth exceeded")
+    return prerender(text)
+
+
+@pytest.mark.usefixtures("no_other_threads")
+def test_a_text_that_breaks_the_renderer_fails_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its chunk's other bodies (rendered with it in a worker) are rendered again here."""
+    monkeypatch.setattr(renderpool, "prerender", _breaks_on_poison)
+    texts = [f"body {n}" for n in range(renderpool.POOL_FROM)]
+    texts[3] = "POISON"
+    pool = renderpool.BodyPool(workers=2)
+    try:
+        rendered = list(pool.rendered(texts))
+    finally:
+        pool.close()
+    assert isinstance(rendered[3], RecursionError)
+    assert [body for n, body in enumerate(rendered) if n != 3] == [
+        prerender(text) for n, text in enumerate(texts) if n != 3
+    ]
+
+
+@pytest.mark.usefixtures("no_other_threads")
+def test_an_article_that_breaks_the_renderer_is_one_dead_letter_in_a_first_build(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _breaks_on_poison)
+    paths = [f"content/p{n:03d}.md" for n in range(renderpool.POOL_FROM + 1)]
+    repo.commit(**{path: article(f"P{n}", body="POISON" if n == 7 else f"Body {n}.")
+                   for n, path in enumerate(paths)})  # fmt: skip
+    result = run_cli(repo, "run")
+    assert f"{len(paths) - 1} published" in result.out, result.out + result.err
+    dead = repo.ledger().dead
+    assert list(dead) == [f"site:{paths[7]}"]
+    assert dead[f"site:{paths[7]}"].permanent
+    assert "could not be rendered: RecursionError" in dead[f"site:{paths[7]}"].last_error
 
 
 @pytest.mark.usefixtures("no_other_threads")

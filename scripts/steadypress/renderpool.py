@@ -55,8 +55,10 @@ class BodyPool:
         if len(fresh) >= POOL_FROM and (pool := self._started()) is not None:
             self._submit(pool, fresh)
 
-    def rendered(self, texts: Sequence[str]) -> Iterator[Prerendered]:
-        """`prerender` of each text, in order, each as soon as it is ready."""
+    def rendered(self, texts: Sequence[str]) -> Iterator[Prerendered | Exception]:
+        """`prerender` of each text, in order, each as soon as it is ready; for a text that
+        `prerender` fails on, what it raised: one text that breaks the renderer (a bug, here
+        or in a library) fails alone, not the others it was rendered with."""
         self.ahead(texts)
         for text in texts:
             yield self._take(text)
@@ -68,7 +70,7 @@ class BodyPool:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    def _take(self, text: str) -> Prerendered:
+    def _take(self, text: str) -> Prerendered | Exception:
         found = self._ahead.pop(text, None)
         if found is not None:
             # Imported with the pool that made the future.
@@ -82,7 +84,12 @@ class BodyPool:
                 # instead, and a body that kills whatever renders it fails here, where the
                 # executor sees it.
                 self._refuse()
-        return prerender(text)
+            except Exception:  # noqa: S110 - one of its chunk failed: each is rendered again here
+                pass
+        try:
+            return prerender(text)
+        except Exception as error:  # the text's own failure, handed to its caller alone
+            return error
 
     def _started(self) -> ProcessPoolExecutor | None:
         """The pool, started at its first use where it can run."""
@@ -127,12 +134,16 @@ def _prerender_chunk(texts: list[str]) -> list[Prerendered]:
 
 def prerender_all(texts: Sequence[str], *, workers: int | None = None) -> list[Prerendered]:
     """`prerender` of each text, in order, on a pool of its own when there are enough texts
-    and cores, else here."""
+    and cores, else here; what a text fails with is raised."""
     pool = BodyPool(workers=workers)
     try:
-        return list(pool.rendered(texts))
+        rendered = list(pool.rendered(texts))
     finally:
         pool.close()
+    for body in rendered:
+        if isinstance(body, Exception):
+            raise body
+    return [body for body in rendered if isinstance(body, Prerendered)]
 
 
 def _other_threads() -> bool:

@@ -389,6 +389,10 @@ class SiteTarget:
         bodies = self._bodies.rendered([article.body for article in missing])
         for article, body in zip(missing, bodies, strict=True):
             try:
+                if isinstance(body, Exception):
+                    raise PermanentError(
+                        f"its Markdown could not be rendered: {type(body).__name__}: {body}"
+                    ) from body
                 rendered: _Rendered | PublishError = self._render(article, body)
             except PublishError as error:
                 rendered = error
