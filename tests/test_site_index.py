@@ -19,6 +19,7 @@ from steadypress import shardtree
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site import index as index_module
 from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
@@ -473,3 +474,132 @@ def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
         VALIDATORS["site-index"].validate(document)
         written = document.get("articles") or dict(document["newest"])
         assert not any(ONLY_IN_AN_ENTRY & set(row) for row in written.values()), listing
+
+
+def _not_index(site: Path) -> dict[str, bytes]:
+    """What the site shows: every file but the index's."""
+    return {path: data for path, data in contents(site).items()
+            if not path.startswith(".steadypress/")}  # fmt: skip
+
+
+def _listing_files(site: Path, listing: str) -> dict[str, Any]:
+    """A listing's own file and its parts' (`months/2000-01`), by path."""
+    folder = site / ".steadypress" / listing
+    found = {f"{listing}.json": json.loads(folder.with_suffix(".json").read_bytes())}
+    found |= {f"{listing}/{p.name}": json.loads(p.read_bytes()) for p in folder.glob("*.json")}
+    return found
+
+
+# A crowded month: 3 articles a day for 20 days, every one tagged `busy`.
+CROWDED = [post(n, day=n // 3, tags=("busy",)) for n in range(60)]
+
+
+@pytest.mark.parametrize("batches", [1, 6, 60])
+def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batches: int
+) -> None:
+    """Past `PART_ROWS` rows a month's (and a tag's year's) rows are kept in parts of a range
+    of dates each: each part small, every row in the part its date falls in, and every page,
+    listing, feed and sitemap byte for byte the one a site without parts shows, as the month
+    fills (in one batch or article by article) and as articles leave it."""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    parted, whole = site_target(DirectorySiteFiles(tmp_path / "parted")), None
+    size = len(CROWDED) // batches
+    for start in range(0, len(CROWDED), size):
+        parted.publish_batch([(article, None) for article in CROWDED[start : start + size]])
+    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    whole = site_target(DirectorySiteFiles(tmp_path / "whole"))
+    whole.publish_batch([(article, None) for article in CROWDED])
+    assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "whole")
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+
+    for listing in ("months/2000-01", "tags/busy/2000"):
+        files = _listing_files(tmp_path / "parted", listing)
+        parts = files[f"{listing}.json"]["parts"]
+        assert len(parts) >= len(CROWDED) // 8 and "from" not in parts[0]
+        starts = [(part["from"][0], part["from"][1]) for part in parts[1:]]
+        assert starts == sorted(starts)
+        for part in parts:
+            rows = files[f"{listing}/{part['part']}.json"]["articles"]
+            assert 0 < len(rows) <= 8
+            dates = sorted((row["date"], row["slug"]) for row in rows.values())
+            after = [s for s in starts if s > tuple(part.get("from", ("", "")))]
+            assert tuple(part.get("from", ("", ""))) <= dates[0]
+            assert not after or dates[-1] < after[0]
+        for document in files.values():
+            VALIDATORS["site-index"].validate(document)
+
+    # Articles leave: a whole part's worth from the middle, the first, the newest.
+    gone = [f"content/p{n}.md" for n in (*range(20, 30), 0, 59)]
+    for target in (parted, whole):
+        target.unpublish_batch([(path, None) for path in gone])
+    assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "whole")
+    for document in _listing_files(tmp_path / "parted", "months/2000-01").values():
+        VALIDATORS["site-index"].validate(document)
+    assert len(local_site_articles(tmp_path / "parted")) == len(CROWDED) - len(gone)
+
+
+def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> None:
+    """The month's own file names its parts and is rewritten only when they change; a new
+    article rewrites the part its date falls in, not the month."""
+    crowded = [post(n, day=n // 20, tags=("busy",)) for n in range(400)]
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
+    before = contents(tmp_path)
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(400, day=19, tags=("busy",)), None)
+    changed = {path for path, data in contents(tmp_path).items() if before.get(path) != data}
+    month = {path for path in changed if path.startswith(".steadypress/months/")}
+    assert len(month) == 1 and month <= {
+        f".steadypress/months/2000-01/{p['part']}.json"
+        for p in json.loads(before[".steadypress/months/2000-01.json"])["parts"]
+    }
+    largest = max(len(contents(tmp_path)[path]) for path in month)
+    assert (
+        largest
+        < len(b"".join(before[p] for p in before if p.startswith(".steadypress/months/2000-01/")))
+        / 4
+    )
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [[{"part": 1, "from": ["2000-01-05T00:00:00Z", "p5"]}],
+     [{"part": 1}, {"part": 2}],
+     [{"part": 1}, {"part": 2, "from": ["2000-01-09T00:00:00Z", "p9"]},
+      {"part": 3, "from": ["2000-01-02T00:00:00Z", "p2"]}],
+     [{"part": 1}, {"part": 1, "from": ["2000-01-09T00:00:00Z", "p9"]}], []],
+)  # fmt: skip
+def test_parts_that_could_lose_rows_are_refused(tmp_path: Path, parts: list[Any]) -> None:
+    """A month's file edited by hand into parts that leave rows nowhere (the first not from
+    the beginning, out of order, two of one number, none) stops the publish, the file named,
+    and nothing is written."""
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(3)])
+    month = tmp_path / ".steadypress/months/2000-01.json"
+    month.write_text(json.dumps({"version": 4, "parts": parts}))
+    before = contents(tmp_path)
+    with pytest.raises(TransientError, match=r"months/2000-01\.json"):
+        site_target(DirectorySiteFiles(tmp_path)).publish(post(3), None)
+    assert contents(tmp_path) == before
+
+
+def test_a_row_left_outside_its_parts_range_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local write that died while a part split leaves the rows it handed on in both parts:
+    each part shows only the rows of its range, and the copy goes when that part is written."""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    for site in ("parted", "clean"):
+        site_target(DirectorySiteFiles(tmp_path / site)).publish_batch(
+            [(article, None) for article in CROWDED]
+        )
+    folder = tmp_path / "parted/.steadypress/months/2000-01"
+    first, second = (json.loads((folder / f"{n}.json").read_bytes()) for n in (1, 2))
+    stray = next(iter(second["articles"].items()))
+    first["articles"][stray[0]] = stray[1]
+    (folder / "1.json").write_text(json.dumps(first))
+    newest = post(60, day=0, tags=("busy",))  # dated into the first part: it is written again
+    for site in ("parted", "clean"):
+        site_target(DirectorySiteFiles(tmp_path / site)).publish(newest, None)
+    assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "clean")
+    assert stray[0] not in json.loads((folder / "1.json").read_bytes())["articles"]

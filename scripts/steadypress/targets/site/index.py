@@ -6,12 +6,14 @@
 - `urls/XYZ.json`: which articles use each page, image and redirect page, in files by a hash of
   the site path, split the same way (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the rows (`Listed`: what a listing and the feed show) of a month's
-  articles, which its archive page lists;
+  articles, which its archive page lists; a month of more than `PART_ROWS` articles keeps
+  them in parts instead, each a range of dates (`months/YYYY-MM/N.json`), and this file names
+  the parts and where each begins, so that a publish into a crowded month rewrites one part;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
-- `tags/TAG/YYYY.json`: the rows of a tag's articles in a year, and `tags/TAG/years.json`
-  how many each year has;
+- `tags/TAG/YYYY.json`: the rows of a tag's articles in a year (in parts as a month's, past
+  `PART_ROWS`: `tags/TAG/YYYY/N.json`), and `tags/TAG/years.json` how many each year has;
 - `summary.json`: how many articles the site has, each tag's count and spellings, and the
   rows of the newest articles (the front page, the feed).
 
@@ -33,11 +35,13 @@ from steadypress import shardtree
 from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed, page_path, tag_path
+from steadypress.timefmt import parse_time
 
 __all__ = [
     "INDEX_FOLDER",
     "INDEX_VERSION",
     "NEWEST",
+    "PART_ROWS",
     "SUMMARY",
     "YEARS",
     "Nav",
@@ -63,6 +67,12 @@ SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
+# A listing (a month's or a tag's year's rows) holds this many rows in one file at most; past
+# it, its rows are kept in parts of a range of dates each, a part that grows past it keeping
+# its first `PART_KEEP` rows and handing the rest to a new part (rows mostly arrive at the
+# end, the newest, so a part is left three quarters full).
+PART_ROWS = 64
+PART_KEEP = PART_ROWS * 3 // 4
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 
 T = TypeVar("T")
@@ -232,6 +242,10 @@ class SiteIndex:
         self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
         self._years: list[str] | None = None  # sorted; read when first wanted
+        # Listings kept in parts: the listing's file -> its parts in date order (`_Part`), and
+        # each part's file -> the listing's.
+        self._parts: dict[str, list[_Part]] = {}
+        self._listing_of: dict[str, str] = {}
 
     @property
     def exists(self) -> bool:
@@ -262,6 +276,17 @@ class SiteIndex:
         and the ids of `oids` (files about to be replaced or removed)."""
         wanted = {*index_files(entries), *texts}
         self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
+        self._want_parts(name for name in wanted if _LISTING.fullmatch(name))
+
+    def _want_parts(self, listings: Iterable[str]) -> None:
+        """Fetch together the parts of these listings that are kept in parts (their own files
+        are read for it): a write into a crowded month reads its parts in one request, and a
+        rehearsal of it (`github/pages.py`) learns all of them at once."""
+        parts = []
+        for listing in listings:
+            self._known(listing)
+            parts += [part.file for part in self._parts.get(listing, ())]
+        self._files.want(texts=[name for name in parts if name not in self._documents])
 
     def _section(self, name: str, key: str) -> dict[str, Any]:
         if name not in self._documents:
@@ -270,13 +295,48 @@ class SiteIndex:
 
     def _load(self, name: str, key: str, *, split_allowed: bool = False) -> None:
         """Read a file into `_documents`, or into `_split` when it is a split marker (allowed
-        for the files of articles and URLs only)."""
+        for the files of articles and URLs only), or into `_parts` when it names the parts of
+        a listing (allowed for a listing's own file only)."""
         raw = self._files.read(name)
         document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
+        elif document is not None and _PARTS in document:
+            self._parts[name] = _decoded(name, lambda d: _parts_of(name, d), document[_PARTS])
+            self._listing_of.update((part.file, name) for part in self._parts[name])
         else:
             self._documents[name] = {} if document is None else document[key]
+
+    def _known(self, listing: str) -> None:
+        """A listing's own file read: its rows, or the parts it names."""
+        if listing not in self._documents and listing not in self._parts:
+            self._load(listing, "articles")
+
+    def _listing_files(self, listing: str) -> list[str]:
+        """The files that hold a listing's rows, in date order: its own, or its parts."""
+        self._want_parts([listing])
+        return [part.file for part in self._parts[listing]] if listing in self._parts else [listing]
+
+    def _bounds(self, file: str) -> tuple[tuple[float, str], tuple[float, str]]:
+        """The range of dates a listing's file holds: a part's, or every date."""
+        listing = self._listing_of.get(file)
+        parts = self._parts.get(listing or "", [])
+        starts = [part.begins for part in parts]
+        for number, part in enumerate(parts):
+            if part.file == file:
+                return starts[number], (starts[number + 1 :] or [(float("inf"), "")])[0]
+        return (float("-inf"), ""), (float("inf"), "")
+
+    def _listing_edit(self, listing: str, entry: Listed) -> dict[str, Any]:
+        """The rows of the file of `listing` where `entry`'s row is (or goes), to change: the
+        listing's own, or the part whose range of dates holds it."""
+        self._want_parts([listing])
+        self._parsed.pop(listing, None)
+        parts = self._parts.get(listing)
+        if parts is None:
+            return self._edit(listing, "articles")
+        at = bisect.bisect_right([part.begins for part in parts[1:]], _order(entry))
+        return self._edit(parts[at].file, "articles")
 
     def _shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way."""
@@ -295,6 +355,10 @@ class SiteIndex:
         try:
             document = json.loads(raw)
             if split_allowed and document == _split_marker():
+                return document  # type: ignore[no-any-return]
+            if _LISTING.fullmatch(name) and set(document) == {"version", _PARTS}:
+                if document["version"] != INDEX_VERSION or not isinstance(document[_PARTS], list):
+                    raise ValueError(f"not a version {INDEX_VERSION} file of parts")
                 return document  # type: ignore[no-any-return]
             if document.get("version") not in _READABLE_VERSIONS or not isinstance(
                 document[key], kind
@@ -326,11 +390,14 @@ class SiteIndex:
         """The (path, entry) rows of a listing file, oldest first; parsed once until changed
         (a first build asks a month for the neighbours of each of its articles)."""
         if name not in self._parsed:
-            section = self._section(name, "articles")
-            rows = sorted(
-                ((path, _decoded(name, Listed.from_json, row)) for path, row in section.items()),
-                key=lambda row: _order(row[1]),
-            )
+            rows = []
+            for file in self._listing_files(name):
+                begins, end = self._bounds(file)
+                for path, row in self._section(file, "articles").items():
+                    listed = _decoded(file, Listed.from_json, row)
+                    if begins <= _order(listed) < end:  # a copy left outside its part's range
+                        rows.append((path, listed))
+            rows.sort(key=lambda row: _order(row[1]))
             self._parsed[name] = (rows, [_order(entry) for _path, entry in rows])
         return self._parsed[name][0]
 
@@ -495,10 +562,10 @@ class SiteIndex:
                 urls[used] = owners
             else:
                 urls.pop(used, None)
-        self._edit(month_file(month_of(entry)), "articles").pop(path, None)
+        self._listing_edit(month_file(month_of(entry)), entry).pop(path, None)
         self._tally(entry, -1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._edit(tag_year_file(page, entry.date.year), "articles").pop(path, None)
+            self._listing_edit(tag_year_file(page, entry.date.year), entry).pop(path, None)
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
         self._dirty.add(SUMMARY)
 
@@ -509,10 +576,10 @@ class SiteIndex:
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        self._edit(month_file(month_of(entry)), "articles")[path] = row
+        self._listing_edit(month_file(month_of(entry)), listed)[path] = row
         self._tally(entry, 1)
         for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._edit(tag_year_file(page, entry.date.year), "articles")[path] = row
+            self._listing_edit(tag_year_file(page, entry.date.year), listed)[path] = row
         newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._dirty.add(SUMMARY)
@@ -556,7 +623,13 @@ class SiteIndex:
         """Write every file a change touched (a file left empty is removed)."""
         if self._read_summary is not None and self._read_summary.legacy_years is not None:
             self._dirty.add(YEARS)  # the summary is written without them
+        listings = sorted({self._listing_of.get(name, name) for name in self._dirty
+                           if _is_listing(name)})  # fmt: skip
+        for listing in listings:
+            self._flush_listing(listing)
         for name in sorted(self._dirty):
+            if _is_listing(name):
+                continue
             if name == SUMMARY:
                 self._files.put(name, _dumps(self._summary.to_json()))
                 continue
@@ -570,14 +643,85 @@ class SiteIndex:
             if shard is not None and self._split_if_full(*shard):
                 continue
             section = self._documents[name]
-            if _is_listing(name):
-                section = self._documents[name] = _rows_only(section)
             if section:
                 document = {"version": INDEX_VERSION, _section_key(name): section}
                 self._files.put(name, _dumps(document))
             else:
                 self._files.remove(name)
         self._dirty.clear()
+
+    def _flush_listing(self, listing: str) -> None:
+        """Write a listing's changed rows: into its own file while they are few; past
+        `PART_ROWS`, into parts of a range of dates each, a full part handing its last rows
+        to new ones and an emptied part going, and its own file naming the parts when they
+        changed. A part is never merged back (as a split marker is not).
+
+        New parts are written first, then the listing's own file, then the parts it had: a
+        local write that dies in between leaves every row where a reader finds it (a row a
+        part holds outside its range is a copy left behind, which `_rows` passes over)."""
+        parts = self._parts.get(listing)
+        if parts is None:
+            rows = _rows_only(self._documents[listing])
+            if len(rows) <= PART_ROWS:
+                self._write_rows(listing, rows)
+                return
+            del self._documents[listing]
+            parts = self._parts[listing] = []
+            first = _Part(listing, 1, None)
+            self._listing_of[first.file] = listing
+            changed = [(first, rows, True)]
+        else:
+            changed = [(part, self._in_range(part, self._documents[part.file]), False)
+                       for part in parts if part.file in self._dirty]  # fmt: skip
+        kept = {part.number: part for part in parts}
+        numbers = set(kept)
+        rewritten: list[tuple[str, dict[str, Any], bool]] = []
+        for part, rows, new in changed:
+            ordered = sorted(_rows_only(rows).items(),
+                             key=lambda row: _listed_order(part.file, row[1]))  # fmt: skip
+            chunks = [ordered[n : n + PART_KEEP] for n in range(0, len(ordered), PART_KEEP)]
+            if len(ordered) <= PART_ROWS:
+                chunks = [ordered]
+            rewritten.append((part.file, dict(chunks[0]), new))
+            kept[part.number] = part
+            if not chunks[0]:
+                del kept[part.number]
+            for chunk in chunks[1:]:
+                number = max(numbers | {part.number}) + 1
+                numbers.add(number)
+                row = chunk[0][1]
+                more = _Part(listing, number, _listed_order(part.file, row), _start_json(row))
+                kept[number] = more
+                self._listing_of[more.file] = listing
+                self._write_rows(more.file, dict(chunk), new=True)
+        ordered_parts = sorted(kept.values(), key=lambda part: part.begins)
+        if ordered_parts and ordered_parts[0].start is not None:
+            ordered_parts[0] = _Part(listing, ordered_parts[0].number, None)
+        if not ordered_parts:
+            del self._parts[listing]
+            self._listing_of = {k: v for k, v in self._listing_of.items() if v != listing}
+            self._files.remove(listing)
+        elif ordered_parts != parts:
+            self._parts[listing] = ordered_parts
+            document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in ordered_parts]}
+            self._files.put(listing, _dumps(document))
+        for name, rows, new in rewritten:
+            self._write_rows(name, rows, new=new)
+
+    def _in_range(self, part: _Part, rows: Mapping[str, Any]) -> dict[str, Any]:
+        """The rows of `part` that lie in its range of dates (a write that died while a part
+        split may have left copies of the rows it handed on)."""
+        begins, end = self._bounds(part.file)
+        return {
+            path: row for path, row in rows.items() if begins <= _listed_order(part.file, row) < end
+        }
+
+    def _write_rows(self, name: str, rows: dict[str, Any], *, new: bool = False) -> None:
+        self._documents[name] = rows
+        if rows:
+            self._files.put(name, _dumps({"version": INDEX_VERSION, "articles": rows}), new=new)
+        elif not new:
+            self._files.remove(name)
 
     def _split_if_full(self, folder: str, name: str) -> bool:
         """Whether a file of articles or URLs has grown too full and is written as deeper
@@ -616,6 +760,67 @@ def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
 
 
 _SPLIT = "split"
+_PARTS = "parts"
+# A listing's own file: a month's or a tag's year's (their parts are in a folder beside it).
+_LISTING = re.compile(
+    rf"{re.escape(INDEX_FOLDER)}/(months/\d{{4}}-\d{{2}}|tags/[^/]+/\d{{4}})\.json"
+)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A part of a crowded listing: its file is numbered `number` in a folder named as the
+    listing's file, and it holds the rows from `start` (a row's date order, `_order`) to the
+    next part's; the first part's start is None, from the beginning."""
+
+    listing: str
+    number: int
+    start: tuple[float, str] | None
+    spelt: list[str] | None = field(default=None, compare=False)  # `start` as written
+
+    @property
+    def file(self) -> str:
+        return f"{self.listing.removesuffix('.json')}/{self.number}.json"
+
+    @property
+    def begins(self) -> tuple[float, str]:
+        """Its start, the first part's before every row."""
+        return (float("-inf"), "") if self.start is None else self.start
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.number, **({} if self.spelt is None else {"from": self.spelt})}
+
+
+def _start_json(row: Mapping[str, Any]) -> list[str]:
+    """Where a part that begins with `row` begins, as its listing's file names it."""
+    return [str(row["date"]), str(row["slug"])]
+
+
+def _listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
+    return _order(_decoded(name, Listed.from_json, row))
+
+
+def _parts_of(listing: str, document: Any) -> list[_Part]:
+    """The parts a listing's file names, checked: numbered, in date order, the first from the
+    beginning (a file edited by hand that says otherwise could lose rows, so it is refused)."""
+    parts = []
+    for item in document:
+        spelt = item.get("from")
+        start = None if spelt is None else (parse_time(spelt[0]).timestamp(), str(spelt[1]))
+        if set(item) - {"part", "from"} or type(item["part"]) is not int or item["part"] < 1:
+            raise ValueError(f"not a part: {item!r}")
+        parts.append(_Part(listing, item["part"], start, spelt=spelt))
+    starts = [part.begins for part in parts]
+    if (
+        not parts
+        or parts[0].start is not None
+        or any(p.start is None for p in parts[1:])
+        or starts != sorted(starts)
+    ):
+        raise ValueError("parts must begin with one from the beginning, the rest in date order")
+    if len({part.number for part in parts}) != len(parts):
+        raise ValueError("two parts have one number")
+    return parts
 
 
 def _split_marker() -> dict[str, Any]:
