@@ -15,7 +15,7 @@ from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.fakes.hashnode import FakeHashnode
-from tests.fakes.loopback import ClosingHTTPServer
+from tests.fakes.loopback import POLL, ClosingHTTPServer
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, github_environment
 
@@ -83,7 +83,9 @@ def served(repo: Repo) -> Iterator[str]:
     (repo.root / "_site").mkdir(exist_ok=True)
     handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
     server = ClosingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
+    )
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()

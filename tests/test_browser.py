@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 
-from tests.fakes.loopback import ClosingHTTPServer
+from tests.fakes.loopback import POLL, ClosingHTTPServer
 from tests.helpers import CHROMIUM, NO_CHROMIUM, Repo, run_cli
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
@@ -49,7 +49,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert result.code == 0, result.err
     handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
     server = ClosingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
