@@ -19,6 +19,7 @@ from steadypress import shardtree
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site import files as files_module
 from steadypress.targets.site import index as index_module
 from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
@@ -603,3 +604,28 @@ def test_a_row_left_outside_its_parts_range_is_passed_over(
         site_target(DirectorySiteFiles(tmp_path / site)).publish(newest, None)
     assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "clean")
     assert stray[0] not in json.loads((folder / "1.json").read_bytes())["articles"]
+
+
+def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local write is file after file: one killed right after the month's file first names
+    its parts finds every part it names there, and the next publish lists every article."""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    real_put = files_module._DirectoryWriter.put
+
+    def dies_after_naming_parts(writer: Any, path: str, data: bytes, *, new: bool = False) -> None:
+        real_put(writer, path, data, new=new)
+        if path == ".steadypress/months/2000-01.json" and b'"parts"' in data:
+            raise KeyboardInterrupt  # the process killed between two files
+
+    monkeypatch.setattr(files_module._DirectoryWriter, "put", dies_after_naming_parts)
+    with pytest.raises(KeyboardInterrupt):
+        site_target(DirectorySiteFiles(tmp_path)).publish_batch(
+            [(article, None) for article in CROWDED[:20]]
+        )
+    monkeypatch.setattr(files_module._DirectoryWriter, "put", real_put)
+    site_target(DirectorySiteFiles(tmp_path)).publish(CROWDED[20], None)
+    month = (tmp_path / "archive/2000/01/index.html").read_text()
+    assert all(f">P{n}<" in month for n in range(21)), month

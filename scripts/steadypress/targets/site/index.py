@@ -25,6 +25,7 @@ articles. `SiteIndex` reads each file once, when first wanted, and `flush` write
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -302,7 +303,7 @@ class SiteIndex:
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
         elif document is not None and _PARTS in document:
-            self._parts[name] = _decoded(name, lambda d: _parts_of(name, d), document[_PARTS])
+            self._parts[name] = _decoded(name, functools.partial(_parts_of, name), document[_PARTS])
             self._listing_of.update((part.file, name) for part in self._parts[name])
         else:
             self._documents[name] = {} if document is None else document[key]
@@ -674,39 +675,43 @@ class SiteIndex:
             changed = [(part, self._in_range(part, self._documents[part.file]), False)
                        for part in parts if part.file in self._dirty]  # fmt: skip
         kept = {part.number: part for part in parts}
-        numbers = set(kept)
-        rewritten: list[tuple[str, dict[str, Any], bool]] = []
+        numbers = {*kept, *(part.number for part, _rows, _new in changed)}
+        rewritten: list[tuple[str, dict[str, Any]]] = []
         for part, rows, new in changed:
-            ordered = sorted(_rows_only(rows).items(),
-                             key=lambda row: _listed_order(part.file, row[1]))  # fmt: skip
-            chunks = [ordered[n : n + PART_KEEP] for n in range(0, len(ordered), PART_KEEP)]
-            if len(ordered) <= PART_ROWS:
-                chunks = [ordered]
-            rewritten.append((part.file, dict(chunks[0]), new))
-            kept[part.number] = part
-            if not chunks[0]:
-                del kept[part.number]
+            chunks = _chunks(part.file, rows)
+            if new:  # a part no reader knows yet: written before the listing's file names it
+                self._write_rows(part.file, dict(chunks[0]), new=True)
+            else:
+                rewritten.append((part.file, dict(chunks[0])))
+            if chunks[0]:
+                kept[part.number] = part
+            else:
+                kept.pop(part.number, None)
             for chunk in chunks[1:]:
-                number = max(numbers | {part.number}) + 1
+                number = max(numbers) + 1
                 numbers.add(number)
                 row = chunk[0][1]
                 more = _Part(listing, number, _listed_order(part.file, row), _start_json(row))
                 kept[number] = more
                 self._listing_of[more.file] = listing
                 self._write_rows(more.file, dict(chunk), new=True)
-        ordered_parts = sorted(kept.values(), key=lambda part: part.begins)
-        if ordered_parts and ordered_parts[0].start is not None:
-            ordered_parts[0] = _Part(listing, ordered_parts[0].number, None)
-        if not ordered_parts:
+        self._name_parts(listing, sorted(kept.values(), key=lambda part: part.begins))
+        for name, rows in rewritten:
+            self._write_rows(name, rows)
+
+    def _name_parts(self, listing: str, parts: list[_Part]) -> None:
+        """Write the listing's own file when its parts (in date order) changed: the first from
+        the beginning, and no file at all once none is left."""
+        if parts and parts[0].start is not None:
+            parts[0] = _Part(listing, parts[0].number, None)
+        if not parts:
             del self._parts[listing]
             self._listing_of = {k: v for k, v in self._listing_of.items() if v != listing}
             self._files.remove(listing)
-        elif ordered_parts != parts:
-            self._parts[listing] = ordered_parts
-            document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in ordered_parts]}
+        elif parts != self._parts[listing]:
+            self._parts[listing] = parts
+            document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in parts]}
             self._files.put(listing, _dumps(document))
-        for name, rows, new in rewritten:
-            self._write_rows(name, rows, new=new)
 
     def _in_range(self, part: _Part, rows: Mapping[str, Any]) -> dict[str, Any]:
         """The rows of `part` that lie in its range of dates (a write that died while a part
@@ -798,6 +803,15 @@ def _start_json(row: Mapping[str, Any]) -> list[str]:
 
 def _listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
     return _order(_decoded(name, Listed.from_json, row))
+
+
+def _chunks(name: str, rows: Mapping[str, Any]) -> list[list[tuple[str, Any]]]:
+    """A part's rows in date order: one chunk while they fit, else chunks of `PART_KEEP`, the
+    first staying in the part and each other going to a new one."""
+    ordered = sorted(_rows_only(dict(rows)).items(), key=lambda row: _listed_order(name, row[1]))
+    if len(ordered) <= PART_ROWS:
+        return [ordered]
+    return [ordered[n : n + PART_KEEP] for n in range(0, len(ordered), PART_KEEP)]
 
 
 def _parts_of(listing: str, document: Any) -> list[_Part]:
