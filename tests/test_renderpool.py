@@ -33,6 +33,21 @@ BODIES = [
 ]
 
 
+def _prerender_all(texts: list[str], *, workers: int) -> list[Prerendered]:
+    """Each text rendered by a pool of its own, closed after."""
+    pool = renderpool.BodyPool(workers=workers)
+    try:
+        return _html_bodies(pool, texts)
+    finally:
+        pool.close()
+
+
+def _html_bodies(pool: renderpool.BodyPool, texts: list[str]) -> list[Prerendered]:
+    rendered = list(pool.rendered(texts))
+    assert all(isinstance(body, Prerendered) for body in rendered), rendered
+    return [body for body in rendered if isinstance(body, Prerendered)]
+
+
 def _pid(text: str) -> Prerendered:
     """A stand-in renderer that says which process ran it."""
     return Prerendered(html=f"{os.getpid()}:{len(text)}", images=())
@@ -59,7 +74,7 @@ def no_other_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_worker_killed_leaves_the_bodies_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(renderpool, "prerender", _dies_in_a_worker)
     many = [str(n) for n in range(renderpool.POOL_FROM)]
-    rendered = renderpool.prerender_all(many, workers=2)
+    rendered = _prerender_all(many, workers=2)
     assert [p.html for p in rendered] == [f"{_PARENT}:{len(text)}" for text in many]
 
 
@@ -81,7 +96,7 @@ def test_a_prerendered_body_resolved_is_the_body_rendered_at_once() -> None:
 @pytest.mark.usefixtures("no_other_threads")
 def test_many_bodies_render_in_worker_processes_in_order() -> None:
     texts = [BODIES[n % len(BODIES)] + f"\n{n}\n" for n in range(renderpool.POOL_FROM * 2)]
-    pooled = renderpool.prerender_all(texts, workers=2)
+    pooled = _prerender_all(texts, workers=2)
     assert pooled == [prerender(text) for text in texts]
 
 
@@ -92,25 +107,21 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
     monkeypatch.setattr(renderpool, "_other_threads", lambda: False)
     monkeypatch.setattr(renderpool, "prerender", _pid)
     many = [str(n) for n in range(renderpool.POOL_FROM)]
-    pids = {html.html.split(":")[0] for html in renderpool.prerender_all(many, workers=2)}
+    pids = {html.html.split(":")[0] for html in _prerender_all(many, workers=2)}
     assert pids - {str(os.getpid())}, "no body was rendered by a worker"
-    assert [int(html.html.split(":")[1]) for html in renderpool.prerender_all(many, workers=2)] \
+    assert [int(html.html.split(":")[1]) for html in _prerender_all(many, workers=2)] \
         == [len(text) for text in many]  # fmt: skip
 
     few = many[:-1]
-    assert {p.html.split(":")[0] for p in renderpool.prerender_all(few, workers=2)} == {
-        str(os.getpid())
-    }
-    assert {p.html.split(":")[0] for p in renderpool.prerender_all(many, workers=1)} == {
-        str(os.getpid())
-    }
+    assert {p.html.split(":")[0] for p in _prerender_all(few, workers=2)} == {str(os.getpid())}
+    assert {p.html.split(":")[0] for p in _prerender_all(many, workers=1)} == {str(os.getpid())}
     # Another thread running (live mode): a fork could inherit one of its locks held.
     monkeypatch.setattr(renderpool, "_other_threads", real_check)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        pids = {p.html.split(":")[0] for p in renderpool.prerender_all(many, workers=2)}
+        pids = {p.html.split(":")[0] for p in _prerender_all(many, workers=2)}
     finally:
         stop.set()
         other.join()
@@ -149,9 +160,7 @@ def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(
 
 
 def _html(pool: renderpool.BodyPool, texts: list[str]) -> list[str]:
-    rendered = list(pool.rendered(texts))
-    assert all(isinstance(body, Prerendered) for body in rendered), rendered
-    return [body.html for body in rendered if isinstance(body, Prerendered)]
+    return [body.html for body in _html_bodies(pool, texts)]
 
 
 def _breaks_on_poison(text: str) -> Prerendered:

@@ -29,7 +29,7 @@ from steadypress.render import Prerendered, prerender
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["POOL_FROM", "BodyPool", "prerender_all"]
+__all__ = ["POOL_FROM", "BodyPool"]
 
 # Bodies in one call from which a pool pays for itself (a body takes about 0.7 ms on one core).
 POOL_FROM = 100
@@ -130,20 +130,6 @@ class BodyPool:
 
 def _prerender_chunk(texts: list[str]) -> list[Prerendered]:
     return [prerender(text) for text in texts]
-
-
-def prerender_all(texts: Sequence[str], *, workers: int | None = None) -> list[Prerendered]:
-    """`prerender` of each text, in order, on a pool of its own when there are enough texts
-    and cores, else here; what a text fails with is raised."""
-    pool = BodyPool(workers=workers)
-    try:
-        rendered = list(pool.rendered(texts))
-    finally:
-        pool.close()
-    for body in rendered:
-        if isinstance(body, Exception):
-            raise body
-    return [body for body in rendered if isinstance(body, Prerendered)]
 
 
 def _other_threads() -> bool:
