@@ -39,7 +39,7 @@ from steadypress.ledger import (
     select,
     split_key,
 )
-from steadypress.lookahead import READ_AHEAD_MOST, read_ahead, render_ahead
+from steadypress.lookahead import READ_AHEAD_MOST, batch_targets, read_ahead, render_ahead
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
@@ -200,13 +200,13 @@ def _ahead_of_claim(pipeline: Pipeline, claimed: Claimed, *, more: bool) -> None
 def _render_next_window(pipeline: Pipeline) -> None:
     """Before a batch that more will follow: the articles the next claim is likely to take
     (the backlog's next window), for batch targets to render while this batch is written."""
-    batched = [name for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)]
+    batched = batch_targets(pipeline)
     known = pipeline.store.last_known()
     if not batched or known is None:
         return
     try:
         head = pipeline.content.head()
-        likely = upcoming(pipeline, known.ledger)
+        likely = upcoming(pipeline, known.ledger, head)
     except Exception as error:  # a saving lost, never the work: the next claim plans its own
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
         return

@@ -15,7 +15,7 @@ from steadypress.ledger import PublishedRecord
 from steadypress.pipeline import Pipeline
 from steadypress.targets import BatchTarget
 
-__all__ = ["READ_AHEAD_MOST", "read_ahead", "render_ahead"]
+__all__ = ["READ_AHEAD_MOST", "batch_targets", "read_ahead", "render_ahead"]
 
 # The most articles read ahead for: a push's. A larger batch reads what it writes when it
 # writes, since its site read would not ride in one query (200 files), and rendering it before
@@ -31,18 +31,17 @@ def read_ahead(
 ) -> None:
     """Hand each batch target the article `versions` and the `removals` it is about to be
     handed (at most READ_AHEAD_MOST in all); the articles are read when the target asks."""
-    batched = {name for name, target in pipeline.targets.items() if isinstance(target, BatchTarget)}
+    batched = batch_targets(pipeline)
     versions = [version for version in versions if version[0] in batched]
     removals = [removal for removal in removals if removal[0] in batched]
     if not 0 < len(versions) + len(removals) <= READ_AHEAD_MOST:
         return
     try:
-        for name in batched:
-            wanted = [(path, blob, commit) for target, path, blob, commit in versions
-                      if target == name]  # fmt: skip
-            removed = [(path, previous) for target, path, previous in removals if target == name]
-            target = pipeline.targets[name]
-            if (wanted or removed) and isinstance(target, BatchTarget):
+        for name, target in batched.items():
+            wanted = [(path, blob, commit) for to, path, blob, commit in versions
+                      if to == name]  # fmt: skip
+            removed = [(path, previous) for to, path, previous in removals if to == name]
+            if wanted or removed:
                 # Read only by a target whose backend reads ahead (not a local folder).
                 target.read_ahead(
                     functools.cache(functools.partial(_read, pipeline, wanted)), removed
@@ -55,7 +54,7 @@ def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
     """Hand each batch target, in the order it will be handed them, the article `versions` it
     is likely to publish next (those a claim took, then those the next is likely to take): it
     may start on what does not depend on its files (rendering) while this process works."""
-    batched = {name: t for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)}
+    batched = batch_targets(pipeline)
     versions = [version for version in versions if version[0] in batched]
     try:
         commits: dict[str, set[str]] = {}
@@ -69,6 +68,11 @@ def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
                 target.render_ahead(_read(pipeline, wanted))
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
+
+
+def batch_targets(pipeline: Pipeline) -> dict[str, BatchTarget]:
+    """The pipeline's targets that publish a batch at once, by name: the ones told ahead."""
+    return {name: t for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)}
 
 
 def _read(pipeline: Pipeline, versions: Sequence[tuple[str, str, str]]) -> list[Article]:
