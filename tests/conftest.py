@@ -1,12 +1,8 @@
 from __future__ import annotations
 
-import functools
 import os
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -15,7 +11,7 @@ from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.fakes.hashnode import FakeHashnode
-from tests.fakes.loopback import POLL, ClosingHTTPServer
+from tests.fakes.loopback import serving_folder
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, github_environment
 
@@ -72,22 +68,9 @@ def hashnode(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHashnode]:
         yield fake
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *_args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def served(repo: Repo) -> Iterator[str]:
     """The local site folder served over HTTP, as GitHub Pages serves the branch."""
     (repo.root / "_site").mkdir(exist_ok=True)
-    handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
-    server = ClosingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
-    )
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with serving_folder(repo.root / "_site") as url:
+        yield url

@@ -6,18 +6,15 @@ to $STEADYPRESS_SCREENSHOTS, else to the test's temporary folder; the path is pr
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
-import threading
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Response, sync_playwright
 
-from tests.fakes.loopback import POLL, ClosingHTTPServer
+from tests.fakes.loopback import serving_folder
 from tests.helpers import CHROMIUM, NO_CHROMIUM, Repo, run_cli
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
@@ -34,11 +31,6 @@ pytestmark = [
 ]
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """The test reads the browser's view of the requests instead."""
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The samples published by `steadypress run`, served at the root of a loopback server."""
@@ -47,18 +39,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     repo.commit("samples")
     result = run_cli(repo, "run")
     assert result.code == 0, result.err
-    handler = functools.partial(_Quiet, directory=str(repo.root / "_site"))
-    server = ClosingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
-    )
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving_folder(repo.root / "_site") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

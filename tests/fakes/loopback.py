@@ -4,9 +4,12 @@ thread for the length of a `with` block. A fake answers each request in `answer`
 from __future__ import annotations
 
 import contextlib
+import functools
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Self
 
 # (status, headers, body); None closes the connection unanswered: an answer lost on the way back.
@@ -48,14 +51,41 @@ class ClosingHTTPServer(ThreadingHTTPServer):
         super().server_close()  # joins the handlers' threads (block_on_close)
 
 
+@contextlib.contextmanager
+def serving(server: ClosingHTTPServer) -> Iterator[ClosingHTTPServer]:
+    """`server` answering in a thread of its own for the length of the block, then closed with
+    every thread it ran. It looks for the end every 50 ms, not Python's 0.5 s: each test that
+    serves something ends that much sooner."""
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
+    )
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class _QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, *_args: Any) -> None:
+        """Quiet: tests read what was served, not a log."""
+
+
+@contextlib.contextmanager
+def serving_folder(folder: Path) -> Iterator[str]:
+    """The files of `folder` served as a static host serves them (GitHub Pages); yields the
+    root URL."""
+    handler = functools.partial(_QuietFiles, directory=str(folder))
+    with serving(ClosingHTTPServer(("127.0.0.1", 0), handler)) as server:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+
+
 class LoopbackServer:
     def __init__(self) -> None:
         self._server = ClosingHTTPServer(("127.0.0.1", 0), _handler(self))
-        # Checked for a shutdown every 50 ms, not Python's 0.5 s: each test's fakes end that
-        # much sooner.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": POLL}, daemon=True
-        )
+        self._serving = serving(self._server)
 
     @property
     def origin(self) -> str:
@@ -66,13 +96,11 @@ class LoopbackServer:
         raise NotImplementedError
 
     def __enter__(self) -> Self:
-        self._thread.start()
+        self._serving.__enter__()
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+    def __exit__(self, *exc: Any) -> None:
+        self._serving.__exit__(*exc)
 
 
 def _handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
