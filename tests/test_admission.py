@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -297,9 +297,13 @@ def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
     events: list[tuple[str, list[str]]] = []
     real_ahead, real_publish = SiteTarget.render_ahead, SiteTarget.publish_batch
 
-    def render_ahead(target: SiteTarget, articles: Sequence[Article]) -> None:
-        events.append(("told", [a.path for a in articles]))
-        real_ahead(target, articles)
+    def render_ahead(
+        target: SiteTarget, count: int, articles: Callable[[], Sequence[Article]]
+    ) -> None:
+        told = [a.path for a in articles()]
+        assert len(told) == count
+        events.append(("told", told))
+        real_ahead(target, count, articles)
 
     def publish_batch(target: SiteTarget, work: Any, *, final: bool = True) -> Any:
         events.append(("published", [article.path for article, _previous in work]))
@@ -324,7 +328,7 @@ def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
 def test_a_prediction_that_fails_costs_the_saving_not_the_import(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*_args: object) -> dict[str, str]:
+    def broken(*_args: object) -> list[tuple[str, str, str]]:
         raise RuntimeError("the backlog could not be read")
 
     monkeypatch.setattr(executor, "READ_AHEAD_MOST", 2)

@@ -7,18 +7,19 @@ import functools
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from steadypress import renderpool
-from steadypress.content import ContentSource
+from steadypress.content import Article, ContentSource
 from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site.target import build_site
-from tests.helpers import Repo, article, run_cli
+from tests.helpers import Repo, article, run_cli, site_target
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 
@@ -244,3 +245,28 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
     assert submitted and submitted[0] >= pool_from
     assert on_every_core == on_one
     assert any(path.startswith("assets/") for path in on_one)
+
+
+def test_a_site_reads_ahead_only_the_articles_its_workers_would_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer than POOL_FROM bodies would be rendered when written, in this process: their
+    articles are not even read ahead (a claim of 25 read them for nothing, inside its
+    transaction, while its leases ran)."""
+    monkeypatch.setattr(
+        "steadypress.targets.site.target.BodyPool",
+        functools.partial(renderpool.BodyPool, workers=2),
+    )
+    target = site_target(DirectorySiteFiles(tmp_path))
+    reads: list[int] = []
+
+    def articles(count: int) -> Callable[[], list[Article]]:
+        def read() -> list[Article]:
+            reads.append(count)
+            return []
+
+        return read
+
+    target.render_ahead(renderpool.POOL_FROM - 1, articles(renderpool.POOL_FROM - 1))
+    target.render_ahead(renderpool.POOL_FROM, articles(renderpool.POOL_FROM))
+    assert reads == [renderpool.POOL_FROM]

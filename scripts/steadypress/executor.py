@@ -205,13 +205,11 @@ def _render_next_window(pipeline: Pipeline) -> None:
     if not batched or known is None:
         return
     try:
-        head = pipeline.content.head()
-        likely = upcoming(pipeline, known.ledger, head)
+        likely = upcoming(pipeline, known.ledger)
     except Exception as error:  # a saving lost, never the work: the next claim plans its own
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
         return
-    render_ahead(pipeline, [(target, path, blob, head)
-                            for path, blob in likely.items() for target in batched])  # fmt: skip
+    render_ahead(pipeline, [(target, *version) for version in likely for target in batched])
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:

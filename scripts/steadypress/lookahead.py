@@ -54,18 +54,14 @@ def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
     """Hand each batch target, in the order it will be handed them, the article `versions` it
     is likely to publish next (those a claim took, then those the next is likely to take): it
     may start on what does not depend on its files (rendering) while this process works."""
-    batched = batch_targets(pipeline)
-    versions = [version for version in versions if version[0] in batched]
     try:
-        commits: dict[str, set[str]] = {}
-        for _target, path, _blob, commit in versions:
-            commits.setdefault(commit, set()).add(path)
-        for commit, paths in commits.items():  # one git process each, not three an article
-            pipeline.content.prefetch(commit, paths)
-        for name, target in batched.items():
+        for name, target in batch_targets(pipeline).items():
             wanted = [(path, blob, commit) for to, path, blob, commit in versions if to == name]
             if wanted:
-                target.render_ahead(_read(pipeline, wanted))
+                # Read only by a target that will start on them (enough for its workers).
+                target.render_ahead(
+                    len(wanted), functools.cache(functools.partial(_prefetched, pipeline, wanted))
+                )
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
 
@@ -73,6 +69,17 @@ def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:
 def batch_targets(pipeline: Pipeline) -> dict[str, BatchTarget]:
     """The pipeline's targets that publish a batch at once, by name: the ones told ahead."""
     return {name: t for name, t in pipeline.targets.items() if isinstance(t, BatchTarget)}
+
+
+def _prefetched(pipeline: Pipeline, versions: Sequence[tuple[str, str, str]]) -> list[Article]:
+    """`_read` of many versions, their bytes and dates read first in one git process each
+    commit, not three an article."""
+    commits: dict[str, set[str]] = {}
+    for path, _blob, commit in versions:
+        commits.setdefault(commit, set()).add(path)
+    for commit, paths in commits.items():
+        pipeline.content.prefetch(commit, paths)
+    return _read(pipeline, versions)
 
 
 def _read(pipeline: Pipeline, versions: Sequence[tuple[str, str, str]]) -> list[Article]:

@@ -424,15 +424,16 @@ def _admitting(
     return _marking(planned.apply if planned else None, last, marker)
 
 
-def upcoming(pipeline: Pipeline, ledger: Ledger, head: str) -> dict[str, str]:
-    """The articles (path -> blob at the content's `head`) the backlog's next window is likely
-    to enqueue, in its order: a hint for work that may start early (rendering), never a plan;
-    the next claim decides in its own transaction."""
+def upcoming(pipeline: Pipeline, ledger: Ledger) -> list[tuple[str, str, str]]:
+    """The article versions (path, blob, commit: the content's head) the backlog's next window
+    is likely to enqueue, in its order: a hint for work that may start early (rendering), never
+    a plan; the next claim decides in its own transaction. Nothing is read without a backlog."""
     last = ledger.reconciled
     if last is None or last.backlog is None or pipeline.content.resolve(last.commit) is None:
-        return {}
+        return []
+    head = pipeline.content.head()
     remaining, at_head = _still_to_come(pipeline, last, last.backlog, head)
-    return {path: at_head[path] for path in remaining[:ADMISSION] if path in at_head}
+    return [(path, at_head[path], head) for path in remaining[:ADMISSION] if path in at_head]
 
 
 def _still_to_come(

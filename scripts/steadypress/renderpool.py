@@ -49,6 +49,11 @@ class BodyPool:
         self._refused = False  # the pool cannot run here, or broke: everything is rendered here
         self._ahead: dict[str, tuple[Future[list[Prerendered]], int]] = {}
 
+    def renders_ahead(self, count: int) -> bool:
+        """Whether `count` bodies told `ahead` would be rendered by the workers (else nothing
+        is gained by telling them)."""
+        return count >= POOL_FROM and self._workers >= 2 and not self._refused
+
     def ahead(self, texts: Sequence[str]) -> None:
         """Start rendering these bodies in the workers, if there are enough to pay for them."""
         fresh = [text for text in dict.fromkeys(texts) if text not in self._ahead]

@@ -184,8 +184,8 @@ class _DyingBatch(_Dying):
     ) -> None:
         self._batch.read_ahead(articles, removals)
 
-    def render_ahead(self, articles: Sequence[Article]) -> None:
-        self._batch.render_ahead(articles)
+    def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
+        self._batch.render_ahead(count, articles)
 
     def finish(self) -> None:
         self._batch.finish()

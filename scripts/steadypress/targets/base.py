@@ -86,9 +86,10 @@ class BatchTarget(Target, Protocol):
         its files to be read with the state's requests, which saves its own."""
         ...
 
-    def render_ahead(self, articles: Sequence[Article]) -> None:
-        """Articles likely handed to a later `publish_batch`, in that order: a target may start
-        on the part of their work that reads and writes nothing (rendering) meanwhile."""
+    def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
+        """`count` articles likely handed to a later `publish_batch`, in that order (`articles`
+        reads them, to be called only by a target that starts on them): a target may start on
+        the part of their work that reads and writes nothing (rendering) meanwhile."""
         ...
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:

@@ -377,10 +377,12 @@ class SiteTarget:
         renders = self._rendered(articles)
         return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
 
-    def render_ahead(self, articles: Sequence[Article]) -> None:
+    def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
         """Start rendering the bodies of articles likely handed to a later `publish_batch`
-        (the workers render them meanwhile); nothing is written."""
-        self._bodies.ahead([article.body for article in articles])
+        (the workers render them meanwhile), when there are enough for the workers: fewer are
+        not even read. Nothing is written."""
+        if self._bodies.renders_ahead(count):
+            self._bodies.ahead([article.body for article in articles()])
 
     def _rendered(self, articles: Sequence[Article]) -> list[_Rendered | PublishError]:
         """Each article rendered (their bodies on every core, each page laid out here as its
