@@ -1,5 +1,6 @@
 """The site target: stable URLs, escaped front matter, idempotent and deterministic output."""
 
+import os
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -153,6 +154,44 @@ def test_the_local_site_is_readable_by_a_web_server_running_as_another_user(
     make_site(tmp_path).publish(post("content/a.md", "A"), None)
     written = [path for path in tmp_path.rglob("*") if path.is_file() and path.suffix != ".lock"]
     assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}
+
+
+def test_a_symlinked_file_in_the_site_is_never_read_or_written_through(tmp_path: Path) -> None:
+    """`_site/a/index.html -> /elsewhere`: publishing `a` is refused naming the symlink, and
+    what it points to is neither read nor changed."""
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("secret")
+    root = tmp_path / "site"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "index.html").symlink_to(elsewhere)
+    with pytest.raises(PermanentError, match=r"symlink .*a/index\.html"):
+        make_site(root).publish(post("content/a.md", "A"), None)
+    assert elsewhere.read_text() == "secret"
+
+    def probe(files: SiteWriter) -> bool:
+        return files.exists("a/index.html")
+
+    assert DirectorySiteFiles(root).apply(probe) is False  # a symlink is not one of its files
+
+
+def test_a_file_left_where_a_write_puts_its_temporary_is_replaced_not_followed(
+    tmp_path: Path,
+) -> None:
+    """A write's temporary file is named by its process and a count, under the site's lock; a
+    symlink of that name (left, or planted) is removed, and what it points to is untouched."""
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("secret")
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / f".tmp-{os.getpid()}-0").symlink_to(elsewhere)
+
+    def change(files: SiteWriter) -> None:
+        files.put("index.html", b"page", new=True)
+
+    DirectorySiteFiles(root).apply(change)
+    assert elsewhere.read_text() == "secret"
+    assert sorted(path.name for path in root.iterdir()) == [".steadypress-site.lock", "index.html"]
+    assert (root / "index.html").read_bytes() == b"page"
 
 
 def test_a_folder_emptied_and_written_again_in_one_write_is_made_again(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ the Pages branch on GitHub (`github/pages.py`). The site's logic sees only `Site
 from __future__ import annotations
 
 import contextlib
+import errno
+import itertools
 import os
-import tempfile
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -108,16 +110,19 @@ class _DirectoryWriter:
     """The site's folder, never left: every path is checked to stay inside it, and no symlink
     on the way is followed (a committed `_site/x -> /etc` must not be written through).
 
-    Paths are handled as strings: a first build checks thousands of them, and pathlib's
-    objects made this check a tenth of the build's time in this process."""
+    The folders on a path are checked once a write (a first build names the same few folders
+    thousands of times); a file itself is never followed where it is: it is read with
+    O_NOFOLLOW, and written by renaming a new file over it, which replaces a symlink rather
+    than writing where it points. Paths are handled as strings: a first build handles
+    thousands, and pathlib's objects made this a tenth of the build's time in this process."""
 
     def __init__(self, root: Path) -> None:
         self._root = os.fspath(root)
-        # Folders found not to be symlinks, and paths found safe, checked once a write (a first
-        # build names the same few folders thousands of times); a write holds the site's lock.
+        # Folders found not to be symlinks, checked once a write; a write holds the site's lock.
         self._real_folders: set[str] = {self._root}
         self._checked: dict[str, str] = {}
         self._made: set[str] = set()  # folders this write made or found there
+        self._temporary = itertools.count()
 
     def _inside(self, path: str) -> str:
         if (checked := self._checked.get(path)) is not None:
@@ -126,27 +131,35 @@ class _DirectoryWriter:
         parts = [part for part in path.split("/") if part not in ("", ".")]
         if path.startswith("/") or not parts or ".." in parts:
             raise PermanentError(f"refusing site path {path!r}: it would leave {self._root}")
-        target = self._root
-        for number, part in enumerate(parts):
-            target = f"{target}/{part}"
-            if target in self._real_folders:
+        folder = self._root
+        for part in parts[:-1]:
+            folder = f"{folder}/{part}"
+            if folder in self._real_folders:
                 continue
-            if os.path.islink(target):
-                raise PermanentError(f"refusing to write through the symlink {target}")
-            if number < len(parts) - 1:
-                self._real_folders.add(target)
-        self._checked[path] = target
+            if os.path.islink(folder):
+                raise PermanentError(f"refusing to write through the symlink {folder}")
+            self._real_folders.add(folder)
+        target = self._checked[path] = f"{folder}/{parts[-1]}"
         return target
 
     def read(self, path: str) -> bytes | None:
+        target = self._inside(path)
         try:
-            with open(self._inside(path), "rb") as stream:
-                return stream.read()
+            handle = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # the file is a symlink
+                raise PermanentError(f"refusing to read through the symlink {target}") from None
+            raise
+        with os.fdopen(handle, "rb") as stream:
+            return stream.read()
 
     def exists(self, path: str) -> bool:
-        return os.path.isfile(self._inside(path))
+        try:
+            return stat.S_ISREG(os.lstat(self._inside(path)).st_mode)
+        except FileNotFoundError:
+            return False
 
     def put(self, path: str, data: bytes, *, new: bool = False) -> None:
         if not new and self.read(path) == data:
@@ -157,10 +170,18 @@ class _DirectoryWriter:
         if folder not in self._made:
             os.makedirs(folder, exist_ok=True)
             self._made.add(folder)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        # The lock makes this process the folder's only writer: its own names cannot collide,
+        # and a file (or symlink) of that name left by a process killed earlier is removed.
+        temporary = f"{folder}/.tmp-{os.getpid()}-{next(self._temporary)}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         try:
-            # mkstemp makes the file 0600; a site is read by a web server that may run as
-            # another user, so it gets what a published file has: world-readable (0644).
+            handle = os.open(temporary, flags, SITE_FILE_MODE)
+        except FileExistsError:
+            os.unlink(temporary)
+            handle = os.open(temporary, flags, SITE_FILE_MODE)
+        try:
+            # A site is read by a web server that may run as another user, so it gets what a
+            # published file has whatever this process's umask: world-readable (0644).
             os.fchmod(handle, SITE_FILE_MODE)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
@@ -176,7 +197,7 @@ class _DirectoryWriter:
     def remove(self, path: str) -> None:
         target = self._inside(path)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(target)
+            os.unlink(target)  # a symlink is removed, not what it points to
         with contextlib.suppress(OSError):
             folder = os.path.dirname(target)
             os.rmdir(folder)  # only when empty
