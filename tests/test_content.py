@@ -179,3 +179,29 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
         assert together.read(path, blob, commit=head) == one_by_one.read(path, blob, commit=head)
     edited = together.read("content/a.md", paths["content/a.md"], commit=head)
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
+
+
+def test_versions_read_to_order_an_import_are_not_read_again_to_publish(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan reads every version of a large import for its date; the read that publishes
+    them takes the same bytes instead of asking git for them again, and reads the same."""
+    head = repo.commit(**{f"content/{n}.md": article(f"A{n}", date=f"2026-01-{n + 1:02d}")
+                          for n in range(5)})  # fmt: skip
+    source = ContentSource(Git(repo.root), "content")
+    asked: list[str] = []
+    read_objects = Git.read_objects
+
+    def counted(git: Git, specs: list[str]) -> list[tuple[str, bytes] | None]:
+        asked.extend(specs)
+        return read_objects(git, specs)
+
+    monkeypatch.setattr(Git, "read_objects", counted)
+    paths = source.list_articles(head)
+    assert source.newest_first(head, paths)[0] == "content/4.md"
+    source.prefetch(head, list(paths))
+    fresh = ContentSource(Git(repo.root), "content")
+    for path, blob in paths.items():
+        assert source.read(path, blob, commit=head) == fresh.read(path, blob, commit=head)
+    assert sorted(asked[:5]) == sorted(paths.values())
+    assert len(asked) == 5 + len(paths)  # then only `fresh`, reading them one by one

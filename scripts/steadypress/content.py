@@ -31,6 +31,9 @@ OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 MAX_FRONT_MATTER = 64 * 1024
 # Article versions read at once to learn their dates: a blog of 100,000 is never in memory whole.
 _DATE_READS = 1000
+# Bytes of versions read for their dates kept for the read that publishes them (a first build of
+# a thousand articles read each twice); beyond this, they are read again when published.
+_KEEP_READ = 16 * 1024 * 1024
 _KNOWN_TYPES: dict[str, tuple[type, ...]] = {
     "title": (str,),
     "description": (str,),
@@ -267,6 +270,8 @@ class ContentSource:
         # Per commit, from one walk of its history: when each article last changed, was added.
         self._history: dict[str, tuple[dict[str, datetime], dict[str, datetime]]] = {}
         self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
+        self._read_for_dates: dict[str, bytes] = {}  # blob -> its bytes, up to _KEEP_READ
+        self._kept = 0  # bytes ever kept there: what is taken out does not make room again
         # Per commit id, its articles (path -> blob), and the commits found to exist: a run
         # lists the same commit several times (to plan, to admit the next window, to read ahead).
         self._listings: dict[str, dict[str, str]] = {}
@@ -412,9 +417,16 @@ class ContentSource:
                 path = raw_path.decode("utf-8", errors="surrogateescape")
                 if kind == "blob" and path in wanted:
                     entries.append((path, mode, oid))
-        found = self._git.read_objects([oid for _path, _mode, oid in entries])
-        for (path, mode, oid), read in zip(entries, found, strict=True):
-            self._files[commit, path] = (mode, oid, read[1]) if read is not None else None
+        read: dict[str, bytes | None] = {}
+        for _path, _mode, oid in entries:
+            if (data := self._read_for_dates.pop(oid, None)) is not None:
+                read[oid] = data
+        unread = [oid for _path, _mode, oid in entries if oid not in read]
+        for oid, found in zip(unread, self._git.read_objects(unread), strict=True):
+            read[oid] = None if found is None else found[1]
+        for path, mode, oid in entries:
+            data = read[oid]
+            self._files[commit, path] = None if data is None else (mode, oid, data)
         for path in wanted - {path for path, _mode, _oid in entries}:
             self._files[commit, path] = None
         self._walk(commit)
@@ -428,6 +440,9 @@ class ContentSource:
             part = unread[start : start + _DATE_READS]
             for blob, found in zip(part, self._git.read_objects(part), strict=True):
                 self._dates[blob] = front_matter_date(found[1]) if found is not None else None
+                if found is not None and self._kept + len(found[1]) <= _KEEP_READ:
+                    self._read_for_dates[blob] = found[1]
+                    self._kept += len(found[1])
         dates = {path: self._dates[blob] for path, blob in articles.items()}
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
