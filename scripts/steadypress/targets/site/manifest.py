@@ -5,6 +5,7 @@ which the first publish moves into the index (`index.py`)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -214,6 +215,7 @@ def page_path(slug: str) -> str:
     return f"{slug}/index.html"
 
 
+@functools.lru_cache(maxsize=1024)  # a blog has tens of tags, each asked for per row listed
 def tag_path(tag: str) -> str:
     return f"tags/{slugify(tag) or 'tag'}/index.html"
 
