@@ -493,26 +493,91 @@ def _listing_files(site: Path, listing: str) -> dict[str, Any]:
 
 # A crowded month: 3 articles a day for 20 days, every one tagged `busy`.
 CROWDED = [post(n, day=n // 3, tags=("busy",)) for n in range(60)]
+# Its listing pages: in parts, each shows its newest part and links to a page of each other.
+CROWDED_PAGES = ("archive/2000/01/index.html", "tags/busy/2000/index.html")
 
 
-@pytest.mark.parametrize("batches", [1, 6, 60])
+def _pager_link(page: str, rel: str) -> str | None:
+    _before, nav, after = page.partition('<nav class="pages">')
+    pager = after.split("</nav>", maxsplit=1)[0] if nav else ""
+    found = re.search(rf'rel="{rel}" href="([^"]+)"', pager)
+    return found[1] if found else None
+
+
+def _paged(site: Path, page: str) -> list[list[str]]:
+    """The articles each page of a month's or tag's year's listing shows, from its own page
+    along the links to older pages, each page checked to link back to the one it came from."""
+    shown: list[list[str]] = []
+    url: str | None = "/" + page.removesuffix("index.html")
+    newer = None
+    while url is not None:
+        html = (site / url.lstrip("/") / "index.html").read_text()
+        shown.append(re.findall(r'<a href="/(p\d+)/">', html.split('<ol class="articles">')[1]
+                                .split("</ol>")[0]))  # fmt: skip
+        assert _pager_link(html, "prev") == newer, url
+        newer, url = url, _pager_link(html, "next")
+    return shown
+
+
+def _part_pages(site: Path, page: str) -> set[str]:
+    """The pages of a listing's older parts in the site's folder."""
+    return {str(path.relative_to(site)) for path in (site / page).parent.glob("p*/index.html")}
+
+
+def _not_listed(site: Path) -> dict[str, bytes]:
+    """What the site shows but the crowded listing pages and their parts' pages."""
+    folders = tuple(page.removesuffix("index.html") for page in CROWDED_PAGES)
+    return {path: data for path, data in _not_index(site).items()
+            if not (path.startswith(folders) and path.count("/") in (3, 4))}  # fmt: skip
+
+
+def _assert_paged_as_listed(parted: Path, whole: Path) -> None:
+    """Each crowded listing of `parted` shows on its pages, one part a page, what `whole`
+    (without parts) shows on one, in the same order; no page of a part is left over; and
+    every other page is the same."""
+    assert _not_listed(parted) == _not_listed(whole)
+    for page in CROWDED_PAGES:
+        [everything] = _paged(whole, page)
+        pages = _paged(parted, page)
+        assert [n for shown in pages for n in shown] == everything
+        assert all(0 < len(shown) <= 8 for shown in pages), pages
+        expected = {
+            f"{page.removesuffix('index.html')}p{n}/index.html" for n in _parts(parted, page)[:-1]
+        }
+        assert _part_pages(parted, page) == expected
+
+
+def _parts(site: Path, page: str) -> list[int]:
+    """The numbers of a crowded listing's parts, in date order, as its index file names them."""
+    listing = "months/2000-01" if page.startswith("archive/") else "tags/busy/2000"
+    document = json.loads((site / ".steadypress" / f"{listing}.json").read_bytes())
+    return [part["part"] for part in document["parts"]]
+
+
+@pytest.mark.parametrize(("batches", "each_final"), [(1, True), (6, True), (60, True), (6, False)])
 def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batches: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batches: int, each_final: bool
 ) -> None:
     """Past `PART_ROWS` rows a month's (and a tag's year's) rows are kept in parts of a range
-    of dates each: each part small, every row in the part its date falls in, and every page,
-    listing, feed and sitemap byte for byte the one a site without parts shows, as the month
-    fills (in one batch or article by article) and as articles leave it."""
+    of dates each: each part small, every row in the part its date falls in, its listing page
+    showing the newest part and linking a page of each older one, together listing what one
+    page of a site without parts lists; every other page, the feed and the sitemaps byte for
+    byte that site's, as the month fills (in one batch or article by article) and as articles
+    leave it; also when a run's batches leave the listing pages to its last (`each_final`
+    False: the last renders every page of each listing, as earlier batches changed them)."""
     monkeypatch.setattr(index_module, "PART_ROWS", 8)
     monkeypatch.setattr(index_module, "PART_KEEP", 6)
     parted, whole = site_target(DirectorySiteFiles(tmp_path / "parted")), None
     size = len(CROWDED) // batches
     for start in range(0, len(CROWDED), size):
-        parted.publish_batch([(article, None) for article in CROWDED[start : start + size]])
+        final = each_final or start + size >= len(CROWDED)
+        parted.publish_batch(
+            [(article, None) for article in CROWDED[start : start + size]], final=final
+        )
     monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
     whole = site_target(DirectorySiteFiles(tmp_path / "whole"))
     whole.publish_batch([(article, None) for article in CROWDED])
-    assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "whole")
+    _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
     monkeypatch.setattr(index_module, "PART_ROWS", 8)
 
     for listing in ("months/2000-01", "tags/busy/2000"):
@@ -533,9 +598,11 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
 
     # Articles leave: a whole part's worth from the middle, the first, the newest.
     gone = [f"content/p{n}.md" for n in (*range(20, 30), 0, 59)]
-    for target in (parted, whole):
-        target.unpublish_batch([(path, None) for path in gone])
-    assert _not_index(tmp_path / "parted") == _not_index(tmp_path / "whole")
+    parted.unpublish_batch([(path, None) for path in gone])
+    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    whole.unpublish_batch([(path, None) for path in gone])
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
     for document in _listing_files(tmp_path / "parted", "months/2000-01").values():
         VALIDATORS["site-index"].validate(document)
     assert len(local_site_articles(tmp_path / "parted")) == len(CROWDED) - len(gone)
@@ -543,7 +610,9 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
 
 def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> None:
     """The month's own file names its parts and is rewritten only when they change; a new
-    article rewrites the part its date falls in, not the month."""
+    article rewrites the part its date falls in, not the month, and of the month's and the
+    tag's year's pages, the page of that part (and those beside it, when it splits): pages of
+    a part's rows, never one of the whole month's."""
     crowded = [post(n, day=n // 20, tags=("busy",)) for n in range(400)]
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
     before = contents(tmp_path)
@@ -560,6 +629,12 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
         < len(b"".join(before[p] for p in before if p.startswith(".steadypress/months/2000-01/")))
         / 4
     )
+    for folder in ("archive/2000/01/", "tags/busy/2000/"):
+        pages = {path for path in changed if path.startswith(folder)}
+        assert 1 <= len(pages) <= 3, pages
+        assert all(len(contents(tmp_path)[page]) < 20_000 for page in pages)
+        every_page = [path for path in contents(tmp_path) if path.startswith(folder)]
+        assert len(every_page) >= 400 // index_module.PART_ROWS
 
 
 @pytest.mark.parametrize(
@@ -627,5 +702,5 @@ def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
         )
     monkeypatch.setattr(files_module._DirectoryWriter, "put", real_put)
     site_target(DirectorySiteFiles(tmp_path)).publish(CROWDED[20], None)
-    month = (tmp_path / "archive/2000/01/index.html").read_text()
-    assert all(f">P{n}<" in month for n in range(21)), month
+    listed = [n for shown in _paged(tmp_path, "archive/2000/01/index.html") for n in shown]
+    assert sorted(listed) == sorted(f"p{n}" for n in range(21)), listed

@@ -247,6 +247,11 @@ class SiteIndex:
         # each part's file -> the listing's.
         self._parts: dict[str, list[_Part]] = {}
         self._listing_of: dict[str, str] = {}
+        # Per listing in parts, the parts whose page changed as laid out (`repaged`).
+        self._repaged: dict[str, set[int]] = {}
+        # The writes of the listings laid out, in the order `flush` makes them: (file, its
+        # bytes or None to remove it, whether it is new).
+        self._laid_out: list[tuple[str, bytes | None, bool]] = []
 
     @property
     def exists(self) -> bool:
@@ -312,6 +317,24 @@ class SiteIndex:
         """A listing's own file read: its rows, or the parts it names."""
         if listing not in self._documents and listing not in self._parts:
             self._load(listing, "articles")
+
+    def listing_parts(self, listing: str) -> list[int] | None:
+        """The numbers of a listing's parts, in date order (None: its rows are in one file).
+        Its listing page shows the newest; each other has a page of its own."""
+        self._known(listing)
+        parts = self._parts.get(listing)
+        return None if parts is None else [part.number for part in parts]
+
+    def part_rows(self, listing: str, number: int) -> list[tuple[str, Listed]]:
+        """The rows of one of a listing's parts, newest first; the others are not read."""
+        part = next(part for part in self._parts[listing] if part.number == number)
+        return sorted(self._rows_in(part.file), key=lambda row: _order(row[1]), reverse=True)
+
+    def repaged(self, listing: str) -> set[int]:
+        """The parts of a listing whose page the writes flushed so far changed: those whose
+        rows changed, appeared or went, and the neighbours of those that appeared or went
+        (their links); the numbers of parts gone are among them, for their pages to go."""
+        return set(self._repaged.get(listing, ()))
 
     def _listing_files(self, listing: str) -> list[str]:
         """The files that hold a listing's rows, in date order: its own, or its parts."""
@@ -381,26 +404,35 @@ class SiteIndex:
 
     def month(self, month: str) -> list[tuple[str, Listed]]:
         """The month's articles, newest first."""
-        return self._rows(month_file(month))[::-1]
+        return self.listing(month_file(month))
 
     def tag_year(self, tag_page: str, year: int) -> list[tuple[str, Listed]]:
         """The articles of a tag in a year, newest first."""
-        return self._rows(tag_year_file(tag_page, year))[::-1]
+        return self.listing(tag_year_file(tag_page, year))
+
+    def listing(self, listing: str) -> list[tuple[str, Listed]]:
+        """The rows of a listing (its file: `month_file`, `tag_year_file`), newest first."""
+        return self._rows(listing)[::-1]
 
     def _rows(self, name: str) -> list[tuple[str, Listed]]:
         """The (path, entry) rows of a listing file, oldest first; parsed once until changed
         (a first build asks a month for the neighbours of each of its articles)."""
         if name not in self._parsed:
-            rows = []
-            for file in self._listing_files(name):
-                begins, end = self._bounds(file)
-                for path, row in self._section(file, "articles").items():
-                    listed = _decoded(file, Listed.from_json, row)
-                    if begins <= _order(listed) < end:  # a copy left outside its part's range
-                        rows.append((path, listed))
+            rows = [row for file in self._listing_files(name) for row in self._rows_in(file)]
             rows.sort(key=lambda row: _order(row[1]))
             self._parsed[name] = (rows, [_order(entry) for _path, entry in rows])
         return self._parsed[name][0]
+
+    def _rows_in(self, file: str) -> list[tuple[str, Listed]]:
+        """The rows of one file of a listing that lie in its range of dates (a copy left
+        outside its part's range is passed over)."""
+        begins, end = self._bounds(file)
+        rows = []
+        for path, row in self._section(file, "articles").items():
+            listed = _decoded(file, Listed.from_json, row)
+            if begins <= _order(listed) < end:
+                rows.append((path, listed))
+        return rows
 
     def _rows_beside(
         self, name: str, key: tuple[float, str], *, newer: bool
@@ -620,17 +652,28 @@ class SiteIndex:
             self._summary.newest, key=lambda row: _order(row[1]), reverse=True
         )[:NEWEST]
 
+    def lay_out(self) -> None:
+        """Decide where the rows changed so far go (a crowded listing's parts), writing
+        nothing: the pages that list them are rendered from that (`part_rows`, `repaged`),
+        and `flush` writes it."""
+        listings = sorted({self._listing_of.get(name, name) for name in self._dirty
+                           if _is_listing(name)})  # fmt: skip
+        for listing in listings:
+            self._lay_out_listing(listing)
+        self._dirty = {name for name in self._dirty if not _is_listing(name)}
+
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""
         if self._read_summary is not None and self._read_summary.legacy_years is not None:
             self._dirty.add(YEARS)  # the summary is written without them
-        listings = sorted({self._listing_of.get(name, name) for name in self._dirty
-                           if _is_listing(name)})  # fmt: skip
-        for listing in listings:
-            self._flush_listing(listing)
+        self.lay_out()
+        for name, data, new in self._laid_out:
+            if data is None:
+                self._files.remove(name)
+            else:
+                self._files.put(name, data, new=new)
+        self._laid_out.clear()
         for name in sorted(self._dirty):
-            if _is_listing(name):
-                continue
             if name == SUMMARY:
                 self._files.put(name, _dumps(self._summary.to_json()))
                 continue
@@ -651,16 +694,17 @@ class SiteIndex:
                 self._files.remove(name)
         self._dirty.clear()
 
-    def _flush_listing(self, listing: str) -> None:
-        """Write a listing's changed rows: into its own file while they are few; past
+    def _lay_out_listing(self, listing: str) -> None:
+        """Lay out a listing's changed rows: into its own file while they are few; past
         `PART_ROWS`, into parts of a range of dates each, a full part handing its last rows
         to new ones and an emptied part going, and its own file naming the parts when they
         changed. A part is never merged back (as a split marker is not).
 
-        New parts are written first, then the listing's own file, then the parts it had: a
-        local write that dies in between leaves every row where a reader finds it (a row a
+        New parts are to be written first, then the listing's own file, then the parts it had:
+        a local write that dies in between leaves every row where a reader finds it (a row a
         part holds outside its range is a copy left behind, which `_rows` passes over)."""
         parts = self._parts.get(listing)
+        before = [part.number for part in parts or ()]
         if parts is None:
             rows = _rows_only(self._documents[listing])
             if len(rows) <= PART_ROWS:
@@ -695,23 +739,27 @@ class SiteIndex:
                 kept[number] = more
                 self._listing_of[more.file] = listing
                 self._write_rows(more.file, dict(chunk), new=True)
-        self._name_parts(listing, sorted(kept.values(), key=lambda part: part.begins))
+        after = sorted(kept.values(), key=lambda part: part.begins)
+        self._name_parts(listing, after)
         for name, rows in rewritten:
             self._write_rows(name, rows)
+        written = {part.number for part, _rows, _new in changed}
+        repaged = _repaged(before, [part.number for part in after], written)
+        self._repaged.setdefault(listing, set()).update(repaged)
 
     def _name_parts(self, listing: str, parts: list[_Part]) -> None:
-        """Write the listing's own file when its parts (in date order) changed: the first from
-        the beginning, and no file at all once none is left."""
+        """The listing's own file written again when its parts (in date order) changed: the
+        first from the beginning, and no file at all once none is left."""
         if parts and parts[0].start is not None:
             parts[0] = _Part(listing, parts[0].number, None)
         if not parts:
             del self._parts[listing]
             self._listing_of = {k: v for k, v in self._listing_of.items() if v != listing}
-            self._files.remove(listing)
+            self._laid_out.append((listing, None, False))
         elif parts != self._parts[listing]:
             self._parts[listing] = parts
             document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in parts]}
-            self._files.put(listing, _dumps(document))
+            self._laid_out.append((listing, _dumps(document), False))
 
     def _in_range(self, part: _Part, rows: Mapping[str, Any]) -> dict[str, Any]:
         """The rows of `part` that lie in its range of dates (a write that died while a part
@@ -724,9 +772,10 @@ class SiteIndex:
     def _write_rows(self, name: str, rows: dict[str, Any], *, new: bool = False) -> None:
         self._documents[name] = rows
         if rows:
-            self._files.put(name, _dumps({"version": INDEX_VERSION, "articles": rows}), new=new)
+            document = {"version": INDEX_VERSION, "articles": rows}
+            self._laid_out.append((name, _dumps(document), new))
         elif not new:
-            self._files.remove(name)
+            self._laid_out.append((name, None, False))
 
     def _split_if_full(self, folder: str, name: str) -> bool:
         """Whether a file of articles or URLs has grown too full and is written as deeper
@@ -747,6 +796,23 @@ class SiteIndex:
             self._documents[path] = held
             self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
         return True
+
+
+def _repaged(before: list[int], after: list[int], written: set[int]) -> set[int]:
+    """The parts whose page changes when a listing's parts go from `before` to `after` (in
+    date order), those `written` with new rows: theirs, those of the parts whose page appears
+    or goes, and those of their neighbours before and after, whose links to them change. The
+    newest part is shown by the listing's own page: when another becomes the newest, the page
+    of each moves."""
+    moved = set(before) ^ set(after)
+    if before[-1:] != after[-1:]:
+        moved.update(before[-1:] + after[-1:])
+    pages = written | moved
+    for order in (before, after):
+        for at, number in enumerate(order):
+            if number in moved:
+                pages.update(order[max(0, at - 1) : at + 2])
+    return pages
 
 
 def _is_listing(name: str) -> bool:

@@ -4,6 +4,12 @@ archive of years (`archive/`), each year's months (`archive/YYYY/`) and each mon
 (`archive/YYYY/MM/`), a page per tag (its newest articles and its newest years) with a page per
 tag and year and, for a tag of many years, a page of them all, and the tags index.
 
+A crowded month or tag's year (its rows kept in parts by the index, each a range of dates) is
+paged by those parts: its page lists the newest part, and each older part has a page of its own
+(`archive/YYYY/MM/pN/`, N the part's number, which it keeps), linked to the pages before and
+after it. A new article changes the page of its part, and a part that splits or empties the
+pages beside it: never a page that grows with the month.
+
 `ListingPages` renders them through the theme from the site's index (`index.py`), which
 keeps each month's and each tag's year's articles in a file of their own.
 """
@@ -11,7 +17,7 @@ keeps each month's and each tag's year's articles in a file of their own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +44,7 @@ __all__ = [
     "listing_pages",
     "listing_reads",
     "month_path",
+    "part_page",
     "stale_pages",
     "tag_year_path",
     "tag_years_path",
@@ -72,6 +79,29 @@ def year_path(year: str) -> str:
 def tag_year_path(tag_page: str, year: int) -> str:
     """The page of one year of a tag, beside the tag's own page (`tags/x/index.html`)."""
     return tag_page.removesuffix("index.html") + f"{year:04d}/index.html"
+
+
+def part_page(page: str, number: int) -> str:
+    """The page of part `number` of the listing shown on `page` (a month's or a tag's year's),
+    when that part is not its newest (which `page` shows)."""
+    return page.removesuffix("index.html") + f"p{number}/index.html"
+
+
+def _listing_of_page(page: str) -> str | None:
+    """The index file of the listing a month's or a tag's year's page shows; None for another
+    listing page."""
+    if page.startswith("archive/"):
+        year, month = _period_of(page)
+        return None if month is None else month_file(f"{year}/{month}")
+    if not page.startswith("tags/") or _is_every_year(page):
+        return None
+    tag, year_shown = _tag_of(page)
+    return None if year_shown is None else tag_year_file(tag, year_shown)
+
+
+def _shown_at(page: str, number: int | None) -> str:
+    """Where a listing page shows: `page`, or the page of its part `number`."""
+    return page if number is None else part_page(page, number)
 
 
 def tag_years_path(tag_page: str) -> str:
@@ -188,13 +218,42 @@ class ListingPages:
         self._href = href
         self._absolute = absolute
 
-    def write(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
-        """Rewrite `pages` from `index`; a page that lists nothing any more is removed."""
+    def write(
+        self,
+        files: SiteWriter,
+        index: SiteIndex,
+        pages: Iterable[str],
+        *,
+        whole: Collection[str] = (),
+    ) -> None:
+        """Rewrite `pages` from `index`, as it laid out its crowded listings' parts
+        (`SiteIndex.lay_out`); a page that lists nothing any more is removed. The pages of a
+        crowded listing's older parts are rewritten as laying them out changed them
+        (`repaged`), or every one of them for a page in `whole` (changed by another write)."""
         for page in sorted(pages):
             if listing_exists(index, page):
                 files.put(page, self._render(index, page))
             else:
                 files.remove(page)
+            if (listing := _listing_of_page(page)) is not None:
+                self._write_parts(files, index, page, listing, whole=page in whole)
+
+    def _write_parts(
+        self, files: SiteWriter, index: SiteIndex, page: str, listing: str, *, whole: bool
+    ) -> None:
+        numbers = index.listing_parts(listing) or []
+        older = numbers[:-1]
+        for number in sorted(set(older) if whole else index.repaged(listing)):
+            if number in older:
+                files.put(part_page(page, number), self._render_part(index, page, number))
+            else:  # gone, or now the newest, which `page` shows
+                files.remove(part_page(page, number))
+
+    def _render_part(self, index: SiteIndex, page: str, number: int) -> bytes:
+        """The page of one of the older parts of the listing shown on `page`."""
+        if page.startswith("archive/"):
+            return self._month_page(index, page, number=number)
+        return self._tag_page(index, page, number=number)
 
     def _render(self, index: SiteIndex, page: str) -> bytes:
         site = self._site
@@ -221,18 +280,48 @@ class ListingPages:
                     "year.html", site=site, url=self._absolute(page), year=year,
                     months=self._months(index, year), archive={"href": self._href(ARCHIVE_INDEX)},
                 )  # fmt: skip
-            return self._theme.render(
-                "month.html", site=site, url=self._absolute(page),
-                period=f"{_MONTHS[int(month) - 1]} {year}",
-                entries=self._rows(e for _p, e in index.month(f"{year}/{month}")),
-                archive={"href": self._href(ARCHIVE_INDEX)},
-                year={"href": self._href(year_path(year)), "name": year},
-            )  # fmt: skip
+            return self._month_page(index, page)
         return self._tag_page(index, page)
 
-    def _tag_page(self, index: SiteIndex, page: str) -> bytes:
+    def _month_page(self, index: SiteIndex, page: str, *, number: int | None = None) -> bytes:
+        """A month's page (`archive/YYYY/MM/index.html`), or the page of one of its older
+        parts (`number`)."""
+        _archive, year, month, _file = page.split("/")
+        listed, pager = self._paged(index, page, number)
+        return self._theme.render(
+            "month.html", site=self._site, url=self._absolute(_shown_at(page, number)),
+            period=f"{_MONTHS[int(month) - 1]} {year}", entries=self._rows(listed),
+            pager=pager, archive={"href": self._href(ARCHIVE_INDEX)},
+            year={"href": self._href(year_path(year)), "name": year},
+        )  # fmt: skip
+
+    def _paged(
+        self, index: SiteIndex, page: str, number: int | None
+    ) -> tuple[list[Listed], dict[str, str | None] | None]:
+        """The rows a month's or a tag's year's `page` shows, newest first, and the links to
+        the pages beside it when its listing is in parts (else None): all its rows, or its
+        newest part's; for `number`, the rows of that older part."""
+        listing = _listing_of_page(page)
+        if listing is None:
+            raise ValueError(f"{page} is not a month's or a tag's year's page")
+        numbers = index.listing_parts(listing)
+        if numbers is None:
+            return [entry for _path, entry in index.listing(listing)], None
+        at = numbers.index(number) if number is not None else len(numbers) - 1
+        older = part_page(page, numbers[at - 1]) if at > 0 else None
+        newer = None
+        if at + 1 < len(numbers):
+            newer = page if at + 1 == len(numbers) - 1 else part_page(page, numbers[at + 1])
+        rows = index.part_rows(listing, numbers[at])
+        return [entry for _path, entry in rows], {
+            "older": self._href(older) if older else None,
+            "newer": self._href(newer) if newer else None,
+        }
+
+    def _tag_page(self, index: SiteIndex, page: str, *, number: int | None = None) -> bytes:
         """A tag's own page (its newest articles and years), one year of it (its articles, and
-        a link to the tag's page), or the page of every year of it."""
+        a link to the tag's page) or of one of that year's older parts (`number`), or the page
+        of every year of it."""
         tag, year = _tag_of(page)
         if _is_every_year(page):
             # The years alone, as in the archive's index: it changes when a year appears or goes.
@@ -242,19 +331,20 @@ class ListingPages:
                 years=[{"year": y, "href": self._href(tag_year_path(tag, y))}
                        for y in sorted(index.tag_years(tag), reverse=True)],
             )  # fmt: skip
-        listed = [
-            entry
-            for shown in ([year] if year is not None else _newest_years(index, tag))
-            for _path, entry in index.tag_year(tag, shown)
-        ]
+        pager = None
+        if year is not None:
+            listed, pager = self._paged(index, page, number)
+        else:
+            shown = _newest_years(index, tag)
+            listed = [entry for y in shown for _path, entry in index.tag_year(tag, y)][:NEWEST]
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
         every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
         return self._theme.render(
-            "tag.html", site=self._site, tag=index.tag_name(tag), url=self._absolute(page),
-            year=year, entries=self._rows(listed if year is not None else listed[:NEWEST]),
-            tag_href=self._href(tag), count=index.tag_count(tag),
+            "tag.html", site=self._site, tag=index.tag_name(tag),
+            url=self._absolute(_shown_at(page, number)), year=year, entries=self._rows(listed),
+            pager=pager, tag_href=self._href(tag), count=index.tag_count(tag),
             years=[{"year": y, "href": self._href(tag_year_path(tag, y)), "count": n}
                    for y, n in years[:TAG_YEARS_SHOWN]],
             every_year=self._href(every_year) if every_year else None,

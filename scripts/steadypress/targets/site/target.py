@@ -565,7 +565,11 @@ class SiteTarget:
         own, the index saying meanwhile which months' pages they list."""
         index.refill_newest()
         if final:
-            self._render_listings(files, index, existed)
+            # The pages of a crowded listing follow its parts, laid out first. Those stale
+            # before changed in writes this index did not see: each of their pages is rendered.
+            whole = stale_pages(index)
+            index.lay_out()
+            self._render_listings(files, index, existed, whole=whole)
         else:
             index.mark_stale(existed)
         for page, there in sorted(_appearing_or_going(index, existed).items()):
@@ -709,7 +713,7 @@ class SiteTarget:
                 *listing_reads(index, stale_pages(index)),
                 *sitemaps.reads((), articles=index.total),
             ])  # fmt: skip
-            self._render_listings(files, index, ())
+            self._render_listings(files, index, (), whole=stale_pages(index))
             index.sitemaps_behind = None
             index.flush()
             sitemaps.flush(articles=index.total)
@@ -717,9 +721,17 @@ class SiteTarget:
         self._files.apply(change, texts=[SUMMARY])
         self._carried = _Carried()
 
-    def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
-        """`pages` and the listing pages earlier batches left stale, rendered from the index."""
-        self._listing_pages().write(files, index, {*pages, *stale_pages(index)})
+    def _render_listings(
+        self,
+        files: SiteWriter,
+        index: SiteIndex,
+        pages: Iterable[str],
+        *,
+        whole: Collection[str],
+    ) -> None:
+        """`pages` and the listing pages earlier batches left stale, rendered from the index as
+        laid out (`SiteIndex.lay_out`); every page of the parts of those in `whole`."""
+        self._listing_pages().write(files, index, {*pages, *stale_pages(index)}, whole=whole)
         index.clear_stale()
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
