@@ -331,9 +331,8 @@ class SiteIndex:
         return sorted(self._rows_in(part.file), key=lambda row: _order(row[1]), reverse=True)
 
     def repaged(self, listing: str) -> set[int]:
-        """The parts of a listing whose page the writes flushed so far changed: those whose
-        rows changed, appeared or went, and the neighbours of those that appeared or went
-        (their links); the numbers of parts gone are among them, for their pages to go."""
+        """The parts of a listing whose own page (every part's but the newest's) laying them
+        out changed: to be written, or removed when the part is gone or now the newest."""
         return set(self._repaged.get(listing, ()))
 
     def _listing_files(self, listing: str) -> list[str]:
@@ -799,20 +798,22 @@ class SiteIndex:
 
 
 def _repaged(before: list[int], after: list[int], written: set[int]) -> set[int]:
-    """The parts whose page changes when a listing's parts go from `before` to `after` (in
-    date order), those `written` with new rows: theirs, those of the parts whose page appears
-    or goes, and those of their neighbours before and after, whose links to them change. The
-    newest part is shown by the listing's own page: when another becomes the newest, the page
-    of each moves."""
-    moved = set(before) ^ set(after)
-    if before[-1:] != after[-1:]:
-        moved.update(before[-1:] + after[-1:])
-    pages = written | moved
-    for order in (before, after):
-        for at, number in enumerate(order):
-            if number in moved:
-                pages.update(order[max(0, at - 1) : at + 2])
-    return pages
+    """The parts whose page is written or removed when a listing's parts go from `before` to
+    `after` (in date order), those in `written` with new rows. Every part but the newest has
+    a page (the listing's own page shows the newest), linking the pages beside it: a page is
+    written when its rows, or the parts beside it, changed or it appears, and removed when its
+    part went or became the newest."""
+
+    def beside(order: list[int], number: int) -> tuple[int | None, int | None]:
+        at = order.index(number)  # the newer one is the listing's own page (None) if newest
+        return (order[at - 1] if at else None), (order[at + 1] if at + 2 < len(order) else None)
+
+    had, has = set(before[:-1]), set(after[:-1])
+    return (had - has) | {
+        number
+        for number in has
+        if number in written or number not in had or beside(before, number) != beside(after, number)
+    }
 
 
 def _is_listing(name: str) -> bool:
