@@ -16,6 +16,7 @@ from steadypress.github.pages import BranchSiteFiles
 from steadypress.github.readahead import ReadAhead
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site import index as index_module
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry
@@ -160,6 +161,45 @@ def test_an_article_that_splits_a_file_of_the_index_costs_no_more_requests(
                              if name.startswith(".steadypress/articles/"))) == {
         *(f"content/p{n}.md" for n in range(20)), path
     }  # fmt: skip
+
+
+def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_folder(
+    github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A month (and a tag's year) kept in parts and paged by them: an article into its newest
+    part, then enough to split it (its page appearing), cost the same requests each, those of
+    an article into a month of one file and one read of the parts its file names, and leave on
+    the branch what a folder site holds. (Parts of 8 rows, split keeping 6.)"""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    crowded = [post(f"content/p{n}.md", f"P{n}", day=1 + n // 3, tags=("busy",)) for n in range(40)]
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    for target in (on_branch, in_folder):
+        target.publish_batch([(article, None) for article in crowded])
+
+    def part_pages() -> int:
+        names = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()
+        return sum(name.startswith(("archive/2026/01/p", "tags/busy/2026/p")) for name in names)
+
+    split_seen = False
+    for n in range(40, 50):
+        article = post(f"content/p{n}.md", f"P{n}", day=14, tags=("busy",))
+        before = part_pages()
+        with github.counting() as calls:
+            on_branch.publish(article, None)
+        in_folder.publish(article, None)
+        # A split: the page of the part split appears, and the page before it links to it.
+        splits = part_pages() > before
+        split_seen |= splits
+        assert calls == {"graphql LoadBranch": 2 + 1 + splits, "graphql CreateCommit": 1}, n
+    assert split_seen
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert branch_files(github) == folder
+    assert any(path.startswith("archive/2026/01/p") for path in folder)
 
 
 def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:

@@ -230,24 +230,26 @@ class ListingPages:
         (`SiteIndex.lay_out`); a page that lists nothing any more is removed. The pages of a
         crowded listing's older parts are rewritten as laying them out changed them
         (`repaged`), or every one of them for a page in `whole` (changed by another write)."""
+        # The pages of parts to write or remove, by listing page, and the listing's parts.
+        work: dict[str, tuple[list[int], list[int]]] = {}
+        for page in pages:
+            if (listing := _listing_of_page(page)) is not None:
+                parts = index.listing_parts(listing) or []
+                changed = set(parts[:-1]) if page in whole else index.repaged(listing)
+                work[page] = (parts, sorted(changed))
+        # Announced together: a part's page is read only when its part splits or empties.
+        files.want(oids=[part_page(page, n) for page, (_p, ns) in work.items() for n in ns])
         for page in sorted(pages):
             if listing_exists(index, page):
                 files.put(page, self._render(index, page))
             else:
                 files.remove(page)
-            if (listing := _listing_of_page(page)) is not None:
-                self._write_parts(files, index, page, listing, whole=page in whole)
-
-    def _write_parts(
-        self, files: SiteWriter, index: SiteIndex, page: str, listing: str, *, whole: bool
-    ) -> None:
-        numbers = index.listing_parts(listing) or []
-        older = numbers[:-1]
-        for number in sorted(set(older) if whole else index.repaged(listing)):
-            if number in older:
-                files.put(part_page(page, number), self._render_part(index, page, number))
-            else:  # gone, or now the newest, which `page` shows
-                files.remove(part_page(page, number))
+            parts, numbers = work.get(page, ([], []))
+            for number in numbers:
+                if number in parts[:-1]:
+                    files.put(part_page(page, number), self._render_part(index, page, number))
+                else:  # gone, or now the newest, which `page` shows
+                    files.remove(part_page(page, number))
 
     def _render_part(self, index: SiteIndex, page: str, number: int) -> bytes:
         """The page of one of the older parts of the listing shown on `page`."""
