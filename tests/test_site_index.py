@@ -637,6 +637,34 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
         assert len(every_page) >= 400 // index_module.PART_ROWS
 
 
+def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Of a month and a tag's year of 30-odd parts, a new article reads the parts its page
+    and its neighbours need (the newest few, and those beside its own), not all of them; one
+    dated into the middle reads the parts beside its own too."""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    crowded = [post(n, day=n // 7, tags=("busy",)) for n in range(200)]
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
+    read: list[str] = []
+    real_read = files_module._DirectoryWriter.read
+
+    def counted(writer: Any, path: str) -> bytes | None:
+        read.append(path)
+        return real_read(writer, path)
+
+    monkeypatch.setattr(files_module._DirectoryWriter, "read", counted)
+    folders = (".steadypress/months/2000-01/", ".steadypress/tags/busy/2000/")
+    for n, day in ((200, 28), (201, 14)):
+        read.clear()
+        site_target(DirectorySiteFiles(tmp_path)).publish(post(n, day=day, tags=("busy",)), None)
+        for folder in folders:
+            parts = len(list((tmp_path / folder).glob("*.json")))
+            assert parts > 30
+            assert 0 < len({path for path in read if path.startswith(folder)}) <= 8, read
+
+
 @pytest.mark.parametrize(
     "parts",
     [[{"part": 1, "from": ["2000-01-05T00:00:00Z", "p5"]}],

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -77,6 +78,8 @@ PART_KEEP = PART_ROWS * 3 // 4
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 
 T = TypeVar("T")
+# A date order after every row's: the rows before it are all of them, newest first.
+_AFTER_ALL = (float("inf"), "")
 
 # An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
@@ -280,18 +283,38 @@ class SiteIndex:
     ) -> None:
         """Fetch together the files that changing these (path, entry) pairs reads, `texts`,
         and the ids of `oids` (files about to be replaced or removed)."""
+        entries = list(entries)
         wanted = {*index_files(entries), *texts}
         self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
-        self._want_parts(name for name in wanted if _LISTING.fullmatch(name))
+        around: dict[str, list[tuple[float, str]]] = {}
+        for _path, entry in entries:
+            for listing in _listings_of(entry):
+                around.setdefault(listing, []).append(_order(entry))
+        self._want_parts([name for name in wanted if _LISTING.fullmatch(name)], around)
 
-    def _want_parts(self, listings: Iterable[str]) -> None:
-        """Fetch together the parts of these listings that are kept in parts (their own files
-        are read for it): a write into a crowded month reads its parts in one request, and a
-        rehearsal of it (`github/pages.py`) learns all of them at once."""
+    def _want_parts(
+        self, listings: Iterable[str], around: Mapping[str, list[tuple[float, str]]]
+    ) -> None:
+        """Fetch together, of these listings kept in parts (their own files are read for it),
+        the parts a write and its pages read: the newest (the listing's page shows it, and with
+        the ones before it, most likely, the tag's page its `NEWEST`), and the part where each
+        date order `around` names for the listing falls, with the parts beside it (the
+        articles beside one may be there). Not the others: a crowded year of a tag has
+        hundreds. (A part missed is read when wanted: a request more, never a row less.)"""
         parts = []
         for listing in listings:
             self._known(listing)
-            parts += [part.file for part in self._parts.get(listing, ())]
+            found = self._parts.get(listing)
+            if not found:
+                continue
+            starts = [part.begins for part in found[1:]]
+            # A part but the newest holds `PART_KEEP` rows or so, once split off.
+            newest = -(-NEWEST // PART_KEEP) + 1
+            at = set(range(max(0, len(found) - newest), len(found)))
+            for key in around.get(listing, ()):
+                middle = bisect.bisect_right(starts, key)
+                at.update(range(max(0, middle - 1), min(len(found), middle + 2)))
+            parts += [found[number].file for number in sorted(at)]
         self._files.want(texts=[name for name in parts if name not in self._documents])
 
     def _section(self, name: str, key: str) -> dict[str, Any]:
@@ -328,7 +351,7 @@ class SiteIndex:
     def part_rows(self, listing: str, number: int) -> list[tuple[str, Listed]]:
         """The rows of one of a listing's parts, newest first; the others are not read."""
         part = next(part for part in self._parts[listing] if part.number == number)
-        return sorted(self._rows_in(part.file), key=lambda row: _order(row[1]), reverse=True)
+        return self._sorted(part.file)[0][::-1]
 
     def repaged(self, listing: str) -> set[int]:
         """The parts of a listing whose own page (every part's but the newest's) laying them
@@ -337,7 +360,7 @@ class SiteIndex:
 
     def _listing_files(self, listing: str) -> list[str]:
         """The files that hold a listing's rows, in date order: its own, or its parts."""
-        self._want_parts([listing])
+        self._known(listing)
         return [part.file for part in self._parts[listing]] if listing in self._parts else [listing]
 
     def _bounds(self, file: str) -> tuple[tuple[float, str], tuple[float, str]]:
@@ -353,7 +376,7 @@ class SiteIndex:
     def _listing_edit(self, listing: str, entry: Listed) -> dict[str, Any]:
         """The rows of the file of `listing` where `entry`'s row is (or goes), to change: the
         listing's own, or the part whose range of dates holds it."""
-        self._want_parts([listing])
+        self._known(listing)
         self._parsed.pop(listing, None)
         parts = self._parts.get(listing)
         if parts is None:
@@ -405,22 +428,26 @@ class SiteIndex:
         """The month's articles, newest first."""
         return self.listing(month_file(month))
 
-    def tag_year(self, tag_page: str, year: int) -> list[tuple[str, Listed]]:
-        """The articles of a tag in a year, newest first."""
-        return self.listing(tag_year_file(tag_page, year))
-
     def listing(self, listing: str) -> list[tuple[str, Listed]]:
-        """The rows of a listing (its file: `month_file`, `tag_year_file`), newest first."""
-        return self._rows(listing)[::-1]
+        """The rows of a listing (its file: `month_file`, `tag_year_file`), newest first: all
+        of them, every part of a crowded one read (fetched together)."""
+        files = self._listing_files(listing)
+        self._files.want(texts=[name for name in files if name not in self._documents])
+        return [row for file in reversed(files) for row in reversed(self._sorted(file)[0])]
 
-    def _rows(self, name: str) -> list[tuple[str, Listed]]:
-        """The (path, entry) rows of a listing file, oldest first; parsed once until changed
-        (a first build asks a month for the neighbours of each of its articles)."""
-        if name not in self._parsed:
-            rows = [row for file in self._listing_files(name) for row in self._rows_in(file)]
-            rows.sort(key=lambda row: _order(row[1]))
-            self._parsed[name] = (rows, [_order(entry) for _path, entry in rows])
-        return self._parsed[name][0]
+    def newest_of(self, listing: str, count: int) -> list[tuple[str, Listed]]:
+        """The newest `count` rows of a listing, newest first: of a crowded one, read from its
+        newest part back only as far as they go."""
+        return list(itertools.islice(self._rows_beside(listing, _AFTER_ALL, newer=False), count))
+
+    def _sorted(self, file: str) -> tuple[list[tuple[str, Listed]], list[tuple[float, str]]]:
+        """The (path, entry) rows of one file of a listing in date order, and their orders;
+        parsed once until changed (a first build asks a month for the neighbours of each of
+        its articles)."""
+        if file not in self._parsed:
+            rows = sorted(self._rows_in(file), key=lambda row: _order(row[1]))
+            self._parsed[file] = (rows, [_order(entry) for _path, entry in rows])
+        return self._parsed[file]
 
     def _rows_in(self, file: str) -> list[tuple[str, Listed]]:
         """The rows of one file of a listing that lie in its range of dates (a copy left
@@ -434,15 +461,19 @@ class SiteIndex:
         return rows
 
     def _rows_beside(
-        self, name: str, key: tuple[float, str], *, newer: bool
+        self, listing: str, key: tuple[float, str], *, newer: bool
     ) -> Iterator[tuple[str, Listed]]:
-        """The rows of a listing file after `key` (`newer`) or before it, nearest first."""
-        rows = self._rows(name)
-        orders = self._parsed[name][1]
-        if newer:
-            yield from rows[bisect.bisect_right(orders, key) :]
-        else:
-            yield from reversed(rows[: bisect.bisect_left(orders, key)])
+        """The rows of a listing after `key` (`newer`) or before it, nearest first: of a
+        crowded one, read a part at a time from the part where `key` falls."""
+        files = self._listing_files(listing)
+        parts = self._parts.get(listing, [])
+        at = bisect.bisect_right([part.begins for part in parts[1:]], key)
+        for file in files[at:] if newer else reversed(files[: at + 1]):
+            rows, orders = self._sorted(file)
+            if newer:
+                yield from rows[bisect.bisect_right(orders, key) :]
+            else:
+                yield from reversed(rows[: bisect.bisect_left(orders, key)])
 
     @property
     def years(self) -> list[str]:
@@ -643,7 +674,9 @@ class SiteIndex:
         for month in self._months_from(f"{newest}/99", newer=False):
             if len(have) >= wanted:
                 break
-            for path, entry in self.month(month):
+            for path, entry in self._rows_beside(month_file(month), _AFTER_ALL, newer=False):
+                if len(have) >= wanted:
+                    break
                 if path not in have:
                     self._summary.newest.append((path, entry))
                     have.add(path)
@@ -770,6 +803,7 @@ class SiteIndex:
 
     def _write_rows(self, name: str, rows: dict[str, Any], *, new: bool = False) -> None:
         self._documents[name] = rows
+        self._parsed.pop(name, None)
         if rows:
             document = {"version": INDEX_VERSION, "articles": rows}
             self._laid_out.append((name, _dumps(document), new))
@@ -814,6 +848,12 @@ def _repaged(before: list[int], after: list[int], written: set[int]) -> set[int]
         for number in has
         if number in written or number not in had or beside(before, number) != beside(after, number)
     }
+
+
+def _listings_of(entry: Entry) -> list[str]:
+    """The listings an entry is a row of: its month's, and each of its tags' year's."""
+    pages = dict.fromkeys(map(tag_path, entry.tags))
+    return [month_file(month_of(entry)), *(tag_year_file(page, entry.date.year) for page in pages)]
 
 
 def _is_listing(name: str) -> bool:

@@ -338,7 +338,8 @@ class ListingPages:
             listed, pager = self._paged(index, page, number)
         else:
             shown = _newest_years(index, tag)
-            listed = [entry for y in shown for _path, entry in index.tag_year(tag, y)][:NEWEST]
+            newest = [row for y in shown for row in index.newest_of(tag_year_file(tag, y), NEWEST)]
+            listed = [entry for _path, entry in newest[:NEWEST]]
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
