@@ -11,9 +11,13 @@ ledger's records, the site's files) rather than published one by one:
 Goal (issue 16): at most 4 requests and 150 KB for a pushed article, 1 request and 10 KB for an
 idle sweep, at every size (10^5 within 1.5x of 10^3). Articles are dated one a day, so a month
 holds as many at every size (what grows with N is the number of months and of tag years);
---per-day K dates K a day instead (27: 10^5 articles in ten years, a busy blog's months).
+--per-day K dates K a day instead (27: 10^5 articles in ten years, a busy blog's months);
+--common-tag also tags every article `news` (a blog's one tag on everything, whose year holds
+as many articles as the blog's year); --newest DATE dates the newest articles, and the pushed
+one, that day instead of 2026-01-28 (2026-12-28: a year as full as it gets).
 
-Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1] [--files]
+Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1]
+       [--common-tag] [--newest 2026-01-28] [--files]
 (--files: list on stderr each site file the local publish wrote, with its size)
 """
 
@@ -30,7 +34,8 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from unittest import mock
 
@@ -58,9 +63,23 @@ STATE, PAGES = "steadypress-state", "gh-pages"
 BODY = "Words of an article, with `code` and a [link](https://example.org/).\n\n" * 8
 
 
-def text(n: int, per_day: int) -> str:
-    date = f"{day(n, per_day):%Y-%m-%d}"
-    return f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 50}]\n---\n\n{BODY}"
+@dataclass(frozen=True)
+class Shape:
+    """How the blog's articles are dated and tagged."""
+
+    per_day: int = 1
+    common_tag: bool = False
+    newest: date = date(2026, 1, 28)
+
+
+def tags(n: int, shape: Shape) -> tuple[str, ...]:
+    return (f"t{n % 50}", "news") if shape.common_tag else (f"t{n % 50}",)
+
+
+def text(n: int, shape: Shape) -> str:
+    written = f"{day(n, shape):%Y-%m-%d}"
+    return (f"---\ntitle: Article {n}\ndate: {written}\ntags: [{', '.join(tags(n, shape))}]\n"
+            f"---\n\n{BODY}")  # fmt: skip
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -70,7 +89,7 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     ).stdout.strip()  # fmt: skip
 
 
-def blog(repo: Path, size: int, per_day: int) -> tuple[str, dict[str, str]]:
+def blog(repo: Path, size: int, shape: Shape) -> tuple[str, dict[str, str]]:
     """A repository with `size` articles committed: (head, path -> blob)."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     # The address the seeded site was built for, on both backends (without it each backend
@@ -80,7 +99,7 @@ def blog(repo: Path, size: int, per_day: int) -> tuple[str, dict[str, str]]:
     )
     (repo / "content").mkdir()
     for n in range(size):
-        (repo / "content" / f"a{n:06d}.md").write_text(text(n, per_day))
+        (repo / "content" / f"a{n:06d}.md").write_text(text(n, shape))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "articles")
     head = git(repo, "rev-parse", "HEAD")
@@ -103,15 +122,16 @@ def seeded(head: str, blobs: dict[str, str], config: str) -> Ledger:
     )
 
 
-def day(n: int, per_day: int) -> datetime:
-    """Article n's date: `per_day` a day, back from 2026-01-28 (a blog posting at a steady
+def day(n: int, shape: Shape) -> datetime:
+    """Article n's date: `per_day` a day, back from the newest day (a blog posting at a steady
     rate, so its months hold as many articles at every size; one a day, 10^5 reaches back to
     1752). The pushed article is dated that day too: the newest, in a month as full as the
     others."""
-    return datetime(2026, 1, 28, tzinfo=UTC) - timedelta(days=n // per_day)
+    newest = datetime(shape.newest.year, shape.newest.month, shape.newest.day, tzinfo=UTC)
+    return newest - timedelta(days=n // shape.per_day)
 
 
-def site(folder: Path, head: str, blobs: dict[str, str], per_day: int) -> None:
+def site(folder: Path, head: str, blobs: dict[str, str], shape: Shape) -> None:
     """The site of every article: the newest 25 rendered, the others as an earlier layout's
     manifest recorded them, moved into the index by that first publish (rendering 10^5 pages
     would take the benchmark's time and change no figure: a publish reads only its neighbour's
@@ -123,16 +143,16 @@ def site(folder: Path, head: str, blobs: dict[str, str], per_day: int) -> None:
     )  # fmt: skip
     work, entries = [], {}
     for n, (path, blob) in enumerate(sorted(blobs.items())):
-        title, tags, slug = f"Article {n}", (f"t{n % 50}",), path[len("content/") : -len(".md")]
+        title, slug = f"Article {n}", path[len("content/") : -len(".md")]
         if n < 25:
-            work.append((Article(path=path, blob=blob, title=title, body=BODY, tags=tags,
-                                 date=day(n, per_day), updated=day(n, per_day), commit=head),
+            work.append((Article(path=path, blob=blob, title=title, body=BODY, tags=tags(n, shape),
+                                 date=day(n, shape), updated=day(n, shape), commit=head),
                          None))  # fmt: skip
             continue
         entries[path] = Entry(
-            blob=blob, slug=slug, title=title, date=day(n, per_day), updated=day(n, per_day),
+            blob=blob, slug=slug, title=title, date=day(n, shape), updated=day(n, shape),
             description=None,
-            summary=BODY[:240], tags=tags, cover=None, assets=(), sha256="0" * 64,
+            summary=BODY[:240], tags=tags(n, shape), cover=None, assets=(), sha256="0" * 64,
         )  # fmt: skip
     folder.mkdir()
     (folder / MANIFEST).write_bytes(old_site_manifest(entries))
@@ -166,9 +186,9 @@ def run(repo: Path, *args: str, backend: str) -> None:
         raise SystemExit(f"steadypress {' '.join(args)} failed ({code}): {e.getvalue()[-500:]}")
 
 
-def push_one(repo: Path, name: str) -> tuple[str, str]:
+def push_one(repo: Path, name: str, shape: Shape) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
-    (repo / "content" / f"{name}.md").write_text(text(0, 1).replace("Article 0", name, 1))
+    (repo / "content" / f"{name}.md").write_text(text(0, shape).replace("Article 0", name, 1))
     git(repo, "add", "content")  # not _site, which is not the blog's source
     git(repo, "commit", "-qm", name)
     return before, git(repo, "rev-parse", "HEAD")
@@ -177,7 +197,9 @@ def push_one(repo: Path, name: str) -> tuple[str, str]:
 Figures = dict[str, float]
 
 
-def on_github(repo: Path, head: str, blobs: dict[str, str], built: Path) -> dict[str, Figures]:
+def on_github(
+    repo: Path, head: str, blobs: dict[str, str], built: Path, shape: Shape
+) -> dict[str, Figures]:
     figures: dict[str, Figures] = {}
     with FakeGitHub() as github:
         environment = {
@@ -195,7 +217,7 @@ def on_github(repo: Path, head: str, blobs: dict[str, str], built: Path) -> dict
             # At a multiple of 50 articles the first push adds a sitemap (one push in 50 does);
             # the second is an ordinary one.
             for label, name in (("push adding a sitemap", "pushed-first"), ("push", "pushed")):
-                drain = ["drain", "--push", *push_one(repo, name)]
+                drain = ["drain", "--push", *push_one(repo, name, shape)]
                 figures[label] = wire(
                     github, functools.partial(run, repo, *drain, backend="github")
                 )
@@ -218,14 +240,16 @@ def wire(github: FakeGitHub, action: Callable[[], None]) -> Figures:
     return figures
 
 
-def locally(repo: Path, head: str, blobs: dict[str, str], *, show_files: bool) -> Figures:
+def locally(
+    repo: Path, head: str, blobs: dict[str, str], shape: Shape, *, show_files: bool
+) -> Figures:
     store: LedgerStore = LocalGitStore(repo, STATE)
     store.save(seeded(head, blobs, git(repo, "rev-parse", f"{head}:steadypress.yml")),
                based_on=store.load(), message="seed\n\ntransaction: s")  # fmt: skip
     old_state = git(repo, "rev-parse", STATE)
     files = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in (repo / "_site").rglob("*")
              if p.is_file()}  # fmt: skip
-    before, after = push_one(repo, "pushed-locally")
+    before, after = push_one(repo, "pushed-locally", shape)
     started = time.perf_counter()
     run(repo, "drain", "--push", before, after, backend="local")
     seconds = time.perf_counter() - started
@@ -246,17 +270,17 @@ def locally(repo: Path, head: str, blobs: dict[str, str], *, show_files: bool) -
 
 
 def measure(
-    size: int, *, per_day: int = 1, show_files: bool = False
+    size: int, *, shape: Shape, show_files: bool = False
 ) -> tuple[dict[str, Figures], Figures]:
     with tempfile.TemporaryDirectory() as folder:
         repo = Path(folder) / "blog"
         repo.mkdir()
-        head, blobs = blog(repo, size, per_day)
-        site(repo / "_site", head, blobs, per_day)
-        remote = on_github(repo, head, blobs, repo / "_site")
+        head, blobs = blog(repo, size, shape)
+        site(repo / "_site", head, blobs, shape)
+        remote = on_github(repo, head, blobs, repo / "_site", shape)
         # A fresh copy of the blog for the local run: the GitHub run pushed into this one.
         git(repo, "reset", "-q", "--hard", head)
-        local = locally(repo, head, blobs, show_files=show_files)
+        local = locally(repo, head, blobs, shape, show_files=show_files)
     return remote, local
 
 
@@ -268,8 +292,12 @@ def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--per-day", type=int, default=1, help="articles dated each day")
+    parser.add_argument("--common-tag", action="store_true", help="tag every article `news`")
+    parser.add_argument("--newest", type=date.fromisoformat, default=Shape.newest,
+                        help="the newest articles' day, and the pushed one's")  # fmt: skip
     parser.add_argument("--files", action="store_true", help="list the site files written")
     args = parser.parse_args()
+    shape = Shape(per_day=args.per_day, common_tag=args.common_tag, newest=args.newest)
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
         "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
@@ -277,7 +305,7 @@ def main_() -> None:
     )
     print("| ---: | --- | --- | --- | --- | --- | ---: | ---: |")
     for size in args.sizes:
-        remote, local = measure(size, per_day=args.per_day, show_files=args.files)
+        remote, local = measure(size, shape=shape, show_files=args.files)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
