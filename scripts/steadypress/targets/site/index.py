@@ -377,7 +377,6 @@ class SiteIndex:
         """The rows of the file of `listing` where `entry`'s row is (or goes), to change: the
         listing's own, or the part whose range of dates holds it."""
         self._known(listing)
-        self._parsed.pop(listing, None)
         parts = self._parts.get(listing)
         if parts is None:
             return self._edit(listing, "articles")
