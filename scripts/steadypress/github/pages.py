@@ -17,7 +17,7 @@ from typing import TypeVar
 from steadypress.cas import retry_conflicts
 from steadypress.clock import Clock, SystemClock
 from steadypress.errors import AuthFailed, Conflict, GitHubError, PermanentError, TransientError
-from steadypress.github.branch import BranchRead, GitHubBranch, blob_oid
+from steadypress.github.branch import Ahead, BranchRead, GitHubBranch, blob_oid
 from steadypress.github.store import UNAVAILABLE
 from steadypress.targets.site import SiteWriter
 
@@ -93,18 +93,21 @@ class BranchSiteFiles:
         """Ask for the first read ahead; when something was read ahead already (with the
         state's load), rehearse `change` on it, writing nothing, to learn what the write reads
         next, and ask for that too: with the claim's commit, the write needs no read of its
-        own."""
+        own (`_Rehearsal`: it goes on past the files the write announces, as if absent, and
+        stops at a read it did not announce)."""
         if not self._branch.reads_ahead:
             return
         texts, oids = plan()
         ahead = self._branch.peek()
         if ahead is not None and change is not None:
+            rehearsal = _Rehearsal(ahead)
             try:
-                change(_Staged(_unread, ahead.read, texts=ahead.texts, oids=ahead.ids))
-            except _Wanted as wanted:
-                texts, oids = [*texts, *wanted.texts], [*oids, *wanted.oids]
+                change(rehearsal)
+            except _Unannounced as read:
+                rehearsal.note(read.texts, read.oids)
             except Exception:  # noqa: S110 (a saving lost: the write reads what it needs itself)
                 pass
+            texts, oids = [*texts, *rehearsal.texts], [*oids, *rehearsal.oids]
             texts = [path for path in dict.fromkeys(texts) if path not in ahead.texts]
             oids = [path for path in dict.fromkeys(oids) if path not in ahead.ids]
         self._branch.ask_ahead(texts, oids)
@@ -134,15 +137,10 @@ def _is_text(data: bytes) -> bool:
     return True
 
 
-class _Wanted(Exception):
+class _Unannounced(Exception):
     def __init__(self, texts: Sequence[str], oids: Sequence[str]) -> None:
-        super().__init__("more to read")
+        super().__init__("a read not announced")
         self.texts, self.oids = texts, oids
-
-
-def _unread(texts: Sequence[str] = (), oids: Sequence[str] = ()) -> BranchRead:
-    """A rehearsal's reads: not made, but said."""
-    raise _Wanted(texts, oids)
 
 
 class _Staged:
@@ -170,7 +168,7 @@ class _Staged:
         if path in self.deletions:
             return None
         if path not in self._texts_known:
-            self._fetch([path])
+            self._fetch_unannounced([path])
         return self.at.texts.get(path)
 
     def exists(self, path: str) -> bool:
@@ -179,7 +177,7 @@ class _Staged:
         if path in self.deletions:
             return False
         if path not in self._ids_known:
-            self._fetch([path])
+            self._fetch_unannounced([path])
         return path in self.at.oids
 
     def put(self, path: str, data: bytes, *, new: bool = False) -> None:
@@ -188,7 +186,7 @@ class _Staged:
             self.changes[path] = data
             return
         if path not in self._ids_known:
-            self._fetch([path])
+            self._fetch_unannounced([path])
         if self.at.oids.get(path) == blob_oid(data):
             self.changes.pop(path, None)
         else:
@@ -197,7 +195,7 @@ class _Staged:
     def remove(self, path: str) -> None:
         self.changes.pop(path, None)
         if path not in self._ids_known:
-            self._fetch([path])
+            self._fetch_unannounced([path])
         if path in self.at.oids:
             self.deletions.add(path)
 
@@ -207,8 +205,12 @@ class _Staged:
         if texts or oids:
             self._fetch(texts, oids)
 
+    def _fetch_unannounced(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
+        """Files the change reads without having announced them (`want`)."""
+        self._fetch(texts, oids)
+
     def _fetch(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
-        """Files the caller did not announce: one more read, which must see the same head."""
+        """Files the caller did not ask for first: one more read, which must see the same head."""
         extra = self._fetch_files(texts=texts, oids=oids)
         if extra.head != self.at.head:
             raise Conflict(self.at.head, extra.head)
@@ -216,6 +218,27 @@ class _Staged:
         self._ids_known.update((*texts, *oids))
         self.at.texts.update(extra.texts)
         self.at.oids.update(extra.oids)
+
+
+class _Rehearsal(_Staged):
+    """A change run on what was read ahead, writing nothing and reading nothing: what it
+    announces it will read (`want`) is noted and taken as absent, so that it goes on to what
+    it reads next (a crowded month's parts, then a neighbour's page, asked at once); a read it
+    did not announce ends it (what it reads there may follow from a file it lacks: a part
+    taken as empty would have it walk every other part)."""
+
+    def __init__(self, ahead: Ahead) -> None:
+        super().__init__(self.note, ahead.read, texts={*ahead.texts}, oids={*ahead.ids})
+        self.texts: list[str] = []
+        self.oids: list[str] = []
+
+    def note(self, texts: Sequence[str] = (), oids: Sequence[str] = ()) -> BranchRead:
+        self.texts += texts
+        self.oids += oids
+        return BranchRead(head=self.at.head)
+
+    def _fetch_unannounced(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
+        raise _Unannounced(texts, oids)
 
 
 def pages_url(repository: str) -> str:
