@@ -501,14 +501,17 @@ def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
 ) -> None:
     """The state's read carries the site's first read; the site rehearses its write on it
     (writing nothing) and asks for what the write reads next, which the claim carries: the
-    write then reads nothing itself. A Pages commit by someone else in between costs the write
-    a read of its own, never a wrong page."""
+    write then reads nothing itself. The rehearsal goes on past a file the write announces,
+    as if absent, to what it reads next (here a page it needs whatever that file holds, as a
+    neighbour's page after a crowded month's parts). A Pages commit by someone else in between
+    costs the write a read of its own, never a wrong page."""
     state, files = _state_and_pages(github)
     head = state.create({"state/pending.json": b"{}\n"}, message="state")
 
     def seed(w: SiteWriter) -> None:
         w.put("index.html", b"next.html\n")
         w.put("next.html", b"N")
+        w.put("neighbour.html", b"")
 
     files.apply(seed)
 
@@ -516,6 +519,8 @@ def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
         target = (w.read("index.html") or b"").decode().strip()
         w.want(texts=[target])
         w.put(target, (w.read(target) or b"") + b"+")
+        w.want(texts=["neighbour.html"])
+        w.put("neighbour.html", (w.read("neighbour.html") or b"") + b"+")
 
     for someone_else_writes in (False, True):
         files.read_ahead(lambda: (["index.html"], []), change)
@@ -531,37 +536,5 @@ def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
             assert calls["graphql LoadBranch"] >= 1
         else:
             assert github.repository.text("show", "gh-pages:next.html") == "N+"
+            assert github.repository.text("show", "gh-pages:neighbour.html") == "+"
             assert calls == {"graphql CreateCommit": 1}, "the write read nothing itself"
-
-
-def test_a_rehearsal_goes_on_past_a_file_it_lacks(github: FakeGitHub) -> None:
-    """A write that reads a file named by another (a crowded month's part, named by the
-    month's file) and then one it needs whatever that holds (a neighbour's page): rehearsed
-    on the load's read, both are asked of the claim at once (the first as if absent), and the
-    write reads nothing itself."""
-    state, files = _state_and_pages(github)
-    head = state.create({"state/pending.json": b"{}\n"}, message="state")
-
-    def seed(w: SiteWriter) -> None:
-        w.put("index.html", b"part.html\n")
-        w.put("part.html", b"P")
-        w.put("neighbour.html", b"N")
-
-    files.apply(seed)
-
-    def change(w: SiteWriter) -> None:
-        part = (w.read("index.html") or b"").decode().strip()
-        w.want(texts=[part])
-        w.put(part, (w.read(part) or b"") + b"+")
-        w.want(texts=["neighbour.html"])
-        w.put("neighbour.html", (w.read("neighbour.html") or b"") + b"+")
-
-    files.read_ahead(lambda: (["index.html"], []), change)
-    state.read(["state/pending.json"])  # the load, carrying index.html
-    files.read_ahead(lambda: (["index.html"], []), change)
-    state.commit({"state/pending.json": b"[]\n"}, expected=head, message="claim")
-    with github.counting() as calls:
-        files.apply(change, texts=["index.html"])
-    assert calls == {"graphql CreateCommit": 1}, "the write read nothing itself"
-    assert github.repository.text("show", "gh-pages:part.html") == "P+"
-    assert github.repository.text("show", "gh-pages:neighbour.html") == "N+"
