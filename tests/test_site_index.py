@@ -607,6 +607,21 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
         VALIDATORS["site-index"].validate(document)
     assert len(local_site_articles(tmp_path / "parted")) == len(CROWDED) - len(gone)
 
+    # Articles move within the month (a new date), from one part to another.
+    moved = [replace(CROWDED[n], date=START + timedelta(days=19 - n // 3)) for n in range(1, 12)]
+    parted.publish_batch([(article, None) for article in moved])
+    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    whole.publish_batch([(article, None) for article in moved])
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
+
+    # The month empties: its pages go, its parts' pages with them.
+    rest = [f"content/p{n}.md" for n in range(len(CROWDED)) if f"content/p{n}.md" not in gone]
+    parted.unpublish_batch([(path, None) for path in rest])
+    for page in CROWDED_PAGES:
+        assert not (tmp_path / "parted" / page).exists()
+        assert _part_pages(tmp_path / "parted", page) == set()
+
 
 def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> None:
     """The month's own file names its parts and is rewritten only when they change; a new

@@ -785,6 +785,7 @@ class SiteIndex:
             parts[0] = _Part(listing, parts[0].number, None)
         if not parts:
             del self._parts[listing]
+            self._documents[listing] = {}  # known empty: not read again before the flush
             self._listing_of = {k: v for k, v in self._listing_of.items() if v != listing}
             self._laid_out.append((listing, None, False))
         elif parts != self._parts[listing]:
