@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import feedparser
+import html5lib
 import pytest
 import xmlschema
 
@@ -512,6 +513,7 @@ def _paged(site: Path, page: str) -> list[list[str]]:
     newer = None
     while url is not None:
         html = (site / url.lstrip("/") / "index.html").read_text()
+        html5lib.HTMLParser(strict=True).parse(html)  # raises on the first parse error
         shown.append(re.findall(r'<a href="/(p\d+)/">', html.split('<ol class="articles">')[1]
                                 .split("</ol>")[0]))  # fmt: skip
         assert _pager_link(html, "prev") == newer, url
