@@ -202,6 +202,32 @@ def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_fo
     assert any(path.startswith("archive/2026/01/p") for path in folder)
 
 
+def test_a_run_that_leaves_a_crowded_month_to_its_last_batch_reads_its_parts_together(
+    github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches that leave the listing pages to the run's last render every page of a crowded
+    listing's parts there: their rows are read in one request, not one a part, and the branch
+    holds what a folder site does."""
+    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    crowded = [post(f"content/p{n}.md", f"P{n}", day=1 + n // 3, tags=("busy",)) for n in range(60)]
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    for target in (on_branch, in_folder):
+        for start in range(0, 45, 15):
+            target.publish_batch([(a, None) for a in crowded[start : start + 15]], final=False)
+    for target in (in_folder, on_branch):
+        with github.counting() as calls:
+            target.publish_batch([(a, None) for a in crowded[45:]])
+    assert calls["graphql LoadBranch"] <= 4, calls
+    folder = {
+        str(p.relative_to(tmp_path)): p.read_bytes()
+        for p in tmp_path.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+    assert branch_files(github) == folder
+    assert sum(path.startswith("archive/2026/01/p") for path in folder) >= 6
+
+
 def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:
     """A new version rewrites its page, the index and the manifest; .nojekyll stays as it was."""
     target = site(pages(github))

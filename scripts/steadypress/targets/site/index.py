@@ -348,6 +348,11 @@ class SiteIndex:
         parts = self._parts.get(listing)
         return None if parts is None else [part.number for part in parts]
 
+    def part_files(self, listing: str) -> list[str]:
+        """The files of a listing's parts (none while its rows are in one file)."""
+        self._known(listing)
+        return [part.file for part in self._parts.get(listing, ())]
+
     def part_rows(self, listing: str, number: int) -> list[tuple[str, Listed]]:
         """The rows of one of a listing's parts, newest first; the others are not read."""
         part = next(part for part in self._parts[listing] if part.number == number)

@@ -222,7 +222,7 @@ class ListingPages:
         self,
         files: SiteWriter,
         index: SiteIndex,
-        pages: Iterable[str],
+        pages: Collection[str],
         *,
         whole: Collection[str] = (),
     ) -> None:
@@ -232,13 +232,18 @@ class ListingPages:
         (`repaged`), or every one of them for a page in `whole` (changed by another write)."""
         # The pages of parts to write or remove, by listing page, and the listing's parts.
         work: dict[str, tuple[list[int], list[int]]] = {}
+        every_part: list[str] = []  # the rows of each part of a listing rendered whole
         for page in pages:
             if (listing := _listing_of_page(page)) is not None:
                 parts = index.listing_parts(listing) or []
                 changed = set(parts[:-1]) if page in whole else index.repaged(listing)
                 work[page] = (parts, sorted(changed))
+                every_part += index.part_files(listing) if page in whole else []
         # Announced together: a part's page is read only when its part splits or empties.
-        files.want(oids=[part_page(page, n) for page, (_p, ns) in work.items() for n in ns])
+        files.want(
+            texts=every_part,
+            oids=[part_page(page, n) for page, (_parts, ns) in work.items() for n in ns],
+        )
         for page in sorted(pages):
             if listing_exists(index, page):
                 files.put(page, self._render(index, page))
