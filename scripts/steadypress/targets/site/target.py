@@ -472,7 +472,7 @@ class SiteTarget:
         beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
         pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
         relink = self._neighbours_to_relink(
-            files, index, beside, {a.path for _n, a, _r in accepted},
+            index, beside, {a.path for _n, a, _r in accepted},
             listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps,
             pages=pages if final else None,
         )  # fmt: skip
@@ -513,7 +513,6 @@ class SiteTarget:
 
     @staticmethod
     def _neighbours_to_relink(
-        files: SiteWriter,
         index: SiteIndex,
         beside: Iterable[tuple[str, Listed]],
         written: Collection[str],
@@ -528,7 +527,8 @@ class SiteTarget:
         listing pages that appear or go (which sitemap, the index now says); None: the
         sitemaps are most likely left to a later write, and read only if not."""
         relink = {path: entry for path, entry in beside if path not in written}
-        files.want(texts=[
+        # Through the index: of a crowded listing read, the parts its pages show come next.
+        index.want((), texts=[
             *(page_path(entry.slug) for entry in relink.values()),
             *listing_reads(index, listings),
             *(() if pages is None else sitemaps.reads(
@@ -674,7 +674,7 @@ class SiteTarget:
         beside = [row for path, old in olds for row in index.beside(path, old)]
         unused = [used for path, _old in olds for used in index.put(path, None)]
         relink = self._neighbours_to_relink(
-            files, index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
+            index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
             pages=[page_path(old.slug) for old in touched],
         )  # fmt: skip
         self._relink(files, index, relink)
@@ -709,7 +709,7 @@ class SiteTarget:
             index, sitemaps = self._open_index(files)
             if not (index.stale or index.sitemaps_behind):
                 return
-            files.want(texts=[
+            index.want((), texts=[
                 *listing_reads(index, stale_pages(index)),
                 *sitemaps.reads((), articles=index.total),
             ])  # fmt: skip
