@@ -4,6 +4,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -181,10 +182,15 @@ def test_a_large_write_is_one_pack_and_a_small_one_loose_objects(repo: Repo) -> 
     def pack_count() -> int:
         return len(list(packs.glob("*.pack")))
 
-    many = [f"shard {n}\n".encode() * (n % 7 + 1) for n in range(PACK_FROM)] + [b""]
+    def loose() -> set[Path]:
+        return set((repo.root / ".git" / "objects").glob("??/*"))
+
+    loose_before = loose()
+    many = [f"shard {n}\n".encode() * (n % 7 + 1) for n in range(PACK_FROM - 1)] + [b""]
     before = pack_count()
     ids = git.write_blobs(many)
     assert pack_count() == before + 1
+    assert loose() == loose_before, "none left loose"
     assert ids == [blob_oid(data) for data in many]
     assert [found and found[1] for found in git.read_objects(ids)] == many
 

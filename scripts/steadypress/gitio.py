@@ -127,7 +127,12 @@ class Git:
         )
         with tempfile.TemporaryDirectory() as scratch:
             marks = Path(scratch) / "marks"
-            self.run("fast-import", "--quiet", f"--export-marks={marks}", stdin=stream + b"done\n")
+            # fast-import unpacks as many objects as its limit (100) into loose files.
+            limit = f"fastimport.unpackLimit={PACK_FROM - 1}"
+            self.run(
+                "-c", limit, "fast-import", "--quiet", f"--export-marks={marks}",
+                stdin=stream + b"done\n",
+            )  # fmt: skip
             found = dict(line.split() for line in marks.read_text().splitlines())
         return [found[f":{number}"] for number in range(1, len(contents) + 1)]
 
