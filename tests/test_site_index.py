@@ -654,6 +654,28 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
         assert len(every_page) >= 400 // index_module.PART_ROWS
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "written", "repaged"),
+    [
+        ([1, 2, 3], [1, 2, 3], {3}, set()),  # rows into the newest: its page is the listing's
+        ([1, 2, 3], [1, 2, 3], {2}, {2}),  # rows into an older part: its page alone
+        ([1, 2, 3], [1, 2, 3, 4], {3}, {2, 3}),  # the newest split: its page appears, 2 links it
+        ([1, 2, 3], [1, 2, 4, 3], {2}, {2, 4}),  # an older part split: 3 still links 2's page
+        ([1, 2, 3, 4], [1, 3, 4], {2}, {1, 2, 3}),  # a part went: its page, and those beside it
+        ([1, 2, 3], [1, 2], {3}, {1, 2}),  # the newest went: 2 is now the listing's own page
+        ([], [1, 2, 3], {1}, {1, 2}),  # a listing turned into parts: a page of each older one
+        ([1, 2], [], {1, 2}, {1}),  # emptied: its pages go
+    ],
+)
+def test_a_part_page_is_written_when_its_rows_or_its_neighbours_change(
+    before: list[int], after: list[int], written: set[int], repaged: set[int]
+) -> None:
+    """Every part but the newest has a page, linking the pages beside it (the newest is the
+    listing's own): a page is written when its rows change, when it appears or its neighbours
+    change, and removed when its part goes or becomes the newest."""
+    assert index_module._repaged(before, after, written) == repaged
+
+
 def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
