@@ -16,7 +16,7 @@ from steadypress.github.pages import BranchSiteFiles
 from steadypress.github.readahead import ReadAhead
 from steadypress.gitio import Git
 from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
-from steadypress.targets.site import index as index_module
+from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry
@@ -170,8 +170,8 @@ def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_fo
     part, then enough to split it (its page appearing), cost the same requests each, those of
     an article into a month of one file and one read of the parts its file names, and leave on
     the branch what a folder site holds. (Parts of 8 rows, split keeping 6.)"""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     crowded = [post(f"content/p{n}.md", f"P{n}", day=1 + n // 3, tags=("busy",)) for n in range(40)]
     on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
     for target in (on_branch, in_folder):
@@ -208,8 +208,8 @@ def test_a_run_that_leaves_a_crowded_month_to_its_last_batch_reads_its_parts_tog
     """Batches that leave the listing pages to the run's last render every page of a crowded
     listing's parts there: their rows are read in one request, not one a part, and the branch
     holds what a folder site does."""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     crowded = [post(f"content/p{n}.md", f"P{n}", day=1 + n // 3, tags=("busy",)) for n in range(60)]
     on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
     for target in (on_branch, in_folder):

@@ -21,7 +21,7 @@ from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import files as files_module
-from steadypress.targets.site import index as index_module
+from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
@@ -567,8 +567,8 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
     byte that site's, as the month fills (in one batch or article by article) and as articles
     leave it; also when a run's batches leave the listing pages to its last (`each_final`
     False: the last renders every page of each listing, as earlier batches changed them)."""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     parted, whole = site_target(DirectorySiteFiles(tmp_path / "parted")), None
     size = len(CROWDED) // batches
     for start in range(0, len(CROWDED), size):
@@ -576,11 +576,11 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
         parted.publish_batch(
             [(article, None) for article in CROWDED[start : start + size]], final=final
         )
-    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 10**6)
     whole = site_target(DirectorySiteFiles(tmp_path / "whole"))
     whole.publish_batch([(article, None) for article in CROWDED])
     _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
 
     for listing in ("months/2000-01", "tags/busy/2000"):
         files = _listing_files(tmp_path / "parted", listing)
@@ -601,9 +601,9 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
     # Articles leave: a whole part's worth from the middle, the first, the newest.
     gone = [f"content/p{n}.md" for n in (*range(20, 30), 0, 59)]
     parted.unpublish_batch([(path, None) for path in gone])
-    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 10**6)
     whole.unpublish_batch([(path, None) for path in gone])
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
     _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
     for document in _listing_files(tmp_path / "parted", "months/2000-01").values():
         VALIDATORS["site-index"].validate(document)
@@ -612,9 +612,9 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
     # Articles move within the month (a new date), from one part to another.
     moved = [replace(CROWDED[n], date=START + timedelta(days=19 - n // 3)) for n in range(1, 12)]
     parted.publish_batch([(article, None) for article in moved])
-    monkeypatch.setattr(index_module, "PART_ROWS", 10**6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 10**6)
     whole.publish_batch([(article, None) for article in moved])
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
     _assert_paged_as_listed(tmp_path / "parted", tmp_path / "whole")
 
     # The month empties: its pages go, its parts' pages with them.
@@ -651,7 +651,7 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
         assert 1 <= len(pages) <= 3, pages
         assert all(len(contents(tmp_path)[page]) < 20_000 for page in pages)
         every_page = [path for path in contents(tmp_path) if path.startswith(folder)]
-        assert len(every_page) >= 400 // index_module.PART_ROWS
+        assert len(every_page) >= 400 // parts_module.PART_ROWS
 
 
 @pytest.mark.parametrize(
@@ -673,7 +673,7 @@ def test_a_part_page_is_written_when_its_rows_or_its_neighbours_change(
     """Every part but the newest has a page, linking the pages beside it (the newest is the
     listing's own): a page is written when its rows change, when it appears or its neighbours
     change, and removed when its part goes or becomes the newest."""
-    assert index_module._repaged(before, after, written) == repaged
+    assert parts_module.repaged(before, after, written) == repaged
 
 
 def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
@@ -682,8 +682,8 @@ def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
     """Of a month and a tag's year of 30-odd parts, a new article reads the parts its page
     and its neighbours need (the newest few, and those beside its own), not all of them; one
     dated into the middle reads the parts beside its own too."""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     crowded = [post(n, day=n // 7, tags=("busy",)) for n in range(200)]
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
     read: list[str] = []
@@ -730,8 +730,8 @@ def test_a_row_left_outside_its_parts_range_is_passed_over(
 ) -> None:
     """A local write that died while a part split leaves the rows it handed on in both parts:
     each part shows only the rows of its range, and the copy goes when that part is written."""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     for site in ("parted", "clean"):
         site_target(DirectorySiteFiles(tmp_path / site)).publish_batch(
             [(article, None) for article in CROWDED]
@@ -753,8 +753,8 @@ def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
 ) -> None:
     """A local write is file after file: one killed right after the month's file first names
     its parts finds every part it names there, and the next publish lists every article."""
-    monkeypatch.setattr(index_module, "PART_ROWS", 8)
-    monkeypatch.setattr(index_module, "PART_KEEP", 6)
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     real_put = files_module._DirectoryWriter.put
 
     def dies_after_naming_parts(writer: Any, path: str, data: bytes, *, new: bool = False) -> None:

@@ -7,8 +7,9 @@
   the site path, split the same way (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the rows (`Listed`: what a listing and the feed show) of a month's
   articles, which its archive page lists; a month of more than `PART_ROWS` articles keeps
-  them in parts instead, each a range of dates (`months/YYYY-MM/N.json`), and this file names
-  the parts and where each begins, so that a publish into a crowded month rewrites one part;
+  them in parts instead (`parts.py`), each a range of dates (`months/YYYY-MM/N.json`), and
+  this file names the parts and where each begins, so that a publish into a crowded month
+  rewrites one part;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
@@ -37,13 +38,20 @@ from steadypress import shardtree
 from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed, page_path, tag_path
-from steadypress.timefmt import parse_time
+from steadypress.targets.site.parts import (
+    Part,
+    chunked,
+    newest_read,
+    overfull,
+    parts_of,
+    repaged,
+    start_json,
+)
 
 __all__ = [
     "INDEX_FOLDER",
     "INDEX_VERSION",
     "NEWEST",
-    "PART_ROWS",
     "SUMMARY",
     "YEARS",
     "Nav",
@@ -69,12 +77,6 @@ SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
-# A listing (a month's or a tag's year's rows) holds this many rows in one file at most; past
-# it, its rows are kept in parts of a range of dates each, a part that grows past it keeping
-# its first `PART_KEEP` rows and handing the rest to a new part (rows mostly arrive at the
-# end, the newest, so a part is left three quarters full).
-PART_ROWS = 64
-PART_KEEP = PART_ROWS * 3 // 4
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 
 T = TypeVar("T")
@@ -246,9 +248,9 @@ class SiteIndex:
         self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
         self._years: list[str] | None = None  # sorted; read when first wanted
-        # Listings kept in parts: the listing's file -> its parts in date order (`_Part`), and
+        # Listings kept in parts: the listing's file -> its parts in date order (`Part`), and
         # each part's file -> the listing's.
-        self._parts: dict[str, list[_Part]] = {}
+        self._parts: dict[str, list[Part]] = {}
         self._listing_of: dict[str, str] = {}
         # Per listing in parts, the parts whose page changed as laid out (`repaged`).
         self._repaged: dict[str, set[int]] = {}
@@ -308,8 +310,7 @@ class SiteIndex:
             if not found:
                 continue
             starts = [part.begins for part in found[1:]]
-            # A part but the newest holds `PART_KEEP` rows or so, once split off.
-            newest = -(-NEWEST // PART_KEEP) + 1
+            newest = newest_read(NEWEST)
             at = set(range(max(0, len(found) - newest), len(found)))
             for key in around.get(listing, ()):
                 middle = bisect.bisect_right(starts, key)
@@ -331,7 +332,7 @@ class SiteIndex:
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
         elif document is not None and _PARTS in document:
-            self._parts[name] = _decoded(name, functools.partial(_parts_of, name), document[_PARTS])
+            self._parts[name] = _decoded(name, functools.partial(parts_of, name), document[_PARTS])
             self._listing_of.update((part.file, name) for part in self._parts[name])
         else:
             self._documents[name] = {} if document is None else document[key]
@@ -743,12 +744,12 @@ class SiteIndex:
         before = [part.number for part in parts or ()]
         if parts is None:
             rows = _rows_only(self._documents[listing])
-            if len(rows) <= PART_ROWS:
+            if not overfull(len(rows)):
                 self._write_rows(listing, rows)
                 return
             del self._documents[listing]
             parts = self._parts[listing] = []
-            first = _Part(listing, 1, None)
+            first = Part(listing, 1, None)
             self._listing_of[first.file] = listing
             changed = [(first, rows, True)]
         else:
@@ -758,7 +759,7 @@ class SiteIndex:
         numbers = {*kept, *(part.number for part, _rows, _new in changed)}
         rewritten: list[tuple[str, dict[str, Any]]] = []
         for part, rows, new in changed:
-            chunks = _chunks(part.file, rows)
+            chunks = chunked(_in_order(part.file, rows))
             if new:  # a part no reader knows yet: written before the listing's file names it
                 self._write_rows(part.file, dict(chunks[0]), new=True)
             else:
@@ -771,7 +772,7 @@ class SiteIndex:
                 number = max(numbers) + 1
                 numbers.add(number)
                 row = chunk[0][1]
-                more = _Part(listing, number, _listed_order(part.file, row), _start_json(row))
+                more = Part(listing, number, _listed_order(part.file, row), start_json(row))
                 kept[number] = more
                 self._listing_of[more.file] = listing
                 self._write_rows(more.file, dict(chunk), new=True)
@@ -780,25 +781,25 @@ class SiteIndex:
         for name, rows in rewritten:
             self._write_rows(name, rows)
         written = {part.number for part, _rows, _new in changed}
-        repaged = _repaged(before, [part.number for part in after], written)
-        self._repaged.setdefault(listing, set()).update(repaged)
+        pages = repaged(before, [part.number for part in after], written)
+        self._repaged.setdefault(listing, set()).update(pages)
 
-    def _name_parts(self, listing: str, parts: list[_Part]) -> None:
+    def _name_parts(self, listing: str, laid_out: list[Part]) -> None:
         """The listing's own file written again when its parts (in date order) changed: the
         first from the beginning, and no file at all once none is left."""
-        if parts and parts[0].start is not None:
-            parts[0] = _Part(listing, parts[0].number, None)
-        if not parts:
+        if laid_out and laid_out[0].start is not None:
+            laid_out[0] = Part(listing, laid_out[0].number, None)
+        if not laid_out:
             del self._parts[listing]
             self._documents[listing] = {}  # known empty: not read again before the flush
             self._listing_of = {k: v for k, v in self._listing_of.items() if v != listing}
             self._laid_out.append((listing, None, False))
-        elif parts != self._parts[listing]:
-            self._parts[listing] = parts
-            document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in parts]}
+        elif laid_out != self._parts[listing]:
+            self._parts[listing] = laid_out
+            document = {"version": INDEX_VERSION, _PARTS: [p.to_json() for p in laid_out]}
             self._laid_out.append((listing, _dumps(document), False))
 
-    def _in_range(self, part: _Part, rows: Mapping[str, Any]) -> dict[str, Any]:
+    def _in_range(self, part: Part, rows: Mapping[str, Any]) -> dict[str, Any]:
         """The rows of `part` that lie in its range of dates (a write that died while a part
         split may have left copies of the rows it handed on)."""
         begins, end = self._bounds(part.file)
@@ -836,25 +837,6 @@ class SiteIndex:
         return True
 
 
-def _repaged(before: list[int], after: list[int], written: set[int]) -> set[int]:
-    """The parts whose page is written or removed when a listing's parts go from `before` to
-    `after` (in date order), those in `written` with new rows. Every part but the newest has
-    a page (the listing's own page shows the newest), linking the pages beside it: a page is
-    written when its rows, or the parts beside it, changed or it appears, and removed when its
-    part went or became the newest."""
-
-    def beside(order: list[int], number: int) -> tuple[int | None, int | None]:
-        at = order.index(number)  # the newer one is the listing's own page (None) if newest
-        return (order[at - 1] if at else None), (order[at + 1] if at + 2 < len(order) else None)
-
-    had, has = set(before[:-1]), set(after[:-1])
-    return (had - has) | {
-        number
-        for number in has
-        if number in written or number not in had or beside(before, number) != beside(after, number)
-    }
-
-
 def _listings_of(entry: Entry) -> list[str]:
     """The listings an entry is a row of: its month's, and each of its tags' year's."""
     pages = dict.fromkeys(map(tag_path, entry.tags))
@@ -884,69 +866,13 @@ _LISTING = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class _Part:
-    """A part of a crowded listing: its file is numbered `number` in a folder named as the
-    listing's file, and it holds the rows from `start` (a row's date order, `_order`) to the
-    next part's; the first part's start is None, from the beginning."""
-
-    listing: str
-    number: int
-    start: tuple[float, str] | None
-    spelt: list[str] | None = field(default=None, compare=False)  # `start` as written
-
-    @property
-    def file(self) -> str:
-        return f"{self.listing.removesuffix('.json')}/{self.number}.json"
-
-    @property
-    def begins(self) -> tuple[float, str]:
-        """Its start, the first part's before every row."""
-        return (float("-inf"), "") if self.start is None else self.start
-
-    def to_json(self) -> dict[str, Any]:
-        return {"part": self.number, **({} if self.spelt is None else {"from": self.spelt})}
-
-
-def _start_json(row: Mapping[str, Any]) -> list[str]:
-    """Where a part that begins with `row` begins, as its listing's file names it."""
-    return [str(row["date"]), str(row["slug"])]
-
-
 def _listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
     return _order(_decoded(name, Listed.from_json, row))
 
 
-def _chunks(name: str, rows: Mapping[str, Any]) -> list[list[tuple[str, Any]]]:
-    """A part's rows in date order: one chunk while they fit, else chunks of `PART_KEEP`, the
-    first staying in the part and each other going to a new one."""
-    ordered = sorted(_rows_only(dict(rows)).items(), key=lambda row: _listed_order(name, row[1]))
-    if len(ordered) <= PART_ROWS:
-        return [ordered]
-    return [ordered[n : n + PART_KEEP] for n in range(0, len(ordered), PART_KEEP)]
-
-
-def _parts_of(listing: str, document: Any) -> list[_Part]:
-    """The parts a listing's file names, checked: numbered, in date order, the first from the
-    beginning (a file edited by hand that says otherwise could lose rows, so it is refused)."""
-    parts = []
-    for item in document:
-        spelt = item.get("from")
-        start = None if spelt is None else (parse_time(spelt[0]).timestamp(), str(spelt[1]))
-        if set(item) - {"part", "from"} or type(item["part"]) is not int or item["part"] < 1:
-            raise ValueError(f"not a part: {item!r}")
-        parts.append(_Part(listing, item["part"], start, spelt=spelt))
-    starts = [part.begins for part in parts]
-    if (
-        not parts
-        or parts[0].start is not None
-        or any(p.start is None for p in parts[1:])
-        or starts != sorted(starts)
-    ):
-        raise ValueError("parts must begin with one from the beginning, the rest in date order")
-    if len({part.number for part in parts}) != len(parts):
-        raise ValueError("two parts have one number")
-    return parts
+def _in_order(name: str, rows: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """A file's rows as written, in date order."""
+    return sorted(_rows_only(dict(rows)).items(), key=lambda row: _listed_order(name, row[1]))
 
 
 def _split_marker() -> dict[str, Any]:
