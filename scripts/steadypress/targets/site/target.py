@@ -565,11 +565,8 @@ class SiteTarget:
         own, the index saying meanwhile which months' pages they list."""
         index.refill_newest()
         if final:
-            # The pages of a crowded listing follow its parts, laid out first. Those stale
-            # before changed in writes this index did not see: each of their pages is rendered.
-            whole = stale_pages(index)
-            index.lay_out()
-            self._render_listings(files, index, existed, whole=whole)
+            index.lay_out()  # the pages of a crowded listing follow its parts
+            self._render_listings(files, index, existed)
         else:
             index.mark_stale(existed)
         for page, there in sorted(_appearing_or_going(index, existed).items()):
@@ -713,7 +710,7 @@ class SiteTarget:
                 *listing_reads(index, stale_pages(index)),
                 *sitemaps.reads((), articles=index.total),
             ])  # fmt: skip
-            self._render_listings(files, index, (), whole=stale_pages(index))
+            self._render_listings(files, index, ())
             index.sitemaps_behind = None
             index.flush()
             sitemaps.flush(articles=index.total)
@@ -721,17 +718,12 @@ class SiteTarget:
         self._files.apply(change, texts=[SUMMARY])
         self._carried = _Carried()
 
-    def _render_listings(
-        self,
-        files: SiteWriter,
-        index: SiteIndex,
-        pages: Iterable[str],
-        *,
-        whole: Collection[str],
-    ) -> None:
+    def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
         """`pages` and the listing pages earlier batches left stale, rendered from the index as
-        laid out (`SiteIndex.lay_out`); every page of the parts of those in `whole`."""
-        self._listing_pages().write(files, index, {*pages, *stale_pages(index)}, whole=whole)
+        laid out (`SiteIndex.lay_out`). A stale page changed in writes this index did not see:
+        every page of its parts is rendered."""
+        stale = stale_pages(index)
+        self._listing_pages().write(files, index, {*pages, *stale}, whole=stale)
         index.clear_stale()
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
