@@ -146,11 +146,10 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
     """The index's files that recording or removing these (path, entry) pairs reads."""
     files = set()
     for path, entry in entries:
-        files |= {*article_files(path), month_file(month_of(entry))}
+        files |= {*article_files(path), *_listings_of(entry)}
         files |= {YEARS, year_file(f"{entry.date.year:04d}")}
         files |= {name for used in uses(entry) for name in url_files(used)}
-        for page in map(tag_path, entry.tags):
-            files |= {tag_year_file(page, entry.date.year), tag_years_file(page)}
+        files |= {tag_years_file(page) for page in map(tag_path, entry.tags)}
     return files
 
 
@@ -303,17 +302,15 @@ class SiteIndex:
         date order `around` names for the listing falls, with the parts beside it (the
         articles beside one may be there). Not the others: a crowded year of a tag has
         hundreds. (A part missed is read when wanted: a request more, never a row less.)"""
-        parts = []
+        parts, newest = [], newest_read(NEWEST)
         for listing in listings:
             self._known(listing)
             found = self._parts.get(listing)
             if not found:
                 continue
-            starts = [part.begins for part in found[1:]]
-            newest = newest_read(NEWEST)
             at = set(range(max(0, len(found) - newest), len(found)))
             for key in around.get(listing, ()):
-                middle = bisect.bisect_right(starts, key)
+                middle = _part_at(found, key)
                 at.update(range(max(0, middle - 1), min(len(found), middle + 2)))
             parts += [found[number].file for number in sorted(at)]
         self._files.want(texts=[name for name in parts if name not in self._documents])
@@ -366,8 +363,7 @@ class SiteIndex:
 
     def _listing_files(self, listing: str) -> list[str]:
         """The files that hold a listing's rows, in date order: its own, or its parts."""
-        self._known(listing)
-        return [part.file for part in self._parts[listing]] if listing in self._parts else [listing]
+        return self.part_files(listing) or [listing]
 
     def _bounds(self, file: str) -> tuple[tuple[float, str], tuple[float, str]]:
         """The range of dates a listing's file holds: a part's, or every date."""
@@ -386,8 +382,7 @@ class SiteIndex:
         parts = self._parts.get(listing)
         if parts is None:
             return self._edit(listing, "articles")
-        at = bisect.bisect_right([part.begins for part in parts[1:]], _order(entry))
-        return self._edit(parts[at].file, "articles")
+        return self._edit(parts[_part_at(parts, _order(entry))].file, "articles")
 
     def _shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way."""
@@ -472,7 +467,7 @@ class SiteIndex:
         crowded one, read a part at a time from the part where `key` falls."""
         files = self._listing_files(listing)
         parts = self._parts.get(listing, [])
-        at = bisect.bisect_right([part.begins for part in parts[1:]], key)
+        at = _part_at(parts, key)
         for file in files[at:] if newer else reversed(files[: at + 1]):
             rows, orders = self._sorted(file)
             if newer:
@@ -630,10 +625,9 @@ class SiteIndex:
                 urls[used] = owners
             else:
                 urls.pop(used, None)
-        self._listing_edit(month_file(month_of(entry)), entry).pop(path, None)
+        for listing in _listings_of(entry):
+            self._listing_edit(listing, entry).pop(path, None)
         self._tally(entry, -1)
-        for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._listing_edit(tag_year_file(page, entry.date.year), entry).pop(path, None)
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
         self._dirty.add(SUMMARY)
 
@@ -644,10 +638,9 @@ class SiteIndex:
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        self._listing_edit(month_file(month_of(entry)), listed)[path] = row
+        for listing in _listings_of(entry):
+            self._listing_edit(listing, listed)[path] = row
         self._tally(entry, 1)
-        for page in dict.fromkeys(map(tag_path, entry.tags)):
-            self._listing_edit(tag_year_file(page, entry.date.year), listed)[path] = row
         newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._dirty.add(SUMMARY)
@@ -835,6 +828,11 @@ class SiteIndex:
             self._documents[path] = held
             self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
         return True
+
+
+def _part_at(parts: list[Part], key: tuple[float, str]) -> int:
+    """Which of a listing's parts (in date order) a row of date order `key` falls in."""
+    return bisect.bisect_right([part.begins for part in parts[1:]], key)
 
 
 def _listings_of(entry: Entry) -> list[str]:
