@@ -222,6 +222,15 @@ def site_articles(shards: Iterable[bytes]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def site_folder(site: Path) -> dict[str, bytes]:
+    """Every file of a site in a folder, by its path there (the lock file aside)."""
+    return {
+        str(p.relative_to(site)): p.read_bytes()
+        for p in site.rglob("*")
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
 def local_site_articles(site: Path) -> dict[str, dict[str, Any]]:
     """`site_articles` of a site in a folder."""
     return site_articles(p.read_bytes() for p in (site / ".steadypress/articles").rglob("*.json"))

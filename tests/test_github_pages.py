@@ -30,6 +30,7 @@ from tests.helpers import (
     local_site_articles,
     old_site_manifest,
     site_articles,
+    site_folder,
     site_target,
     to_the_first_sitemaps_layout,
 )
@@ -80,11 +81,7 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
     for article in articles:
         on_branch.verify(article, on_branch.publish(article, None))
         in_folder.publish(article, None)
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     listed = {
         "index.html", "archive/index.html", "archive/2026/index.html", "archive/2026/01/index.html",
@@ -193,11 +190,7 @@ def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_fo
         split_seen |= splits
         assert calls == {"graphql LoadBranch": 2 + 1 + splits, "graphql CreateCommit": 1}, n
     assert split_seen
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     assert any(path.startswith("archive/2026/01/p") for path in folder)
 
@@ -219,11 +212,7 @@ def test_a_run_that_leaves_a_crowded_month_to_its_last_batch_reads_its_parts_tog
         with github.counting() as calls:
             target.publish_batch([(a, None) for a in crowded[45:]])
     assert calls["graphql LoadBranch"] <= 4, calls
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     assert sum(path.startswith("archive/2026/01/p") for path in folder) >= 6
 
@@ -269,11 +258,7 @@ def test_unpublishing_costs_one_read_and_one_commit_and_matches_the_directory(
     in_folder.unpublish("content/a.md", None)
     files = branch_files(github)
     assert "a/index.html" not in files and b">A<" not in files["index.html"]
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert files == folder
 
 
@@ -395,11 +380,7 @@ def test_a_pages_branch_of_an_earlier_layout_moves_into_the_index_like_a_folder(
         files.apply(to_earlier_layout)
     for files in (on_branch, in_folder):
         site(files).publish(post("content/d.md", "D", day=9, tags=("go",)), None)
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     assert MANIFEST not in folder and SUMMARY in folder
     assert set(local_site_articles(tmp_path)) == {f"content/{n}.md" for n in "abcd"}
@@ -419,11 +400,7 @@ def test_sitemaps_of_the_layout_before_move_on_a_pages_branch_as_in_a_folder(
     assert any(name.startswith("sitemaps/") and len(name) == 15 for name in branch_files(github))
     for files in (on_branch, in_folder):
         site(files).publish(post("content/new.md", "New", day=28), None)
-    folder = {
-        str(p.relative_to(tmp_path)): p.read_bytes()
-        for p in tmp_path.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
+    folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     assert sorted(name for name in folder if name.startswith("sitemaps/")) == [
         "sitemaps/home.xml", "sitemaps/pages-0.xml", "sitemaps/pages-1.xml",

@@ -19,7 +19,7 @@ from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site.target import build_site
-from tests.helpers import Repo, article, run_cli, site_target
+from tests.helpers import Repo, article, run_cli, site_folder, site_target
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "blog"
 
@@ -226,8 +226,7 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
             content=source, default_url="",
         )  # fmt: skip
         target.publish_batch([(article, None) for article in articles])
-        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
-                if p.is_file() and not p.name.endswith(".lock")}  # fmt: skip
+        return site_folder(out)
 
     submitted: list[int] = []
     real_submit, pool_from = renderpool.BodyPool._submit, renderpool.POOL_FROM

@@ -26,7 +26,7 @@ from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
-from tests.helpers import local_site_articles, old_site_manifest, site_target
+from tests.helpers import local_site_articles, old_site_manifest, site_folder, site_target
 from tests.schema import VALIDATORS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -163,14 +163,6 @@ def test_an_alias_may_not_write_into_the_index_or_a_generated_folder(tmp_path: P
     assert {p: p.read_bytes() for p in tmp_path.glob(".steadypress/**/*.json")} == before
 
 
-def contents(site: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(site)): p.read_bytes()
-        for p in site.rglob("*")
-        if p.is_file() and not p.name.endswith(".lock")
-    }
-
-
 BUILD = [(post(n, day=10 * n, tags=("odd",) if n % 2 else ("even",)), None) for n in range(30)]
 
 
@@ -191,7 +183,7 @@ def test_batches_that_are_not_final_leave_the_listings_to_the_end(tmp_path: Path
     target.publish_batch(BUILD[10:20], final=False)
     target.publish_batch(BUILD[20:], final=False)
     target.finish()
-    assert contents(batched) == contents(tmp_path / "once")
+    assert site_folder(batched) == site_folder(tmp_path / "once")
     assert "stale" not in json.loads((batched / SUMMARY).read_bytes())
 
 
@@ -201,7 +193,7 @@ def test_listings_a_dead_run_left_stale_are_rendered_by_the_next_publish(tmp_pat
     site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
     site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[:20], final=False)
     site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[20:])
-    assert contents(tmp_path / "died") == contents(tmp_path / "once")
+    assert site_folder(tmp_path / "died") == site_folder(tmp_path / "once")
 
 
 def _sitemap_files(site: Path) -> dict[str, bytes]:
@@ -234,7 +226,7 @@ def test_batches_that_are_not_final_leave_the_sitemaps_to_the_end(tmp_path: Path
         "months": sorted({f"{day.year:04d}/{day.month:02d}" for day in days}),
     }
     target.finish()
-    assert contents(batched) == contents(tmp_path / "once")
+    assert site_folder(batched) == site_folder(tmp_path / "once")
     assert "sitemaps_behind" not in json.loads((batched / SUMMARY).read_bytes())
 
 
@@ -247,9 +239,9 @@ def test_sitemaps_another_executor_left_behind_are_caught_up_by_this_one(tmp_pat
     one.publish_batch(BUILD[:10], final=False)
     other.publish_batch(BUILD[10:20], final=False)
     one.publish_batch(BUILD[20:])
-    assert contents(tmp_path / "both") == contents(tmp_path / "once")
+    assert site_folder(tmp_path / "both") == site_folder(tmp_path / "once")
     other.finish()  # its carry was written by the other: nothing left to do
-    assert contents(tmp_path / "both") == contents(tmp_path / "once")
+    assert site_folder(tmp_path / "both") == site_folder(tmp_path / "once")
 
 
 def test_a_batch_that_takes_a_page_out_writes_its_sitemaps_at_once(tmp_path: Path) -> None:
@@ -277,10 +269,10 @@ def test_a_summary_naming_a_month_that_is_not_one_is_refused(tmp_path: Path, mon
     summary = json.loads((site / SUMMARY).read_bytes())
     broken = {**summary, "sitemaps_behind": {"articles": 5, "months": months}}
     (site / SUMMARY).write_text(json.dumps(broken))
-    before = contents(site)
+    before = site_folder(site)
     with pytest.raises(TransientError, match=r"summary.json in the site cannot be read"):
         site_target(DirectorySiteFiles(site)).publish(post(6), None)
-    assert contents(site) == before
+    assert site_folder(site) == before
 
 
 def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> None:
@@ -480,7 +472,7 @@ def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
 
 def _not_index(site: Path) -> dict[str, bytes]:
     """What the site shows: every file but the index's."""
-    return {path: data for path, data in contents(site).items()
+    return {path: data for path, data in site_folder(site).items()
             if not path.startswith(".steadypress/")}  # fmt: skip
 
 
@@ -632,15 +624,15 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
     a part's rows, never one of the whole month's."""
     crowded = [post(n, day=n // 20, tags=("busy",)) for n in range(400)]
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
-    before = contents(tmp_path)
+    before = site_folder(tmp_path)
     site_target(DirectorySiteFiles(tmp_path)).publish(post(400, day=19, tags=("busy",)), None)
-    changed = {path for path, data in contents(tmp_path).items() if before.get(path) != data}
+    changed = {path for path, data in site_folder(tmp_path).items() if before.get(path) != data}
     month = {path for path in changed if path.startswith(".steadypress/months/")}
     assert len(month) == 1 and month <= {
         f".steadypress/months/2000-01/{p['part']}.json"
         for p in json.loads(before[".steadypress/months/2000-01.json"])["parts"]
     }
-    largest = max(len(contents(tmp_path)[path]) for path in month)
+    largest = max(len(site_folder(tmp_path)[path]) for path in month)
     assert (
         largest
         < len(b"".join(before[p] for p in before if p.startswith(".steadypress/months/2000-01/")))
@@ -649,8 +641,8 @@ def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> Non
     for folder in ("archive/2000/01/", "tags/busy/2000/"):
         pages = {path for path in changed if path.startswith(folder)}
         assert 1 <= len(pages) <= 3, pages
-        assert all(len(contents(tmp_path)[page]) < 20_000 for page in pages)
-        every_page = [path for path in contents(tmp_path) if path.startswith(folder)]
+        assert all(len(site_folder(tmp_path)[page]) < 20_000 for page in pages)
+        every_page = [path for path in site_folder(tmp_path) if path.startswith(folder)]
         assert len(every_page) >= 400 // parts_module.PART_ROWS
 
 
@@ -719,10 +711,10 @@ def test_parts_that_could_lose_rows_are_refused(tmp_path: Path, parts: list[Any]
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(3)])
     month = tmp_path / ".steadypress/months/2000-01.json"
     month.write_text(json.dumps({"version": 4, "parts": parts}))
-    before = contents(tmp_path)
+    before = site_folder(tmp_path)
     with pytest.raises(TransientError, match=r"months/2000-01\.json"):
         site_target(DirectorySiteFiles(tmp_path)).publish(post(3), None)
-    assert contents(tmp_path) == before
+    assert site_folder(tmp_path) == before
 
 
 def test_a_row_left_outside_its_parts_range_is_passed_over(

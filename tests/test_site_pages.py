@@ -37,7 +37,7 @@ from steadypress.targets.site.sitemaps import (
     sitemap_file,
 )
 from steadypress.targets.site.target import SiteTarget, build_site
-from tests.helpers import Repo, article
+from tests.helpers import Repo, article, site_folder
 from tests.schema import VALIDATORS
 
 # The sample blog the tests publish: their own copy, never the repository's content/ (yours).
@@ -77,14 +77,6 @@ def blog(repo: Repo) -> Repo:
     shutil.copytree(SAMPLES, repo.root / "content")
     repo.commit("the samples")
     return repo
-
-
-def files(root: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and not path.name.endswith(".lock")
-    }
 
 
 def test_the_feed_reads_back_in_a_feed_reader(blog: Repo, out: Path) -> None:
@@ -178,7 +170,7 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
     index = (out / "sitemap.xml").read_bytes()
     SITEINDEX_XSD.validate(index)
     listed = [loc.text or "" for loc in ET.fromstring(index).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
-    on_disk = {f"{URL}{p}" for p in files(out) if p.startswith("sitemaps/")}
+    on_disk = {f"{URL}{p}" for p in site_folder(out) if p.startswith("sitemaps/")}
     assert set(listed) == on_disk and len(listed) == len(on_disk)
     locations: list[str] = []
     for url in listed:
@@ -186,7 +178,9 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
         SITEMAP_XSD.validate(document)
         locations += [loc.text or "" for loc in ET.fromstring(document).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
     assert len(locations) == len(set(locations))
-    pages = {f"{URL}{p.removesuffix('index.html')}" for p in files(out) if p.endswith("index.html")}
+    pages = {
+        f"{URL}{p.removesuffix('index.html')}" for p in site_folder(out) if p.endswith("index.html")
+    }
     assert set(locations) == pages
     assert f"{URL}guides/images-and-code/" in locations
     assert {URL, f"{URL}tags/guide/", f"{URL}archive/", f"{URL}tags/guide/2026/"} <= pages
@@ -194,7 +188,7 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
 
 def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
-    pages = [path for path in files(out) if path.endswith(".html")]
+    pages = [path for path in site_folder(out) if path.endswith(".html")]
     # home, articles, tags and each tag's year, the tags index, the archive, its year and its
     # month, 404
     assert len(pages) == 1 + 4 + 5 + 5 + 1 + 3 + 1
@@ -208,7 +202,7 @@ def test_every_page_is_valid_html5(blog: Repo, out: Path) -> None:
 def test_an_article_with_images_publishes_them_and_links_them(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
     page = (out / "guides/images-and-code/index.html").read_text()
-    written = files(out)
+    written = site_folder(out)
     assets = {path: data for path, data in written.items() if path.startswith("assets/")}
     originals = {
         name: (blog.root / "content/guides/images" / name).read_bytes()
@@ -242,7 +236,7 @@ def test_titles_and_tags_are_always_escaped(repo: Repo, out: Path) -> None:
     repo.commit(**{"content/x.md": '---\ntitle: "<script>alert(1)</script>"\n'
                    'tags: ["<b>bold</b>"]\ndescription: "a & b"\n---\n\nBody.\n'})  # fmt: skip
     publish_all(repo, site(repo, out))
-    for name, data in files(out).items():
+    for name, data in site_folder(out).items():
         if name.endswith((".html", ".xml")):
             assert b"<script>alert" not in data and b"<b>bold" not in data, name
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "x/index.html").read_text()
@@ -257,7 +251,7 @@ def test_the_same_content_gives_the_same_bytes_in_any_order(blog: Repo, out: Pat
         target = site(blog, folder)
         for path, blob in order:
             target.publish(source.read(path, blob, commit=head), None)
-    assert files(first) == files(second)
+    assert site_folder(first) == site_folder(second)
 
 
 def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Path) -> None:
@@ -339,7 +333,7 @@ def test_unpublishing_removes_the_page_its_entries_and_its_images(blog: Repo, ou
     target = site(blog, out)
     publish_all(blog, target)
     target.unpublish("content/guides/images-and-code.md", None)
-    written = files(out)
+    written = site_folder(out)
     assert not any(path.startswith(("guides/images-and-code/", "assets/")) for path in written)
     assert "tags/markdown/index.html" not in written, "a tag nobody uses any more has no page"
     for shared in ("index.html", "feed.xml", "sitemap.xml", "tags/guide/index.html"):
