@@ -120,7 +120,7 @@ class _DirectoryWriter:
         self._root = os.fspath(root)
         # Folders found not to be symlinks, checked once a write; a write holds the site's lock.
         self._real_folders: set[str] = {self._root}
-        self._checked: dict[str, str] = {}
+        self._checked: dict[str, str] = {}  # site path -> where it is, its folders checked
         self._made: set[str] = set()  # folders this write made or found there
         self._temporary = itertools.count()
 
