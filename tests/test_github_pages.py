@@ -1,5 +1,6 @@
 """The site on a Pages branch, through the fake GitHub: same bytes as a directory, few requests."""
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -193,6 +194,44 @@ def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_fo
     folder = site_folder(tmp_path)
     assert branch_files(github) == folder
     assert any(path.startswith("archive/2026/01/p") for path in folder)
+
+
+def test_a_tags_page_reaching_into_a_crowded_year_before_costs_no_more_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In January a tag's page reaches back into the year before for its newest articles. That
+    year kept in parts, its file names the parts, which the tag's years file hints: the newest
+    part is read with the year's file, not a request after it. A publish costs what it costs
+    when the year before is one file, and the branch holds what a folder site does. (Parts of
+    8 rows, split keeping 6.)"""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+
+    def last_year(n: int) -> Article:
+        article = post(f"content/old{n}.md", f"Old {n}", tags=("busy",))
+        return replace(article, date=datetime(2025, 12, 1 + n % 28, tzinfo=UTC))
+
+    # Its neighbours in January: what is measured is the tag's page alone reaching back.
+    january = [post(f"content/jan{day}.md", f"Jan {day}", day=day) for day in (1, 2)]
+    costs = []
+    for count in (5, 40):
+        with FakeGitHub() as github:
+            folder = tmp_path / f"{count}"
+            on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(folder))
+            for target in (on_branch, in_folder):
+                crowded = [last_year(n) for n in range(count)]
+                target.publish_batch([(article, None) for article in [*crowded, *january]])
+            calls = Counter[str]()
+            for day in (5, 6):
+                article = post(f"content/new{day}.md", f"New {day}", day=day, tags=("busy",))
+                with github.counting() as counted:
+                    on_branch.publish(article, None)
+                in_folder.publish(article, None)
+                calls += counted
+            costs.append(calls)
+            assert branch_files(github) == site_folder(folder)
+    assert any(name.startswith("tags/busy/2025/p") for name in site_folder(tmp_path / "40"))
+    assert costs[0] == costs[1], costs
 
 
 def test_a_run_that_leaves_a_crowded_month_to_its_last_batch_reads_its_parts_together(

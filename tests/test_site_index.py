@@ -589,6 +589,11 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
             assert not after or dates[-1] < after[0]
         for document in files.values():
             VALIDATORS["site-index"].validate(document)
+    # The tag's years file hints the year's newest parts, for its page's read-ahead.
+    tag_years = json.loads((tmp_path / "parted/.steadypress/tags/busy/years.json").read_text())
+    VALIDATORS["site-index"].validate(tag_years)
+    parts = _listing_files(tmp_path / "parted", "tags/busy/2000")["tags/busy/2000.json"]["parts"]
+    assert tag_years["newest_parts"] == {"2000": [part["part"] for part in parts[-5:]]}
 
     # Articles leave: a whole part's worth from the middle, the first, the newest.
     gone = [f"content/p{n}.md" for n in (*range(20, 30), 0, 59)]
@@ -714,6 +719,39 @@ def test_parts_that_could_lose_rows_are_refused(tmp_path: Path, parts: list[Any]
     before = site_folder(tmp_path)
     with pytest.raises(TransientError, match=r"months/2000-01\.json"):
         site_target(DirectorySiteFiles(tmp_path)).publish(post(3), None)
+    assert site_folder(tmp_path) == before
+
+
+@pytest.mark.parametrize("hint", [{"2000": [99]}, {"2000": []}, {}])
+def test_a_stale_hint_of_a_tags_newest_parts_costs_a_read_never_a_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hint: dict[str, list[int]]
+) -> None:
+    """A tag's years file that names parts its year no longer has (or none) only reads ahead
+    in vain: the tag's pages are what they would be, and the next write mends the hint."""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    for folder in ("hinted", "plain"):
+        site_target(DirectorySiteFiles(tmp_path / folder)).publish_batch(
+            [(post(n, tags=("busy",)), None) for n in range(30)]
+        )
+    tag_years = tmp_path / "hinted/.steadypress/tags/busy/years.json"
+    mended = json.loads(tag_years.read_text())
+    tag_years.write_text(json.dumps({**mended, "newest_parts": hint}))
+    for folder in ("hinted", "plain"):
+        site_target(DirectorySiteFiles(tmp_path / folder)).publish(post(30, tags=("busy",)), None)
+    assert site_folder(tmp_path / "hinted") == site_folder(tmp_path / "plain")
+
+
+def test_a_hint_of_a_tags_newest_parts_that_cannot_be_read_is_refused(tmp_path: Path) -> None:
+    """A tag's years file whose hint is not year -> part numbers stops the publish, the file
+    named, and nothing is written."""
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(0, tags=("busy",)), None)
+    tag_years = tmp_path / ".steadypress/tags/busy/years.json"
+    document = json.loads(tag_years.read_text())
+    tag_years.write_text(json.dumps({**document, "newest_parts": {"2000": "seven"}}))
+    before = site_folder(tmp_path)
+    with pytest.raises(TransientError, match=r"tags/busy/years\.json"):
+        site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("busy",)), None)
     assert site_folder(tmp_path) == before
 
 

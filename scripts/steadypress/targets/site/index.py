@@ -14,7 +14,10 @@
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
 - `tags/TAG/YYYY.json`: the rows of a tag's articles in a year (in parts as a month's, past
-  `PART_ROWS`: `tags/TAG/YYYY/N.json`), and `tags/TAG/years.json` how many each year has;
+  `PART_ROWS`: `tags/TAG/YYYY/N.json`), and `tags/TAG/years.json` how many each year has
+  and, of each year in parts, its newest parts' numbers: a read-ahead hint (the tag's page
+  reaches back into the years before for its `NEWEST`, and reads those parts with the
+  year's file instead of after it), never where a row is looked up;
 - `summary.json`: how many articles the site has, each tag's count and spellings, and the
   rows of the newest articles (the front page, the feed).
 
@@ -251,6 +254,8 @@ class SiteIndex:
         # each part's file -> the listing's.
         self._parts: dict[str, list[Part]] = {}
         self._listing_of: dict[str, str] = {}
+        # Listing file -> its newest parts' numbers, as a tag's years file hints them (`want`).
+        self._newest_hinted: dict[str, list[int]] = {}
         # Per listing in parts, the parts whose page changed as laid out (`repaged`).
         self._repaged: dict[str, set[int]] = {}
         # The writes of the listings laid out, in the order `flush` makes them: (file, its
@@ -286,6 +291,8 @@ class SiteIndex:
         and the ids of `oids` (files about to be replaced or removed)."""
         entries = list(entries)
         wanted = {*index_files(entries), *texts}
+        wanted |= {Part(name, number, None).file for name in wanted if not self._is_known(name)
+                   for number in self._newest_hinted.get(name, ())}  # fmt: skip
         self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
         around: dict[str, list[tuple[float, str]]] = {}
         for _path, entry in entries:
@@ -328,6 +335,11 @@ class SiteIndex:
         document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
+        elif document is not None and name.endswith("/years.json") and _NEWEST_PARTS in document:
+            self._documents[name] = document[key]
+            hinted = _decoded(name, _newest_parts, document[_NEWEST_PARTS])
+            folder = name.removesuffix("years.json")
+            self._newest_hinted.update((f"{folder}{y}.json", n) for y, n in hinted.items())
         elif document is not None and _PARTS in document:
             self._parts[name] = _decoded(name, functools.partial(parts_of, name), document[_PARTS])
             self._listing_of.update((part.file, name) for part in self._parts[name])
@@ -336,8 +348,11 @@ class SiteIndex:
 
     def _known(self, listing: str) -> None:
         """A listing's own file read: its rows, or the parts it names."""
-        if listing not in self._documents and listing not in self._parts:
+        if not self._is_known(listing):
             self._load(listing, "articles")
+
+    def _is_known(self, listing: str) -> bool:
+        return listing in self._documents or listing in self._parts
 
     def listing_parts(self, listing: str) -> list[int] | None:
         """The numbers of a listing's parts, in date order (None: its rows are in one file).
@@ -718,11 +733,32 @@ class SiteIndex:
                 continue
             section = self._documents[name]
             if section:
-                document = {"version": INDEX_VERSION, _section_key(name): section}
-                self._files.put(name, _dumps(document))
+                self._files.put(name, _dumps(self._document_of(name, section)))
             else:
                 self._files.remove(name)
         self._dirty.clear()
+
+    def _document_of(self, name: str, section: Mapping[str, Any]) -> dict[str, Any]:
+        """A file of the index as written: its section, and a tag's years file its hint."""
+        document = {"version": INDEX_VERSION, _section_key(name): section}
+        if hinted := self._newest_parts_of(name, section):
+            document[_NEWEST_PARTS] = hinted
+        return document
+
+    def _newest_parts_of(self, name: str, section: Mapping[str, Any]) -> dict[str, list[int]]:
+        """For a tag's years file, the newest parts of each of its years in parts (as many as
+        hold a tag page's `NEWEST` rows, most likely): as laid out where the year was read,
+        else as the file hinted them (nothing but a write of the tag's years moves them)."""
+        if not name.endswith("/years.json") or not name.startswith(f"{INDEX_FOLDER}/tags/"):
+            return {}
+        folder, hinted, newest = name.removesuffix("years.json"), {}, newest_read(NEWEST)
+        for year in section:
+            listing = f"{folder}{year}.json"
+            if listing in self._parts:
+                hinted[year] = [part.number for part in self._parts[listing][-newest:]]
+            elif not self._is_known(listing) and listing in self._newest_hinted:
+                hinted[year] = self._newest_hinted[listing]
+        return hinted
 
     def _lay_out_listing(self, listing: str) -> None:
         """Lay out a listing's changed rows: into its own file while they are few; past
@@ -858,6 +894,7 @@ def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
 
 _SPLIT = "split"
 _PARTS = "parts"
+_NEWEST_PARTS = "newest_parts"
 # A listing's own file: a month's or a tag's year's (their parts are in a folder beside it).
 _LISTING = re.compile(
     rf"{re.escape(INDEX_FOLDER)}/(months/\d{{4}}-\d{{2}}|tags/[^/]+/\d{{4}})\.json"
@@ -871,6 +908,15 @@ def _listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
 def _in_order(name: str, rows: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """A file's rows as written, in date order."""
     return sorted(_rows_only(dict(rows)).items(), key=lambda row: _listed_order(name, row[1]))
+
+
+def _newest_parts(document: Any) -> dict[str, list[int]]:
+    """A tag's years file's hint: year -> the numbers of its newest parts."""
+    if not isinstance(document, Mapping):
+        raise TypeError(f"{_NEWEST_PARTS} is not an object")
+    if not all(isinstance(numbers, list) for numbers in document.values()):
+        raise TypeError(f"{_NEWEST_PARTS} names a year's parts by other than a list")
+    return {f"{int(year):04d}": [int(n) for n in numbers] for year, numbers in document.items()}
 
 
 def _split_marker() -> dict[str, Any]:
