@@ -126,6 +126,35 @@ def test_the_feed_keeps_the_text_of_articles_published_earlier(blog: Repo, out: 
     assert "version twice changes nothing" in by_title["Images, code and tables"], "kept"
 
 
+def test_the_feed_carries_any_article_html_whole_in_cdata(blog: Repo, out: Path) -> None:
+    """Articles' HTML goes into the feed unescaped, in CDATA (a third smaller than escaped):
+    a body holding what would end a CDATA section, or look like markup of the feed, reads back
+    as the HTML the page shows, in a reader and in the next publish's copy of the feed."""
+    target = site(blog, out)
+    publish_all(blog, target)
+    tricky = "A `]]>` in code, ]]> in text, <b>raw &amp; bold</b>, and `</content>`."
+    publish_new(blog, target, tricky)
+    data = (out / "feed.xml").read_bytes()
+    assert b"<![CDATA[" in data and b"&lt;p&gt;" not in data
+    shown = (out / "new/index.html").read_text()
+    (entry,) = [e for e in feedparser.parse(data).entries if e.title == "New"]
+    assert not feedparser.parse(data).bozo
+    html = entry.content[0].value
+    assert (
+        "<code>]]&gt;</code>" in html
+        and "]]&gt; in text" in html
+        and "<b>raw &amp; bold</b>" in html
+    )
+    assert html.strip() in shown
+    # A later publish takes the others' text from the feed as it was: the same again.
+    blog.commit(**{"content/later.md": "---\ntitle: Later\ndate: 2026-12-02\n---\n\nLater.\n"})
+    source, head = ContentSource(Git(blog.root), "content"), blog.head()
+    later = source.read("content/later.md", blog.blob("content/later.md", head), commit=head)
+    target.publish(later, None)
+    kept = feedparser.parse((out / "feed.xml").read_bytes()).entries
+    assert next(e for e in kept if e.title == "New").content[0].value == html
+
+
 def test_a_site_that_moves_to_a_new_address_keeps_the_text_in_its_feed(
     blog: Repo, out: Path
 ) -> None:
