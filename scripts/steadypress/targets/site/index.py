@@ -335,7 +335,7 @@ class SiteIndex:
         document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
-        elif document is not None and name.endswith("/years.json") and _NEWEST_PARTS in document:
+        elif document is not None and _is_tag_years(name) and _NEWEST_PARTS in document:
             self._documents[name] = document[key]
             hinted = _decoded(name, _newest_parts, document[_NEWEST_PARTS])
             folder = name.removesuffix("years.json")
@@ -749,7 +749,7 @@ class SiteIndex:
         """For a tag's years file, the newest parts of each of its years in parts (as many as
         hold a tag page's `NEWEST` rows, most likely): as laid out where the year was read,
         else as the file hinted them (nothing but a write of the tag's years moves them)."""
-        if not name.endswith("/years.json") or not name.startswith(f"{INDEX_FOLDER}/tags/"):
+        if not _is_tag_years(name):
             return {}
         folder, hinted, newest = name.removesuffix("years.json"), {}, newest_read(NEWEST)
         for year in section:
@@ -880,7 +880,12 @@ def _listings_of(entry: Entry) -> list[str]:
 def _is_listing(name: str) -> bool:
     """Whether a file of the index is a month's or a tag's year's: rows, not entries."""
     months, tags = f"{INDEX_FOLDER}/months/", f"{INDEX_FOLDER}/tags/"
-    return name.startswith(months) or (name.startswith(tags) and not name.endswith("/years.json"))
+    return name.startswith(months) or (name.startswith(tags) and not _is_tag_years(name))
+
+
+def _is_tag_years(name: str) -> bool:
+    """Whether a file of the index is a tag's `years.json` (its count of each year)."""
+    return name.startswith(f"{INDEX_FOLDER}/tags/") and name.endswith("/years.json")
 
 
 def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
