@@ -338,8 +338,7 @@ class SiteIndex:
         elif document is not None and _is_tag_years(name) and _NEWEST_PARTS in document:
             self._documents[name] = document[key]
             hinted = _decoded(name, _newest_parts, document[_NEWEST_PARTS])
-            folder = name.removesuffix("years.json")
-            self._newest_hinted.update((f"{folder}{y}.json", n) for y, n in hinted.items())
+            self._newest_hinted.update((_tag_year_beside(name, y), n) for y, n in hinted.items())
         elif document is not None and _PARTS in document:
             self._parts[name] = _decoded(name, functools.partial(parts_of, name), document[_PARTS])
             self._listing_of.update((part.file, name) for part in self._parts[name])
@@ -751,9 +750,9 @@ class SiteIndex:
         else as the file hinted them (nothing but a write of the tag's years moves them)."""
         if not _is_tag_years(name):
             return {}
-        folder, hinted, newest = name.removesuffix("years.json"), {}, newest_read(NEWEST)
+        hinted, newest = {}, newest_read(NEWEST)
         for year in section:
-            listing = f"{folder}{year}.json"
+            listing = _tag_year_beside(name, year)
             if listing in self._parts:
                 hinted[year] = [part.number for part in self._parts[listing][-newest:]]
             elif not self._is_known(listing) and listing in self._newest_hinted:
@@ -886,6 +885,11 @@ def _is_listing(name: str) -> bool:
 def _is_tag_years(name: str) -> bool:
     """Whether a file of the index is a tag's `years.json` (its count of each year)."""
     return name.startswith(f"{INDEX_FOLDER}/tags/") and name.endswith("/years.json")
+
+
+def _tag_year_beside(tag_years: str, year: str) -> str:
+    """The file of a tag's year (`tag_year_file`), named from the tag's `years.json`."""
+    return f"{tag_years.removesuffix('years.json')}{year}.json"
 
 
 def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
