@@ -149,6 +149,60 @@ def test_bodies_told_ahead_render_in_the_workers_once_and_come_back_in_order(
         pool.close()
 
 
+def _niceness(text: str) -> Prerendered:
+    """A stand-in renderer that says at what priority it ran."""
+    return Prerendered(html=f"{os.nice(0)}:{len(text)}", images=())
+
+
+@pytest.mark.usefixtures("no_other_threads")
+def test_the_workers_run_below_this_process_so_it_lays_out_pages_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(renderpool, "prerender", _niceness)
+    texts = [str(n) for n in range(renderpool.POOL_FROM)]
+    ours = os.nice(0)
+    niceness = {int(body.html.split(":")[0]) for body in _prerender_all(texts, workers=2)}
+    assert niceness == {min(19, ours + renderpool.WORKER_NICENESS)}
+    assert os.nice(0) == ours
+
+
+@pytest.mark.usefixtures("no_other_threads")
+def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forked and building their renderer while the plan reads the articles, the workers are
+    ready when the first bodies come; a push of a few, or a run with nothing new, starts none."""
+    monkeypatch.setattr(
+        "steadypress.targets.site.target.BodyPool",
+        functools.partial(renderpool.BodyPool, workers=2),
+    )
+    events: list[str] = []
+    real_start, real_prefetch = renderpool.BodyPool.start, ContentSource.prefetch
+
+    def start(pool: renderpool.BodyPool) -> None:
+        events.append("start")
+        real_start(pool)
+
+    def prefetch(source: ContentSource, commit: str, paths: Any) -> None:
+        if paths:
+            events.append(f"read {len(paths)}")
+        real_prefetch(source, commit, paths)
+
+    monkeypatch.setattr(renderpool.BodyPool, "start", start)
+    monkeypatch.setattr(ContentSource, "prefetch", prefetch)
+    many = renderpool.POOL_FROM
+    repo.commit(**{f"content/p{n:03d}.md": article(f"P{n}") for n in range(many)})
+    result = run_cli(repo, "run")
+    assert f"{many} published" in result.out, result.out + result.err
+    assert events[:2] == ["start", f"read {many}"], events
+
+    events.clear()
+    repo.commit(**{f"content/q{n:03d}.md": article(f"Q{n}") for n in range(3)})
+    assert "3 published" in run_cli(repo, "run").out
+    assert run_cli(repo, "run").code == 0  # nothing new
+    assert "start" not in events, events
+
+
 def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from steadypress.content import Article
 from steadypress.errors import ArticleError
@@ -15,7 +15,7 @@ from steadypress.ledger import PublishedRecord
 from steadypress.pipeline import Pipeline
 from steadypress.targets import BatchTarget
 
-__all__ = ["READ_AHEAD_MOST", "batch_targets", "read_ahead", "render_ahead"]
+__all__ = ["READ_AHEAD_MOST", "batch_targets", "expect", "read_ahead", "render_ahead"]
 
 # The most articles read ahead for: a push's. A larger batch reads what it writes when it
 # writes, since its site read would not ride in one query (200 files), and rendering it before
@@ -48,6 +48,17 @@ def read_ahead(
                 )
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"reading ahead failed, read when written: {error}")
+
+
+def expect(pipeline: Pipeline, counts: Mapping[str, int]) -> None:
+    """Tell each batch target how many new article versions (`counts`, by target) a plan is
+    about to read, for it to get ready to render them."""
+    try:
+        for name, target in batch_targets(pipeline).items():
+            if counts.get(name):
+                target.expect(counts[name])
+    except Exception as error:  # a saving lost, never the work
+        pipeline.log(f"getting ready to render failed, rendered when written: {error}")
 
 
 def render_ahead(pipeline: Pipeline, versions: Sequence[Version]) -> None:

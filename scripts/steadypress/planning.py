@@ -5,6 +5,7 @@ a pure change, inside the first claim's transaction (enqueue and claim in one wr
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -25,7 +26,7 @@ from steadypress.ledger import (
     split_key,
     withdraw,
 )
-from steadypress.lookahead import read_ahead
+from steadypress.lookahead import expect, read_ahead
 from steadypress.pipeline import Pipeline
 
 __all__ = [
@@ -156,6 +157,7 @@ def _compare(
         new_to = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
         if new_to:
             unknown[path] = new_to
+    expect(pipeline, Counter(target for new_to in unknown.values() for target in new_to))
     pipeline.content.prefetch(commit, list(unknown))
     for path, new_to in unknown.items():
         blob, targets = articles[path], new_to

@@ -184,6 +184,9 @@ class _DyingBatch(_Dying):
     ) -> None:
         self._batch.read_ahead(articles, removals)
 
+    def expect(self, count: int) -> None:
+        self._batch.expect(count)
+
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
         self._batch.render_ahead(count, articles)
 

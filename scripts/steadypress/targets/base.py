@@ -86,6 +86,12 @@ class BatchTarget(Target, Protocol):
         its files to be read with the state's requests, which saves its own."""
         ...
 
+    def expect(self, count: int) -> None:
+        """About `count` new articles will be handed to later `publish_batch` calls: a plan
+        found them and is about to read them. A target may get ready meanwhile (start its
+        workers)."""
+        ...
+
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
         """`count` articles likely handed to a later `publish_batch`, in that order (`articles`
         reads them, to be called only by a target that starts on them): a target may start on

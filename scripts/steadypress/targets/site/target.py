@@ -377,6 +377,12 @@ class SiteTarget:
         renders = self._rendered(articles)
         return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
 
+    def expect(self, count: int) -> None:
+        """The workers started now, if they would render that many: each builds its renderer
+        while the plan reads the articles."""
+        if self._bodies.renders_ahead(count):
+            self._bodies.start()
+
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
         """Start rendering the bodies of articles likely handed to a later `publish_batch`
         (the workers render them meanwhile), when there are enough for the workers: fewer are
