@@ -387,12 +387,46 @@ def test_a_dead_letter_that_cannot_be_opened_is_opened_by_a_later_sweep(repo: Re
 
 
 def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
-    """60 new articles cost one claim and one checkpoint per batch, the enqueue inside the
-    first claim: the commit count follows the number of batches, not of articles."""
+    """60 new articles cost one claim per batch, the enqueue inside the first claim and each
+    batch's outcomes inside the next claim, and one record of the last batch's: the commit
+    count follows the number of batches, not of articles."""
     repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
     result = run_cli(repo, "run")
     assert result.code == 0 and "60 published" in result.out
-    assert repo.state_commits() == 2 * math.ceil(60 / CLAIM_BATCH)
+    assert repo.state_commits() == math.ceil(60 / CLAIM_BATCH) + 1
+    messages = repo.git("log", "--format=%s", "steadypress-state").split("\n")[::-1]
+    assert [message.split(" (")[0] for message in messages] == [
+        "steadypress: claim",
+        "steadypress: record outcomes and claim",
+        "steadypress: record outcomes and claim",
+        "steadypress: record outcomes",
+    ]
+
+
+def test_a_claim_that_fails_still_leaves_the_batch_before_recorded(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The next claim's write was to record the batch's outcomes: when that claim fails, they
+    are recorded by a write of their own, and the published batch is not published again."""
+
+    def broken(_pipeline: object) -> object:
+        def apply(_ledger: Ledger, _now: datetime) -> object:
+            raise RuntimeError("the backlog could not be planned")
+
+        return apply
+
+    monkeypatch.setattr("steadypress.executor.admission", broken)
+    repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
+    with pytest.raises(RuntimeError, match="the backlog could not be planned"):
+        run_cli(repo, "run")
+    ledger = repo.ledger()
+    assert len(ledger.published) == CLAIM_BATCH
+    assert len(ledger.pending) == 60 - CLAIM_BATCH
+    messages = repo.git("log", "--format=%s", "steadypress-state").split("\n")[::-1]
+    assert [message.split(" (")[0] for message in messages] == [
+        "steadypress: claim",
+        "steadypress: record outcomes",
+    ]
 
 
 def test_a_big_push_is_claimed_in_batches_that_grow_with_the_work(repo: Repo) -> None:
@@ -403,7 +437,7 @@ def test_a_big_push_is_claimed_in_batches_that_grow_with_the_work(repo: Repo) ->
     result = run_cli(repo, "run")
     assert result.code == 0 and "400 published" in result.out
     assert claim_size(400) == 100 and claim_size(300, earlier=100) == 100
-    assert repo.state_commits() == 2 * 4
+    assert repo.state_commits() == 4 + 1
 
 
 def broken_site(repo: Repo) -> None:

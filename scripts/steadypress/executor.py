@@ -1,8 +1,9 @@
 """The executor: claim, publish, verify, complete; written against the protocols only.
 
-State writes do not grow with the work: one transaction claims a batch, one checkpoint records
-its outcomes (and renews the leases still held), so a push of 100 articles costs a handful of
-commits. A crash between checkpoints costs a republish, which idempotent targets make harmless.
+State writes do not grow with the work: one transaction claims a batch and records the outcomes
+of the batch before (a checkpoint of their own where no claim follows), so a push of 100
+articles costs a handful of commits. A crash between checkpoints costs a republish, which
+idempotent targets make harmless.
 
 A lease protects an item only while it is renewed, so renewal follows the lease, not the work:
 a checkpoint falls due a third of a lease after the last one, measured on the pipeline's clock
@@ -15,8 +16,8 @@ from __future__ import annotations
 import functools
 import secrets
 import traceback
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
@@ -116,72 +117,117 @@ def drain(
     def accept(item: PendingItem) -> bool:
         return item.target in usable and (item.key, item.blob) not in attempted
 
+    # The batch before, when its last outcomes are to be recorded by the next claim's write
+    # (one state commit less a batch).
+    unrecorded: _Batch | None = None
     while True:
-        token = secrets.token_hex(8)
-        run_prepare = prepare if first_round else admit
-
-        def take(
-            ledger: Ledger,
-            run_prepare: Prepare | None = run_prepare,
-            token: str = token,
-            earlier: int = claimed_before,
-        ) -> tuple[Ledger, tuple[list[str], Claimed, datetime, int, bool]]:
-            """Enqueue what `run_prepare` plans, claim a batch; and whether more is waiting
-            for a later claim of this drain (the batch is then not its last)."""
-            now = pipeline.clock.now()
-            fresh: list[str] = []
-            if run_prepare is not None:
-                ledger, fresh = run_prepare(ledger, now)
-            backlog = ledger.reconciled is not None and ledger.reconciled.backlog is not None
-            # Behind a backlog there is more waiting work than pending.json shows.
-            limit = MAX_CLAIM if backlog else claim_size(len(ledger.pending), earlier=earlier)
-            choose = functools.partial(
-                select, now=now, grace=grace, exempt=exempt | set(fresh),
-                first=exempt | set(fresh), accept=accept,
-            )  # fmt: skip
-            keys = choose(ledger, limit=limit)
-            ledger, items = claim(
-                ledger,
-                keys,
-                holder=pipeline.holder,
-                token=token,
-                now=now,
-                lease_ttl=pipeline.lease_ttl,
+        record = unrecorded.record() if unrecorded is not None else None
+        try:
+            token, taken = _claim(
+                pipeline,
+                prepare=prepare if first_round else admit,
+                record=record,
+                earlier=claimed_before,
+                choose=functools.partial(select, grace=grace, accept=accept),
+                exempt=exempt,
+                optimistic=just_read or prepare is not None or not first_round,
             )
-            ledger.published.preload(item.key for item in items)
-            claimed = [(item, ledger.published.get(item.key)) for item in items]
-            more = backlog or (len(items) == limit and bool(choose(ledger, limit=1)))
-            return ledger, (fresh, claimed, now, limit, more)
-
-        fresh, claimed, leased_at, limit, more = pipeline.transact(
-            take,
-            message=f"steadypress: claim ({pipeline.holder})",
-            optimistic=just_read or prepare is not None or not first_round,
-            announce=lambda taken: _ahead_of_claim(pipeline, taken[1], more=taken[4]),
-        )
+        except Exception as error:
+            if unrecorded is not None and record is not None:
+                unrecorded.record_alone(record, after=error)
+            raise
+        if unrecorded is not None and taken.recorded is not None:
+            unrecorded.recorded(taken.recorded)
+        unrecorded = None
         first_round = False
-        claimed_before = claimed_before or limit
-        exempt.update(fresh)
-        report.enqueued.extend(fresh)
-        if not claimed and not (more and fresh):
+        claimed_before = claimed_before or taken.limit
+        exempt.update(taken.fresh)
+        report.enqueued.extend(taken.fresh)
+        if not taken.claimed and not (taken.more and taken.fresh):
             break
-        attempted.update((item.key, item.blob) for item, _ in claimed)
-        last = not more
-        if more:
+        attempted.update((item.key, item.blob) for item, _ in taken.claimed)
+        last = not taken.more
+        if taken.more:
             _render_next_window(pipeline)
-        batch = _Batch(pipeline, report, claimed, token=token, leased_at=leased_at, final=last)
+        batch = _Batch(
+            pipeline, report, taken.claimed, token=token, leased_at=taken.leased_at, final=last
+        )
         batch.work()
         for name, target in batch.batched.items():
             if last:
                 unfinished.pop(name, None)
             else:
                 unfinished[name] = target
-        if last and not batch.newer_pending:
+        if not last:
+            unrecorded = batch
+            continue
+        batch.checkpoint()
+        if not batch.newer_pending:
             # Reading again would find nothing but the work others enqueued since, which is
             # theirs to take (or the sweeper's).
             break
     _finish(pipeline, unfinished)
     return report
+
+
+@dataclass(frozen=True)
+class _Taken:
+    """What a claim's write did."""
+
+    fresh: list[str]  # the keys its plan enqueued
+    claimed: Claimed
+    leased_at: datetime
+    limit: int  # the most it could take
+    more: bool  # whether more is waiting for a later claim of the drain
+    recorded: _Recorded | None  # the outcomes of the batch before it recorded, if any
+
+
+def _claim(
+    pipeline: Pipeline,
+    *,
+    prepare: Prepare | None,
+    record: _Record | None,
+    earlier: int,
+    choose: Callable[..., list[str]],
+    exempt: set[str],
+    optimistic: bool,
+) -> tuple[str, _Taken]:
+    """One write: record the batch before's outcomes (`record`), enqueue what `prepare`
+    plans, and claim a batch (`choose`: `select` with the drain's filters; at least as many
+    as the drain's `earlier` claim took) under a new lease token, returned with what the write
+    did."""
+    token = secrets.token_hex(8)
+
+    def take(ledger: Ledger) -> tuple[Ledger, _Taken]:
+        recorded = None
+        if record is not None:
+            ledger, recorded = record(ledger)
+        now = pipeline.clock.now()
+        fresh: list[str] = []
+        if prepare is not None:
+            ledger, fresh = prepare(ledger, now)
+        backlog = ledger.reconciled is not None and ledger.reconciled.backlog is not None
+        # Behind a backlog there is more waiting work than pending.json shows.
+        limit = MAX_CLAIM if backlog else claim_size(len(ledger.pending), earlier=earlier)
+        chosen = functools.partial(choose, now=now, exempt=exempt | set(fresh),
+                                   first=exempt | set(fresh))  # fmt: skip
+        keys = chosen(ledger, limit=limit)
+        ledger, items = claim(
+            ledger, keys, holder=pipeline.holder, token=token, now=now,
+            lease_ttl=pipeline.lease_ttl,
+        )  # fmt: skip
+        ledger.published.preload(item.key for item in items)
+        claimed = [(item, ledger.published.get(item.key)) for item in items]
+        more = backlog or (len(items) == limit and bool(chosen(ledger, limit=1)))
+        return ledger, _Taken(fresh, claimed, now, limit, more, recorded)
+
+    taken = pipeline.transact(
+        take,
+        message=f"steadypress: {'record outcomes and ' if record else ''}claim ({pipeline.holder})",
+        optimistic=optimistic,
+        announce=lambda taken: _ahead_of_claim(pipeline, taken.claimed, more=taken.more),
+    )
+    return token, taken
 
 
 def _ahead_of_claim(pipeline: Pipeline, claimed: Claimed, *, more: bool) -> None:
@@ -265,12 +311,11 @@ class _Batch:
             else:
                 self.failures.append(outcome)
             self.held.remove(item.key)
-        self._checkpoint()
 
     def _keep_leases(self) -> None:
         """Record outcomes and renew the leases when a checkpoint is due."""
         if self.pipeline.clock.now() - self.renewed_at >= self.every:
-            self._checkpoint()
+            self.checkpoint()
 
     def _publish_together(self) -> dict[str, Completion | Failure]:
         """The outcomes of the batch's items whose target publishes many at once, by key."""
@@ -426,18 +471,40 @@ class _Batch:
             for failure in failures
         ]
 
-    def _checkpoint(self) -> None:
+    def checkpoint(self) -> None:
         """Record the outcomes so far and renew the leases still held, in one transaction."""
-        pipeline, report = self.pipeline, self.report
+        if (record := self.record()) is not None:
+            self._write(record)
+
+    def record_alone(self, record: _Record, *, after: Exception) -> None:
+        """Write `record`, which the next claim's write was to carry, in a write of its own:
+        that claim failed (`after`), and what this batch published is still recorded."""
+        try:
+            self._write(record)
+        except Exception as error:  # the claim's own failure is the one reported
+            self.pipeline.log(f"recording outcomes after a failed claim ({after}) failed: {error}")
+
+    def _write(self, record: _Record) -> None:
+        # Optimistic: this write always changes the ledger, so a stale start only costs a conflict.
+        recorded = self.pipeline.transact(
+            record,
+            message=f"steadypress: record outcomes ({self.pipeline.holder})",
+            optimistic=True,
+        )
+        self.recorded(recorded)
+
+    def record(self) -> _Record | None:
+        """The ledger change that records the outcomes so far and renews the leases still
+        held, for one transaction (`recorded` then takes its result); None when there is
+        nothing to record. The outcomes are handed over: a second call has none of them."""
+        pipeline = self.pipeline
         completions, still_working = self.completions, list(self.held)
         failures = self._with_depends(self.failures)
         self.completions, self.failures = [], []
         if not completions and not failures and not still_working:
-            return
+            return None
 
-        def record(
-            ledger: Ledger,
-        ) -> tuple[Ledger, tuple[list[DeadItem], list[Resolution], bool, set[str], datetime]]:
+        def record(ledger: Ledger) -> tuple[Ledger, _Recorded]:
             now = pipeline.clock.now()
             ledger, resolutions = complete(ledger, completions, now=now)
             ledger, newly_dead = fail(
@@ -447,23 +514,48 @@ class _Batch:
                 ledger, still_working, token=self.token, now=now, lease_ttl=pipeline.lease_ttl
             )
             newer = any(done.key in ledger.pending for done in completions)
-            return ledger, (newly_dead, resolutions, newer, _held(ledger, self.token), now)
+            return ledger, _Recorded(
+                completions=completions,
+                failures=failures,
+                still_working=still_working,
+                newly_dead=newly_dead,
+                resolutions=resolutions,
+                newer_pending=newer,
+                held=_held(ledger, self.token),
+                at=now,
+            )
 
-        # Optimistic: this write always changes the ledger, so a stale start only costs a conflict.
-        newly_dead, resolutions, newer_pending, held, renewed_at = pipeline.transact(
-            record,
-            message=f"steadypress: record outcomes ({pipeline.holder})",
-            optimistic=True,
-        )
-        lost = [key for key in still_working if key not in held]
+        return record
+
+    def recorded(self, outcome: _Recorded) -> None:
+        """After the write that recorded outcomes: what the executor tells and raises."""
+        pipeline, report = self.pipeline, self.report
+        lost = [key for key in outcome.still_working if key not in outcome.held]
         if lost:
             pipeline.log(f"leases taken over by another executor, left to it: {', '.join(lost)}")
-        self.held = [key for key in self.held if key in held]
-        self.renewed_at = renewed_at
-        self.newer_pending |= newer_pending
-        _tell(pipeline, report, completions, failures, newly_dead)
-        settle_alerts(pipeline, resolutions)
-        report.dead.extend(raise_alerts(pipeline, newly_dead))
+        self.held = [key for key in self.held if key in outcome.held]
+        self.renewed_at = outcome.at
+        self.newer_pending |= outcome.newer_pending
+        _tell(pipeline, report, outcome.completions, outcome.failures, outcome.newly_dead)
+        settle_alerts(pipeline, outcome.resolutions)
+        report.dead.extend(raise_alerts(pipeline, outcome.newly_dead))
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """What a write recording a batch's outcomes did."""
+
+    completions: list[Completion]
+    failures: list[Failure]
+    still_working: list[str]  # the keys whose leases it renewed
+    newly_dead: list[DeadItem]
+    resolutions: list[Resolution]
+    newer_pending: bool  # a newer version of an article it completed is waiting
+    held: set[str]  # the keys still leased to the batch
+    at: datetime
+
+
+_Record = Callable[[Ledger], tuple[Ledger, _Recorded]]
 
 
 def _held(ledger: Ledger, token: str) -> set[str]:
