@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from steadypress.claims import CLAIM_BATCH  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
-from steadypress.executor import CLAIM_BATCH  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
 from steadypress.targets import Receipt  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings  # noqa: E402

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
-from steadypress.executor import CLAIM_BATCH, claim_size
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore

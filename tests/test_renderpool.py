@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from steadypress import renderpool
+from steadypress.claims import claim_size
 from steadypress.content import Article, ContentSource
 from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
@@ -171,36 +172,41 @@ def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Forked and building their renderer while the plan reads the articles, the workers are
-    ready when the first bodies come; a push of a few, or a run with nothing new, starts none."""
+    ready when the first bodies come. Where the batches will be too small for the workers (a
+    push of 100 is claimed 25 at a time), or there is nothing new, none is started."""
     monkeypatch.setattr(
         "steadypress.targets.site.target.BodyPool",
         functools.partial(renderpool.BodyPool, workers=2),
     )
     events: list[str] = []
-    real_start, real_prefetch = renderpool.BodyPool.start, ContentSource.prefetch
+    real_started, real_prefetch = renderpool.BodyPool._started, ContentSource.prefetch
 
-    def start(pool: renderpool.BodyPool) -> None:
-        events.append("start")
-        real_start(pool)
+    def started(pool: renderpool.BodyPool) -> Any:
+        if pool._pool is None:
+            events.append("start")
+        return real_started(pool)
 
     def prefetch(source: ContentSource, commit: str, paths: Any) -> None:
         if paths:
             events.append(f"read {len(paths)}")
         real_prefetch(source, commit, paths)
 
-    monkeypatch.setattr(renderpool.BodyPool, "start", start)
+    monkeypatch.setattr(renderpool.BodyPool, "_started", started)
     monkeypatch.setattr(ContentSource, "prefetch", prefetch)
-    many = renderpool.POOL_FROM
+    few = renderpool.POOL_FROM  # claimed CLAIM_BATCH at a time
+    repo.commit(**{f"content/q{n:03d}.md": article(f"Q{n}") for n in range(few)})
+    assert f"{few} published" in run_cli(repo, "run").out
+    assert run_cli(repo, "run").code == 0  # nothing new
+    assert "start" not in events, events
+
+    events.clear()
+    many = 4 * renderpool.POOL_FROM  # a first claim of POOL_FROM
+    assert claim_size(many) == renderpool.POOL_FROM
     repo.commit(**{f"content/p{n:03d}.md": article(f"P{n}") for n in range(many)})
     result = run_cli(repo, "run")
     assert f"{many} published" in result.out, result.out + result.err
     assert events[:2] == ["start", f"read {many}"], events
-
-    events.clear()
-    repo.commit(**{f"content/q{n:03d}.md": article(f"Q{n}") for n in range(3)})
-    assert "3 published" in run_cli(repo, "run").out
-    assert run_cli(repo, "run").code == 0  # nothing new
-    assert "start" not in events, events
+    assert events.count("start") == 1, "forked once a run"
 
 
 def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(

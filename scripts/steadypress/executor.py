@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
+from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.config import CONFIG_FILE
 from steadypress.content import Article
 from steadypress.errors import ArticleError, PermanentError, PublishError, TransientError
@@ -46,24 +47,7 @@ from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
 
-__all__ = ["CHECKPOINT_SECONDS", "CLAIM_BATCH", "MAX_CLAIM", "claim_size", "drain"]
-
-# How many items one claim takes: small enough that racing executors share a big push, large
-# enough that a push of 100 articles is four claims.
-CLAIM_BATCH = 25
-# A claim grows with the work waiting, up to this: a target that publishes a batch at once
-# rewrites its shared files once a batch (the site's listings), so a first build of 10,000
-# articles does that about 30 times rather than 400.
-MAX_CLAIM = 500
-
-
-def claim_size(pending: int, *, earlier: int = 0) -> int:
-    """Items one claim takes when `pending` are waiting: 25, or a quarter of them (others
-    racing for a big push still find three quarters left), and never fewer than this drain's
-    `earlier` claim took: one executor alone takes a first build in four claims, not a dozen
-    shrinking ones (each claim rewrites the site's shared files once)."""
-    return min(MAX_CLAIM, max(CLAIM_BATCH, pending // 4, earlier))
-
+__all__ = ["CHECKPOINT_SECONDS", "drain"]
 
 # Outcomes are recorded at least this often within a batch, renewing the leases still held
 # (and sooner when a third of the lease has passed).

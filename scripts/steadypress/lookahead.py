@@ -9,6 +9,7 @@ import contextlib
 import functools
 from collections.abc import Mapping, Sequence
 
+from steadypress.claims import claim_size
 from steadypress.content import Article
 from steadypress.errors import ArticleError
 from steadypress.ledger import PublishedRecord
@@ -51,12 +52,13 @@ def read_ahead(
 
 
 def expect(pipeline: Pipeline, counts: Mapping[str, int]) -> None:
-    """Tell each batch target how many new article versions (`counts`, by target) a plan is
-    about to read, for it to get ready to render them."""
+    """Tell each batch target how large the batches of the new article versions a plan is
+    about to read will be (`counts`: how many, by target; a drain's first claim of them), for
+    it to get ready to render them."""
     try:
         for name, target in batch_targets(pipeline).items():
             if counts.get(name):
-                target.expect(counts[name])
+                target.expect(claim_size(counts[name]))
     except Exception as error:  # a saving lost, never the work
         pipeline.log(f"getting ready to render failed, rendered when written: {error}")
 

@@ -64,7 +64,7 @@ class BodyPool:
         forks its workers for its first task: here, an empty one)."""
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
-        if (pool := self._started()) is not None:
+        if self._pool is None and (pool := self._started()) is not None:
             try:
                 pool.submit(_prerender_chunk, [])
             except BrokenProcessPool:

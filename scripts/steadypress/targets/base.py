@@ -87,9 +87,9 @@ class BatchTarget(Target, Protocol):
         ...
 
     def expect(self, count: int) -> None:
-        """About `count` new articles will be handed to later `publish_batch` calls: a plan
-        found them and is about to read them. A target may get ready meanwhile (start its
-        workers)."""
+        """New articles will be handed to later `publish_batch` calls, about `count` at a time:
+        a plan found them and is about to read them. A target may get ready meanwhile (start
+        its workers)."""
         ...
 
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:

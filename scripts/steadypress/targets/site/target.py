@@ -378,8 +378,8 @@ class SiteTarget:
         return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
 
     def expect(self, count: int) -> None:
-        """The workers started now, if they would render that many: each builds its renderer
-        while the plan reads the articles."""
+        """The workers started now, if they would render batches of `count`: each builds its
+        renderer while the plan reads the articles."""
         if self._bodies.renders_ahead(count):
             self._bodies.start()
 
