@@ -20,6 +20,13 @@ settings.register_profile("thorough", max_examples=3000, stateful_step_count=60)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The template's test first: it runs the whole suite again in a copy, for minutes, and
+    started first it overlaps the rest of the suite on the other worker instead of running on
+    alone after it."""
+    items.sort(key=lambda item: item.path.name != "test_template.py")
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path / "blog")
