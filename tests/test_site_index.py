@@ -26,6 +26,7 @@ from steadypress.targets.site.index import SUMMARY, YEARS, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
+from steadypress.theme import Theme
 from tests.helpers import local_site_articles, old_site_manifest, site_folder, site_target
 from tests.schema import VALIDATORS
 
@@ -620,6 +621,39 @@ def test_a_crowded_month_is_kept_in_parts_and_the_site_is_the_same(
     for page in CROWDED_PAGES:
         assert not (tmp_path / "parted" / page).exists()
         assert _part_pages(tmp_path / "parted", page) == set()
+
+
+# A theme's month and tag pages from before listings had parts: no `pager.html` in them.
+_PAGERLESS = {
+    name: f'{{% extends "base.html" %}}{{% block main %}}<h1>{heading}</h1>'
+    '{% include "list.html" %}{% endblock %}'.encode()
+    for name, heading in (("month.html", "{{ period }}"), ("tag.html", "{{ tag }}"))
+}
+
+
+def test_a_theme_without_the_pager_still_links_every_part_of_a_crowded_month(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A month's or a tag's year's page whose template does not show the links to the other
+    parts gets the theme's `pager.html` before `</body>`: every part is reached from another,
+    as with the default theme; a page that shows them is left as its template made it."""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    sites = {"own": Theme(_PAGERLESS.get, where="theme"), "default": Theme()}
+    for name, theme in sites.items():
+        site_target(DirectorySiteFiles(tmp_path / name), theme=theme).publish_batch(
+            [(article, None) for article in CROWDED]
+        )
+    pager = re.compile(rb'<nav class="pages">.*?</nav>', re.S)
+    for page in CROWDED_PAGES:
+        shown = [page, *sorted(_part_pages(tmp_path / "default", page))]
+        assert len(shown) > 2
+        for path in shown:
+            own = (tmp_path / "own" / path).read_bytes()
+            default = (tmp_path / "default" / path).read_bytes()
+            assert pager.findall(own) == pager.findall(default) != [], path
+            assert own.index(b'<nav class="pages">') < own.rindex(b"</body>")
+            assert own.count(b'<nav class="pages">') == default.count(b'<nav class="pages">') == 1
 
 
 def test_a_publish_into_a_crowded_month_rewrites_one_part(tmp_path: Path) -> None:

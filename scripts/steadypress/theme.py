@@ -5,7 +5,9 @@ A folder of the repository (the site target's `theme` setting) may hold any of `
 rewrites alone when a neighbour changes), `index.html` (the newest articles), `archive.html`
 (the years), `year.html` (a year's months), `month.html`, `tag.html` (a tag's newest
 articles and years, or one year of them), `tag_years.html` (every year of a tag that has
-many), `tags.html`, `list.html`, `404.html` and `style.css`;
+many), `tags.html`, `list.html`, `pager.html` (the links between the pages of a crowded month
+or tag's year, which a month's or tag's page without them gets before `</body>`), `404.html`
+and `style.css`;
 the rest come from the default theme shipped in `steadypress/theme/`. Every value from front
 matter is escaped by the templates (autoescape), and the same inputs give the same bytes.
 """
@@ -22,13 +24,7 @@ from steadypress.render import highlight_css
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["THEME_FILES", "Theme"]
-
-THEME_FILES = (
-    "base.html", "article.html", "neighbours.html", "index.html", "archive.html", "year.html",
-    "month.html", "tag.html", "tag_years.html", "tags.html", "list.html", "404.html",
-    "style.css",
-)  # fmt: skip
+__all__ = ["Theme"]
 
 
 def _text(data: bytes | None, where: str, name: str) -> str | None:

@@ -21,6 +21,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from markupsafe import escape
+
 from steadypress.errors import TransientError
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import (
@@ -295,12 +297,28 @@ class ListingPages:
         parts (`number`)."""
         _archive, year, month, _file = page.split("/")
         listed, pager = self._paged(index, page, number)
-        return self._theme.render(
-            "month.html", site=self._site, url=self._absolute(_shown_at(page, number)),
+        return self._with_pager(
+            "month.html", pager, site=self._site, url=self._absolute(_shown_at(page, number)),
             period=f"{_MONTHS[int(month) - 1]} {year}", entries=self._rows(listed),
-            pager=pager, archive={"href": self._href(ARCHIVE_INDEX)},
+            archive={"href": self._href(ARCHIVE_INDEX)},
             year={"href": self._href(year_path(year)), "name": year},
         )  # fmt: skip
+
+    def _with_pager(
+        self, template: str, pager: Mapping[str, str | None] | None, **context: Any
+    ) -> bytes:
+        """`template` rendered with `pager`, the links to the other pages of a listing in
+        parts, shown whether the template shows them or not: a theme's `month.html` or
+        `tag.html` made before listings had parts (without `pager.html`) would leave a crowded
+        month's older articles on pages nothing links, so the theme's `pager.html` is then
+        added before `</body>`."""
+        page = self._theme.render(template, pager=pager, **context)
+        hrefs = [href for href in (pager or {}).values() if href]
+        if all(f'href="{escape(href)}"'.encode() in page for href in hrefs):
+            return page
+        links = self._theme.render("pager.html", pager=pager, **context).strip() + b"\n"
+        end = page.rfind(b"</body>")
+        return page[:end] + links + page[end:] if end >= 0 else page + links
 
     def _paged(
         self, index: SiteIndex, page: str, number: int | None
@@ -349,10 +367,10 @@ class ListingPages:
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
         every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
-        return self._theme.render(
-            "tag.html", site=self._site, tag=index.tag_name(tag),
+        return self._with_pager(
+            "tag.html", pager, site=self._site, tag=index.tag_name(tag),
             url=self._absolute(_shown_at(page, number)), year=year, entries=self._rows(listed),
-            pager=pager, tag_href=self._href(tag), count=index.tag_count(tag),
+            tag_href=self._href(tag), count=index.tag_count(tag),
             years=[{"year": y, "href": self._href(tag_year_path(tag, y)), "count": n}
                    for y, n in years[:TAG_YEARS_SHOWN]],
             every_year=self._href(every_year) if every_year else None,
