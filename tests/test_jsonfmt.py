@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,6 +27,13 @@ def test_flat_records_with_awkward_strings_match() -> None:
     """Quotes, newlines, non-ASCII and '-->' in values survive exactly as json.dumps writes them."""
     value = {"b": {"z": 'he said "hi"\n', "a": "café -->", "n": None, "t": True, "i": 3}, "a": []}
     assert jsonfmt.dumps(value) == json.dumps(value, indent=2, sort_keys=True)
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), float("-inf")])
+def test_a_number_json_cannot_spell_is_refused_not_written(number: float) -> None:
+    """NaN and infinities are not JSON: a state file holding one would not read back."""
+    with pytest.raises(ValueError, match="JSON compliant"):
+        jsonfmt.dumps({"attempts": number})
 
 
 scalars = st.none() | st.booleans() | st.integers() | st.text()

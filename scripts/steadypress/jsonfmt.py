@@ -98,4 +98,8 @@ def _scalar(value: Any) -> str:
     if isinstance(value, str):  # a str subclass
         return encode_basestring_ascii(value)
     # bool, int, float and None: the standard library's spelling (true, 1e+16, NaN refused).
-    return json.dumps(value, allow_nan=False)
+    return _SCALAR_ENCODER.encode(value)
+
+
+# `json.dumps` with an option builds an encoder a call: one serves every scalar.
+_SCALAR_ENCODER = json.JSONEncoder(allow_nan=False)
