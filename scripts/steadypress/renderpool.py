@@ -16,7 +16,8 @@ of fork-server workers rendered 1,000 bodies slower than one process). A process
 threads then (live mode) renders here instead: a forked child could inherit a lock another
 thread holds. The workers run at a lower priority than this process: it lays out and writes
 the pages the workers' bodies go into, the longest chain of a first build, so when both want a
-core it gets it first (measured on 2 cores: a first build of 1,000 about 8% sooner).
+core it gets it first (measured on 2 cores, with the early start: a first build of 1,000 about
+8% sooner).
 """
 
 from __future__ import annotations
