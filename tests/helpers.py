@@ -100,6 +100,12 @@ class Repo:
     def state_commits(self, branch: str = "steadypress-state") -> int:
         return int(self.git("rev-list", "--count", branch)) if self.state_head(branch) else 0
 
+    def state_writes(self, branch: str = "steadypress-state") -> list[str]:
+        """What each state commit did, oldest first: its message without the writer's name
+        (`steadypress: claim`)."""
+        messages = self.git("log", "--reverse", "--format=%s", branch).split("\n")
+        return [message.split(" (")[0] for message in messages]
+
     def overwrite_state_file(
         self, name: str, data: bytes, branch: str = "steadypress-state"
     ) -> None:

@@ -394,8 +394,7 @@ def test_state_commits_grow_with_batches_not_with_articles(repo: Repo) -> None:
     result = run_cli(repo, "run")
     assert result.code == 0 and "60 published" in result.out
     assert repo.state_commits() == math.ceil(60 / CLAIM_BATCH) + 1
-    messages = repo.git("log", "--format=%s", "steadypress-state").split("\n")[::-1]
-    assert [message.split(" (")[0] for message in messages] == [
+    assert repo.state_writes() == [
         "steadypress: claim",
         "steadypress: record outcomes and claim",
         "steadypress: record outcomes and claim",
@@ -422,8 +421,7 @@ def test_a_claim_that_fails_still_leaves_the_batch_before_recorded(
     ledger = repo.ledger()
     assert len(ledger.published) == CLAIM_BATCH
     assert len(ledger.pending) == 60 - CLAIM_BATCH
-    messages = repo.git("log", "--format=%s", "steadypress-state").split("\n")[::-1]
-    assert [message.split(" (")[0] for message in messages] == [
+    assert repo.state_writes() == [
         "steadypress: claim",
         "steadypress: record outcomes",
     ]
