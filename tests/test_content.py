@@ -205,3 +205,38 @@ def test_versions_read_to_order_an_import_are_not_read_again_to_publish(
         assert source.read(path, blob, commit=head) == fresh.read(path, blob, commit=head)
     assert sorted(asked[:5]) == sorted(paths.values())
     assert len(asked) == 5 + len(paths)  # then only `fresh`, reading them one by one
+
+
+def test_a_jekyll_post_without_a_date_is_dated_by_its_file_name(repo: Repo) -> None:
+    """A Jekyll blog adopted in one commit keeps its posts' dates: the day a name begins with
+    dates a post whose front matter has no `date` (which wins where it has one), and orders
+    the import; other names are dated by the commit that added them."""
+    posts = {
+        "content/2019-05-01-hello.md": article("Hello"),
+        "content/2021-03-02-later.md": article("Later"),
+        "content/2020-01-01-dated.md": article("Dated", date="2018-07-01T10:00:00Z"),
+        "content/plain.md": article("Plain"),
+    }
+    head = repo.commit(**posts)
+    source = ContentSource(Git(repo.root), "content")
+    paths = source.list_articles(head)
+    dates = {path: source.read(path, blob, commit=head).date for path, blob in paths.items()}
+    added = datetime.fromtimestamp(int(repo.git("show", "-s", "--format=%ct", head)), UTC)
+    assert dates == {
+        "content/2019-05-01-hello.md": datetime(2019, 5, 1, tzinfo=UTC),
+        "content/2021-03-02-later.md": datetime(2021, 3, 2, tzinfo=UTC),
+        "content/2020-01-01-dated.md": datetime(2018, 7, 1, 10, tzinfo=UTC),
+        "content/plain.md": added,
+    }
+    assert ContentSource(Git(repo.root), "content").newest_first(head, paths) == [
+        "content/plain.md",
+        "content/2021-03-02-later.md",
+        "content/2019-05-01-hello.md",
+        "content/2020-01-01-dated.md",
+    ]
+
+
+def test_a_jekyll_post_named_for_a_day_to_come_waits_for_it() -> None:
+    """As Jekyll leaves a post of a future day out of the site, steadypress schedules it."""
+    parsed = parse_article("_posts/2999-01-01-later.md", "blob", article("Later").encode())
+    assert parsed.not_before == datetime(2999, 1, 1, tzinfo=UTC)

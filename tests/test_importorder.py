@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from steadypress.importorder import front_matter_date, newest_first
+from steadypress.importorder import filename_date, front_matter_date, newest_first
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,21 @@ def test_the_date_is_read_from_the_front_matter_alone(text: bytes, date: str | N
 def test_newest_first_then_by_path_and_the_undated_last() -> None:
     dates = {"b.md": "2024-01-01", "a.md": "2024-01-01", "c.md": "2025-03-01T10:00", "d.md": ""}
     assert newest_first(dates) == ["c.md", "a.md", "b.md", "d.md"]
+
+
+@pytest.mark.parametrize(
+    ("path", "day"),
+    [
+        ("_posts/2019-05-01-hello.md", "2019-05-01"),
+        ("content/2024-02-29-leap-day.md", "2024-02-29"),
+        # Not a day a name begins with: none, not at the start, a folder's, an impossible one.
+        ("content/hello.md", None),
+        ("content/notes-2019-05-01-x.md", None),
+        ("content/2019-05-01-folder/hello.md", None),
+        ("content/2019-05-01.md", None),
+        ("content/2023-02-29-not-a-leap-year.md", None),
+        ("content/2019-13-45-notes.md", None),
+    ],
+)
+def test_a_jekyll_post_is_dated_by_its_file_name(path: str, day: str | None) -> None:
+    assert filename_date(path) == day

@@ -20,7 +20,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from steadypress.errors import ArticleError, GitFailed, PermanentError
 from steadypress.gitio import SYMLINK_MODE, ZERO_OID, Git
-from steadypress.importorder import front_matter_date, newest_first
+from steadypress.importorder import filename_date, front_matter_date, newest_first
 
 __all__ = ["Article", "Changes", "ContentSource", "parse_article"]
 
@@ -209,7 +209,9 @@ def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
 
 
 def parse_article(path: str, blob: str, data: bytes) -> Article:
-    """Parse one article version; any problem is an ArticleError naming the file."""
+    """Parse one article version; any problem is an ArticleError naming the file. Without a
+    `date`, a name that begins with a day dates it, as Jekyll's posts are dated
+    (`2019-05-01-title.md`): a Jekyll blog keeps its dates when it is adopted in one commit."""
     try:
         # A byte-order mark is how some editors say "UTF-8"; it is not part of the text.
         text = data.decode("utf-8").removeprefix("\ufeff")
@@ -241,7 +243,9 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
             )
         ),
         canonical_url=_optional_text(metadata, "canonical_url"),
-        date=_moment(metadata["date"], path=path, key="date") if metadata.get("date") else None,
+        date=_moment(metadata["date"], path=path, key="date")
+        if metadata.get("date")
+        else _named_day(path),
         publish_at=(
             _moment(metadata["publish_at"], path=path, key="publish_at")
             if metadata.get("publish_at")
@@ -256,6 +260,12 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         cover_image=_optional_text(metadata, "cover_image"),
         metadata=metadata,
     )
+
+
+def _named_day(path: str) -> datetime | None:
+    """The day a Jekyll post's file name gives (`2019-05-01-title.md`), at midnight UTC."""
+    named = filename_date(path)
+    return None if named is None else datetime.fromisoformat(named).replace(tzinfo=UTC)
 
 
 class ContentSource:
@@ -371,7 +381,8 @@ class ContentSource:
         is that version there: what it depends on (images, via `Article.commit`) is then read
         where a fix committed since the version was seen is found. Its history gives what the
         front matter may leave out: `updated` is when the file last changed, and an article
-        with no `date` is dated by the commit that added it."""
+        with no `date` (nor one in its file name, `parse_article`) is dated by the commit
+        that added it."""
         if not self.is_article(path) or ".." in PurePosixPath(path).parts:
             # Only a tampered ledger names such a path; the item is dead-lettered, not run.
             raise ArticleError(path, f"not an article path under {self._content_dir}/")
@@ -436,8 +447,9 @@ class ContentSource:
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
         """These article versions (path -> blob, at `commit`) in the order a large import
-        takes them (`importorder`): by the date their front matter writes, else the one
-        `commit`'s history added them on, newest first. Each version is read once a run."""
+        takes them (`importorder`): by the date their front matter writes, or their file
+        name's (Jekyll's way), else the one `commit`'s history added them on, newest first.
+        Each version is read once a run."""
         unread = sorted(set(articles.values()) - self._dates.keys())
         for start in range(0, len(unread), _DATE_READS):
             part = unread[start : start + _DATE_READS]
@@ -446,7 +458,7 @@ class ContentSource:
                 if found is not None and self._kept + len(found[1]) <= _KEEP_READ:
                     self._read_for_dates[blob] = found[1]
                     self._kept += len(found[1])
-        dates = {path: self._dates[blob] for path, blob in articles.items()}
+        dates = {path: self._dates[blob] or filename_date(path) for path, blob in articles.items()}
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
         if undated and OBJECT_ID.match(commit):

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import date
 
-__all__ = ["front_matter_date", "newest_first"]
+__all__ = ["filename_date", "front_matter_date", "newest_first"]
 
 # Only the front matter's first lines are looked at; its own parser bounds it (MAX_FRONT_MATTER).
 _HEAD = 4096
@@ -37,6 +38,24 @@ def front_matter_date(text: bytes) -> str | None:
     end = head.find(b"\n" + fence, 3)
     found = _DATE.search(head, 3, end if end != -1 else len(head))
     return found.group(1).decode().replace(" ", "T") if found else None
+
+
+# Jekyll's post names: `2019-05-01-title.md` (its `_posts/` folder, and a habit beyond it).
+_NAMED_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})-.")
+
+
+def filename_date(path: str) -> str | None:
+    """The day an article's file name begins with, Jekyll's way (`2019-05-01-title.md`), as
+    an ISO 8601 string: its date where the front matter writes none. None for any other name,
+    and for a day that does not exist (`2019-13-45-notes.md` names no date)."""
+    found = _NAMED_DAY.match(path.rsplit("/", 1)[-1])
+    if found is None:
+        return None
+    try:
+        date.fromisoformat(found.group(1))
+    except ValueError:
+        return None
+    return found.group(1)
 
 
 def newest_first(dates: Mapping[str, str]) -> list[str]:
