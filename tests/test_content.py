@@ -1,9 +1,11 @@
 """Articles: front matter validated, versions read from commits, pushes diffed."""
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
+from steadypress import gitio
 from steadypress.content import ContentSource, parse_article
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
@@ -179,6 +181,63 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
         assert together.read(path, blob, commit=head) == one_by_one.read(path, blob, commit=head)
     edited = together.read("content/a.md", paths["content/a.md"], commit=head)
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
+
+
+def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk of the history that dates a push's articles stops at the commits that added
+    them: a blog's older history is not read on every push (walked whole, a history of 5,000
+    commits took 3.2 s). An article the walk did not reach is read with its own `git log`,
+    dated all the same."""
+    clock = iter(range(1_700_000_000, 1_800_000_000, 86_400))
+
+    def commit(**files: str) -> str:
+        stamp = f"@{next(clock)} +0000"
+        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
+        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
+        return repo.commit(**files)
+
+    for n in range(30):
+        commit(**{f"content/old-{n:02d}.md": article(f"Old {n}")})
+    commit(**{"content/old-03.md": article("Old 3", body="Edited.")})
+    head = commit(**{"content/pushed.md": article("Pushed")})
+    monkeypatch.setattr(gitio, "_STREAMED", 64)  # small reads: where the walk stops shows
+    streamed: list[int] = []
+    real_stream = Git.stream
+
+    def counted(git: Git, *args: str) -> Iterator[bytes]:
+        for chunk in real_stream(git, *args):
+            streamed.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(Git, "stream", counted)
+    whole = len(repo.git("log", "-z", "--format=%x01%ct", "--name-status", "--", "content"))
+    source = ContentSource(Git(repo.root), "content")
+    alone = ContentSource(Git(repo.root), "content")
+    paths = source.list_articles(head)
+    source.prefetch(head, ["content/pushed.md"])
+    assert 0 < sum(streamed) < whole / 10, (sum(streamed), whole)
+    for path in ("content/pushed.md", "content/old-03.md", "content/old-00.md"):
+        read = source.read(path, paths[path], commit=head)
+        assert read == alone.read(path, paths[path], commit=head)
+    assert read.date == datetime.fromtimestamp(1_700_000_000, UTC)
+    # A second walk at one commit (the next window of an import) goes to the beginning, once,
+    # not deeper each window: then no article, of that window or any, needs its own `git log`.
+    older = [path for path in paths if path.startswith("content/old-1")]
+    every_old = [path for path in paths if path.startswith("content/old-")]
+    expected = [alone.read(path, paths[path], commit=head) for path in every_old]
+    logs: list[tuple[str, ...]] = []
+    real_text = Git.text
+
+    def text(git: Git, *args: str, stdin: bytes | None = None) -> str:
+        logs.append(args)
+        return real_text(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "text", text)
+    source.prefetch(head, older)
+    assert [source.read(path, paths[path], commit=head) for path in every_old] == expected
+    assert not [args for args in logs if args[0] == "log"]
 
 
 def test_versions_read_to_order_an_import_are_not_read_again_to_publish(

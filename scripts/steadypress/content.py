@@ -7,6 +7,7 @@ without reading it.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -268,6 +269,36 @@ def _named_day(path: str) -> datetime | None:
     return None if named is None else datetime.fromisoformat(named).replace(tzinfo=UTC)
 
 
+@dataclass
+class _History:
+    """What a walk of a commit's history, newest first, found (`ContentSource._walk`): when
+    each article it met last changed and was added. `complete`: it walked to the beginning;
+    else it stopped once it had what it looked for, and an article it did not find added is
+    asked about alone."""
+
+    changed: dict[str, datetime] = field(default_factory=dict)
+    added: dict[str, datetime] = field(default_factory=dict)
+    complete: bool = False
+
+    def knows(self, path: str) -> bool:
+        return self.complete or path in self.added
+
+    def note(self, record: bytes, missing: set[str]) -> None:
+        """One commit of `git log -z --format=%x01%ct --name-status` (after its \\x01): the
+        articles it changed, those it added taken out of `missing`."""
+        stamp, _, files = record.partition(b"\0")
+        if not stamp:
+            return
+        moment = datetime.fromtimestamp(int(stamp), UTC)
+        fields = files.lstrip(b"\n").split(b"\0")
+        for status, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+            path = raw_path.decode("utf-8", errors="surrogateescape")
+            self.changed.setdefault(path, moment)
+            if status == b"A":
+                self.added.setdefault(path, moment)
+                missing.discard(path)
+
+
 class ContentSource:
     """The articles of the content branch, read from commits of a git repository."""
 
@@ -281,7 +312,7 @@ class ContentSource:
         self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
         self._parsed: dict[tuple[str, str], Article] = {}  # (path, blob) -> as parsed
         # Per commit, from one walk of its history: when each article last changed, was added.
-        self._history: dict[str, tuple[dict[str, datetime], dict[str, datetime]]] = {}
+        self._history: dict[str, _History] = {}
         self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
         self._read_for_dates: dict[str, bytes] = {}  # blob -> its bytes, up to _KEEP_READ
         self._kept = 0  # bytes ever kept there: what is taken out does not make room again
@@ -443,7 +474,7 @@ class ContentSource:
             self._files[commit, path] = None if data is None else (mode, oid, data)
         for path in wanted - {path for path, _mode, _oid in entries}:
             self._files[commit, path] = None
-        self._walk(commit)
+        self._walk(commit, [path for path, _mode, _oid in entries])
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
         """These article versions (path -> blob, at `commit`) in the order a large import
@@ -462,8 +493,7 @@ class ContentSource:
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
         if undated and OBJECT_ID.match(commit):
-            self._walk(commit)
-            added = self._history[commit][1]
+            added = self._walk(commit, undated).added
         return newest_first({
             path: written or (
                 added[path].strftime("%Y-%m-%dT%H:%M:%S") if path in added else ""
@@ -476,27 +506,35 @@ class ContentSource:
             self._files[commit, path] = self._git.read_file(commit, path)
         return self._files[commit, path]
 
-    def _walk(self, commit: str) -> None:
-        """Every article's last change and addition up to `commit`, newest first, in one `git
-        log` (renames are not followed: an article moved is a new one, as `read` sees it)."""
-        if commit in self._history:
-            return
-        raw = self._git.run(
+    def _walk(self, commit: str, paths: Collection[str]) -> _History:
+        """When articles last changed and were added up to `commit`, from one `git log` of the
+        content folder, newest first, that stops once it has found each of `paths` added, the
+        first time (renames are not followed: an article moved is a new one, as `read` sees
+        it). A push's articles are found in its own commits: walked to its beginning, the
+        history of a blog of 5,000 commits took 3.2 s, on every push."""
+        history = self._history.get(commit)
+        if history is not None and all(history.knows(path) for path in paths):
+            return history
+        # A commit's second walk goes to the beginning: each window of a large import would
+        # otherwise walk again, deeper than the one before.
+        stops = history is None
+        history = self._history[commit] = _History()
+        missing = set(paths)
+        log = self._git.stream(
             "log", "-z", "--format=%x01%ct", "--name-status", "--no-renames",
             "--end-of-options", commit, "--", self._content_dir,
         )  # fmt: skip
-        changed: dict[str, datetime] = {}
-        added: dict[str, datetime] = {}
-        for chunk in raw.split(b"\x01")[1:]:
-            stamp, _, files = chunk.partition(b"\0")
-            moment = datetime.fromtimestamp(int(stamp), UTC)
-            fields = files.lstrip(b"\n").split(b"\0")
-            for status, raw_path in zip(fields[0::2], fields[1::2], strict=False):
-                path = raw_path.decode("utf-8", errors="surrogateescape")
-                changed.setdefault(path, moment)
-                if status == b"A":
-                    added.setdefault(path, moment)
-        self._history[commit] = (changed, added)
+        with contextlib.closing(log):
+            last = b""  # the newest commit's record, whole only once the next one begins
+            for chunk in log:
+                *whole, last = (last + chunk).split(b"\x01")
+                for record in whole:
+                    history.note(record, missing)
+                if stops and not missing:
+                    return history
+            history.note(last, missing)
+        history.complete = True
+        return history
 
     def uncommitted(self, *also: str) -> list[str]:
         """Files under the content folder (and the paths `also` names) whose changes are not
@@ -560,9 +598,9 @@ class ContentSource:
     def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
         """When the newest commit up to `commit` that changed `path` (and matches `options`)
         was made; git stops at the first one it finds."""
-        if commit in self._history and options in ((), ("--diff-filter=A",)):
-            changed, added = self._history[commit]
-            return (added if options else changed).get(path)
+        history = self._history.get(commit)
+        if history is not None and history.knows(path) and options in ((), ("--diff-filter=A",)):
+            return (history.added if options else history.changed).get(path)
         # A literal pathspec: a file name with `*` or `?` is a name, not a glob.
         stamp = self._git.text(
             "log", "-1", "--format=%ct", *options, "--end-of-options", commit, "--",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 
 from steadypress.errors import GitFailed
@@ -18,6 +18,9 @@ SYMLINK_MODE = "120000"
 # the time a large write takes. Git draws the same line for what it receives: a push of 100
 # objects or more is kept as a pack (`transfer.unpackLimit`, git-config(1)).
 PACK_FROM = 100
+
+# Bytes a streamed command's output is read by.
+_STREAMED = 64 * 1024
 
 # Commits made by steadypress must not depend on the user's identity being configured.
 _IDENTITY = {
@@ -44,6 +47,25 @@ class Git:
         if completed.returncode != 0:
             raise GitFailed(args, completed.returncode, completed.stderr.decode(errors="replace"))
         return completed.stdout
+
+    def stream(self, *args: str) -> Generator[bytes]:
+        """The output of a git command as it comes. Closing the iterator before the end stops
+        git: a walk of the history that has found what it looked for reads no further."""
+        process = subprocess.Popen(
+            ["git", "-C", str(self.repo), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env,
+        )  # fmt: skip
+        assert process.stdout is not None  # noqa: S101 - asked for above; narrows the type
+        try:
+            while chunk := os.read(process.stdout.fileno(), _STREAMED):
+                yield chunk
+        except GeneratorExit:
+            process.kill()
+            process.communicate()
+            raise
+        _output, error = process.communicate()
+        if process.returncode != 0:
+            raise GitFailed(args, process.returncode, error.decode(errors="replace"))
 
     def text(self, *args: str, stdin: bytes | None = None) -> str:
         return self.run(*args, stdin=stdin).decode().strip()
