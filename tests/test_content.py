@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from steadypress import gitio
+from steadypress import content, gitio
 from steadypress.content import ContentSource, parse_article
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
@@ -156,7 +156,8 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     """A run reads its articles from one `cat-file` and one walk of the history: the same
     articles, dates and all, as reading each with its own git processes. Covered: an article
     with no `date` (dated by the commit that added it), one edited since (`updated`), one
-    moved (a new article where it now is), one removed and added again."""
+    moved (a new article where it now is), one removed and added again, one whose name
+    reads as a pattern; read few at a time (listed by name) and all at once."""
     clock = iter(range(1_700_000_000, 1_800_000_000, 86_400))
 
     def commit(**files: str) -> str:
@@ -166,7 +167,9 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
         return repo.commit(**files)
 
     commit(**{"content/a.md": article("A"), "content/b.md": article("B", date="2020-01-01"),
-              "content/c.md": article("C"), "content/d.md": article("D")})  # fmt: skip
+              "content/c.md": article("C"), "content/d.md": article("D"),
+              "content/:(glob)*[e].md": article("E")})  # fmt: skip
+    commit(**{f"content/more/{n:02d}.md": article(f"More {n}") for n in range(30)})
     commit(**{"content/a.md": article("A", body="Edited.")})
     repo.git("mv", "content/c.md", "content/moved.md")
     commit()
@@ -174,11 +177,14 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     commit()
     head = commit(**{"content/d.md": article("D", body="Back.")})
     one_by_one = ContentSource(Git(repo.root), "content")
-    together = ContentSource(Git(repo.root), "content")
     paths = one_by_one.list_articles(head)
-    together.prefetch(head, list(paths))
-    for path, blob in paths.items():
-        assert together.read(path, blob, commit=head) == one_by_one.read(path, blob, commit=head)
+    assert len(paths) > content._LISTED_BY_NAME
+    for prefetched in ([*paths][:5], list(paths)):
+        together = ContentSource(Git(repo.root), "content")
+        together.prefetch(head, prefetched)
+        for path in prefetched:
+            alone = one_by_one.read(path, paths[path], commit=head)
+            assert together.read(path, paths[path], commit=head) == alone
     edited = together.read("content/a.md", paths["content/a.md"], commit=head)
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
