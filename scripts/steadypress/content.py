@@ -275,19 +275,20 @@ def _named_day(path: str) -> datetime | None:
 class _History:
     """What a walk of a commit's history, newest first, found (`ContentSource._walk`): when
     each article it met last changed and was added. `complete`: it walked to the beginning;
-    else it stopped once it had what it looked for, and an article it did not find added is
-    asked about alone."""
+    else it stopped once it had what it looked for, and what it did not find is asked about
+    alone."""
 
     changed: dict[str, datetime] = field(default_factory=dict)
     added: dict[str, datetime] = field(default_factory=dict)
     complete: bool = False
 
-    def knows(self, path: str) -> bool:
-        return self.complete or path in self.added
+    def knows(self, path: str, *, added: bool = False) -> bool:
+        """Whether it knows when `path` last changed (`added`: when it was added)."""
+        return self.complete or path in (self.added if added else self.changed)
 
-    def note(self, record: bytes, missing: set[str]) -> None:
+    def note(self, record: bytes, changes: set[str], additions: set[str]) -> None:
         """One commit of `git log -z --format=%x01%ct --name-status` (after its \\x01): the
-        articles it changed, those it added taken out of `missing`."""
+        articles it changed taken out of `changes`, those it added out of `additions`."""
         stamp, _, files = record.partition(b"\0")
         if not stamp:
             return
@@ -296,9 +297,10 @@ class _History:
         for status, raw_path in zip(fields[0::2], fields[1::2], strict=False):
             path = raw_path.decode("utf-8", errors="surrogateescape")
             self.changed.setdefault(path, moment)
+            changes.discard(path)
             if status == b"A":
                 self.added.setdefault(path, moment)
-                missing.discard(path)
+                additions.discard(path)
 
 
 class ContentSource:
@@ -479,7 +481,13 @@ class ContentSource:
             self._files[commit, path] = None if data is None else (mode, oid, data)
         for path in wanted - {path for path, _mode, _oid in entries}:
             self._files[commit, path] = None
-        self._walk(commit, [path for path, _mode, _oid in entries])
+        # An article's addition is looked for only where it dates the article: an edit of an
+        # old article with a date of its own is found at the top of the history.
+        undated = [
+            path for path, _mode, oid in entries
+            if not (filename_date(path) or front_matter_date(read[oid] or b""))
+        ]  # fmt: skip
+        self._walk(commit, [path for path, _mode, _oid in entries], undated)
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
         """These article versions (path -> blob, at `commit`) in the order a large import
@@ -498,7 +506,7 @@ class ContentSource:
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
         if undated and OBJECT_ID.match(commit):
-            added = self._walk(commit, undated).added
+            added = self._walk(commit, (), undated).added
         return newest_first({
             path: written or (
                 added[path].strftime("%Y-%m-%dT%H:%M:%S") if path in added else ""
@@ -511,20 +519,27 @@ class ContentSource:
             self._files[commit, path] = self._git.read_file(commit, path)
         return self._files[commit, path]
 
-    def _walk(self, commit: str, paths: Collection[str]) -> _History:
+    def _walk(
+        self, commit: str, changes: Collection[str], additions: Collection[str] = ()
+    ) -> _History:
         """When articles last changed and were added up to `commit`, from one `git log` of the
-        content folder, newest first, that stops once it has found each of `paths` added, the
-        first time (renames are not followed: an article moved is a new one, as `read` sees
-        it). A push's articles are found in its own commits: walked to its beginning, the
-        history of a blog of 5,000 commits took 3.2 s, on every push."""
+        content folder, newest first, that stops once it has found the last change of each of
+        `changes` and the addition of each of `additions`, the first time (renames are not
+        followed: an article moved is a new one, as `read` sees it). A push's articles are
+        found in its own commits, and an edited one's last change at its top: walked to its
+        beginning, the history of a blog of 5,000 commits took 3.2 s, on every push."""
         history = self._history.get(commit)
-        if history is not None and all(history.knows(path) for path in paths):
+        if (
+            history is not None
+            and all(history.knows(path) for path in changes)
+            and all(history.knows(path, added=True) for path in additions)
+        ):
             return history
         # A commit's second walk goes to the beginning: each window of a large import would
         # otherwise walk again, deeper than the one before.
         stops = history is None
         history = self._history[commit] = _History()
-        missing = set(paths)
+        changes, additions = set(changes), set(additions)
         log = self._git.stream(
             "log", "-z", "--format=%x01%ct", "--name-status", "--no-renames",
             "--end-of-options", commit, "--", self._content_dir,
@@ -534,10 +549,10 @@ class ContentSource:
             for chunk in log:
                 *whole, last = (last + chunk).split(b"\x01")
                 for record in whole:
-                    history.note(record, missing)
-                if stops and not missing:
+                    history.note(record, changes, additions)
+                if stops and not changes and not additions:
                     return history
-            history.note(last, missing)
+            history.note(last, changes, additions)
         history.complete = True
         return history
 
@@ -604,7 +619,11 @@ class ContentSource:
         """When the newest commit up to `commit` that changed `path` (and matches `options`)
         was made; git stops at the first one it finds."""
         history = self._history.get(commit)
-        if history is not None and history.knows(path) and options in ((), ("--diff-filter=A",)):
+        if (
+            history is not None
+            and options in ((), ("--diff-filter=A",))
+            and history.knows(path, added=bool(options))
+        ):
             return (history.added if options else history.changed).get(path)
         # A literal pathspec: a file name with `*` or `?` is a name, not a glob.
         stamp = self._git.text(
