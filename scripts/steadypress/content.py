@@ -246,9 +246,11 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
             )
         ),
         canonical_url=_optional_text(metadata, "canonical_url"),
-        date=_moment(metadata["date"], path=path, key="date")
-        if metadata.get("date")
-        else _named_day(path),
+        date=(
+            _moment(metadata["date"], path=path, key="date")
+            if metadata.get("date")
+            else _named_day(path)
+        ),
         publish_at=(
             _moment(metadata["publish_at"], path=path, key="publish_at")
             if metadata.get("publish_at")

@@ -51,21 +51,23 @@ class Git:
     def stream(self, *args: str) -> Generator[bytes]:
         """The output of a git command as it comes. Closing the iterator before the end stops
         git: a walk of the history that has found what it looked for reads no further."""
-        process = subprocess.Popen(
-            ["git", "-C", str(self.repo), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self._env,
-        )  # fmt: skip
-        assert process.stdout is not None  # noqa: S101 - asked for above; narrows the type
-        try:
-            while chunk := os.read(process.stdout.fileno(), _STREAMED):
-                yield chunk
-        except GeneratorExit:
-            process.kill()
-            process.communicate()
-            raise
-        _output, error = process.communicate()
-        if process.returncode != 0:
-            raise GitFailed(args, process.returncode, error.decode(errors="replace"))
+        # Its errors go to a file: a pipe nobody reads until the end could fill and stop git.
+        with tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(
+                ["git", "-C", str(self.repo), *args],
+                stdout=subprocess.PIPE, stderr=errors, env=self._env,
+            )  # fmt: skip
+            assert process.stdout is not None  # noqa: S101 - asked for above; narrows the type
+            with process:
+                try:
+                    while chunk := os.read(process.stdout.fileno(), _STREAMED):
+                        yield chunk
+                except GeneratorExit:
+                    process.kill()
+                    raise
+            if process.returncode != 0:
+                errors.seek(0)
+                raise GitFailed(args, process.returncode, errors.read().decode(errors="replace"))
 
     def text(self, *args: str, stdin: bytes | None = None) -> str:
         return self.run(*args, stdin=stdin).decode().strip()
