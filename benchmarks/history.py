@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from benchmarks.first_build import (  # noqa: E402
     BODY,
     GIT,
     article_text,
+    cell,
     compiled,
     hugo_site,
     settled,
@@ -80,10 +80,6 @@ def measure(size: int, runs: int) -> dict[str, list[float]]:
             if hugo and site is not None:
                 figures["hugo"].append(timed([hugo, "--quiet", "-d", str(site / "public")], site))
     return figures
-
-
-def cell(values: list[float]) -> str:
-    return f"{min(values):.2f} / {statistics.median(values):.2f} s" if values else "-"
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Articles: front matter validated, versions read from commits, pushes diffed."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -150,14 +150,8 @@ def test_a_force_push_falls_back_to_reconciling(repo: Repo) -> None:
     assert ContentSource(Git(repo.root), "content").changed_articles(before, after) is None
 
 
-def test_articles_prefetched_together_read_exactly_as_one_by_one(
-    repo: Repo, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run reads its articles from one `cat-file` and one walk of the history: the same
-    articles, dates and all, as reading each with its own git processes. Covered: an article
-    with no `date` (dated by the commit that added it), one edited since (`updated`), one
-    moved (a new article where it now is), one removed and added again, one whose name
-    reads as a pattern; read few at a time (listed by name) and all at once."""
+def _daily_commits(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> Callable[..., str]:
+    """`repo.commit`, each commit a day after the one before (the first at 1,700,000,000)."""
     clock = iter(range(1_700_000_000, 1_800_000_000, 86_400))
 
     def commit(**files: str) -> str:
@@ -166,6 +160,18 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
         monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
         return repo.commit(**files)
 
+    return commit
+
+
+def test_articles_prefetched_together_read_exactly_as_one_by_one(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run reads its articles from one `cat-file` and one walk of the history: the same
+    articles, dates and all, as reading each with its own git processes. Covered: an article
+    with no `date` (dated by the commit that added it), one edited since (`updated`), one
+    moved (a new article where it now is), one removed and added again, one whose name
+    reads as a pattern; read few at a time (listed by name) and all at once."""
+    commit = _daily_commits(repo, monkeypatch)
     commit(**{"content/a.md": article("A"), "content/b.md": article("B", date="2020-01-01"),
               "content/c.md": article("C"), "content/d.md": article("D"),
               "content/:(glob)*[e].md": article("E")})  # fmt: skip
@@ -196,14 +202,7 @@ def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
     them, or for an edited article with a date of its own at its last change: a blog's older
     history is not read on every push (walked whole, a history of 5,000 commits took 3.2 s).
     An article the walk did not reach is read with its own `git log`, dated all the same."""
-    clock = iter(range(1_700_000_000, 1_800_000_000, 86_400))
-
-    def commit(**files: str) -> str:
-        stamp = f"@{next(clock)} +0000"
-        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp)
-        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp)
-        return repo.commit(**files)
-
+    commit = _daily_commits(repo, monkeypatch)
     commit(**{"content/dated.md": article("Dated", date="2019-01-01")})
     for n in range(30):
         commit(**{f"content/old-{n:02d}.md": article(f"Old {n}")})
