@@ -227,9 +227,12 @@ def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
     # The push's commit and the start of the one before it: about a tenth of the history.
     assert 0 < sum(streamed) < whole / 4, (streamed, whole)
     for path in ("content/pushed.md", "content/dated.md", "content/old-03.md", "content/old-00.md"):
-        read = source.read(path, paths[path], commit=head)
-        assert read == alone.read(path, paths[path], commit=head)
-    assert read.date == datetime.fromtimestamp(1_700_000_000 + 86_400, UTC)
+        assert source.read(path, paths[path], commit=head) == alone.read(
+            path, paths[path], commit=head
+        )
+    # The walk never reached the commit that added old-00 (the day after dated's): its own log.
+    first_old = source.read("content/old-00.md", paths["content/old-00.md"], commit=head)
+    assert first_old.date == datetime.fromtimestamp(1_700_000_000 + 86_400, UTC)
     # A second walk at one commit (the next window of an import) goes to the beginning, once,
     # not deeper each window: then no article, of that window or any, needs its own `git log`.
     older = [path for path in paths if path.startswith("content/old-1")]
