@@ -486,9 +486,8 @@ class ContentSource:
         # An article's addition is looked for only where it dates the article: an edit of an
         # old article with a date of its own is found at the top of the history.
         undated = [
-            path for path, _mode, oid in entries
-            if not (filename_date(path) or front_matter_date(read[oid] or b""))
-        ]  # fmt: skip
+            path for path, _mode, oid in entries if not self._written_date(path, oid, read[oid])
+        ]
         self._walk(commit, [path for path, _mode, _oid in entries], undated)
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
@@ -504,7 +503,7 @@ class ContentSource:
                 if found is not None and self._kept + len(found[1]) <= _KEEP_READ:
                     self._read_for_dates[blob] = found[1]
                     self._kept += len(found[1])
-        dates = {path: self._dates[blob] or filename_date(path) for path, blob in articles.items()}
+        dates = {path: self._written_date(path, blob) for path, blob in articles.items()}
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
         if undated and OBJECT_ID.match(commit):
@@ -515,6 +514,14 @@ class ContentSource:
             )
             for path, written in dates.items()
         })  # fmt: skip
+
+    def _written_date(self, path: str, blob: str, data: bytes | None = None) -> str | None:
+        """The date a version writes for itself (`importorder`): its front matter's, looked
+        at once a version (`data`, its bytes, where it was not looked at yet), else its file
+        name's, Jekyll's way; None where it writes none."""
+        if blob not in self._dates:
+            self._dates[blob] = front_matter_date(data) if data is not None else None
+        return self._dates[blob] or filename_date(path)
 
     def _read_file(self, commit: str, path: str) -> tuple[str, str, bytes] | None:
         if (commit, path) not in self._files:
