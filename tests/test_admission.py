@@ -305,9 +305,9 @@ def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
         events.append(("told", told))
         real_ahead(target, count, articles)
 
-    def publish_batch(target: SiteTarget, work: Any, *, final: bool = True) -> Any:
+    def publish_batch(target: SiteTarget, work: Any, **options: Any) -> Any:
         events.append(("published", [article.path for article, _previous in work]))
-        return real_publish(target, work, final=final)
+        return real_publish(target, work, **options)
 
     monkeypatch.setattr(SiteTarget, "render_ahead", render_ahead)
     monkeypatch.setattr(SiteTarget, "publish_batch", publish_batch)

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from steadypress import renderpool
 from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.render import Prerendered, prerender
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site.index import SUMMARY
@@ -151,6 +153,31 @@ def test_a_live_lease_is_respected_by_sweep(repo: Repo) -> None:
     assert "0 published" in result.out
     lease = repo.ledger().pending["site:content/a.md"].lease
     assert lease is not None and lease.holder == "workers"
+
+
+def test_a_batch_slower_than_a_lease_renews_it_as_its_pages_are_laid_out(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The site lays out a claimed batch's pages in one call; each body here takes a quarter
+    of a lease. The executor renews the batch's leases as they fall due in that call, as it
+    does between the articles of a target that publishes one at a time: at no point of the
+    batch could another executor take one of its items."""
+    clock = ManualClock(datetime.now(UTC))
+    lease = timedelta(minutes=10)  # the default
+    repo.commit(**{f"content/a{n:02d}.md": article(f"A{n}") for n in range(CLAIM_BATCH)})
+    lapsed: set[str] = set()
+
+    def slow(text: str) -> Prerendered:
+        clock.advance(lease.total_seconds() / 4)
+        pending = repo.ledger().pending.values()
+        lapsed.update(i.key for i in pending if i.lease and not i.lease.is_live(clock.now()))
+        return prerender(text)
+
+    monkeypatch.setattr(renderpool, "prerender", slow)
+    result = run_cli(repo, "run", clock=clock)
+    assert f"{CLAIM_BATCH} published" in result.out, result.out + result.err
+    assert clock.seconds > 2 * lease.total_seconds(), "the batch outlasted its first lease"
+    assert not lapsed
 
 
 def test_sweep_publishes_what_no_push_event_announced(repo: Repo) -> None:

@@ -7,7 +7,8 @@ idempotent targets make harmless.
 
 A lease protects an item only while it is renewed, so renewal follows the lease, not the work:
 a checkpoint falls due a third of a lease after the last one, measured on the pipeline's clock
-before each article, however slowly this process is being run. An item whose lease another
+before each article (within a batch target's one call, as each of its pages is laid out),
+however slowly this process is being run. An item whose lease another
 executor took over meanwhile is left to it, never published a second time here.
 """
 
@@ -328,7 +329,9 @@ class _Batch:
                 self.batched[name] = target
                 results = [
                     *target.publish_batch(
-                        [(article, prior) for _, article, prior in ready], final=self.final
+                        [(article, prior) for _, article, prior in ready],
+                        final=self.final,
+                        keep_alive=self._keep_leases,
                     )
                 ]
                 written = [(n, r) for n, r in enumerate(results) if isinstance(r, Receipt)]

@@ -170,11 +170,15 @@ class _DyingBatch(_Dying):
         self._batch = inner
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
+        self,
+        work: Sequence[tuple[Article, PublishedRecord | None]],
+        *,
+        final: bool = True,
+        keep_alive: Callable[[], None] | None = None,
     ) -> list[Receipt | PublishError]:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
-        self._batch.publish_batch(work, final=final)
+        self._batch.publish_batch(work, final=final, keep_alive=keep_alive)
         raise Killed
 
     def read_ahead(

@@ -64,12 +64,18 @@ class BatchTarget(Target, Protocol):
     for a batch, and its listings rewritten once). The executor hands it a claimed batch whole."""
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
+        self,
+        work: Sequence[tuple[Article, PublishedRecord | None]],
+        *,
+        final: bool = True,
+        keep_alive: Callable[[], None] | None = None,
     ) -> list[Receipt | PublishError]:
         """`publish` for each article, together; one result per article, in order: an article
         that cannot be published fails alone. Not `final`: more batches of this run follow,
         and what all of them change alike (the site's listings) may wait for the last one, or
-        for `finish`."""
+        for `finish`. `keep_alive` is called as each article's work is done, before the write:
+        the executor renews the batch's leases there when they are due, as it does between the
+        articles of a target that publishes one at a time."""
         ...
 
     def finish(self) -> None:

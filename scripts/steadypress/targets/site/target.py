@@ -390,9 +390,12 @@ class SiteTarget:
         if self._bodies.renders_ahead(count):
             self._bodies.ahead([article.body for article in articles()])
 
-    def _rendered(self, articles: Sequence[Article]) -> list[_Rendered | PublishError]:
+    def _rendered(
+        self, articles: Sequence[Article], keep_alive: Callable[[], None] | None = None
+    ) -> list[_Rendered | PublishError]:
         """Each article rendered (their bodies on every core, each page laid out here as its
-        body comes back), or why it cannot be; those rendered ahead are not rendered again."""
+        body comes back, `keep_alive` called after each), or why it cannot be; those rendered
+        ahead are not rendered again."""
         missing = [a for a in articles if (a.path, a.blob, a.commit) not in self._ahead]
         bodies = self._bodies.rendered([article.body for article in missing])
         for article, body in zip(missing, bodies, strict=True):
@@ -405,10 +408,16 @@ class SiteTarget:
             except PublishError as error:
                 rendered = error
             self._ahead[article.path, article.blob, article.commit] = rendered
+            if keep_alive is not None:
+                keep_alive()
         return [self._ahead[a.path, a.blob, a.commit] for a in articles]
 
     def publish_batch(
-        self, work: Sequence[tuple[Article, PublishedRecord | None]], *, final: bool = True
+        self,
+        work: Sequence[tuple[Article, PublishedRecord | None]],
+        *,
+        final: bool = True,
+        keep_alive: Callable[[], None] | None = None,
     ) -> list[Receipt | PublishError]:
         """Publish several articles in one write: their pages and images, and the listings,
         the feed, the sitemaps and the index once for all of them. An article that cannot be
@@ -419,7 +428,7 @@ class SiteTarget:
         build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, _Rendered]] = []
-        renders = self._rendered([article for article, _previous in work])
+        renders = self._rendered([article for article, _previous in work], keep_alive)
         self._ahead.clear()
         if final:  # the run's batches are all rendered: its workers go
             self._bodies.close()
