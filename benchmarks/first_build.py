@@ -134,7 +134,8 @@ def steadypress(repo: Path) -> tuple[float, float, int]:
     settled(repo)
     pending = largest_pending(repo)
     (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{BODY}")
-    subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
+    # The article alone: not the site the build wrote beside it (the blog has no .gitignore).
+    subprocess.run([*GIT, "-C", str(repo), "add", "content"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
     more = timed(command, repo)
     settled(repo)

@@ -1,5 +1,5 @@
 """The git runner: a streamed command's output as it comes, its failure named, and git stopped
-when the reader has what it wanted."""
+when the reader has what it wanted; trees read and written many to a process."""
 
 import contextlib
 import subprocess
@@ -41,3 +41,24 @@ def test_closing_a_stream_early_stops_git(repo: Repo, monkeypatch: pytest.Monkey
         assert next(output).startswith(b"y\n")
     (process,) = started
     assert process.returncode is not None, "stopped and reaped"
+
+
+def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Repo) -> None:
+    """`write_trees` makes the trees `mktree` would (entries in git's order, a folder's name
+    sorting as if it ended in "/"), and `read_trees` reads them as `ls-tree` lists them."""
+    git = Git(repo.root)
+    blob = git.write_blob(b"a file\n")
+    inner = git.write_tree([("100644", "blob", blob, "x.json")])
+    trees = [
+        [("100644", "blob", blob, "a.json"), ("040000", "tree", inner, "a"),
+         ("100755", "blob", blob, "run"), ("120000", "blob", blob, "link")],
+        [("100644", "blob", blob, "only")],
+    ]  # fmt: skip
+    written = git.write_trees(trees)
+    made = [repo.git("mktree", stdin="".join(f"{m} {k} {o}\t{n}\n" for m, k, o, n in tree))
+            for tree in trees]  # fmt: skip
+    assert written == made
+    assert git.read_trees(written) == [git.list_tree(tree) for tree in written]
+    assert git.read_trees([written[0]])[0]["a"] == ("040000", "tree", inner)
+    with pytest.raises(GitFailed):
+        git.read_trees(["0" * 40])
