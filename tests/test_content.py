@@ -195,6 +195,31 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
+def test_the_content_folder_is_listed_once_a_commit_whatever_reads_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import reads its commit's articles a window at a time, and the plan lists them: the
+    folder is listed once for all of it (at 10^5 a listing is 100,000 entries, and it was made
+    again for each window of 500); a few articles are still listed by name."""
+    head = repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
+    listed: list[tuple[str, ...]] = []
+    real_run = Git.run
+
+    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
+        if args[0] == "ls-tree":
+            listed.append(args[args.index("--") + 1 :])
+        return real_run(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "run", counted)
+    source = ContentSource(Git(repo.root), "content")
+    paths = sorted(source.list_articles(head))
+    for start in range(0, 60, 30):  # two windows
+        source.prefetch(head, paths[start : start + 30])
+    source.prefetch(head, ["content/p00.md"])  # read already: nothing to list
+    ContentSource(Git(repo.root), "content").prefetch(head, paths[:2])
+    assert listed == [("content",), (":(literal)content/p00.md", ":(literal)content/p01.md")]
+
+
 def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:

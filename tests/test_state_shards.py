@@ -14,7 +14,7 @@ from steadypress import codec, shardtree
 from steadypress.gitio import Git
 from steadypress.ledger import PublishedRecord
 from steadypress.published import key_digest, shard_of
-from steadypress.store import LedgerStore, transact
+from steadypress.store import LedgerStore, localgit, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.transaction import Change
 from tests.fakes.github import FakeGitHub
@@ -244,6 +244,31 @@ def test_a_write_across_many_folders_of_shards_takes_a_git_process_a_level(
     transact(LocalGitStore(at_once.root, STATE), renew(moved), message="from nothing")
     tree = f"{STATE}:state/published"
     assert repo.git("rev-parse", tree) == at_once.git("rev-parse", tree)
+
+
+def test_the_folder_listings_a_store_keeps_may_be_let_go_of_while_it_lists(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listings of `state/published/` a store keeps for its next write are bounded: a
+    listing read while the bound lets go of the others is as read by a store that kept
+    none (a first build at 10^5 failed so: the listings it had kept were gone)."""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    repo.commit()
+    records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
+                                                        "2026-01-01T00:00:00Z", f"/p{n}/")
+               for n in range(300)}  # fmt: skip
+    transact(LocalGitStore(repo.root, STATE), renew(records), message="seed: shards split")
+    tree = repo.git("rev-parse", f"{STATE}:state/published")
+    folders = [line.split("\t")[1] for line in repo.git("ls-tree", tree).splitlines()
+               if " tree " in line]  # fmt: skip
+    store = LocalGitStore(repo.root, STATE)
+    store._listings(tree, folders[:4])  # kept: the top's listing and four folders'
+    monkeypatch.setattr(localgit, "_LISTED_ENTRIES_KEPT", 1)  # each listing read lets go
+    assert store._listings(tree, folders) == LocalGitStore(repo.root, STATE)._listings(
+        tree, folders
+    )
 
 
 @pytest.mark.parametrize("split_above", [3, 1000])

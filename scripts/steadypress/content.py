@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
@@ -322,9 +322,10 @@ class ContentSource:
         self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
         self._read_for_dates: dict[str, bytes] = {}  # blob -> its bytes, up to _KEEP_READ
         self._kept = 0  # bytes ever kept there: what is taken out does not make room again
-        # Per commit id, its articles (path -> blob), and the commits found to exist: a run
-        # lists the same commit several times (to plan, to admit the next window, to read ahead).
-        self._listings: dict[str, dict[str, str]] = {}
+        # Per commit id, the files of its content folder (path -> mode, blob), and the commits
+        # found to exist: a run lists the same commit several times (to plan, to admit the next
+        # window, to read ahead; an import's every window reads 500 of its articles).
+        self._listings: dict[str, dict[str, tuple[str, str]]] = {}
         self._commits: set[str] = set()
 
     @property
@@ -353,28 +354,32 @@ class ContentSource:
 
     def list_articles(self, commit: str) -> dict[str, str]:
         """Every article path at `commit` with its blob id."""
-        if OBJECT_ID.match(commit):
-            if commit not in self._listings:
-                self._listings[commit] = self._list_articles(commit)
-            return dict(self._listings[commit])
-        return self._list_articles(commit)
+        # A symlinked article is listed like any other, so that reading it dead-letters it
+        # with the reason (it is never followed).
+        return {path: oid for path, (_mode, oid) in self._files_at(commit).items()
+                if self.is_article(path)}  # fmt: skip
 
-    def _list_articles(self, commit: str) -> dict[str, str]:
+    def _files_at(self, commit: str) -> dict[str, tuple[str, str]]:
+        """The files of the content folder at `commit`: path -> (mode, blob)."""
+        if not OBJECT_ID.match(commit):
+            return self._listed(commit, [self._content_dir])
+        if commit not in self._listings:
+            self._listings[commit] = self._listed(commit, [self._content_dir])
+        return self._listings[commit]
+
+    def _listed(self, commit: str, where: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """The files at `commit` that these pathspecs name: path -> (mode, blob)."""
         listing = self._git.run(
-            "ls-tree", "-r", "-z", "--full-tree", commit, "--", self._content_dir
+            "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", *where
         )
-        articles = {}
+        files = {}
         for entry in listing.split(b"\0"):
-            if not entry:
-                continue
-            meta, raw_path = entry.split(b"\t", 1)
-            _mode, kind, oid = meta.decode().split()
-            path = raw_path.decode("utf-8", errors="surrogateescape")
-            # A symlinked article is listed like any other, so that reading it dead-letters it
-            # with the reason (it is never followed).
-            if kind == "blob" and self.is_article(path):
-                articles[path] = oid
-        return articles
+            if entry:
+                meta, raw_path = entry.split(b"\t", 1)
+                mode, kind, oid = meta.decode().split()
+                if kind == "blob":
+                    files[raw_path.decode("utf-8", errors="surrogateescape")] = (mode, oid)
+        return files
 
     def changed_articles(self, before: str | None, after: str) -> Changes | None:
         """Articles added, modified, renamed or removed between two commits.
@@ -457,20 +462,14 @@ class ContentSource:
         if not wanted or not OBJECT_ID.match(commit):
             return
         # A push's few articles are listed by name: the whole folder's listing is as long as
-        # the blog (10,000 articles: 720 KB to parse), and git matches many names slowly.
-        by_name = [f":(literal){path}" for path in sorted(wanted)]
-        where = by_name if len(wanted) <= _LISTED_BY_NAME else [self._content_dir]
-        listing = self._git.run(
-            "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", *where
+        # the blog (10,000 articles: 720 KB to parse), and git matches many names slowly. More
+        # are found in the folder's listing, made once a commit.
+        listed = (
+            self._listed(commit, [f":(literal){path}" for path in sorted(wanted)])
+            if len(wanted) <= _LISTED_BY_NAME
+            else self._files_at(commit)
         )
-        entries: list[tuple[str, str, str]] = []
-        for entry in listing.split(b"\0"):
-            if entry:
-                meta, raw_path = entry.split(b"\t", 1)
-                mode, kind, oid = meta.decode().split()
-                path = raw_path.decode("utf-8", errors="surrogateescape")
-                if kind == "blob" and path in wanted:
-                    entries.append((path, mode, oid))
+        entries = [(path, *listed[path]) for path in sorted(wanted) if path in listed]
         read: dict[str, bytes | None] = {}
         for _path, _mode, oid in entries:
             if (data := self._read_for_dates.pop(oid, None)) is not None:

@@ -232,10 +232,13 @@ class LocalGitStore:
         for depth in range(max(map(_depth, wanted)) + 1):
             level = sorted(folder for folder in wanted if _depth(folder) == depth)
             where = {folder: _tree_at(listed, folder, tree) for folder in level}
-            unread = sorted({str(oid) for oid in where.values() if oid} - set(self._listed))
-            self._remember(dict(zip(unread, self._git.read_trees(unread), strict=True)))
+            kept = {oid: self._listed[oid] for oid in where.values() if oid in self._listed}
+            unread = sorted({oid for oid in where.values() if oid} - kept.keys())
+            read = dict(zip(unread, self._git.read_trees(unread), strict=True))
+            self._remember(read)
+            known = kept | read
             listed.update({
-                folder: dict(self._listed[oid]) if oid else {} for folder, oid in where.items()
+                folder: dict(known[oid]) if oid else {} for folder, oid in where.items()
             })  # fmt: skip
         return listed
 
