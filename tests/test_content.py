@@ -195,12 +195,13 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
-def test_the_content_folder_is_listed_once_a_commit_whatever_reads_it(
+def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An import reads its commit's articles a window at a time, and the plan lists them: the
     folder is listed once for all of it (at 10^5 a listing is 100,000 entries, and it was made
-    again for each window of 500); a few articles are still listed by name."""
+    again for each window of 500), a few articles still by name; and its windows' import
+    order is made once (100,000 articles sorted again for each window)."""
     head = repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
     listed: list[tuple[str, ...]] = []
     real_run = Git.run
@@ -218,6 +219,19 @@ def test_the_content_folder_is_listed_once_a_commit_whatever_reads_it(
     source.prefetch(head, ["content/p00.md"])  # read already: nothing to list
     ContentSource(Git(repo.root), "content").prefetch(head, paths[:2])
     assert listed == [("content",), (":(literal)content/p00.md", ":(literal)content/p01.md")]
+
+    # Each window asks for the commit's articles in the import's order: sorted once.
+    sorts: list[int] = []
+
+    def newest_first(dates: dict[str, str]) -> list[str]:
+        sorts.append(len(dates))
+        return sorted(dates)
+
+    monkeypatch.setattr(content, "newest_first", newest_first)
+    for _window in range(3):
+        source.newest_first(head, source.list_articles(head))
+    source.newest_first(head, dict(list(source.list_articles(head).items())[:10]))
+    assert sorts == [60, 10]
 
 
 def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
