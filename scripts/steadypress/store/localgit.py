@@ -1,7 +1,7 @@
 """The embedded default store: the state branch of a local git repository.
 
-Written with plumbing only (hash-object, mktree, commit-tree), so the user's working tree, index
-and current branch are never touched, and published with `git update-ref REF NEW OLD`, which
+Written with plumbing only (hash-object, commit-tree), so the user's working tree, index and
+current branch are never touched, and published with `git update-ref REF NEW OLD`, which
 moves the branch only if it still points at OLD: an exact compare-and-swap on the head commit.
 
 A load reads the small files; a shard of published records is read the first time it is
