@@ -202,6 +202,22 @@ def test_a_full_shard_splits_and_every_record_is_still_found(
     assert dict(open_store().load().ledger.published) == records, "and all at once"
 
 
+def _seeded_in_folders(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, count: int
+) -> dict[str, PublishedRecord]:
+    """`count` records written to the local store with shards that split above 3 records (16
+    to begin with), so that they fill folders below the top, as 10^5 records do."""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    repo.commit()
+    records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
+                                                        "2026-01-01T00:00:00Z", f"/p{n}/")
+               for n in range(count)}  # fmt: skip
+    transact(LocalGitStore(repo.root, STATE), renew(records), message="seed: shards split")
+    return records
+
+
 def test_a_write_across_many_folders_of_shards_takes_a_git_process_a_level(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -210,14 +226,7 @@ def test_a_write_across_many_folders_of_shards_takes_a_git_process_a_level(
     are read and written a level at a time, not one git process each way per folder (at 10^5
     that was 4 s a write, the first build quadratic). What is written is the same tree as one
     write of them all into an empty branch."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
-    repo.commit()
-    records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
-                                                        "2026-01-01T00:00:00Z", f"/p{n}/")
-               for n in range(600)}  # fmt: skip
-    transact(LocalGitStore(repo.root, STATE), renew(records), message="seed: shards split")
+    records = _seeded_in_folders(repo, monkeypatch, 600)
     folders = {
         path.rsplit("/", 1)[0]
         for path in repo.git("ls-tree", "-r", "--name-only", STATE, "--", "state/published").split()
@@ -252,14 +261,7 @@ def test_the_folder_listings_a_store_keeps_may_be_let_go_of_while_it_lists(
     """The listings of `state/published/` a store keeps for its next write are bounded: a
     listing read while the bound lets go of the others is as read by a store that kept
     none (a first build at 10^5 failed so: the listings it had kept were gone)."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
-    repo.commit()
-    records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
-                                                        "2026-01-01T00:00:00Z", f"/p{n}/")
-               for n in range(300)}  # fmt: skip
-    transact(LocalGitStore(repo.root, STATE), renew(records), message="seed: shards split")
+    _seeded_in_folders(repo, monkeypatch, 300)
     tree = repo.git("rev-parse", f"{STATE}:state/published")
     folders = [line.split("\t")[1] for line in repo.git("ls-tree", tree).splitlines()
                if " tree " in line]  # fmt: skip
