@@ -195,6 +195,24 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
+def _streamed_history(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], int]:
+    """The bytes of each chunk git streams from now on, in small reads (where a walk of the
+    history stops shows), and the length of the content folder's whole history."""
+    monkeypatch.setattr(gitio, "_STREAMED", 64)
+    streamed: list[int] = []
+    real_stream = Git.stream
+
+    def counted(git: Git, *args: str) -> Iterator[bytes]:
+        for chunk in real_stream(git, *args):
+            streamed.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(Git, "stream", counted)
+    return streamed, len(
+        repo.git("log", "-z", "--format=%x01%ct", "--name-status", "--", "content")
+    )
+
+
 def test_an_edit_of_an_old_undated_article_reads_only_the_push_s_history(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -205,17 +223,7 @@ def test_an_edit_of_an_old_undated_article_reads_only_the_push_s_history(
     for n in range(30):
         commit(**{f"content/old-{n:02d}.md": article(f"Old {n}")})
     head = commit(**{"content/old-00.md": article("Old 0", body="Edited.")})
-    monkeypatch.setattr(gitio, "_STREAMED", 64)  # small reads: where the walk stops shows
-    streamed: list[int] = []
-    real_stream = Git.stream
-
-    def counted(git: Git, *args: str) -> Iterator[bytes]:
-        for chunk in real_stream(git, *args):
-            streamed.append(len(chunk))
-            yield chunk
-
-    monkeypatch.setattr(Git, "stream", counted)
-    whole = len(repo.git("log", "-z", "--format=%x01%ct", "--name-status", "--", "content"))
+    streamed, whole = _streamed_history(repo, monkeypatch)
     source = ContentSource(Git(repo.root), "content")
     blob = repo.blob("content/old-00.md", head)
     source.prefetch(head, ["content/old-00.md"])
@@ -281,17 +289,7 @@ def test_a_push_reads_the_history_only_back_to_where_its_articles_were_added(
     commit(**{"content/old-03.md": article("Old 3", body="Edited.")})
     edited = article("Dated", date="2019-01-01", body="Edited.")
     head = commit(**{"content/pushed.md": article("Pushed"), "content/dated.md": edited})
-    monkeypatch.setattr(gitio, "_STREAMED", 64)  # small reads: where the walk stops shows
-    streamed: list[int] = []
-    real_stream = Git.stream
-
-    def counted(git: Git, *args: str) -> Iterator[bytes]:
-        for chunk in real_stream(git, *args):
-            streamed.append(len(chunk))
-            yield chunk
-
-    monkeypatch.setattr(Git, "stream", counted)
-    whole = len(repo.git("log", "-z", "--format=%x01%ct", "--name-status", "--", "content"))
+    streamed, whole = _streamed_history(repo, monkeypatch)
     source = ContentSource(Git(repo.root), "content")
     alone = ContentSource(Git(repo.root), "content")
     paths = source.list_articles(head)
