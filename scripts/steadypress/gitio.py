@@ -134,6 +134,10 @@ class Git:
             return []
         if len(contents) >= PACK_FROM:
             return self._pack_blobs(contents)
+        return self._hashed(contents, "blob")
+
+    def _hashed(self, contents: Sequence[bytes], kind: str) -> list[str]:
+        """Objects of `kind` written from these bytes by one `hash-object`, each from a file."""
         with tempfile.TemporaryDirectory() as scratch:
             paths = []
             for number, data in enumerate(contents):
@@ -141,7 +145,9 @@ class Git:
                 path.write_bytes(data)
                 paths.append(str(path))
             listing = "".join(f"{path}\n" for path in paths).encode()
-            return self.text("hash-object", "-w", "--stdin-paths", stdin=listing).split()
+            return self.text(
+                "hash-object", "-t", kind, "-w", "--stdin-paths", stdin=listing
+            ).split()
 
     def _pack_blobs(self, contents: Sequence[bytes]) -> list[str]:
         """The blobs written as one pack by `git fast-import`, their ids read from its marks."""
@@ -195,16 +201,7 @@ class Git:
         if len(trees) <= 1:  # one needs no file of its own
             return [self.text("hash-object", "-t", "tree", "-w", "--stdin", stdin=_tree_object(t))
                     for t in trees]  # fmt: skip
-        with tempfile.TemporaryDirectory() as scratch:
-            paths = []
-            for number, entries in enumerate(trees):
-                path = Path(scratch) / str(number)
-                path.write_bytes(_tree_object(entries))
-                paths.append(str(path))
-            listing = "".join(f"{path}\n" for path in paths).encode()
-            return self.text(
-                "hash-object", "-t", "tree", "-w", "--stdin-paths", stdin=listing
-            ).split()
+        return self._hashed([_tree_object(entries) for entries in trees], "tree")
 
     def write_commit(self, tree: str, parent: str | None, message: str) -> str:
         parents = ["-p", parent] if parent else []
