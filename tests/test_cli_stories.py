@@ -1,5 +1,6 @@
 """Stories through the real command line, on a real git repository."""
 
+import gc
 import json
 import math
 import shutil
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from steadypress import renderpool
+from steadypress import commands, renderpool
 from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
@@ -532,6 +533,27 @@ def test_work_for_a_target_removed_from_the_configuration_is_withdrawn(repo: Rep
     result = run_cli(repo, "sweep")
     assert "withdrawing work for targets no longer configured: hook:content/a.md" in result.err
     assert not repo.ledger().pending and set(repo.ledger().published) == {"site:content/a.md"}
+
+
+def test_a_command_runs_with_the_startup_objects_frozen_and_unfreezes_them_after(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector leaves what a command starts with (modules, classes) alone while it runs,
+    and gets it back after: a caller running many commands in one process pins nothing."""
+    repo.commit(**{"content/a.md": article("A")})
+    frozen_while_running: list[int] = []
+    real_run = commands.run
+
+    def run(*args: object, **kwargs: object) -> int:
+        frozen_while_running.append(gc.get_freeze_count())
+        return real_run(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(commands, "run", run)
+    monkeypatch.chdir(repo.root)
+    assert main(["run", "--repo", str(repo.root)]) == 0
+    assert frozen_while_running[0] > 1000, "the modules a command imports are frozen"
+    assert gc.get_freeze_count() == 0
+    assert set(repo.ledger().published) == {"site:content/a.md"}
 
 
 RENDERERS = ("jinja2", "markdown_it", "pygments")

@@ -7,6 +7,7 @@ interpreter and argparse and nothing more.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping, Sequence
 
 from steadypress.clock import Clock
@@ -30,4 +31,12 @@ def main(
         return EXIT_USAGE
     from steadypress.commands import run  # noqa: PLC0415 (heavy: only once a command is known)
 
-    return run(args, clock=clock, environ=environ)
+    # What is alive now (modules, classes, their tables) lives as long as the process: frozen,
+    # the collector stops walking it at each collection (a first build of 1,000 articles spent
+    # 40 ms of its 0.9 s of CPU in collections). Given back to the collector after, for a
+    # caller that runs several commands in one process.
+    gc.freeze()
+    try:
+        return run(args, clock=clock, environ=environ)
+    finally:
+        gc.unfreeze()
