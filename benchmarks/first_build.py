@@ -77,6 +77,9 @@ def blog(root: Path, size: int) -> Path:
     corpus(repo / "content", size)
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
+    # Packed, as a blog is where a first build runs: a clone (the action's checkout) or a
+    # repository git has collected; not 1,000 loose objects just written.
+    subprocess.run(["git", "-C", str(repo), "gc", "--quiet"], check=True)
     return repo
 
 
