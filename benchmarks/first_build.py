@@ -76,9 +76,11 @@ def blog(root: Path, size: int) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     corpus(repo / "content", size)
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
     # Packed, as a blog is where a first build runs: a clone (the action's checkout) or a
-    # repository git has collected; not 1,000 loose objects just written.
+    # repository git has collected; not 1,000 loose objects just written. (Not by the commit's
+    # own `gc --auto`, which would still be packing in the background.)
+    subprocess.run([*GIT, "-c", "gc.auto=0", "-C", str(repo), "commit", "-qm", "articles"],
+                   check=True)  # fmt: skip
     subprocess.run(["git", "-C", str(repo), "gc", "--quiet"], check=True)
     return repo
 
