@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,7 +24,7 @@ from steadypress.errors import ArticleError, GitFailed, PermanentError
 from steadypress.gitio import SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
-__all__ = ["Article", "Changes", "ContentSource", "parse_article"]
+__all__ = ["Article", "Changes", "ContentSource", "ImportOrder", "parse_article"]
 
 ARTICLE_SUFFIX = ".md"
 # SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
@@ -309,6 +310,19 @@ class _History:
                 additions.discard(path)
 
 
+@dataclass(frozen=True)
+class ImportOrder:
+    """Articles in the order an import takes them, with each one's place in it."""
+
+    paths: tuple[str, ...]
+    places: Mapping[str, int]
+
+    def after(self, path: str) -> Sequence[str]:
+        """The articles after `path`; all of them when `path` is not one."""
+        place = self.places.get(path)
+        return self.paths if place is None else self.paths[place + 1 :]
+
+
 class ContentSource:
     """The articles of the content branch, read from commits of a git repository."""
 
@@ -334,6 +348,7 @@ class ContentSource:
         # The last import order made, by what it was made of: an import's every window asks
         # for its commit's articles in that order (100,000 to sort at 10^5).
         self._last_order: tuple[tuple[str, frozenset[tuple[str, str]]], list[str]] | None = None
+        self._import_order: tuple[tuple[str, str | None], ImportOrder] | None = None
         self._commits: set[str] = set()
 
     @property
@@ -360,13 +375,14 @@ class ContentSource:
     def is_article(self, path: str) -> bool:
         return path.startswith(f"{self._content_dir}/") and path.endswith(ARTICLE_SUFFIX)
 
-    def list_articles(self, commit: str) -> dict[str, str]:
-        """Every article path at `commit` with its blob id."""
+    def list_articles(self, commit: str) -> Mapping[str, str]:
+        """Every article path at `commit` with its blob id (read-only: the run's own copy,
+        which a drain asks for at every claim: 100,000 entries at 10^5)."""
         if not OBJECT_ID.match(commit):
             return self._articles_in(self._files_at(commit))
         if commit not in self._articles:
             self._articles[commit] = self._articles_in(self._files_at(commit))
-        return dict(self._articles[commit])
+        return MappingProxyType(self._articles[commit])
 
     def _articles_in(self, files: Mapping[str, tuple[str, str]]) -> dict[str, str]:
         # A symlinked article is listed like any other, so that reading it dead-letters it
@@ -502,6 +518,26 @@ class ContentSource:
             path for path, _mode, oid in entries if not self._written_date(path, oid, read[oid])
         ]
         self._walk(commit, [path for path, _mode, _oid in entries], undated)
+
+    def changed_since(self, since: str | None, commit: str) -> Mapping[str, str]:
+        """The articles at `commit` (path -> blob) changed since the commit `since`; every
+        article when there is no `since`, or no diff from it (a history rewritten since)."""
+        changes = self.changed_articles(since, commit) if since is not None else None
+        return self.list_articles(commit) if changes is None else changes.changed
+
+    def import_order(self, commit: str, since: str | None) -> ImportOrder:
+        """The articles at `commit` changed since `since` (`changed_since`) in import order
+        (`newest_first`), made once a run: a drain importing a blog asks at each claim, and at
+        10^5 articles making it again (the mapping compared, the order copied, the place of
+        the last one imported searched) took 70 ms a claim."""
+        key = (commit, since)
+        if self._import_order is not None and self._import_order[0] == key:
+            return self._import_order[1]
+        paths = tuple(self.newest_first(commit, self.changed_since(since, commit)))
+        made = ImportOrder(paths, {path: place for place, path in enumerate(paths)})
+        if OBJECT_ID.match(commit) and (since is None or OBJECT_ID.match(since)):
+            self._import_order = (key, made)  # a name may move: ids name one order for good
+        return made
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
         """These article versions (path -> blob, at `commit`) in the order a large import

@@ -415,8 +415,11 @@ def _admitting(
         waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
         return waiting.apply if waiting else None
     remaining, at_head = _still_to_come(pipeline, last, backlog, head)
-    articles = {path: at_head[path] for path in remaining if path in at_head}
-    removed = [path for path in remaining if path not in at_head]
+    articles: Mapping[str, str] = at_head  # the backlog's commit: each of them is there
+    removed: list[str] = []
+    if head != last.commit:  # articles pushed or removed since: each compared as at `head`
+        articles = {path: at_head[path] for path in remaining if path in at_head}
+        removed = [path for path in remaining if path not in at_head]
     planned = plan(
         pipeline, articles, head, removed=removed, ledger=ledger, room=room, order=remaining
     )
@@ -440,33 +443,21 @@ def upcoming(pipeline: Pipeline, ledger: Ledger) -> list[tuple[str, str, str]]:
 
 def _still_to_come(
     pipeline: Pipeline, last: Reconciled, backlog: Backlog, head: str
-) -> tuple[list[str], Mapping[str, str]]:
+) -> tuple[Sequence[str], Mapping[str, str]]:
     """The paths of `last`'s backlog still to come, in its order, and the articles at `head`
-    (path -> blob)."""
-    scope: Mapping[str, str] | None = None
-    if backlog.since is not None:
-        changes = pipeline.content.changed_articles(backlog.since, last.commit)
-        scope = None if changes is None else changes.changed
-    if scope is None:  # every article, or a diff that history rewritten since made unusable
-        scope = pipeline.content.list_articles(last.commit)
-    return _after(pipeline, last.commit, scope, backlog), pipeline.content.list_articles(head)
-
-
-def _after(
-    pipeline: Pipeline, commit: str, scope: Mapping[str, str], backlog: Backlog
-) -> list[str]:
-    """The paths of `scope` (path -> blob at the backlog's `commit`) still to come, in the
-    backlog's order. That order is the one the window before it was planned in: the dates are
-    read at `commit`, never at the head, so an article edited since does not change places (its
-    new version is compared once the backlog is done)."""
+    (path -> blob). The backlog covers the articles at its commit changed since its `since`
+    (all of them without one, or when history rewritten since leaves no diff), in the order
+    the window before was planned in: the dates are read at that commit, never at the head,
+    so an article edited since does not change places (its new version is compared once the
+    backlog is done)."""
+    content = pipeline.content
+    at_head = content.list_articles(head)
     if not backlog.newest_first:
-        return sorted(path for path in scope if path > backlog.after)
-    order = pipeline.content.newest_first(commit, scope)
-    if backlog.after not in scope:
-        # Only a state edited by hand names a path outside its own scope: comparing all of it
-        # again costs time, and an article the ledger knows is not enqueued twice.
-        return order
-    return order[order.index(backlog.after) + 1 :]
+        scope = content.changed_since(backlog.since, last.commit)
+        return sorted(path for path in scope if path > backlog.after), at_head
+    # A path outside the backlog (only a state edited by hand names one) leaves all of it to
+    # come: comparing it again costs time, and an article the ledger knows is not enqueued twice.
+    return content.import_order(last.commit, backlog.since).after(backlog.after), at_head
 
 
 def _marking(prepare: Prepare | None, last: Reconciled | None, marker: Reconciled) -> Prepare:
