@@ -15,6 +15,8 @@ import feedparser
 import html5lib
 import pytest
 import xmlschema
+from hypothesis import given
+from hypothesis import strategies as st
 
 from steadypress import shardtree
 from steadypress.content import Article
@@ -22,7 +24,7 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
-from steadypress.targets.site.index import SUMMARY, YEARS, year_file
+from steadypress.targets.site.index import SUMMARY, YEARS, _part_at, year_file
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
@@ -835,3 +837,23 @@ def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
     site_target(DirectorySiteFiles(tmp_path)).publish(CROWDED[20], None)
     listed = [n for shown in _paged(tmp_path, "archive/2000/01/index.html") for n in shown]
     assert sorted(listed) == sorted(f"p{n}" for n in range(21)), listed
+
+
+@given(
+    starts=st.lists(
+        st.tuples(st.integers(0, 50).map(float), st.sampled_from("abc")), unique=True, max_size=12
+    ),
+    key=st.tuples(st.integers(-1, 51).map(float), st.sampled_from("abcd")),
+)
+def test_a_row_falls_in_the_last_part_that_begins_at_or_before_it(
+    starts: list[tuple[float, str]], key: tuple[float, str]
+) -> None:
+    """A crowded listing's parts, in date order, the first from the beginning: a row belongs
+    to the last one that begins at or before it."""
+    parts = [parts_module.Part("x.json", 0, None)] + [
+        parts_module.Part("x.json", number, start)
+        for number, start in enumerate(sorted(starts), start=1)
+    ]
+    found = _part_at(parts, key)
+    assert parts[found].begins <= key
+    assert found == len(parts) - 1 or parts[found + 1].begins > key

@@ -866,8 +866,10 @@ class SiteIndex:
 
 
 def _part_at(parts: list[Part], key: tuple[float, str]) -> int:
-    """Which of a listing's parts (in date order) a row of date order `key` falls in."""
-    return bisect.bisect_right([part.begins for part in parts[1:]], key)
+    """Which of a listing's parts (in date order) a row of date order `key` falls in. Searched
+    in place: a tag on every article of a blog of 10^5 has some 700 parts a year, and a first
+    build asks for each of its articles."""
+    return bisect.bisect_right(parts, key, lo=1, key=lambda part: part.begins) - 1
 
 
 def _listings_of(entry: Entry) -> list[str]:
