@@ -5,6 +5,7 @@ a pure change, inside the first claim's transaction (enqueue and claim in one wr
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -103,20 +104,18 @@ def plan(
     """
     found, withdrawn = _compare(pipeline, {}, commit, removed, ledger)
     step = len(articles) if room is None else max(1, room // max(1, len(pipeline.targets)))
-    if order is not None:
-        order = [path for path in order if path in articles]
-    elif len(articles) > step:  # a window may stop before the end: the order decides where
+    if order is None and len(articles) > step:  # a window may stop early: the order says where
         order = pipeline.content.newest_first(commit, articles)
-    else:
-        order = sorted(articles)
-    done = 0
-    while done < len(order) and (room is None or done == 0 or len(found) < room):
-        part = order[done : done + step]
+    # Taken a window at a time, never all filtered first: an import's order is the rest of its
+    # backlog, and its every claim takes one window of it.
+    left = (path for path in (sorted(articles) if order is None else order) if path in articles)
+    part, last = list(itertools.islice(left, step)), None
+    while part and (room is None or last is None or len(found) < room):
         window = {path: articles[path] for path in part}
         more, leaving = _compare(pipeline, window, commit, (), ledger)
         found += more
         withdrawn |= leaving
-        done += len(part)
+        part, last = list(itertools.islice(left, step)), part[-1]
     # Work for a target no longer in the configuration would wait forever: no executor takes it.
     # One that carries a letter is left to the sweep, which retires it and closes the letter.
     unconfigured = sorted(
@@ -133,7 +132,7 @@ def plan(
         sightings=found,
         withdrawn=sorted(key for key in withdrawn if key in ledger.pending),
         revived=revivals(pipeline, ledger, commit),
-        stopped_after=order[done - 1] if done < len(order) else None,
+        stopped_after=last if part else None,
     )
 
 
