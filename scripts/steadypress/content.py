@@ -345,8 +345,8 @@ class ContentSource:
         # window, to read ahead; an import's every window reads 500 of its articles).
         self._listings: dict[str, dict[str, tuple[str, str]]] = {}
         self._articles: dict[str, dict[str, str]] = {}  # of `_listings`, the articles
-        # The last import order made, by what it was made of: an import's every window asks
-        # for its commit's articles in that order (100,000 to sort at 10^5).
+        # The last import order made, by what it was made of (100,000 to sort at 10^5): a
+        # reconcile's first window and the backlog after it (`import_order`) ask for one order.
         self._last_order: tuple[tuple[str, frozenset[tuple[str, str]]], list[str]] | None = None
         self._import_order: tuple[tuple[str, str | None], ImportOrder] | None = None
         self._commits: set[str] = set()

@@ -115,7 +115,8 @@ def plan(
         more, leaving = _compare(pipeline, window, commit, (), ledger)
         found += more
         withdrawn |= leaving
-        part, last = list(itertools.islice(left, step)), part[-1]
+        last = part[-1]
+        part = list(itertools.islice(left, step))
     # Work for a target no longer in the configuration would wait forever: no executor takes it.
     # One that carries a letter is left to the sweep, which retires it and closes the letter.
     unconfigured = sorted(
@@ -414,9 +415,10 @@ def _admitting(
         waiting = plan(pipeline, {}, head, removed=(), ledger=ledger)
         return waiting.apply if waiting else None
     remaining, at_head = _still_to_come(pipeline, last, backlog, head)
-    articles: Mapping[str, str] = at_head  # the backlog's commit: each of them is there
-    removed: list[str] = []
-    if head != last.commit:  # articles pushed or removed since: each compared as at `head`
+    articles: Mapping[str, str]
+    if head == last.commit:  # nothing pushed since: each article to come is there as it was
+        articles, removed = at_head, []
+    else:  # articles pushed or removed since: each compared as it is at `head`
         articles = {path: at_head[path] for path in remaining if path in at_head}
         removed = [path for path in remaining if path not in at_head]
     planned = plan(
