@@ -399,17 +399,8 @@ class ContentSource:
 
     def _listed(self, commit: str, where: Sequence[str]) -> dict[str, tuple[str, str]]:
         """The files at `commit` that these pathspecs name: path -> (mode, blob)."""
-        listing = self._git.run(
-            "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--", *where
-        )
-        files = {}
-        for entry in listing.split(b"\0"):
-            if entry:
-                meta, raw_path = entry.split(b"\t", 1)
-                mode, kind, oid = meta.decode().split()
-                if kind == "blob":
-                    files[raw_path.decode("utf-8", errors="surrogateescape")] = (mode, oid)
-        return files
+        listed = self._git.list_tree(commit, recursive=True, paths=where)
+        return {path: (mode, oid) for path, (mode, kind, oid) in listed.items() if kind == "blob"}
 
     def changed_articles(self, before: str | None, after: str) -> Changes | None:
         """Articles added, modified, renamed or removed between two commits.

@@ -166,18 +166,22 @@ class Git:
             found = dict(line.split() for line in marks.read_text().splitlines())
         return [found[f":{number}"] for number in range(1, len(contents) + 1)]
 
-    def list_tree(self, tree: str, *, recursive: bool = False) -> dict[str, tuple[str, str, str]]:
-        """The entries of one tree: name -> (mode, type, oid); `recursive`: every file below it,
-        by its path from the tree."""
+    def list_tree(
+        self, tree: str, *, recursive: bool = False, paths: Sequence[str] = ()
+    ) -> dict[str, tuple[str, str, str]]:
+        """The entries of one tree (or commit): name -> (mode, type, oid); `recursive`: every
+        file below it, by its path from the tree; `paths`: only those these pathspecs name. A
+        name that is not UTF-8 keeps its bytes escaped (surrogateescape)."""
         entries = {}
         listing = self.run(
-            "ls-tree", "-z", *(["-r"] if recursive else []), "--end-of-options", tree
-        )
+            "ls-tree", "-z", *(["-r"] if recursive else []), "--full-tree", "--end-of-options",
+            tree, *(["--", *paths] if paths else []),
+        )  # fmt: skip
         for entry in listing.split(b"\0"):
             if entry:
                 info, name = entry.split(b"\t", 1)
                 mode, kind, oid = info.decode().split()
-                entries[name.decode()] = (mode, kind, oid)
+                entries[name.decode("utf-8", errors="surrogateescape")] = (mode, kind, oid)
         return entries
 
     def read_trees(self, trees: Sequence[str]) -> list[dict[str, tuple[str, str, str]]]:
