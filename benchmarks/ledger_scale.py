@@ -76,7 +76,7 @@ class Round:
 
     def claim(self, store: LocalGitStore) -> None:
         def take(ledger: Ledger) -> tuple[Ledger, object]:
-            return claim(
+            ledger, claimed, _buried = claim(
                 ledger,
                 [self.key],
                 holder="bench",
@@ -84,6 +84,7 @@ class Round:
                 now=NOW,
                 lease_ttl=timedelta(minutes=10),
             )
+            return ledger, claimed
 
         transact(store, take, message="claim")
 

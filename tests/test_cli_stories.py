@@ -124,7 +124,7 @@ def expired_lease_by(repo: Repo, holder: str, *, age: timedelta) -> None:
 
     def abandoned(ledger: Ledger) -> tuple[Ledger, None]:
         ledger, _ = enqueue(ledger, [sighting], now=then)
-        ledger, _ = claim(
+        ledger, _, _ = claim(
             ledger,
             [sighting.key],
             holder=holder,

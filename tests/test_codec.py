@@ -35,12 +35,11 @@ def sample() -> Ledger:
 
 
 def published_sample() -> Ledger:
-    ledger, _ = claim(
+    ledger, _, _ = claim(
         sample(), ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=NOW - NOW
     )
-    return complete(ledger, [Completion("site:content/a.md", "b1", "c1", "t", url="/a/")], now=NOW)[
-        0
-    ]
+    done = Completion("site:content/a.md", "b1", "c1", "t", url="/a/")
+    return complete(ledger, [done], now=NOW)[0]
 
 
 def test_files_are_sorted_indented_and_versioned() -> None:
@@ -56,13 +55,32 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
     paths = [f"content/p{n}.md" for n in range(5)]
     ledger, _ = enqueue(Ledger(), [Sighting("site", p, "b1", "c1") for p in paths], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
-    ledger, _ = claim(
+    ledger, _, _ = claim(
         ledger, ["site:content/p1.md"], holder="h", token="t", now=NOW, lease_ttl=timedelta(1)
     )
     ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", "b2", "c2")], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
     assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 2}
     assert encoder(ledger) == codec.encode_pending(ledger)
+
+
+def test_lapses_are_written_only_where_there_are_some_and_read_back() -> None:
+    """A ledger without lapses is written byte for byte as before they were counted, so an
+    older steadypress still reads it; one with them keeps them."""
+    ledger = sample()
+    assert b"lapses" not in codec.encode_pending(ledger)
+    expired = NOW - timedelta(minutes=1)
+    key = "site:content/a.md"
+    ledger, _, _ = claim(
+        ledger, [key], holder="h", token="t", now=expired, lease_ttl=expired - expired
+    )
+    ledger, items, _ = claim(
+        ledger, [key], holder="h2", token="t2", now=NOW, lease_ttl=timedelta(1)
+    )
+    assert items[0].lapses == 1
+    files = files_of(ledger)
+    assert json.loads(files[codec.PENDING_FILE])["pending"][key]["lapses"] == 1
+    assert codec.decode_state(files).pending == ledger.pending
 
 
 @pytest.mark.parametrize(

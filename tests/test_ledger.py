@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from steadypress.ledger import (
     ABSENT,
+    LAPSED_BATCH,
+    LAPSES_FATAL,
     Completion,
     Failure,
     Lease,
@@ -47,7 +49,7 @@ def pending_with(blob: str = "b1") -> Ledger:
 
 
 def claimed_by(holder: str, token: str, ledger: Ledger, now: datetime = T0) -> Ledger:
-    ledger, items = claim(ledger, [KEY], holder=holder, token=token, now=now, lease_ttl=TTL)
+    ledger, items, _ = claim(ledger, [KEY], holder=holder, token=token, now=now, lease_ttl=TTL)
     assert items, "the item should have been claimable"
     return ledger
 
@@ -109,14 +111,16 @@ def test_a_dead_item_stays_dead_for_its_blob_but_a_new_blob_replaces_it() -> Non
 
 def test_claim_sets_a_lease_that_expires_by_itself() -> None:
     """A claim leases the item for the TTL, with the token the executor gave."""
-    _, items = claim(pending_with(), [KEY], holder="actions:1", token="tok", now=T0, lease_ttl=TTL)
+    _, items, _ = claim(
+        pending_with(), [KEY], holder="actions:1", token="tok", now=T0, lease_ttl=TTL
+    )
     assert items[0].lease == Lease(holder="actions:1", token="tok", expires_at=T0 + TTL)
 
 
 def test_a_live_lease_blocks_a_claim() -> None:
     """While the lease runs, no other executor can take the item."""
     ledger = claimed_by("workers", "t1", pending_with())
-    after, items = claim(
+    after, items, _ = claim(
         ledger, [KEY], holder="actions", token="t2", now=T0 + TTL / 2, lease_ttl=TTL
     )
     assert items == [] and after is ledger
@@ -126,9 +130,102 @@ def test_an_expired_lease_held_by_workers_does_not_stop_a_claim() -> None:
     """The holder's name is information, never a veto: once expired, anyone takes the item."""
     ledger = claimed_by("workers", "t1", pending_with())
     later = T0 + TTL + timedelta(seconds=1)
-    after, items = claim(ledger, [KEY], holder="actions", token="t2", now=later, lease_ttl=TTL)
+    after, items, _ = claim(ledger, [KEY], holder="actions", token="t2", now=later, lease_ttl=TTL)
     assert [item.lease.holder for item in items if item.lease] == ["actions"]
     assert after.pending[KEY].lease == Lease("actions", "t2", later + TTL)
+
+
+def many_pending(count: int, folder: str = "content") -> tuple[Ledger, list[str]]:
+    """`count` items, waiting; their keys in the order a claim takes them."""
+    sightings = [seen(f"b{n}", path=f"{folder}/{n:03d}.md") for n in range(count)]
+    ledger, _ = enqueue(Ledger(), sightings, now=T0)
+    return ledger, sorted(ledger.pending)
+
+
+def killed(ledger: Ledger, keys: list[str], now: datetime) -> tuple[Ledger, list[str], datetime]:
+    """A claim of `keys` whose run then dies without a word; the keys it held, and a moment
+    when their leases have run out."""
+    ledger, items, buried = claim(ledger, keys, holder="doomed", token="t", now=now, lease_ttl=TTL)
+    assert not buried
+    return ledger, [item.key for item in items], now + TTL + timedelta(seconds=1)
+
+
+def test_a_lease_that_ran_out_is_a_lapse_and_shrinks_the_claims_it_is_in() -> None:
+    """A run killed mid-batch (out of memory, a crash, a timeout, perhaps by one of its
+    articles) never says which article did it. A claim counts a lapse on each item it takes
+    so, tells it in the item's history, and takes at most LAPSED_BATCH with any that lapsed
+    once; an item that lapsed twice is claimed alone. What it leaves is left as it was: its
+    holder may be alive, only slow, and may still renew it."""
+    ledger, keys = many_pending(100)
+    ledger, held, later = killed(ledger, keys, T0)
+    assert len(held) == 100
+
+    before = ledger
+    ledger, items, _ = claim(ledger, keys, holder="next", token="t2", now=later, lease_ttl=TTL)
+    assert [item.key for item in items] == keys[:LAPSED_BATCH]
+    lapsed = ledger.pending[keys[0]]
+    assert lapsed.lapses == 1 and lapsed.lease is not None and lapsed.lease.holder == "next"
+    assert "doomed" in lapsed.history[-1].error
+    assert "stopped before it finished" in (lapsed.last_error or "")
+    assert all(ledger.pending[key] is before.pending[key] for key in keys[LAPSED_BATCH:])
+    still = renew(ledger, keys[LAPSED_BATCH:], token="t", now=later, lease_ttl=TTL)
+    assert all(still.pending[key].lease == Lease("doomed", "t", later + TTL)
+               for key in keys[LAPSED_BATCH:])  # fmt: skip
+
+    # That batch dies too: each of its items lapsed twice, and goes alone from now on.
+    later += TTL * 2
+    for number, key in enumerate(keys[:3]):
+        ledger, items, _ = claim(ledger, keys, holder=f"alone-{number}", token="t3", now=later,
+                                 lease_ttl=TTL)  # fmt: skip
+        assert [item.key for item in items] == [key] and items[0].lapses == 2
+        ledger = complete(ledger, [Completion(key, items[0].blob, "c", "t3")], now=later)[0]
+    # Behind a lone item, untouched ones are claimed without it: a lapsed item never joins a
+    # claim it would make larger than it may be.
+    fresh, fresh_keys = many_pending(3, folder="content/new")
+    joined = Ledger(pending={**ledger.pending, **fresh.pending})
+    order = [keys[3], *fresh_keys]
+    _, items, _ = claim(joined, order, holder="h", token="t4", now=later, lease_ttl=TTL)
+    assert [item.key for item in items] == [keys[3]]
+    _, items, _ = claim(joined, [*fresh_keys, keys[3]], holder="h", token="t4", now=later,
+                        lease_ttl=TTL)  # fmt: skip
+    assert [item.key for item in items] == fresh_keys
+
+
+def test_an_item_that_lapses_alone_once_more_is_buried_for_a_maintainer() -> None:
+    """The third lapse, the last two alone: the article itself stops its runs. It is buried
+    (permanent: trying again would only kill another run) with the story of each lapse, and
+    a newer version of the article starts with none."""
+    ledger = pending_with()
+    now = T0
+    for _ in range(LAPSES_FATAL):
+        ledger, _held, now = killed(ledger, [KEY], now)
+    ledger, items, buried = claim(ledger, [KEY], holder="h", token="t", now=now, lease_ttl=TTL)
+    assert items == []
+    assert ledger.pending == {} and [corpse.key for corpse in buried] == [KEY]
+    (corpse,) = buried
+    assert ledger.dead[KEY] == corpse and corpse.permanent
+    assert len(corpse.history) == LAPSES_FATAL
+    assert "stopped before it finished" in corpse.last_error
+
+    ledger = pending_with()
+    ledger, _held, now = killed(ledger, [KEY], T0)
+    ledger, _ = enqueue(ledger, [seen("b2")], now=now)
+    assert ledger.pending[KEY].lapses == 0, "a new version is not the one that stopped the runs"
+
+
+def test_a_release_or_a_recorded_outcome_is_no_lapse() -> None:
+    """Only a lease that ran out with its run gone is a lapse: work given back, failed or
+    renewed leaves none."""
+    ledger = claimed_by("a", "t", pending_with())
+    ledger = release(ledger, [KEY], token="t")
+    later = T0 + TTL * 2
+    ledger, items, _ = claim(ledger, [KEY], holder="b", token="t2", now=later, lease_ttl=TTL)
+    assert items[0].lapses == 0
+    ledger, _ = fail(ledger, [Failure(KEY, "b1", "t2", "boom")], now=later, policy=POLICY,
+                     rng=NoJitter())  # fmt: skip
+    later += timedelta(hours=1)
+    _, items, _ = claim(ledger, [KEY], holder="c", token="t3", now=later, lease_ttl=TTL)
+    assert items[0].lapses == 0 and items[0].attempts == 1
 
 
 def test_a_completion_is_recorded_even_after_the_lease_was_lost() -> None:
@@ -295,7 +392,9 @@ def test_transitions_share_the_sections_they_do_not_touch() -> None:
     ledger = claimed_by("a", "t", pending_with())
     ledger, _ = complete(ledger, [Completion(KEY, "b1", "c-b1", "t")], now=T0)
     ledger, _ = enqueue(ledger, [seen("x", path="content/x.md")], now=T0)
-    claimed, _ = claim(ledger, ["site:content/x.md"], holder="a", token="t", now=T0, lease_ttl=TTL)
+    claimed, _, _ = claim(
+        ledger, ["site:content/x.md"], holder="a", token="t", now=T0, lease_ttl=TTL
+    )
     assert claimed.published is ledger.published and claimed.dead is ledger.dead
 
 

@@ -11,6 +11,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from steadypress import codec
 from steadypress.ledger import (
     ABSENT,
+    LAPSES_FATAL,
     Completion,
     Failure,
     Ledger,
@@ -68,10 +69,24 @@ class LedgerMachine(RuleBasedStateMachine):
     def claim_what_is_claimable(self, holder: str) -> None:
         token = self._token()
         keys = select(self.ledger, now=self.now)
-        self.ledger, items = claim(
+        before = self.ledger
+        self.ledger, items, buried = claim(
             self.ledger, keys, holder=holder, token=token, now=self.now, lease_ttl=TTL
         )
-        assert {item.key for item in items} == set(keys)
+        taken = [item.key for item in items]
+        assert taken == [key for key in keys if key in taken], "taken in the order chosen"
+        # A claim is as large as its lapsed items allow, and leaves out nothing but what would
+        # make it larger than that.
+        most = min([len(keys), *filter(None, (item.claimed_with_at_most for item in items))])
+        assert len(items) <= most
+        for key in set(keys) - set(taken):
+            if key in {corpse.key for corpse in buried}:
+                assert before.pending[key].lapses == LAPSES_FATAL - 1
+                continue
+            left = self.ledger.pending[key]
+            assert left is before.pending[key], "what a claim leaves, it leaves as it was"
+            cap = replace(left, lapses=left.lapses + (left.lease is not None)).claimed_with_at_most
+            assert len(items) == most or (cap is not None and len(items) + 1 > cap)
         self.held.extend((item.key, item.blob, token) for item in items)
 
     @rule(path=st.sampled_from(PATHS), publisher=st.sampled_from(["site", "devto"]))
@@ -80,14 +95,17 @@ class LedgerMachine(RuleBasedStateMachine):
         key = item_key(publisher, path)
         item = self.ledger.pending.get(key)
         token = self._token()
-        self.ledger, items = claim(
+        self.ledger, items, _ = claim(
             self.ledger, [key], holder="anyone", token=token, now=self.now, lease_ttl=TTL
         )
         if item is None or not item.is_due(self.now):
             assert items == []
             return
         live = item.lease is not None and item.lease.expires_at > self.now
-        assert (items == []) == live
+        # A lease that ran out is a lapse: the third buries the item rather than claim it.
+        fatal = not live and item.lease is not None and item.lapses == LAPSES_FATAL - 1
+        assert (items == []) == (live or fatal)
+        assert (key in self.ledger.dead) == fatal
         self.held.extend((claimed.key, claimed.blob, token) for claimed in items)
 
     @rule(data=st.data())
@@ -144,6 +162,13 @@ class LedgerMachine(RuleBasedStateMachine):
     @rule(seconds=st.integers(0, 4000))
     def time_passes(self, seconds: int) -> None:
         self.now += timedelta(seconds=seconds)
+
+    @rule()
+    def the_runs_die(self) -> None:
+        """Every run holding leases is killed: none of its work is finished or failed, and its
+        leases run out (the next claims count lapses, and bury what lapses alone)."""
+        self.held.clear()
+        self.now += TTL + timedelta(seconds=1)
 
     @invariant()
     def every_key_is_in_exactly_one_place(self) -> None:

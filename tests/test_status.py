@@ -32,7 +32,7 @@ def a_ledger_in_every_state(repo: Repo, clock: ManualClock) -> None:
 
     def leased(ledger: Ledger) -> tuple[Ledger, None]:
         ledger, _ = enqueue(ledger, [sighting], now=NOW)
-        ledger, _ = claim(ledger, [sighting.key], holder="alice", token="t", now=NOW,
+        ledger, _, _ = claim(ledger, [sighting.key], holder="alice", token="t", now=NOW,
                           lease_ttl=timedelta(minutes=10))  # fmt: skip
         return ledger, None
 

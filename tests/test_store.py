@@ -129,7 +129,7 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
     transact(store, add("content/a.md"), message="add")
 
     def take(ledger: Ledger) -> tuple[Ledger, None]:
-        claimed, _ = claim(
+        claimed, _, _ = claim(
             ledger, ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=timedelta(1)
         )
         return claimed, None

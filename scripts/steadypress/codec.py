@@ -120,6 +120,8 @@ def _pending_record(item: PendingItem) -> dict[str, Any]:
             "expires_at": format_time(lease.expires_at),
         },
         "issue": item.alert,
+        # Only when there are some: a ledger without lapses reads as it did before they were.
+        **({"lapses": item.lapses} if item.lapses else {}),
     }
 
 
@@ -354,7 +356,7 @@ def _bool(raw: dict[str, Any], name: str) -> bool:
 
 _PENDING_REQUIRED = {"target", "path", "blob", "commit", "enqueued_at", "attempts"}
 _PENDING_OPTIONAL = frozenset(
-    {"not_before", "next_attempt_at", "last_error", "history", "lease", "issue"}
+    {"not_before", "next_attempt_at", "last_error", "history", "lease", "issue", "lapses"}
 )
 
 
@@ -373,6 +375,7 @@ def _pending_item(key: str, raw: Any) -> PendingItem:
         history=_optional(_attempts, fields, "history") or (),
         lease=_optional(_lease, fields, "lease"),
         alert=_optional(_int, fields, "issue"),
+        lapses=_optional(_int, fields, "lapses") or 0,
     )
     _check_key(key, item.target, item.path)
     return item

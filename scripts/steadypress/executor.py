@@ -124,6 +124,7 @@ def drain(
         if unrecorded is not None and taken.recorded is not None:
             unrecorded.recorded(taken.recorded)
         unrecorded = None
+        _bury(pipeline, report, taken.buried)
         first_round = False
         claimed_before = claimed_before or taken.limit
         exempt.update(taken.fresh)
@@ -165,6 +166,7 @@ class _Taken:
     limit: int  # the most it could take
     more: bool  # whether more is waiting for a later claim of the drain
     recorded: _Recorded | None  # the outcomes of the batch before it recorded, if any
+    buried: list[DeadItem]  # items whose runs kept stopping, buried instead of claimed
 
 
 def _claim(
@@ -197,14 +199,17 @@ def _claim(
         chosen = functools.partial(choose, now=now, exempt=exempt | set(fresh),
                                    first=exempt | set(fresh))  # fmt: skip
         keys = chosen(ledger, limit=limit)
-        ledger, items = claim(
+        ledger, items, buried = claim(
             ledger, keys, holder=pipeline.holder, token=token, now=now,
             lease_ttl=pipeline.lease_ttl,
         )  # fmt: skip
         ledger.published.preload(item.key for item in items)
         claimed = [(item, ledger.published.get(item.key)) for item in items]
-        more = backlog or (len(items) == limit and bool(chosen(ledger, limit=1)))
-        return ledger, _Taken(fresh, claimed, now, limit, more, recorded)
+        # A full choice, or one the claim took only part of (items that lapsed keep it small),
+        # may leave more.
+        short = len(keys) == limit or len(items) + len(buried) < len(keys)
+        more = backlog or (short and bool(chosen(ledger, limit=1)))
+        return ledger, _Taken(fresh, claimed, now, limit, more, recorded, buried)
 
     taken = pipeline.transact(
         take,
@@ -213,6 +218,14 @@ def _claim(
         announce=lambda taken: _ahead_of_claim(pipeline, taken.claimed, more=taken.more),
     )
     return token, taken
+
+
+def _bury(pipeline: Pipeline, report: Report, buried: list[DeadItem]) -> None:
+    """After a claim's write: the dead letters of the items it buried."""
+    for item in buried:
+        pipeline.log(f"gave up on {item.key}: {item.last_error}")
+    if buried:
+        report.dead.extend(raise_alerts(pipeline, buried))
 
 
 def _ahead_of_claim(pipeline: Pipeline, claimed: Claimed, *, more: bool) -> None:

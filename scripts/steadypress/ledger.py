@@ -11,6 +11,10 @@ The rules that make the ledger "what is unfinished", never "who owns it":
 - a newer version of an article replaces the pending older one but keeps its lease, so two
   executors never publish two versions of one article at the same moment;
 - a dead item stays dead for its blob until retried; a new blob of the article replaces it;
+- a lease found run out when its item is claimed again is a lapse: the run that held it stopped
+  before it could say how its work went (killed, out of memory, out of time). One article that
+  kills whatever publishes it must not take its batch down with it forever, so an item that
+  lapsed is claimed in a small batch, then alone, and buried once it lapses alone twice;
 - an article that leaves content/ (deleted, or now a draft) has a newest version too: `ABSENT`,
   and finishing that version means unpublishing the article.
 """
@@ -30,6 +34,9 @@ from steadypress.timefmt import format_time
 __all__ = [
     "ABSENT",
     "HISTORY_LIMIT",
+    "LAPSED_BATCH",
+    "LAPSES_ALONE",
+    "LAPSES_FATAL",
     "Attempt",
     "Backlog",
     "Completion",
@@ -62,6 +69,13 @@ __all__ = [
 
 # A dead letter tells the story of the last attempts; older ones add length, not insight.
 HISTORY_LIMIT = 10
+# A claim holding an item that lapsed once takes at most this many (a claim may take 500: one
+# article killing its run would otherwise take 499 others with it at every try); an item that
+# lapsed twice is claimed alone, and one that lapses twice more, alone, is buried. Once alone
+# is not enough: a runner lost at the wrong moment would bury a healthy article.
+LAPSED_BATCH = 25
+LAPSES_ALONE = 2
+LAPSES_FATAL = 4
 # What an attempt depended on besides its article version: each repository path (an image, the
 # theme folder, the configuration) with the git object id it had then, ABSENT when it did not
 # exist. A change to any of them is a reason to try a dead item again.
@@ -110,10 +124,18 @@ class PendingItem:
     history: tuple[Attempt, ...] = ()
     lease: Lease | None = None
     alert: int | None = None
+    lapses: int = 0  # leases that ran out on this version with its run gone (see `claim`)
 
     @property
     def key(self) -> str:
         return item_key(self.target, self.path)
+
+    @property
+    def claimed_with_at_most(self) -> int | None:
+        """The largest claim this item may be in (None: any), by how often it lapsed."""
+        if self.lapses >= LAPSES_ALONE:
+            return 1
+        return LAPSED_BATCH if self.lapses else None
 
     def is_leased(self, now: datetime) -> bool:
         return self.lease is not None and self.lease.is_live(now)
@@ -298,6 +320,7 @@ def enqueue(
                 enqueued_at=now,
                 not_before=sighting.not_before,
                 attempts=0,
+                lapses=0,
                 next_attempt_at=None,
                 last_error=None,
                 history=(),
@@ -374,18 +397,78 @@ def claim(
     token: str,
     now: datetime,
     lease_ttl: timedelta,
-) -> tuple[Ledger, list[PendingItem]]:
-    """Lease the claimable items among `keys` to `holder`; returns the items as claimed."""
+) -> tuple[Ledger, list[PendingItem], list[DeadItem]]:
+    """Lease the claimable items among `keys` (in that order) to `holder`; returns the items as
+    claimed, and those buried instead.
+
+    An item whose lease ran out is a lapse: its holder never completed, failed or released it.
+    The claim that takes it counts it and tells it in the item's history, and grows no larger
+    than its lapsed items allow (`PendingItem.claimed_with_at_most`). An item that would not
+    fit is left as it is for a later claim: its holder may be alive, only slow, and may still
+    renew it. An item lapsing `LAPSES_FATAL` times is buried, not claimed.
+    """
     lease = Lease(holder=holder, token=token, expires_at=now + lease_ttl)
-    claimed: dict[str, PendingItem | None] = {}
+    updates: dict[str, PendingItem | None] = {}
+    claimed: list[PendingItem] = []
+    buried: list[DeadItem] = []
+    most: int | None = None  # the largest this claim may grow, by the lapsed items it holds
     for key in keys:
         item = ledger.pending.get(key)
-        if item is not None and item.is_claimable(now):
-            claimed[key] = replace(item, lease=lease)
-    if not claimed:
-        return ledger, []
-    pending = _renewed(ledger.pending, claimed)
-    return replace(ledger, pending=pending), [item for item in claimed.values() if item]
+        if item is None or not item.is_claimable(now) or key in updates:
+            continue
+        if (ran_out := item.lease) is not None:
+            item = _lapsed(item, ran_out, now)
+            if item.lapses >= LAPSES_FATAL:
+                buried.append(_buried(item, now))
+                updates[key] = None
+                continue
+        allowed = item.claimed_with_at_most
+        size = len(claimed) + 1
+        if (most is not None and size > most) or (allowed is not None and size > allowed):
+            continue
+        if allowed is not None:
+            most = allowed if most is None else min(most, allowed)
+        claimed.append(replace(item, lease=lease))
+        updates[key] = claimed[-1]
+    if not updates:
+        return ledger, [], []
+    pending = _renewed(ledger.pending, updates)
+    dead = {**ledger.dead, **{corpse.key: corpse for corpse in buried}} if buried else ledger.dead
+    return replace(ledger, pending=pending, dead=dead), claimed, buried
+
+
+def _lapsed(item: PendingItem, ran_out: Lease, now: datetime) -> PendingItem:
+    """`item`, its lease that ran out counted as a lapse and dropped; due now (it was when
+    claimed, and the lease's length was its wait)."""
+    said = (
+        f"the run publishing it ({ran_out.holder}) stopped before it finished: killed, "
+        "out of memory or out of time"
+    )
+    history = (*item.history, Attempt(at=now, error=said))[-HISTORY_LIMIT:]
+    return replace(
+        item,
+        lapses=item.lapses + 1,
+        history=history,
+        last_error=said,
+        lease=None,
+        next_attempt_at=None,
+    )
+
+
+def _buried(item: PendingItem, now: datetime) -> DeadItem:
+    """The dead letter of an item whose runs kept stopping, the last ones with it alone: the
+    article itself stops them (a maintainer retries it once its cause is fixed)."""
+    return DeadItem(
+        target=item.target,
+        path=item.path,
+        blob=item.blob,
+        commit=item.commit,
+        died_at=now,
+        attempts=item.attempts + item.lapses,
+        history=item.history,
+        permanent=True,
+        alert=item.alert,
+    )
 
 
 def renew(

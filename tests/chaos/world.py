@@ -505,7 +505,7 @@ class _World:
             now = self.clock.now()
             keys = select(ledger, now=now, limit=3)
             token = f"stale-{self.rng.random()}"
-            ledger, _ = claim(
+            ledger, _, _ = claim(
                 ledger, keys, holder=holder, token=token, now=now, lease_ttl=pipeline.lease_ttl
             )
             return ledger, None
