@@ -57,6 +57,28 @@ def test_status_says_what_each_item_waits_for_and_how_to_retry_the_dead(repo: Re
     )
 
 
+def test_status_says_how_often_the_runs_holding_an_item_stopped(repo: Repo) -> None:
+    """A lapse (a run that died holding the item) is told, and what it changes: an item that
+    lapsed twice is claimed alone."""
+    repo.commit(**{"content/a.md": article("A")})
+    sighting = Sighting("site", "content/a.md", repo.blob("content/a.md"), repo.head())
+
+    def lapsed_twice(ledger: Ledger) -> tuple[Ledger, None]:
+        ledger, _ = enqueue(ledger, [sighting], now=NOW)
+        for minutes in (0, 2, 4):  # each claim's run dies; the next finds its lease run out
+            ledger, _, _ = claim(ledger, [sighting.key], holder=f"run-{minutes}", token="t",
+                                 now=NOW + timedelta(minutes=minutes),
+                                 lease_ttl=timedelta(minutes=1))  # fmt: skip
+        return ledger, None
+
+    transact(LocalGitStore(repo.root, "steadypress-state"), lapsed_twice, message="runs died")
+    clock = ManualClock(NOW + timedelta(minutes=10))
+    out = run_cli(repo, "status", clock=clock).out
+    line = next(line for line in out.splitlines() if "site:content/a.md" in line)
+    assert "the run holding it stopped 2 time(s), so it is claimed alone" in line
+    assert "expired lease of run-4" in line and "last error: the run publishing it (run-2)" in line
+
+
 def test_status_json_is_versioned_and_valid_against_its_schema(repo: Repo) -> None:
     clock = ManualClock(NOW)
     a_ledger_in_every_state(repo, clock)

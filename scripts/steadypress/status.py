@@ -43,6 +43,9 @@ def describe(ledger: Ledger, *, now: datetime, where: str, alerts: AlertChannel)
         notes = ["to unpublish"] if item.unpublishes else []
         if item.attempts:
             notes.append(f"{item.attempts} failed attempt(s)")
+        if item.lapses:
+            alone = ", so it is claimed alone" if item.claimed_with_at_most == 1 else ""
+            notes.append(f"the run holding it stopped {item.lapses} time(s){alone}")
         if item.next_attempt_at and item.next_attempt_at > now:
             notes.append(f"next attempt at {format_time(item.next_attempt_at)}")
         if item.lease and item.lease.is_live(now):
