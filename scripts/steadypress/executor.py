@@ -205,10 +205,10 @@ def _claim(
         )  # fmt: skip
         ledger.published.preload(item.key for item in items)
         claimed = [(item, ledger.published.get(item.key)) for item in items]
-        # A full choice, or one the claim took only part of (items that lapsed keep it small),
-        # may leave more.
-        short = len(keys) == limit or len(items) + len(buried) < len(keys)
-        more = backlog or (short and bool(chosen(ledger, limit=1)))
+        # A full choice may leave more, and so may one the claim took only part of (items that
+        # lapsed keep it small).
+        left_some = len(keys) == limit or len(items) + len(buried) < len(keys)
+        more = backlog or (left_some and bool(chosen(ledger, limit=1)))
         return ledger, _Taken(fresh, claimed, now, limit, more, recorded, buried)
 
     taken = pipeline.transact(
