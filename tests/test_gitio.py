@@ -1,14 +1,16 @@
 """The git runner: a streamed command's output as it comes, its failure named, and git stopped
 when the reader has what it wanted; trees read and written many to a process."""
 
+import argparse
 import contextlib
 import subprocess
 from typing import Any
 
 import pytest
 
+from steadypress import commands
 from steadypress.errors import GitFailed
-from steadypress.gitio import Git
+from steadypress.gitio import Git, SettledGit
 from tests.helpers import Repo, article
 
 
@@ -62,3 +64,29 @@ def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Rep
     assert git.read_trees([written[0]])[0]["a"] == ("040000", "tree", inner)
     with pytest.raises(GitFailed):
         git.read_trees(["0" * 40])
+
+
+def test_a_command_s_setup_resolves_each_revision_once(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The setup asks after the content branch from several places (its default, its revision,
+    the committed configuration, the notice about the checkout): one git process each
+    revision, where it was four for the branch. Later reads of the branch's head (each
+    claim's) are not kept: a live executor sees new commits."""
+    repo.commit(**{"content/a.md": article("A")})
+    asked: list[str] = []
+    real_run = Git.run
+
+    def run(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
+        if args[:1] == ("rev-parse",):
+            asked.append(args[-1])
+        return real_run(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "run", run)
+    config, chosen = commands._configured(repo.root, argparse.Namespace(config=None, ref=None))
+    assert chosen.revision == "refs/heads/main" and config.content_branch is None
+    assert sorted(asked) == ["HEAD^{commit}", "refs/heads/main^{commit}"], asked
+    settled = SettledGit(repo.root)
+    before = settled.resolve("HEAD")
+    repo.commit(**{"content/b.md": article("B")})
+    assert settled.resolve("HEAD") == before != Git(repo.root).resolve("HEAD")

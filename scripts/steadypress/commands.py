@@ -39,7 +39,7 @@ from steadypress.errors import (
     UsageError,
 )
 from steadypress.executor import drain
-from steadypress.gitio import Git
+from steadypress.gitio import Git, SettledGit
 from steadypress.init import (
     Setup,
     branch_to_publish,
@@ -102,10 +102,10 @@ class _Shell:
         )
 
 
-def _committed_config(repo: Path, revision: str = "HEAD") -> Config:
+def _committed_config(git: Git, revision: str = "HEAD") -> Config:
     """The configuration committed at `revision`, with a word when the working copy of that
     commit says something else (an edit not committed yet does not apply, as with articles)."""
-    git = Git(repo)
+    repo = git.repo
     config = committed_config(git, revision)
     working = repo / CONFIG_FILE
     commit = git.resolve(f"{revision}^{{commit}}")
@@ -132,17 +132,17 @@ def _repository(folder: Path) -> Path:
 def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRef]:
     """The configuration and the content branch it names, read from that branch: a
     `content_branch` committed on the default branch moves both to the branch it names."""
-    git = Git(repo)
+    git = SettledGit(repo)  # the refs it reads are read once, here
     asked = getattr(args, "ref", None)
     if args.config:
         config = load_config(args.config)
         chosen = choose_ref(git, asked=asked, configured=config.content_branch)
     else:
         chosen = choose_ref(git, asked=asked, configured=None)
-        config = _committed_config(repo, chosen.revision)
+        config = _committed_config(git, chosen.revision)
         if asked is None and config.content_branch not in (None, chosen.name):
             chosen = choose_ref(git, asked=None, configured=config.content_branch)
-            config = _committed_config(repo, chosen.revision)
+            config = _committed_config(git, chosen.revision)
     notice = elsewhere_notice(git, chosen)
     if notice:
         print(f"steadypress: {notice}", file=sys.stderr)
@@ -298,7 +298,7 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
 
     repo = _repository(args.repo)
     git = Git(repo)
-    config = load_config(args.config) if args.config else _committed_config(repo)
+    config = load_config(args.config) if args.config else _committed_config(git)
     pipeline = local_pipeline(repo, config, shell.run_context())
     content = pipeline.content
     commit = git.worktree_commit() if args.worktree else content.head()

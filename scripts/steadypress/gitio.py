@@ -10,7 +10,7 @@ from pathlib import Path
 
 from steadypress.errors import GitFailed
 
-__all__ = ["PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git"]
+__all__ = ["PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit"]
 
 ZERO_OID = "0" * 40
 SYMLINK_MODE = "120000"
@@ -217,6 +217,20 @@ class Git:
         except (GitFailed, FileNotFoundError):
             return False
         return True
+
+
+class SettledGit(Git):
+    """A `Git` for a moment when no ref is expected to move (a command's setup, which asks
+    after the content branch and HEAD from several places): each revision is resolved once."""
+
+    def __init__(self, repo: Path) -> None:
+        super().__init__(repo)
+        self._resolved: dict[str, str | None] = {}
+
+    def resolve(self, revision: str) -> str | None:
+        if revision not in self._resolved:
+            self._resolved[revision] = super().resolve(revision)
+        return self._resolved[revision]
 
 
 def _tree_object(entries: Sequence[tuple[str, str, str, str]]) -> bytes:
