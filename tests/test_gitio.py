@@ -4,6 +4,7 @@ when the reader has what it wanted; trees read and written many to a process."""
 import argparse
 import contextlib
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,17 +47,20 @@ def test_closing_a_stream_early_stops_git(repo: Repo, monkeypatch: pytest.Monkey
 
 
 def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Repo) -> None:
-    """`write_trees` makes the trees `mktree` would (entries in git's order, a folder's name
-    sorting as if it ended in "/"), and `read_trees` reads them as `ls-tree` lists them."""
+    """`Trees` makes the trees `mktree` would (entries in git's order, a folder's name
+    sorting as if it ended in "/"), all in one process, and `read_trees` reads them as
+    `ls-tree` lists them."""
     git = Git(repo.root)
     blob = git.write_blob(b"a file\n")
-    inner = git.write_tree([("100644", "blob", blob, "x.json")])
+    batch = git.trees()
+    inner = batch.add([("100644", "blob", blob, "x.json")])
     trees = [
         [("100644", "blob", blob, "a.json"), ("040000", "tree", inner, "a"),
          ("100755", "blob", blob, "run"), ("120000", "blob", blob, "link")],
         [("100644", "blob", blob, "only")],
     ]  # fmt: skip
-    written = git.write_trees(trees)
+    written = [batch.add(tree) for tree in trees]
+    batch.write()
     made = [repo.git("mktree", stdin="".join(f"{m} {k} {o}\t{n}\n" for m, k, o, n in tree))
             for tree in trees]  # fmt: skip
     assert written == made
@@ -90,3 +94,15 @@ def test_a_command_s_setup_resolves_each_revision_once(
     before = settled.resolve("HEAD")
     repo.commit(**{"content/b.md": article("B")})
     assert settled.resolve("HEAD") == before != Git(repo.root).resolve("HEAD")
+
+
+def test_trees_whose_ids_git_does_not_agree_with_are_refused(tmp_path: Path) -> None:
+    """The ids are computed here (SHA-1); in a repository of another object format git finds
+    others, and the write says so rather than leave a commit naming trees that are not there."""
+    subprocess.run(["git", "init", "-q", "--object-format=sha256", str(tmp_path)], check=True)
+    git = Git(tmp_path)
+    blob = git.write_blob(b"a file\n")
+    trees = git.trees()
+    trees.add([("100644", "blob", blob, "a.json")])
+    with pytest.raises(GitFailed, match="not the ids computed"):
+        trees.write()

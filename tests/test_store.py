@@ -225,13 +225,18 @@ def _is_loose(repo: Repo, oid: str | None) -> bool:
 
 def test_a_tree_is_written_as_git_mktree_writes_it(repo: Repo) -> None:
     """The same object id as `git mktree` for entries in any order, names that sort by byte
-    and a folder sorting as if its name ended in "/"."""
+    and a folder sorting as if its name ended in "/"; computed before git writes it, and a
+    folder named by its parent before either is written."""
     git = Git(repo.root)
     blob = git.write_blobs([b"x"])[0]
-    folder = git.write_tree([("100644", "blob", blob, "0.json")])
+    trees = git.trees()
+    folder = trees.add([("100644", "blob", blob, "0.json")])
     entries = [("040000", "tree", folder, "a"), ("100644", "blob", blob, "a.json"),
                ("100644", "blob", blob, "a-b"), ("100755", "blob", blob, "Z"),
                ("100644", "blob", blob, "é.json"), ("040000", "tree", folder, "a0")]  # fmt: skip
     listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
-    expected = repo.git("mktree", stdin=listing)
-    assert git.write_tree(entries) == git.write_tree(entries[::-1]) == expected
+    made = trees.add(entries)
+    assert made == trees.add(entries[::-1])
+    trees.write()
+    assert made == repo.git("mktree", stdin=listing)
+    assert repo.git("cat-file", "-t", folder) == "tree"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import tempfile
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from steadypress.errors import GitFailed
 
-__all__ = ["PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit"]
+__all__ = ["PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit", "Trees"]
 
 ZERO_OID = "0" * 40
 SYMLINK_MODE = "120000"
@@ -193,19 +194,17 @@ class Git:
             listed.append(_tree_entries(found[1]))
         return listed
 
-    def write_tree(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
-        """entries: (mode, type, oid, name), as `git mktree` reads them."""
-        (tree,) = self.write_trees([entries])
-        return tree
+    def trees(self) -> Trees:
+        """A batch of trees to make, written together (`Trees.write`)."""
+        return Trees(self)
 
-    def write_trees(self, trees: Sequence[Sequence[tuple[str, str, str, str]]]) -> list[str]:
-        """`write_tree` for many, in one git process. Each is written as the tree object
-        itself by `hash-object -t tree`, which checks it as `fsck` would: `mktree` takes
-        120 ms for the 8,192 entries of the state's shards at 10^5, this 12 ms."""
-        if len(trees) <= 1:  # one needs no file of its own
-            return [self.text("hash-object", "-t", "tree", "-w", "--stdin", stdin=_tree_object(t))
-                    for t in trees]  # fmt: skip
-        return self._hashed([_tree_object(entries) for entries in trees], "tree")
+    def _write_trees(self, objects: Sequence[bytes]) -> list[str]:
+        """Tree objects written by one git process, `hash-object -t tree`, which checks each as
+        `fsck` would: `mktree` takes 120 ms for the 8,192 entries of the state's shards at
+        10^5, this 12 ms."""
+        if len(objects) == 1:  # one needs no file of its own
+            return [self.text("hash-object", "-t", "tree", "-w", "--stdin", stdin=objects[0])]
+        return self._hashed(objects, "tree")
 
     def write_commit(self, tree: str, parent: str | None, message: str) -> str:
         parents = ["-p", parent] if parent else []
@@ -217,6 +216,36 @@ class Git:
         except (GitFailed, FileNotFoundError):
             return False
         return True
+
+
+class Trees:
+    """Trees made bottom-up and written together. Each id is git's own hash of the tree object
+    (SHA-1, the object format steadypress reads, as ZERO_OID says), computed here, so that a
+    folder names its subfolders before any is written: a state commit's trees, from a shard's
+    folder up to the root, cost one git process, not one a level."""
+
+    def __init__(self, git: Git) -> None:
+        self._git = git
+        self._objects: dict[str, bytes] = {}
+
+    def add(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
+        """The id of the tree holding `entries` ((mode, type, oid, name), in any order), to be
+        written by `write`."""
+        data = _tree_object(entries)
+        oid = hashlib.sha1(b"tree %d\0%s" % (len(data), data), usedforsecurity=False).hexdigest()
+        self._objects[oid] = data
+        return oid
+
+    def write(self) -> None:
+        """Write the trees added since the last write; git must find each the id given."""
+        if not self._objects:
+            return
+        expected = list(self._objects)
+        written = self._git._write_trees(list(self._objects.values()))
+        if written != expected:
+            said = f"git wrote trees {written}, not the ids computed: {expected}"
+            raise GitFailed(["hash-object", "-t", "tree"], 1, said)
+        self._objects.clear()
 
 
 class SettledGit(Git):

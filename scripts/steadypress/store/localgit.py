@@ -26,7 +26,7 @@ from steadypress.codec import (
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
-from steadypress.gitio import ZERO_OID, Git
+from steadypress.gitio import ZERO_OID, Git, Trees
 from steadypress.ledger import Ledger
 from steadypress.published import PublishedRecords, Stored
 from steadypress.store.base import LastSnapshot, Snapshot
@@ -173,24 +173,31 @@ class LocalGitStore:
         state = [("100644", "blob", oid, PurePosixPath(name).name)
                  for name, oid in sorted(files.items())]  # fmt: skip
         written = dict(files)
-        published = self._tree_with(
+        trees = self._git.trees()
+        published, listings = self._tree_with(
+            trees,
             None if moving else handles.get(PUBLISHED_DIR),
             {path.removeprefix(f"{PUBLISHED_DIR}/"): oids.get(path) for path in shards},
         )
         if published is not None:
             state.append(("040000", "tree", published, PurePosixPath(PUBLISHED_DIR).name))
             written[PUBLISHED_DIR] = published
-        root = self._git.write_tree([("040000", "tree", self._git.write_tree(state), "state")])
+        root = trees.add([("040000", "tree", trees.add(state), "state")])
+        trees.write()
+        self._remember(listings)  # only now: a listing kept must name a tree that is there
         return root, written, SPLIT_MARKER in shards.values()
 
-    def _tree_with(self, tree: str | None, changes: Mapping[str, str | None]) -> str | None:
+    def _tree_with(
+        self, trees: Trees, tree: str | None, changes: Mapping[str, str | None]
+    ) -> tuple[str | None, dict[str, dict[str, tuple[str, str, str]]]]:
         """`tree` (None: none yet) with `changes` made: a blob id by path from it, None to
-        remove the file; None when nothing is left. Only the trees on a changed path are
-        written again (a shard's folder of 16, the top's 4,096 to 8,192 entries), and they are
-        read and written a level at a time, one git process a level: a first build's record of
-        500 changes some 500 folders at 10^5, one process each took it 4 s."""
+        remove the file; None when nothing is left. Only the trees on a changed path are made
+        again (a shard's folder of 16, the top's 4,096 to 8,192 entries), added to `trees`
+        (a first build's record of 500 changes some 500 folders at 10^5: one process each took
+        it 4 s), and their listings returned by id, to keep once they are written. The
+        listings are read a level at a time, one git process a level."""
         if not changes:
-            return tree  # a claim changes no shard: nothing to list or write
+            return tree, {}  # a claim changes no shard: nothing to list or write
         listed = self._listings(tree, {path.rpartition("/")[0] for path in changes})
         for path, oid in changes.items():
             folder, _, name = path.rpartition("/")
@@ -198,24 +205,21 @@ class LocalGitStore:
                 listed[folder].pop(name, None)
             else:
                 listed[folder][name] = ("100644", "blob", oid)
+        made: dict[str, dict[str, tuple[str, str, str]]] = {}
         for depth in range(max(map(_depth, listed)), 0, -1):  # below the top, deepest first
-            level = [folder for folder in listed if _depth(folder) == depth]
-            kept = [folder for folder in level if listed[folder]]
-            written = dict(zip(kept, self._git.write_trees(
-                [_entries(listed[folder]) for folder in kept]
-            ), strict=True))  # fmt: skip
-            self._remember({written[folder]: listed[folder] for folder in kept})
-            for folder in level:
+            for folder in [folder for folder in listed if _depth(folder) == depth]:
                 parent, _, name = folder.rpartition("/")
-                if folder in written:
-                    listed[parent][name] = ("040000", "tree", written[folder])
+                if listed[folder]:
+                    oid = trees.add(_entries(listed[folder]))
+                    made[oid] = listed[folder]
+                    listed[parent][name] = ("040000", "tree", oid)
                 else:
                     listed[parent].pop(name, None)
         if not listed[""]:
-            return None
-        top = self._git.write_tree(_entries(listed[""]))
-        self._remember({top: listed[""]})
-        return top
+            return None, made
+        top = trees.add(_entries(listed[""]))
+        made[top] = listed[""]
+        return top, made
 
     def _listings(
         self, tree: str | None, folders: Collection[str]
@@ -272,5 +276,5 @@ def _tree_at(
 
 
 def _entries(listing: Mapping[str, tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
-    """A folder's listing as `write_tree` takes it (in any order: it puts them in git's)."""
+    """A folder's listing as `Trees.add` takes it (in any order: it puts them in git's)."""
     return [(mode, kind, oid, name) for name, (mode, kind, oid) in listing.items()]
