@@ -241,10 +241,16 @@ class _Summary:
 class SiteIndex:
     """The site's record of its articles, read from and written to `files` a file at a time."""
 
-    def __init__(self, files: SiteWriter) -> None:
+    def __init__(self, files: SiteWriter, *, markers_read: set[str] | None = None) -> None:
+        """`markers_read`: split markers read from the site before (by an index of an earlier
+        batch of the run), which this one adds those it reads to. A marker is never merged
+        back, so one read once is one still; one this index makes is not added (the write
+        that makes it may not land)."""
         self._files = files
         self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
-        self._split: set[str] = set()  # files read that are split markers (`shardtree.py`)
+        self._markers_read = set() if markers_read is None else markers_read
+        # Split markers (`shardtree.py`): those read, here or before, and those made here.
+        self._split: set[str] = set(self._markers_read)
         self._dirty: set[str] = set()
         # listing file -> its rows, oldest first, and their date order keys
         self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
@@ -335,6 +341,7 @@ class SiteIndex:
         document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
         if split_allowed and document is not None and _SPLIT in document:
             self._split.add(name)
+            self._markers_read.add(name)
         elif document is not None and _is_tag_years(name) and _NEWEST_PARTS in document:
             self._documents[name] = document[key]
             hinted = _decoded(name, _newest_parts, document[_NEWEST_PARTS])

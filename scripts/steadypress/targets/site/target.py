@@ -191,6 +191,9 @@ class SiteTarget:
         self._confirmed: dict[str, str] = {}
         # Set only once a write has landed, so a write run again (a conflict) starts the same.
         self._carried = _Carried()
+        # The site index's split markers this run has read: one is never merged back, so each
+        # batch need not read again the markers on the way to its files.
+        self._markers_read: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -627,7 +630,7 @@ class SiteTarget:
         pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
 
         def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
-            index = SiteIndex(files)
+            index = SiteIndex(files, markers_read=self._markers_read)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
         found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
@@ -788,7 +791,7 @@ class SiteTarget:
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps. An earlier layout's manifest is moved into the index
         first, once: every listing page and sitemap made again, the manifest deleted."""
-        index = SiteIndex(files)
+        index = SiteIndex(files, markers_read=self._markers_read)
         behind = index.sitemaps_behind
         sitemaps = Sitemaps(
             files, self._address.url, articles=index.total if behind is None else behind.articles
