@@ -419,7 +419,11 @@ def claim(
         if (ran_out := item.lease) is not None:
             item = _lapsed(item, ran_out, now)
             if item.lapses >= LAPSES_FATAL:
-                buried.append(_buried(item, now))
+                # The last runs had it alone: the article itself stops them, and trying again
+                # would only stop another (a maintainer retries it once its cause is fixed).
+                corpse = _dead(item, now, attempts=item.attempts + item.lapses,
+                               history=item.history, permanent=True)  # fmt: skip
+                buried.append(corpse)
                 updates[key] = None
                 continue
         allowed = item.claimed_with_at_most
@@ -455,19 +459,27 @@ def _lapsed(item: PendingItem, ran_out: Lease, now: datetime) -> PendingItem:
     )
 
 
-def _buried(item: PendingItem, now: datetime) -> DeadItem:
-    """The dead letter of an item whose runs kept stopping, the last ones with it alone: the
-    article itself stops them (a maintainer retries it once its cause is fixed)."""
+def _dead(
+    item: PendingItem,
+    now: datetime,
+    *,
+    attempts: int,
+    history: tuple[Attempt, ...],
+    permanent: bool,
+    depends: Depends = (),
+) -> DeadItem:
+    """`item` buried now, after `attempts` told by `history`; its alert goes with it."""
     return DeadItem(
         target=item.target,
         path=item.path,
         blob=item.blob,
         commit=item.commit,
         died_at=now,
-        attempts=item.attempts + item.lapses,
-        history=item.history,
-        permanent=True,
+        attempts=attempts,
+        history=history,
+        permanent=permanent,
         alert=item.alert,
+        depends=depends,
     )
 
 
@@ -600,18 +612,8 @@ def fail(
         attempts = item.attempts + 1
         history = (*item.history, Attempt(at=now, error=failure.error))[-HISTORY_LIMIT:]
         if failure.permanent or attempts >= policy.max_attempts:
-            corpse = DeadItem(
-                target=item.target,
-                path=item.path,
-                blob=item.blob,
-                commit=item.commit,
-                died_at=now,
-                attempts=attempts,
-                history=history,
-                permanent=failure.permanent,
-                alert=item.alert,
-                depends=failure.depends,
-            )
+            corpse = _dead(item, now, attempts=attempts, history=history,
+                           permanent=failure.permanent, depends=failure.depends)  # fmt: skip
             dead[failure.key] = corpse
             newly_dead.append(corpse)
             pending_updates[failure.key] = None
