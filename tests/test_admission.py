@@ -310,12 +310,15 @@ def test_the_listings_are_rendered_once_a_run_whatever_its_batches(repo: Repo) -
     assert all(f">Article {n}<" in listed for n in range(WINDOW))
 
 
+@pytest.mark.parametrize("dated", [False, True], ids=["undated", "newest-last-by-path"])
 def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
-    repo: Repo, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, dated: bool
 ) -> None:
     """A claim that more will follow is handed to the site to render before it is written, and
     the backlog's next window before the claimed batch is published, so the next batch's bodies
-    render meanwhile."""
+    render meanwhile: in the order it is published in, so that the first page laid out does
+    not wait for the last body rendered. Dated, the windows come newest first, the reverse of
+    the paths, and a batch is published in the order of its keys."""
     monkeypatch.setattr(executor, "READ_AHEAD_MOST", 2)
     events: list[tuple[str, list[str]]] = []
     real_ahead, real_publish = SiteTarget.render_ahead, SiteTarget.publish_batch
@@ -334,9 +337,13 @@ def test_each_batch_of_an_import_is_told_ahead_of_the_batch_before_it(
 
     monkeypatch.setattr(SiteTarget, "render_ahead", render_ahead)
     monkeypatch.setattr(SiteTarget, "publish_batch", publish_batch)
-    repo.commit(**{f"content/p{n:02}.md": article(f"P{n}") for n in range(3 * WINDOW + 5)})
+    count = 3 * WINDOW + 5
+    dates = [{"date": f"2020-01-01 00:{n + 1:02}:00"} if dated else {} for n in range(count)]
+    repo.commit(**{f"content/p{n:02}.md": article(f"P{n}", **dates[n]) for n in range(count)})
     assert run_cli(repo, "run").code == 0
     batches = [paths for kind, paths in events if kind == "published"]
+    if dated:  # the newest window first
+        assert batches[0][0] == f"content/p{count - WINDOW:02}.md"
     assert [len(batch) for batch in batches] == [WINDOW, WINDOW, WINDOW, 5]
     first_told: dict[tuple[str, ...], int] = {}
     for at, (kind, paths) in enumerate(events):

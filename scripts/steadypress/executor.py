@@ -253,7 +253,10 @@ def _render_next_window(pipeline: Pipeline) -> None:
     except Exception as error:  # a saving lost, never the work: the next claim plans its own
         pipeline.log(f"rendering ahead failed, rendered when written: {error}")
         return
-    render_ahead(pipeline, [(target, *version) for version in likely for target in batched])
+    # In the order the claim will hand them over, for the first page laid out not to wait for
+    # the last body rendered: a window is enqueued at one moment, so `select` takes its items
+    # by key, which for one target is by path (the window's own order is newest first).
+    render_ahead(pipeline, [(target, *version) for version in sorted(likely) for target in batched])
 
 
 def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:
