@@ -12,6 +12,7 @@ import pytest
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter
+from steadypress.targets.site.files import JOURNAL
 from steadypress.targets.site.target import SiteTarget
 from tests.helpers import site_target
 
@@ -167,6 +168,10 @@ def test_a_symlinked_file_in_the_site_is_never_read_or_written_through(tmp_path:
     with pytest.raises(PermanentError, match=r"symlink .*a/index\.html"):
         make_site(root).publish(post("content/a.md", "A"), None)
     assert elsewhere.read_text() == "secret"
+    # Refused before anything was written: no journal for the next write to trip on.
+    assert not (root / JOURNAL).exists() and not (root / "index.html").exists()
+    make_site(root).publish(post("content/b.md", "B"), None)
+    assert (root / "b" / "index.html").exists()
 
     def probe(files: SiteWriter) -> bool:
         return files.exists("a/index.html")
@@ -340,3 +345,50 @@ def test_a_local_site_reads_nothing_ahead(tmp_path: Path) -> None:
     make_site(tmp_path).read_ahead(articles, [("content/a.md", None)])
     assert read == []
     assert not any(tmp_path.iterdir()), "nothing written either"
+
+
+@pytest.mark.parametrize("landed", [0, 1, 5, 20, 45, 70])
+def test_a_write_killed_midway_is_finished_by_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, landed: int
+) -> None:
+    """A local write stopped after `landed` of its files (the process killed, or ^C) leaves
+    nothing the next write cannot finish: the batch published again, as the executor retries
+    what it did not record, leaves the site as an uninterrupted publish does, byte for byte.
+    Past its first file (the journal) the write is finished from the journal."""
+    first = [post(f"content/a{n:02}.md", f"A{n}", day=n + 1, tags=("t",)) for n in range(20)]
+    then = [post(f"content/b{n:02}.md", f"B{n}", day=n + 1, tags=("t", "u")) for n in range(20)]
+    whole, cut = make_site(tmp_path / "whole"), make_site(tmp_path / "cut")
+    for site in (whole, cut):
+        site.publish_batch([(article, None) for article in first])
+    whole.publish_batch([(article, None) for article in then])
+    replace_file, replaced = os.replace, list[str]()
+
+    def killed(source: str, target: str) -> None:
+        if len(replaced) == landed:
+            raise KeyboardInterrupt
+        replace_file(source, target)
+        replaced.append(target)
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        cut.publish_batch([(article, None) for article in then])
+    monkeypatch.setattr(os, "replace", replace_file)
+    assert (tmp_path / "cut" / JOURNAL).exists() == (landed > 0)
+    make_site(tmp_path / "cut").publish_batch([(article, None) for article in then])
+    files = {name: data for name, (data, _) in snapshot(tmp_path / "whole").items()}
+    assert {name: data for name, (data, _) in snapshot(tmp_path / "cut").items()} == files
+
+
+def test_a_journal_that_cannot_be_read_stops_the_writes_and_is_kept(tmp_path: Path) -> None:
+    """A journal cut short or written by something else is never landed from a guess: every
+    write is refused, naming it, and the site and the journal are left as they are."""
+    make_site(tmp_path).publish(post("content/a.md", "A"), None)
+    before = snapshot(tmp_path)
+    journal = tmp_path / JOURNAL
+    journal.write_bytes(b'{"version": 1, "changes": [["index.html", 100]]}\nshort')
+    with pytest.raises(
+        PermanentError, match=r"journal .*cannot be read \(it names 100 bytes and holds 5\)"
+    ):
+        make_site(tmp_path).publish(post("content/b.md", "B"), None)
+    assert journal.read_bytes().endswith(b"short")
+    assert {k: v for k, v in snapshot(tmp_path).items() if k != JOURNAL} == before

@@ -848,8 +848,9 @@ def test_a_row_left_outside_its_parts_range_is_passed_over(
 def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A local write is file after file: one killed right after the month's file first names
-    its parts finds every part it names there, and the next publish lists every article."""
+    """A local write killed right after the month's file first names its parts (before the
+    write lands: nothing of it is written) loses no row: the next publish lists every article.
+    (Killed as it lands: test_site.py, test_a_write_killed_midway_is_finished_by_the_next_one.)"""
     monkeypatch.setattr(parts_module, "PART_ROWS", 8)
     monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     real_put = files_module._DirectoryWriter.put
@@ -865,7 +866,10 @@ def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
             [(article, None) for article in CROWDED[:20]]
         )
     monkeypatch.setattr(files_module._DirectoryWriter, "put", real_put)
-    site_target(DirectorySiteFiles(tmp_path)).publish(CROWDED[20], None)
+    assert not (tmp_path / "archive").exists()  # nothing of the write landed
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(article, None) for article in CROWDED[:20]])  # the executor's retry
+    site.publish(CROWDED[20], None)
     listed = [n for shown in _paged(tmp_path, "archive/2000/01/index.html") for n in shown]
     assert sorted(listed) == sorted(f"p{n}" for n in range(21)), listed
 

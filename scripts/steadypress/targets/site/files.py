@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import itertools
+import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -77,10 +78,20 @@ class SiteFiles(Protocol):
 
 
 SITE_FILE_MODE = 0o644
+# What a local write is about to change, written whole before any of it: a write stopped midway
+# (the process killed, ^C) is finished from it by the next, under the site's lock.
+JOURNAL = ".steadypress-site.journal"
+_JOURNAL_VERSION = 1
 
 
 class DirectorySiteFiles:
-    """A site in a local directory; a lock file serialises executors on this machine."""
+    """A site in a local directory; a lock file serialises executors on this machine.
+
+    A write's files land together: `change` runs on a writer that keeps them, and only when it
+    returns are they written, after a journal of all of them. The site's index, its listings and
+    its sitemaps are many files each write changes together, and a publish stopped after some of
+    them would otherwise leave the others behind for good: the executor publishes the batch
+    again, but the index it meets already names the batch's versions, so nothing is redone."""
 
     confirms_writes = True
 
@@ -97,7 +108,11 @@ class DirectorySiteFiles:
         if self.root.is_symlink():  # not even the lock file is written through it
             raise PermanentError(f"refusing to write through the symlink {self.root}")
         with exclusive_lock(self.root / ".steadypress-site.lock"):
-            return change(_DirectoryWriter(self.root))
+            _finish_journal(self.root)
+            writer = _DirectoryWriter(self.root)
+            result = change(writer)
+            writer.land()
+            return result
 
     def read_ahead(
         self,
@@ -115,7 +130,9 @@ class _DirectoryWriter:
     thousands of times); a file itself is never followed where it is: it is read with
     O_NOFOLLOW, and written by renaming a new file over it, which replaces a symlink rather
     than writing where it points. Paths are handled as strings: a first build handles
-    thousands, and pathlib's objects made this a tenth of the build's time in this process."""
+    thousands, and pathlib's objects made this a tenth of the build's time in this process.
+
+    What a change puts and removes is kept (and read back from here) until it `land`s."""
 
     def __init__(self, root: Path) -> None:
         self._root = os.fspath(root)
@@ -124,6 +141,8 @@ class _DirectoryWriter:
         self._checked: dict[str, str] = {}  # site path -> where it is, its folders checked
         self._made: set[str] = set()  # folders this write made or found there
         self._temporary = itertools.count()
+        self._changes: dict[str, bytes | None] = {}  # site path -> its bytes (None: removed)
+        self._new: set[str] = set()  # of `_changes`, the files put where the caller knows none is
 
     def _inside(self, path: str) -> str:
         if (checked := self._checked.get(path)) is not None:
@@ -144,7 +163,71 @@ class _DirectoryWriter:
         return target
 
     def read(self, path: str) -> bytes | None:
-        target = self._inside(path)
+        if path in self._changes:
+            return self._changes[path]
+        return self._on_disk(self._inside(path))
+
+    def exists(self, path: str) -> bool:
+        if path in self._changes:
+            return self._changes[path] is not None
+        try:
+            return stat.S_ISREG(os.lstat(self._inside(path)).st_mode)
+        except FileNotFoundError:
+            return False
+
+    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
+        self._inside(path)  # a path that may not be written is refused now, within the change
+        self._changes[path] = data
+        if new:
+            self._new.add(path)
+
+    def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
+        pass  # a local file is read when it is wanted, at no extra cost
+
+    def remove(self, path: str) -> None:
+        self._inside(path)
+        self._changes[path] = None
+        self._new.discard(path)
+
+    def land(self) -> None:
+        """Write what the change made that the site does not hold yet: the journal of it first
+        (when that is more than one file), then each file, then the journal is removed. A file
+        that may not be written (a symlink) is refused before anything is."""
+        changes = self._differing(self._changes)
+        journal = f"{self._root}/{JOURNAL}"
+        if len(changes) > 1:
+            self._write(journal, _journal(changes))
+        self._apply(changes)
+        if len(changes) > 1:
+            os.unlink(journal)
+
+    def replay(self, changes: Mapping[str, bytes | None]) -> None:
+        """Make the site hold `changes` (a journal's), rewriting only what a write stopped
+        midway did not reach."""
+        self._apply(self._differing(changes))
+
+    def _differing(self, changes: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
+        """The changes the site does not hold yet (a file `put` as `new` is not looked at)."""
+        differing: dict[str, bytes | None] = {}
+        for path, data in changes.items():
+            target = self._inside(path)
+            if data is None:
+                if os.path.lexists(target):
+                    differing[path] = None
+            elif path in self._new or self._on_disk(target) != data:
+                differing[path] = data
+        return differing
+
+    def _apply(self, changes: Mapping[str, bytes | None]) -> None:
+        for path, data in changes.items():
+            target = self._inside(path)
+            if data is None:
+                self._remove(target)
+            else:
+                self._write(target, data)
+
+    @staticmethod
+    def _on_disk(target: str) -> bytes | None:
         try:
             handle = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -156,17 +239,8 @@ class _DirectoryWriter:
         with os.fdopen(handle, "rb") as stream:
             return stream.read()
 
-    def exists(self, path: str) -> bool:
-        try:
-            return stat.S_ISREG(os.lstat(self._inside(path)).st_mode)
-        except FileNotFoundError:
-            return False
-
-    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
-        if not new and self.read(path) == data:
-            return
+    def _write(self, target: str, data: bytes) -> None:
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
-        target = self._inside(path)
         folder = os.path.dirname(target)
         if folder not in self._made:
             os.makedirs(folder, exist_ok=True)
@@ -192,14 +266,62 @@ class _DirectoryWriter:
                 os.unlink(temporary)
             raise
 
-    def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
-        pass  # a local file is read when it is wanted, at no extra cost
-
-    def remove(self, path: str) -> None:
-        target = self._inside(path)
+    def _remove(self, target: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(target)  # a symlink is removed, not what it points to
         with contextlib.suppress(OSError):
             folder = os.path.dirname(target)
             os.rmdir(folder)  # only when empty
             self._made.discard(folder)
+
+
+def _journal(changes: Mapping[str, bytes | None]) -> bytes:
+    """The changes as one file: a line of JSON naming each path and its size (null: removed),
+    then their bytes one after the other."""
+    head = {
+        "version": _JOURNAL_VERSION,
+        "changes": [[path, None if data is None else len(data)] for path, data in changes.items()],
+    }
+    return b"".join([json.dumps(head).encode(), b"\n", *filter(None, changes.values())])
+
+
+def _finish_journal(root: Path) -> None:
+    """Land what a write stopped midway left in its journal, before anything else is written."""
+    journal = root / JOURNAL
+    try:
+        raw = journal.read_bytes()
+    except FileNotFoundError:
+        return
+    changes = _changes_of(raw, journal)
+    writer = _DirectoryWriter(root)
+    writer.replay(changes)
+    journal.unlink()
+
+
+def _changes_of(raw: bytes, journal: Path) -> dict[str, bytes | None]:
+    """The changes a journal holds; one that is not whole is refused, naming it, and left as
+    it is (the site is not written from a guess)."""
+    line, _newline, body = raw.partition(b"\n")
+    try:
+        head = json.loads(line)
+        listed = head["changes"]
+        if head.get("version") != _JOURNAL_VERSION or not isinstance(listed, list):
+            raise ValueError(f"not a journal of version {_JOURNAL_VERSION}")
+        changes: dict[str, bytes | None] = {}
+        at = 0
+        for path, size in listed:
+            if not isinstance(path, str) or not (
+                size is None or (isinstance(size, int) and size >= 0)
+            ):
+                raise ValueError(f"a change is not [path, size]: {[path, size]!r}")
+            changes[path] = None if size is None else body[at : at + size]
+            at += size or 0
+        if at != len(body):
+            raise ValueError(f"it names {at:,} bytes and holds {len(body):,}")
+    except (ValueError, TypeError, KeyError) as error:
+        raise PermanentError(
+            f"the site's journal {journal} of a write stopped midway cannot be read ({error}); "
+            "nothing is written until it is: rebuild the site (remove it with its folder) or "
+            "restore the journal"
+        ) from None
+    return changes
