@@ -2,6 +2,7 @@
 
 import contextlib
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress.targets.site.files import JOURNAL
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import GENERATED_FOLDERS
 from tests.fakes.clock import ManualClock
@@ -153,6 +155,59 @@ def test_an_article_that_kills_every_run_it_is_in_is_buried_after_four_and_the_r
     assert "content/c-kills.md" in letter and "stopped before it finished" in letter
     assert publications([(last.out, last.err)])["site:content/c-kills.md"] == 0
     assert invalid_state_files(repo.root, "steadypress-state") == []
+
+
+# A fault put into the CLI's process: the first file of the site's index that the run puts in
+# place (its pages are in place before it, its listings and sitemaps after) is its last; the
+# process is killed there, as a stopped runner would be.
+LANDING_KILLER = """
+import os, signal
+
+_real = os.replace
+
+def replace(source, target, *args, **kwargs):
+    _real(source, target, *args, **kwargs)
+    if "/_site/.steadypress/articles/" in str(target):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+os.replace = replace
+"""
+
+
+def test_a_run_killed_while_it_writes_the_site_leaves_nothing_half_written(
+    repo: Repo, tmp_path: Path
+) -> None:
+    """A run killed in the middle of its site write (its pages in place, the index begun, the
+    listings and sitemaps not) leaves the write's journal; the next run finishes it before
+    anything else, then publishes what the killed one never recorded: every article listed
+    once, in the sitemaps and the index, and the journal gone. Without the journal, the next
+    run met an index naming every version already, and redid nothing."""
+    fault = tmp_path / "fault"
+    fault.mkdir()
+    (fault / "sitecustomize.py").write_text(LANDING_KILLER)
+    path = [str(fault), *filter(None, [os.environ.get("PYTHONPATH")])]
+    count = 30
+    many_articles(repo, count)
+    killed = cli_process(repo, "run", env={"PYTHONPATH": os.pathsep.join(path)})
+    assert killed.code == -signal.SIGKILL, killed.err
+    assert (repo.root / "_site" / JOURNAL).exists()
+    assert not repo.ledger().published
+
+    lease = max(item.lease.expires_at for item in repo.ledger().pending.values() if item.lease)
+    result = run_cli(repo, "run", clock=ManualClock(lease))
+    assert result.code == 0, result.err
+    assert not (repo.root / "_site" / JOURNAL).exists()
+    ledger = repo.ledger()
+    assert len(ledger.published) == count and not ledger.pending and not ledger.dead
+    months = [*repo.root.glob("_site/archive/*/*/index.html"),
+              *repo.root.glob("_site/archive/*/*/p*/index.html")]  # fmt: skip
+    archive = "".join(page.read_text() for page in months)
+    sitemaps = "".join(page.read_text() for page in repo.root.glob("_site/sitemaps/*.xml"))
+    summary = json.loads((repo.root / "_site" / SUMMARY).read_text())
+    for n in range(count):
+        assert archive.count(f'href="/post-{n:03d}/"') == 1, n
+        assert sitemaps.count(f"/post-{n:03d}/</loc>") == 1, n
+    assert summary["total"] == count and "stale" not in summary, summary
 
 
 WRITER = Path(__file__).resolve().parent.parent / "benchmarks" / "cas_writer.py"
