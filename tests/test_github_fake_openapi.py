@@ -59,6 +59,14 @@ def test_git_data_answers_match_the_description(github: FakeGitHub) -> None:
         "/repos/{owner}/{repo}/git/blobs/{file_sha}",
         "GET",
     )
+    made = call(github, "POST", "/git/blobs", {"content": "AAEC", "encoding": "base64"})
+    check(made, "/repos/{owner}/{repo}/git/blobs", "POST")
+    assert made.status_code == 201
+    assert call(github, "GET", f"/git/blobs/{made.json()['sha']}").json()["content"] == "AAEC\n"
+    # Its 422 is described as oneOf a validation error and a repository rule violation, whose
+    # schema requires nothing: every validation error matches both, so none can pass `check`.
+    refused = call(github, "POST", "/git/blobs", {"content": "not base64!", "encoding": "base64"})
+    assert (refused.status_code, refused.json()["message"]) == (422, "Validation Failed")
 
 
 def test_issue_and_label_answers_match_the_description(github: FakeGitHub) -> None:

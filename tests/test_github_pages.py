@@ -1,5 +1,6 @@
 """The site on a Pages branch, through the fake GitHub: same bytes as a directory, few requests."""
 
+import contextlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,7 +25,7 @@ from steadypress.targets.site.manifest import MANIFEST, Entry
 from steadypress.targets.site.sitemaps import address_of, sitemap_count, sitemap_file
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock
-from tests.fakes.github import FakeGitHub
+from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import (
     Repo,
     github_client,
@@ -320,8 +321,8 @@ def test_a_refused_token_is_a_permanent_error_that_names_it(github: FakeGitHub) 
 def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     github: FakeGitHub, repo: Repo
 ) -> None:
-    """Binary files cannot ride in the REST tree that starts the branch: they follow in a
-    createCommitOnBranch of their own, base64-encoded, and arrive intact."""
+    """Binary files cannot ride inline in the REST tree that starts the branch: they are made
+    blobs first (base64), and the branch's one commit holds them intact."""
     png = bytes(range(256)) * 4  # not UTF-8
     repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
     repo.write("content/chart.png", png)
@@ -339,7 +340,7 @@ def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     files = branch_files(github)
     (asset,) = [path for path in files if path.startswith("assets/")]
     assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
-    assert commits(github) == 2
+    assert commits(github) == 1 and github.requests["POST /repos/{repo}/git/blobs"] == 1
 
 
 def test_verify_reads_back_only_what_this_process_did_not_see_committed(
@@ -580,3 +581,43 @@ def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
             assert github.repository.text("show", "gh-pages:next.html") == "N+"
             assert github.repository.text("show", "gh-pages:neighbour.html") == "+"
             assert calls == {"graphql CreateCommit": 1}, "the write read nothing itself"
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "graphql CreateCommit",  # where the images went until session 23: a second commit
+        "POST /repos/{repo}/git/blobs",
+        "POST /repos/{repo}/git/trees",
+        "POST /repos/{repo}/git/commits",
+        "POST /repos/{repo}/git/refs",
+    ],
+)
+def test_a_first_publish_failing_at_any_step_leaves_its_images_to_the_retry(
+    github: FakeGitHub, repo: Repo, step: str
+) -> None:
+    """Whichever request of the Pages branch's first write fails, publishing again puts the
+    images on the branch. When a branch was made of the text first and the images followed
+    in a commit of their own, that commit failing left the site's index naming the images:
+    publishing again found nothing to do, and they never came."""
+    png = bytes(range(256)) * 4  # not UTF-8
+    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
+    repo.write("content/chart.png", png)
+    head = repo.commit("chart")
+    source = ContentSource(Git(repo.root), "content")
+
+    def target() -> SiteTarget:
+        return build_site(
+            "site", pages(github), SiteSettings(), content=source, default_url="https://x.test/"
+        )
+
+    article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)
+    github.inject(Fault(step, status=502, times=50))
+    with contextlib.suppress(TransientError):
+        target().publish(article, None)
+    github.clear_faults()
+    again = target()
+    again.verify(article, again.publish(article, None))
+    files = branch_files(github)
+    (asset,) = [path for path in files if path.startswith("assets/")]
+    assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]

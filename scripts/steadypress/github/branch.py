@@ -360,12 +360,13 @@ class GitHubBranch:
                 self._read_ahead.answer(branch, asked, ref)
 
     def create(self, files: Mapping[str, bytes], *, message: str) -> str:
-        # A lost answer here is unavailability, not a race: it propagates, and the tree or commit
-        # it may have left behind is unreferenced and harmless.
-        tree = self._post("git/trees", {"tree": [
-            {"path": path, "mode": "100644", "type": "blob", "content": data.decode("utf-8")}
-            for path, data in files.items()
-        ]})["sha"]  # fmt: skip
+        """The branch, made of `files` whole: its ref comes last, on a commit holding all of
+        them. A tree takes text inline; other bytes (images) are blobs made first."""
+        # A lost answer here is unavailability, not a race: it propagates, and the blobs, tree
+        # or commit it may have left behind are unreferenced and harmless.
+        entries = [{"path": path, "mode": "100644", "type": "blob", **self._content(data)}
+                   for path, data in files.items()]  # fmt: skip
+        tree = self._post("git/trees", {"tree": entries})["sha"]
         commit = str(
             self._post("git/commits", {"message": message, "tree": tree, "parents": []})["sha"]
         )
@@ -378,6 +379,16 @@ class GitHubBranch:
         except AmbiguousWrite:
             return self._settle(None, message)
         return commit
+
+    def _content(self, data: bytes) -> dict[str, str]:
+        """A tree entry's content: the text itself, or the blob made of other bytes."""
+        try:
+            return {"content": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            encoded = base64.b64encode(data).decode("ascii")
+            return {
+                "sha": self._post("git/blobs", {"content": encoded, "encoding": "base64"})["sha"]
+            }
 
     def _settle(self, expected: str | None, message: str, *, unanswered: bool = False) -> str:
         """The branch moved, or our answer was lost: is the head our own commit?

@@ -117,24 +117,12 @@ class BranchSiteFiles:
         head = staged.at.head
         changes = staged.changes
         if head is None:
-            # A new branch is made from inline text (REST trees); images follow in a commit of
-            # their own, which carries bytes. Until it lands the site lacks them, and a run that
-            # dies in between is retried like any other.
-            text = {path: data for path, data in changes.items() if _is_text(data)}
-            head = self._branch.create(text, message=message)
-            changes = {path: data for path, data in changes.items() if path not in text}
-            if not changes:
-                return
-            message = f"steadypress: update the site\n\ntransaction: {uuid.uuid4().hex}\n"
+            # Made whole, images and all: a branch made of the text first, the images in a
+            # commit after, kept the site's index naming images a failed second commit never
+            # brought, and publishing again found nothing to do.
+            self._branch.create(changes, message=message)
+            return
         self._branch.commit(changes, expected=head, message=message, deletions=staged.deletions)
-
-
-def _is_text(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 class _Unannounced(Exception):

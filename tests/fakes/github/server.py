@@ -12,8 +12,9 @@ exchanges in tests/fixtures/github-recorded hold it to what GitHub really sends:
   `Accept-Encoding` allows it, as every recorded answer with a body is
   (tests/fixtures/github-recorded/pygithub: GraphQl.testQuery, RateLimiting); `bytes_by_branch`
   counts what the wire carried;
-- `POST /git/trees` and `POST /git/commits` answer 201 with the new object's `sha`
-  (docs.github.com/rest/git/trees, /rest/git/commits); `GET /git/blobs/{sha}` answers the JSON
+- `POST /git/blobs` (`content` in `utf-8` or `base64`), `POST /git/trees` and `POST
+  /git/commits` answer 201 with the new object's `sha` (docs.github.com/rest/git/blobs,
+  /rest/git/trees, /rest/git/commits); `GET /git/blobs/{sha}` answers the JSON
   form (base64 `content`) or, with `Accept: application/vnd.github.raw+json`, the raw bytes
   (docs.github.com/rest/git/blobs).
 
@@ -130,6 +131,7 @@ _ROUTES = [
         re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/ref/heads/(?P<branch>.+)$"),
         "/repos/{repo}/git/ref/heads/{branch}",
     ),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/blobs$"), "/repos/{repo}/git/blobs"),
     ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/git/trees$"), "/repos/{repo}/git/trees"),
     (
         "POST",
@@ -413,6 +415,7 @@ class FakeGitHub(LoopbackServer):
             ("POST", "/app/installations/{installation_id}/access_tokens"): lambda c: (
                 self._access_token(int(c.match["installation_id"]))
             ),
+            ("POST", f"{repo}/git/blobs"): lambda c: self._create_blob(c.request),
             ("POST", f"{repo}/git/trees"): lambda c: self._create_tree(c.request),
             ("POST", f"{repo}/git/commits"): lambda c: self._create_commit(c.request),
             ("POST", f"{repo}/git/refs"): lambda c: self._create_ref(c.request),
@@ -522,6 +525,23 @@ class FakeGitHub(LoopbackServer):
                 "encoding": "base64",
             },
         )
+
+    def _create_blob(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        content, encoding = request.get("content"), request.get("encoding", "utf-8")
+        if not isinstance(content, str) or encoding not in ("utf-8", "base64"):
+            raise _HTTPError(422, "Validation Failed", docs=f"{DOCS}/git/blobs#create-a-blob")
+        try:
+            data = (
+                base64.b64decode(content, validate=True)
+                if encoding == "base64"
+                else (content.encode())
+            )
+        except ValueError:
+            raise _HTTPError(
+                422, "Validation Failed", docs=f"{DOCS}/git/blobs#create-a-blob"
+            ) from None
+        sha = self.repository.write_blob(data)
+        return self._json(201, {"url": self._url(f"git/blobs/{sha}"), "sha": sha})
 
     def _create_tree(self, request: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
         self.run_before_write()
