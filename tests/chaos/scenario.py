@@ -58,6 +58,7 @@ class Kill(enum.Enum):
     BEFORE_CLAIM = "before its claim"
     AFTER_CLAIM = "after its claim"
     AFTER_PUBLISH = "after the target accepted, before complete"
+    MID_WRITE = "inside its site write"  # a few of the write's files in place, the rest not
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Settings:
     hours: float = 24.0  # pushes are spread over this much simulated time
     seed: int = 1
     event_dropped: float = 0.08  # a push event GitHub never delivers
-    kill: float = 0.04  # for each of the three kill points, per run
+    kill: float = 0.04  # for each of the four kill points, per run
     api_fault: float = 0.12  # a run meets one API fault
     race: float = 0.05  # another executor writes between a run's read and its write
     stale_leases: int = 20  # claims left by executors that died with odd holder names
@@ -151,7 +152,7 @@ class Scenario:
 
 def _kill(rng: random.Random, settings: Settings) -> Kill:
     roll = rng.random()
-    for point in (Kill.BEFORE_CLAIM, Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
+    for point in (Kill.BEFORE_CLAIM, Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
         if roll < settings.kill:
             return point
         roll -= settings.kill

@@ -37,6 +37,8 @@ def problems(outcome: Outcome, poison: frozenset[str]) -> list[str]:
         found.append(f"lost articles: {outcome.lost[:10]}")
     if outcome.still_up:
         found.append(f"removed articles still shown: {outcome.still_up[:10]}")
+    if outcome.unlisted:
+        found.append(f"published, yet not listed once on the site: {outcome.unlisted[:10]}")
     if outcome.duplicate_posts:
         found.append(f"duplicate posts: {outcome.duplicate_posts}")
     expected_dead = {f"devto:{path}" for path in poison}
@@ -78,6 +80,11 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, scenario: Scenario) 
         f"{_span(percentile(stranded, 0.5))} / {_span(max(stranded, default=math.nan))}",
     )
     row("removed, yet still shown somewhere", [str(len(o.still_up)) for o in outcomes], "-")
+    row(
+        "on the site, yet not once in its month's pages and sitemaps",
+        [str(len(o.unlisted)) for o in outcomes],
+        "-",
+    )
     row("duplicate posts", [str(sum(o.duplicate_posts.values())) for o in outcomes], "-")
     row(
         "poison articles: dead-letter alerts",

@@ -14,6 +14,8 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -89,6 +91,7 @@ class Outcome:
     races: int
     lost: list[str]  # not published at their newest version in the end
     still_up: list[str]  # removed from content/, but still on a target
+    unlisted: list[str]  # published to the site, but not once in its month's pages or sitemaps
     duplicate_posts: dict[str, int]
     dead: set[str]
     alerts: Counter[str]  # letters covering each dead item (and any stray letter)
@@ -133,7 +136,8 @@ class _ChaosStore:
 
 class _Dying:
     """A target in a run that dies at its first publication: before it reaches the target
-    (after the claim), or right after the target accepted it (before `complete`)."""
+    (after the claim), or right after the target accepted it (before `complete`); in a run
+    that dies inside the site's write, the other targets publish as usual."""
 
     def __init__(self, inner: Target, kill: Kill) -> None:
         self._inner, self._kill = inner, kill
@@ -148,7 +152,9 @@ class _Dying:
     def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
-        self._inner.publish(article, previous)
+        receipt = self._inner.publish(article, previous)
+        if self._kill is Kill.MID_WRITE:  # the site's write is where this run dies
+            return receipt
         raise Killed
 
     def verify(self, article: Article, receipt: Receipt) -> None:
@@ -158,15 +164,17 @@ class _Dying:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
         self._inner.unpublish(path, previous)
-        raise Killed
+        if self._kill is not Kill.MID_WRITE:
+            raise Killed
 
 
 class _DyingBatch(_Dying):
-    """The same death for a target that publishes a batch at once: before the write, or right
-    after it."""
+    """The same death for a target that publishes a batch at once: before the write, right
+    after it, or inside it (`Kill.MID_WRITE`, the site's write)."""
 
-    def __init__(self, inner: BatchTarget, kill: Kill) -> None:
+    def __init__(self, inner: BatchTarget, kill: Kill, *, landing: int) -> None:
         super().__init__(inner, kill)
+        self._landing = landing  # files of a local write in place when MID_WRITE strikes
         self._batch = inner
 
     def publish_batch(
@@ -178,7 +186,8 @@ class _DyingBatch(_Dying):
     ) -> list[Receipt | PublishError]:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
-        self._batch.publish_batch(work, final=final, keep_alive=keep_alive)
+        with _dying_inside_local_writes(self._kill, self._landing):
+            self._batch.publish_batch(work, final=final, keep_alive=keep_alive)
         raise Killed
 
     def read_ahead(
@@ -203,8 +212,40 @@ class _DyingBatch(_Dying):
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         if self._kill is Kill.AFTER_CLAIM:
             raise Killed
-        self._batch.unpublish_batch(work)
+        with _dying_inside_local_writes(self._kill, self._landing):
+            self._batch.unpublish_batch(work)
         raise Killed
+
+
+def _landing(run: Run) -> int:
+    """How many files of a local write a `Kill.MID_WRITE` lets land, 1 to 48: a push's write
+    is some 10 to 50 files (its pages, then its listings, feed, index and sitemaps), so the
+    kill falls anywhere in it, or after it. Derived from the run, not drawn, so that the
+    story's other draws are what they were before this kill point existed."""
+    return 1 + zlib.crc32(run.holder.encode()) % 48
+
+
+@contextmanager
+def _dying_inside_local_writes(kill: Kill, landing: int) -> Iterator[None]:
+    """For `Kill.MID_WRITE`, death once `landing` files of a local write are in place; a write
+    on GitHub is one commit, with no inside to die in, so that run dies right after it, as
+    `AFTER_PUBLISH` does (and so does a local write of fewer files)."""
+    if kill is not Kill.MID_WRITE:
+        yield
+        return
+    real, landed = os.replace, list[str]()
+
+    def replace(source: str, target: str) -> None:
+        if len(landed) == landing:
+            raise Killed
+        real(source, target)
+        landed.append(target)
+
+    os.replace = replace  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os.replace = real
 
 
 @dataclass(frozen=True)
@@ -363,9 +404,9 @@ class _World:
         )
         content = ContentSource(Git(self.repo.root), "content")
         targets: dict[str, Target] = {"site": site, **self.platforms.targets(content, self.clock)}
-        if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH):
+        if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
             targets = {
-                name: _DyingBatch(target, run.kill)
+                name: _DyingBatch(target, run.kill, landing=_landing(run))
                 if isinstance(target, BatchTarget)
                 else _Dying(target, run.kill)
                 for name, target in targets.items()
@@ -555,6 +596,40 @@ def _still_up(world: _World, ledger: Ledger) -> list[str]:
     return up
 
 
+_LISTING = re.compile(r"archive/[0-9]{4}/[0-9]{2}/(p[0-9]+/)?index\.html|sitemaps/.+\.xml")
+
+
+def _unlisted(world: _World, ledger: Ledger) -> list[str]:
+    """Articles the site's record says are up that the site does not show once each where a
+    reader and a crawler find them: its month's pages and its sitemaps. A site write stopped
+    midway must leave none behind (the ledger alone would not tell)."""
+    if world.github is None:
+        root = world.repo.root / "_site"
+        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
+        texts = {n: (root / n).read_text() for n in names if _LISTING.fullmatch(n)}
+    else:
+        repository = world.github.repository
+        head = repository.head_of(PAGES_BRANCH)
+        names = repository.text("ls-tree", "-r", "--name-only", head).split() if head else []
+        texts = {
+            n: repository.git("show", f"{head}:{n}").decode()
+            for n in names
+            if _LISTING.fullmatch(n)
+        }
+    months = "".join(text for name, text in texts.items() if name.startswith("archive/"))
+    sitemaps = "".join(text for name, text in texts.items() if name.startswith("sitemaps/"))
+    unlisted = []
+    for key, record in sorted(ledger.published.items()):
+        target, _, path = key.partition(":")
+        if target != "site" or record.unpublished or record.id is None:
+            continue
+        # Listed by the page's address under the site's base; in a sitemap by its whole URL.
+        listed = months.count(f'/{record.id}/">')
+        if listed != 1 or sitemaps.count(f"<loc>{record.url}</loc>") != 1:
+            unlisted.append(path)
+    return unlisted
+
+
 def _alerts(world: _World, ledger: Ledger) -> Counter[str]:
     """Per dead item, the letters covering it: its alert number must name a letter that exists
     (one per item, however many items share it). An open letter no dead item names is counted
@@ -618,6 +693,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         races=world.races,
         lost=lost,
         still_up=_still_up(world, ledger),
+        unlisted=_unlisted(world, ledger),
         duplicate_posts=duplicates,
         dead=set(ledger.dead),
         alerts=_alerts(world, ledger),
