@@ -196,7 +196,7 @@ class _DirectoryWriter:
         changes = self._differing(self._changes)
         journal = f"{self._root}/{JOURNAL}"
         if len(changes) > 1:
-            self._write(journal, _journal(changes))
+            self._write(journal, *_journal(changes))
         self._apply(changes)
         if len(changes) > 1:
             os.unlink(journal)
@@ -239,7 +239,8 @@ class _DirectoryWriter:
         with os.fdopen(handle, "rb") as stream:
             return stream.read()
 
-    def _write(self, target: str, data: bytes) -> None:
+    def _write(self, target: str, *data: bytes) -> None:
+        """`target` made to hold `data`, its parts one after the other."""
         # Write then rename: a process killed mid-write leaves the old file or the new, never half.
         folder = os.path.dirname(target)
         if folder not in self._made:
@@ -259,7 +260,8 @@ class _DirectoryWriter:
             # published file has whatever this process's umask: world-readable (0644).
             os.fchmod(handle, SITE_FILE_MODE)
             with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
+                for part in data:  # not joined first: a journal holds a whole batch
+                    stream.write(part)
             os.replace(temporary, target)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
@@ -275,14 +277,14 @@ class _DirectoryWriter:
             self._made.discard(folder)
 
 
-def _journal(changes: Mapping[str, bytes | None]) -> bytes:
+def _journal(changes: Mapping[str, bytes | None]) -> list[bytes]:
     """The changes as one file: a line of JSON naming each path and its size (null: removed),
     then their bytes one after the other."""
     head = {
         "version": _JOURNAL_VERSION,
         "changes": [[path, None if data is None else len(data)] for path, data in changes.items()],
     }
-    return b"".join([json.dumps(head).encode(), b"\n", *filter(None, changes.values())])
+    return [json.dumps(head).encode(), b"\n", *filter(None, changes.values())]
 
 
 def _finish_journal(root: Path) -> None:
