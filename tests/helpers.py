@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -270,3 +270,23 @@ def to_the_first_sitemaps_layout(site: SiteWriter, url: str) -> None:
     summary = json.loads(site.read(SUMMARY) or b"{}")
     del summary["sitemaps"]
     site.put(SUMMARY, json.dumps(summary).encode())
+
+
+@contextlib.contextmanager
+def dying_after_renames(count: int, death: type[BaseException]) -> Iterator[list[str]]:
+    """`os.replace` puts `count` files in place, then raises `death` where it would put the
+    next: a process killed in the middle of a write that renames each file into place. Yields
+    the files put in place."""
+    real, landed = os.replace, list[str]()
+
+    def replace(source: str, target: str) -> None:
+        if len(landed) == count:
+            raise death
+        real(source, target)
+        landed.append(target)
+
+    os.replace = replace  # type: ignore[assignment]
+    try:
+        yield landed
+    finally:
+        os.replace = real

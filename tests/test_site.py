@@ -14,7 +14,7 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter
 from steadypress.targets.site.files import JOURNAL
 from steadypress.targets.site.target import SiteTarget
-from tests.helpers import site_target
+from tests.helpers import dying_after_renames, site_target
 
 
 def make_site(root: Path) -> SiteTarget:
@@ -348,9 +348,7 @@ def test_a_local_site_reads_nothing_ahead(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("landed", [0, 1, 5, 20, 45, 70])
-def test_a_write_killed_midway_is_finished_by_the_next_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, landed: int
-) -> None:
+def test_a_write_killed_midway_is_finished_by_the_next_one(tmp_path: Path, landed: int) -> None:
     """A local write stopped after `landed` of its files (the process killed, or ^C) leaves
     nothing the next write cannot finish: the batch published again, as the executor retries
     what it did not record, leaves the site as an uninterrupted publish does, byte for byte.
@@ -361,18 +359,8 @@ def test_a_write_killed_midway_is_finished_by_the_next_one(
     for site in (whole, cut):
         site.publish_batch([(article, None) for article in first])
     whole.publish_batch([(article, None) for article in then])
-    replace_file, replaced = os.replace, list[str]()
-
-    def killed(source: str, target: str) -> None:
-        if len(replaced) == landed:
-            raise KeyboardInterrupt
-        replace_file(source, target)
-        replaced.append(target)
-
-    monkeypatch.setattr(os, "replace", killed)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), dying_after_renames(landed, KeyboardInterrupt):
         cut.publish_batch([(article, None) for article in then])
-    monkeypatch.setattr(os, "replace", replace_file)
     assert (tmp_path / "cut" / JOURNAL).exists() == (landed > 0)
     make_site(tmp_path / "cut").publish_batch([(article, None) for article in then])
     files = {name: data for name, (data, _) in snapshot(tmp_path / "whole").items()}

@@ -64,7 +64,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.web import ServedEverything
-from tests.helpers import Repo, local_site_articles, site_articles
+from tests.helpers import Repo, dying_after_renames, local_site_articles, site_articles
 from tests.schema import invalid_state_files
 
 __all__ = ["Outcome", "run_scenario"]
@@ -233,19 +233,8 @@ def _dying_inside_local_writes(kill: Kill, landing: int) -> Iterator[None]:
     if kill is not Kill.MID_WRITE:
         yield
         return
-    real, landed = os.replace, list[str]()
-
-    def replace(source: str, target: str) -> None:
-        if len(landed) == landing:
-            raise Killed
-        real(source, target)
-        landed.append(target)
-
-    os.replace = replace  # type: ignore[assignment]
-    try:
+    with dying_after_renames(landing, Killed):
         yield
-    finally:
-        os.replace = real
 
 
 @dataclass(frozen=True)
