@@ -380,3 +380,16 @@ def test_a_journal_that_cannot_be_read_stops_the_writes_and_is_kept(tmp_path: Pa
         make_site(tmp_path).publish(post("content/b.md", "B"), None)
     assert journal.read_bytes().endswith(b"short")
     assert {k: v for k, v in snapshot(tmp_path).items() if k != JOURNAL} == before
+
+
+def test_a_journal_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    """A journal planted as a symlink (to a file shaped like one) is refused, naming it: no
+    write follows it anywhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(b'{"version": 1, "changes": [["index.html", 5]]}\nowned')
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / JOURNAL).symlink_to(elsewhere)
+    with pytest.raises(PermanentError, match=r"symlink .*steadypress-site\.journal"):
+        make_site(root).publish(post("content/a.md", "A"), None)
+    assert not (root / "index.html").exists()

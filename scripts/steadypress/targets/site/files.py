@@ -290,13 +290,10 @@ def _journal(changes: Mapping[str, bytes | None]) -> list[bytes]:
 def _finish_journal(root: Path) -> None:
     """Land what a write stopped midway left in its journal, before anything else is written."""
     journal = root / JOURNAL
-    try:
-        raw = journal.read_bytes()
-    except FileNotFoundError:
+    raw = _DirectoryWriter._on_disk(os.fspath(journal))  # never through a symlink
+    if raw is None:
         return
-    changes = _changes_of(raw, journal)
-    writer = _DirectoryWriter(root)
-    writer.replay(changes)
+    _DirectoryWriter(root).replay(_changes_of(raw, journal))
     journal.unlink()
 
 
