@@ -320,7 +320,8 @@ def _changes_of(raw: bytes, journal: Path) -> dict[str, bytes | None]:
     except (ValueError, TypeError, KeyError) as error:
         raise PermanentError(
             f"the site's journal {journal} of a write stopped midway cannot be read ({error}); "
-            "nothing is written until it is: rebuild the site (remove it with its folder) or "
-            "restore the journal"
+            "nothing is written to the site until it is restored, or deleted (the site then "
+            "stays as that write left it: some of its articles may be missing from the "
+            "listings and sitemaps until they change)"
         ) from None
     return changes
