@@ -117,9 +117,9 @@ class BranchSiteFiles:
         head = staged.at.head
         changes = staged.changes
         if head is None:
-            # Made whole, images and all: a branch made of the text first, the images in a
-            # commit after, kept the site's index naming images a failed second commit never
-            # brought, and publishing again found nothing to do.
+            # Made whole, images and all. When the images followed the text in a commit of
+            # their own and that commit failed, the index on the branch already named them, and
+            # publishing again found nothing to do.
             self._branch.create(changes, message=message)
             return
         self._branch.commit(changes, expected=head, message=message, deletions=staged.deletions)
