@@ -318,28 +318,40 @@ def test_a_refused_token_is_a_permanent_error_that_names_it(github: FakeGitHub) 
         site(pages(github, token="wrong")).publish(post("content/a.md", "A"), None)
 
 
+CHART = bytes(range(256)) * 4  # an image's bytes: not UTF-8
+
+
+def article_with_a_chart(repo: Repo) -> tuple[Article, ContentSource]:
+    """`content/a.md` showing `chart.png` (CHART) beside it, both committed, as read."""
+    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
+    repo.write("content/chart.png", CHART)
+    head = repo.commit("chart")
+    source = ContentSource(Git(repo.root), "content")
+    return source.read("content/a.md", repo.blob("content/a.md"), commit=head), source
+
+
+def site_reading(github: FakeGitHub, source: ContentSource) -> SiteTarget:
+    """The site on the Pages branch, its images read from `source`'s repository."""
+    return build_site(
+        "site", pages(github), SiteSettings(), content=source, default_url="https://x.test/"
+    )
+
+
+def assert_the_chart_is_served(github: FakeGitHub) -> None:
+    files = branch_files(github)
+    (asset,) = [path for path in files if path.startswith("assets/")]
+    assert files[asset] == CHART and f'src="/{asset}"'.encode() in files["a/index.html"]
+
+
 def test_images_reach_the_branch_byte_for_byte_even_on_its_first_commit(
     github: FakeGitHub, repo: Repo
 ) -> None:
     """Binary files cannot ride inline in the REST tree that starts the branch: they are made
     blobs first (base64), and the branch's one commit holds them intact."""
-    png = bytes(range(256)) * 4  # not UTF-8
-    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
-    repo.write("content/chart.png", png)
-    head = repo.commit("chart")
-    source = ContentSource(Git(repo.root), "content")
-    target = build_site(
-        "site",
-        pages(github),
-        SiteSettings(),
-        content=ContentSource(Git(repo.root), "content"),
-        default_url="https://x.test/",
-    )
-    article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)
+    article, source = article_with_a_chart(repo)
+    target = site_reading(github, source)
     target.verify(article, target.publish(article, None))
-    files = branch_files(github)
-    (asset,) = [path for path in files if path.startswith("assets/")]
-    assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
+    assert_the_chart_is_served(github)
     assert commits(github) == 1 and github.requests["POST /repos/{repo}/git/blobs"] == 1
 
 
@@ -600,24 +612,11 @@ def test_a_first_publish_failing_at_any_step_leaves_its_images_to_the_retry(
     images on the branch. When a branch was made of the text first and the images followed
     in a commit of their own, that commit failing left the site's index naming the images:
     publishing again found nothing to do, and they never came."""
-    png = bytes(range(256)) * 4  # not UTF-8
-    repo.commit(**{"content/a.md": "---\ntitle: A\n---\n\n![chart](chart.png)\n"})
-    repo.write("content/chart.png", png)
-    head = repo.commit("chart")
-    source = ContentSource(Git(repo.root), "content")
-
-    def target() -> SiteTarget:
-        return build_site(
-            "site", pages(github), SiteSettings(), content=source, default_url="https://x.test/"
-        )
-
-    article = source.read("content/a.md", repo.blob("content/a.md"), commit=head)
+    article, source = article_with_a_chart(repo)
     github.inject(Fault(step, status=502, times=50))
     with contextlib.suppress(TransientError):
-        target().publish(article, None)
+        site_reading(github, source).publish(article, None)
     github.clear_faults()
-    again = target()
+    again = site_reading(github, source)
     again.verify(article, again.publish(article, None))
-    files = branch_files(github)
-    (asset,) = [path for path in files if path.startswith("assets/")]
-    assert files[asset] == png and f'src="/{asset}"'.encode() in files["a/index.html"]
+    assert_the_chart_is_served(github)

@@ -35,6 +35,14 @@ def many_articles(repo: Repo, count: int) -> None:
     repo.commit(**files, **{"steadypress.yml": SHORT_LEASES})
 
 
+def months_listed(repo: Repo) -> str:
+    """The text of every month's pages of the local site: a crowded month's own, and one per
+    older part."""
+    months = [*repo.root.glob("_site/archive/*/*/index.html"),
+              *repo.root.glob("_site/archive/*/*/p*/index.html")]  # fmt: skip
+    return "".join(page.read_text() for page in months)
+
+
 def pages(repo: Repo) -> dict[str, tuple[int, int]]:
     """Each article's page with its inode and modification time: a rewrite changes them."""
     return {
@@ -83,10 +91,7 @@ def test_an_executor_killed_mid_drain_loses_nothing_and_sweep_publishes_each_onc
     # its link to the next article, which did not exist yet (the newest one then, at most).
     rewritten = {page for page in written_before if after[page] != written_before[page]}
     assert len(rewritten) <= 1, rewritten
-    # A crowded month's pages: its own, and one per older part.
-    months = [*repo.root.glob("_site/archive/*/*/index.html"),
-              *repo.root.glob("_site/archive/*/*/p*/index.html")]  # fmt: skip
-    archive = "".join(page.read_text() for page in months)
+    archive = months_listed(repo)
     assert all(archive.count(f'href="/post-{n:03d}/"') == 1 for n in range(count))
 
 
@@ -199,9 +204,7 @@ def test_a_run_killed_while_it_writes_the_site_leaves_nothing_half_written(
     assert not (repo.root / "_site" / JOURNAL).exists()
     ledger = repo.ledger()
     assert len(ledger.published) == count and not ledger.pending and not ledger.dead
-    months = [*repo.root.glob("_site/archive/*/*/index.html"),
-              *repo.root.glob("_site/archive/*/*/p*/index.html")]  # fmt: skip
-    archive = "".join(page.read_text() for page in months)
+    archive = months_listed(repo)
     sitemaps = "".join(page.read_text() for page in repo.root.glob("_site/sitemaps/*.xml"))
     summary = json.loads((repo.root / "_site" / SUMMARY).read_text())
     for n in range(count):
