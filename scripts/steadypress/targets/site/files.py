@@ -90,8 +90,9 @@ class DirectorySiteFiles:
     A write's files land together: `change` runs on a writer that keeps them, and only when it
     returns are they written, after a journal of all of them. The site's index, its listings and
     its sitemaps are many files each write changes together, and a publish stopped after some of
-    them would otherwise leave the others behind for good: the executor publishes the batch
-    again, but the index it meets already names the batch's versions, so nothing is redone."""
+    them would otherwise leave the others behind: the executor publishes the batch again, but
+    the index it meets already names the batch's versions, so nothing is redone, and only a
+    later write that happens to rewrite those files brings them back."""
 
     confirms_writes = True
 
