@@ -64,7 +64,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.web import ServedEverything
-from tests.helpers import Repo, dying_after_renames, local_site_articles, site_articles
+from tests.helpers import Repo, dying_after_renames, site_articles
 from tests.schema import invalid_state_files
 
 __all__ = ["Outcome", "run_scenario"]
@@ -563,15 +563,7 @@ def _invalid_commits(world: _World) -> list[str]:
 def _still_up(world: _World, ledger: Ledger) -> list[str]:
     """Removed articles that a target still shows: a page in the site's manifest, a dev.to post
     still published, or a ledger record that is not a tombstone."""
-    if world.github is None:
-        on_site = set(local_site_articles(world.repo.root / "_site"))
-    else:
-        repository = world.github.repository
-        head = repository.head_of(PAGES_BRANCH)
-        folder = f"{INDEX_FOLDER}/articles"
-        names = repository.text("ls-tree", "-r", "--name-only", head, folder) if head else ""
-        shards = (repository.git("show", f"{head}:{name}") for name in names.split())
-        on_site = set(site_articles(shards))
+    on_site = set(site_articles(_site_files(world, _INDEX_ARTICLES).values()))
     up = []
     for path in sorted(world.scenario.removed):
         records = [ledger.published.get(f"{target}:{path}") for target in TARGETS]
@@ -585,6 +577,22 @@ def _still_up(world: _World, ledger: Ledger) -> list[str]:
     return up
 
 
+def _site_files(world: _World, wanted: re.Pattern[str]) -> dict[str, bytes]:
+    """The files of the site whose path `wanted` matches whole: in the local folder, or on
+    the Pages branch."""
+    if world.github is None:
+        root = world.repo.root / "_site"
+        names = [str(path.relative_to(root)) for path in root.rglob("*") if path.is_file()]
+        return {name: (root / name).read_bytes() for name in names if wanted.fullmatch(name)}
+    repository = world.github.repository
+    head = repository.head_of(PAGES_BRANCH)
+    names = repository.text("ls-tree", "-r", "--name-only", head).split() if head else []
+    return {
+        name: repository.git("show", f"{head}:{name}") for name in names if wanted.fullmatch(name)
+    }
+
+
+_INDEX_ARTICLES = re.compile(rf"{re.escape(INDEX_FOLDER)}/articles/.+\.json")
 _LISTING = re.compile(r"archive/[0-9]{4}/[0-9]{2}/(p[0-9]+/)?index\.html|sitemaps/.+\.xml")
 
 
@@ -592,19 +600,7 @@ def _unlisted(world: _World, ledger: Ledger) -> list[str]:
     """Articles the site's record says are up that the site does not show once each where a
     reader and a crawler find them: its month's pages and its sitemaps. A site write stopped
     midway must leave none behind (the ledger alone would not tell)."""
-    if world.github is None:
-        root = world.repo.root / "_site"
-        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()]
-        texts = {n: (root / n).read_text() for n in names if _LISTING.fullmatch(n)}
-    else:
-        repository = world.github.repository
-        head = repository.head_of(PAGES_BRANCH)
-        names = repository.text("ls-tree", "-r", "--name-only", head).split() if head else []
-        texts = {
-            n: repository.git("show", f"{head}:{n}").decode()
-            for n in names
-            if _LISTING.fullmatch(n)
-        }
+    texts = {name: data.decode() for name, data in _site_files(world, _LISTING).items()}
     months = "".join(text for name, text in texts.items() if name.startswith("archive/"))
     sitemaps = "".join(text for name, text in texts.items() if name.startswith("sitemaps/"))
     unlisted = []
