@@ -197,6 +197,29 @@ def test_a_publish_into_a_crowded_month_costs_no_more_requests_and_pages_as_a_fo
     assert any(path.startswith("archive/2026/01/p") for path in folder)
 
 
+def test_a_back_dated_article_inside_a_crowded_month_reads_its_neighbour_once(
+    github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article dated inside a crowded month lands in one of its older parts, beside
+    articles whose pages it relinks: the write reads what the article names, then the parts,
+    then the neighbours' pages with whether each part's page is there (whose part's page it
+    rewrites), in one read, not one more for the part's page. (Parts of 8 rows.)"""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    crowded = [post(f"content/p{n:02d}.md", f"P{n}", day=1 + n // 3) for n in range(40)]
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    for target in (on_branch, in_folder):
+        target.publish_batch([(article, None) for article in crowded])
+    back_dated = post("content/back.md", "Back dated", day=3)
+    with github.counting() as calls:
+        on_branch.publish(back_dated, None)
+    in_folder.publish(back_dated, None)
+    assert calls == {"graphql LoadBranch": 3, "graphql CreateCommit": 1}
+    assert branch_files(github) == site_folder(tmp_path)
+    older_parts = [name for name in site_folder(tmp_path) if name.startswith("archive/2026/01/p")]
+    assert any(b"Back dated" in site_folder(tmp_path)[name] for name in older_parts)
+
+
 def test_a_tags_page_reaching_into_a_crowded_year_before_costs_no_more_requests(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

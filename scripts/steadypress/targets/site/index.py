@@ -367,6 +367,11 @@ class SiteIndex:
         parts = self._parts.get(listing)
         return None if parts is None else [part.number for part in parts]
 
+    def read_parts(self, listing: str) -> list[int]:
+        """The numbers of a listing's parts as far as its file was read already (none when it
+        was not, or holds its rows itself): what is known without a read of its own."""
+        return [part.number for part in self._parts.get(listing, ())]
+
     def part_files(self, listing: str) -> list[str]:
         """The files of a listing's parts (none while its rows are in one file)."""
         self._known(listing)

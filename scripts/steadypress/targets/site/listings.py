@@ -47,6 +47,7 @@ __all__ = [
     "listing_reads",
     "month_path",
     "part_page",
+    "part_pages",
     "stale_pages",
     "tag_year_path",
     "tag_years_path",
@@ -99,6 +100,19 @@ def _listing_of_page(page: str) -> str | None:
         return None
     tag, year_shown = _tag_of(page)
     return None if year_shown is None else tag_year_file(tag, year_shown)
+
+
+def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
+    """The pages of the older parts of the crowded listings `pages` show, of those whose file
+    was read: the pages laying the listings out may rewrite or remove, whose blob ids a write
+    asks for with its other reads rather than in a read of their own once the parts are laid
+    out (a push into a crowded month: one request fewer)."""
+    found = []
+    for page in pages:
+        listing = _listing_of_page(page)
+        numbers = [] if listing is None else index.read_parts(listing)
+        found += [part_page(page, number) for number in numbers[:-1]]
+    return found
 
 
 def _shown_at(page: str, number: int | None) -> str:

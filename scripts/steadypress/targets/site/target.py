@@ -51,6 +51,7 @@ from steadypress.targets.site.listings import (
     listing_exists,
     listing_pages,
     listing_reads,
+    part_pages,
     stale_pages,
 )
 from steadypress.targets.site.manifest import (
@@ -541,9 +542,10 @@ class SiteTarget:
     ) -> dict[str, Listed]:
         """The articles beside those that changed (before and after), but for those `written`
         anew; their pages are fetched together with what rendering `listings` reads (each
-        mapped to whether it existed before) and the sitemaps of the changed `pages` and of the
-        listing pages that appear or go (which sitemap, the index now says); None: the
-        sitemaps are most likely left to a later write, and read only if not."""
+        mapped to whether it existed before), the sitemaps of the changed `pages` and of the
+        listing pages that appear or go (which sitemap, the index now says), and whether the
+        pages of their crowded listings' parts are there; None: the listings and sitemaps are
+        most likely left to a later write, and read only if not."""
         relink = {path: entry for path, entry in beside if path not in written}
         # Through the index: of a crowded listing read, the parts its pages show come next.
         index.want((), texts=[
@@ -552,7 +554,7 @@ class SiteTarget:
             *(() if pages is None else sitemaps.reads(
                 [*pages, *_appearing_or_going(index, listings)], articles=index.total
             )),
-        ])  # fmt: skip
+        ], oids=() if pages is None else part_pages(index, listings))  # fmt: skip
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed]) -> None:
