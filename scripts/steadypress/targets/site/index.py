@@ -262,6 +262,7 @@ class SiteIndex:
         self._listing_of: dict[str, str] = {}
         # Listing file -> its newest parts' numbers, as a tag's years file hints them (`want`).
         self._newest_hinted: dict[str, list[int]] = {}
+        self._parts_read: dict[str, set[int]] = {}  # listing -> its parts read, by date order
         # Per listing in parts, the parts whose page changed as laid out (`repaged`).
         self._repaged: dict[str, set[int]] = {}
         # The writes of the listings laid out, in the order `flush` makes them: (file, its
@@ -326,6 +327,7 @@ class SiteIndex:
                 middle = _part_at(found, key)
                 at.update(range(max(0, middle - 1), min(len(found), middle + 2)))
             parts += [found[number].file for number in sorted(at)]
+            self._parts_read.setdefault(listing, set()).update(at)
         self._files.want(texts=[name for name in parts if name not in self._documents])
 
     def _section(self, name: str, key: str) -> dict[str, Any]:
@@ -367,10 +369,12 @@ class SiteIndex:
         parts = self._parts.get(listing)
         return None if parts is None else [part.number for part in parts]
 
-    def read_parts(self, listing: str) -> list[int]:
-        """The numbers of a listing's parts as far as its file was read already (none when it
-        was not, or holds its rows itself): what is known without a read of its own."""
-        return [part.number for part in self._parts.get(listing, ())]
+    def older_parts_read(self, listing: str) -> list[int]:
+        """The numbers of those of a listing's parts but its newest that the write read (`want`):
+        where its changes fall and the parts beside them, whose pages laying it out rewrites."""
+        found = self._parts.get(listing, [])
+        return [found[at].number for at in sorted(self._parts_read.get(listing, ()))
+                if at < len(found) - 1]  # fmt: skip
 
     def part_files(self, listing: str) -> list[str]:
         """The files of a listing's parts (none while its rows are in one file)."""

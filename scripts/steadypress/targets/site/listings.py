@@ -103,15 +103,15 @@ def _listing_of_page(page: str) -> str | None:
 
 
 def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
-    """The pages of the older parts of the crowded listings `pages` show, of those whose file
-    was read: the pages laying the listings out may rewrite or remove, whose blob ids a write
-    asks for with its other reads rather than in a read of their own once the parts are laid
-    out (a push into a crowded month: one request fewer)."""
+    """The pages of the older parts of the crowded listings `pages` show that the write read
+    (where its changes fall, and beside them): the pages laying the listings out may rewrite
+    or remove, whose blob ids a write asks for with its other reads rather than in a read of
+    their own once the parts are laid out (a push into a crowded month: one request fewer)."""
     found = []
     for page in pages:
         listing = _listing_of_page(page)
-        numbers = [] if listing is None else index.read_parts(listing)
-        found += [part_page(page, number) for number in numbers[:-1]]
+        numbers = [] if listing is None else index.older_parts_read(listing)
+        found += [part_page(page, number) for number in numbers]
     return found
 
 
