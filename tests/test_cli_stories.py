@@ -556,7 +556,7 @@ def test_a_command_runs_with_the_startup_objects_frozen_and_unfreezes_them_after
     assert set(repo.ledger().published) == {"site:content/a.md"}
 
 
-RENDERERS = ("jinja2", "markdown_it", "pygments")
+RENDERERS = ("cmarkgfm", "jinja2", "pygments")
 
 
 def loaded_renderers(repo: Repo, *args: str) -> list[str]:
@@ -579,7 +579,7 @@ def loaded_renderers(repo: Repo, *args: str) -> list[str]:
 
 
 def test_a_command_that_renders_nothing_loads_no_renderer(repo: Repo) -> None:
-    """Jinja2, markdown-it and Pygments are imported when a page is first rendered: `--help`
+    """Jinja2, cmark-gfm and Pygments are imported when a page is first rendered: `--help`
     and an idle sweep start without them; a sweep that publishes loads them."""
     repo.commit(**{"content/a.md": article("A")})
     assert loaded_renderers(repo, "sweep") == list(RENDERERS)

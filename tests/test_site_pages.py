@@ -254,7 +254,8 @@ def test_markdown_the_way_authors_write_it(blog: Repo, out: Path) -> None:
     publish_all(blog, site(blog, out))
     page = (out / "guides/images-and-code/index.html").read_text()
     assert "<table>" in page and "<td>site</td>" in page
-    assert 'class="task-list-item-checkbox" checked="checked" disabled="disabled"' in page
+    assert '<li class="task-list-item"><input type="checkbox"' in page
+    assert 'class="task-list-item-checkbox" checked="" disabled=""' in page
     assert 'class="footnote-ref"' in page and 'class="footnotes"' in page
     assert '<h2 id="code">Code</h2>' in page
     assert '<code class="language-python"><span class="k">def</span>' in page

@@ -1,25 +1,26 @@
-"""Markdown the way authors write it, to deterministic HTML.
+"""Markdown the way authors write it on GitHub, to deterministic HTML.
 
-GitHub-flavoured tables, strikethrough and task lists, footnotes, ids on headings (anchors), and
-fenced code highlighted by Pygments at build time (no JavaScript on the page). Authors are
-trusted with raw HTML in their own articles; titles, tags and descriptions are not markup and
-the templates always escape them.
+cmark-gfm, GitHub's own CommonMark parser (through cmarkgfm), with its tables, strikethrough,
+task lists, autolinks and footnotes: an article renders as GitHub's preview of it shows. What
+GitHub adds after its parser is added here the same way, to the HTML it wrote: ids on headings
+(anchors), fenced code highlighted by Pygments at build time (no JavaScript on the page), and
+the classes of task list items. Authors are trusted with raw HTML in their own articles (no tag
+filter); titles, tags and descriptions are not markup and the templates always escape them.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from steadypress.slugs import slugify
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
     from pygments.formatters import HtmlFormatter
     from pygments.lexer import Lexer
 
@@ -35,20 +36,32 @@ __all__ = [
 ]
 
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
+_EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
 
 @functools.cache
-def _markdown() -> MarkdownIt:
-    """The parser, made on first use with markdown-it and Pygments imported then: a command
-    that renders nothing (an idle sweep) does not pay for them. One formatter and one lexer per
-    language serve every code block: building a formatter maps every token type to its class
-    (half of highlighting a short block), and neither keeps anything from one block to the
-    next."""
-    from markdown_it import MarkdownIt  # noqa: PLC0415 (heavy: only when something renders)
-    from mdit_py_plugins.anchors import anchors_plugin  # noqa: PLC0415
-    from mdit_py_plugins.footnote import footnote_plugin  # noqa: PLC0415
-    from mdit_py_plugins.tasklists import tasklists_plugin  # noqa: PLC0415
-    from pygments import highlight  # noqa: PLC0415
+def _renderer() -> Callable[[str, bool], str]:
+    """cmark-gfm, loaded on first use: a command that renders nothing (an idle sweep) does not
+    pay for it. The function takes a text and whether its raw HTML is kept (else omitted)."""
+    import cmarkgfm  # noqa: PLC0415 (only when something renders)
+    from cmarkgfm.cmark import Options  # noqa: PLC0415
+
+    # Footnotes as GitHub has them; table alignment as a style (HTML5 has no `align`).
+    common = Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
+
+    def render(text: str, raw_html: bool) -> str:
+        options = common | (Options.CMARK_OPT_UNSAFE if raw_html else 0)
+        return str(cmarkgfm.markdown_to_html_with_extensions(text, options, _EXTENSIONS))
+
+    return render
+
+
+@functools.cache
+def _highlighter() -> Callable[[str, str], str | None]:
+    """Pygments, loaded on first use. One formatter and one lexer per language serve every code
+    block: building a formatter maps every token type to its class (half of highlighting a
+    short block), and neither keeps anything from one block to the next."""
+    from pygments import highlight  # noqa: PLC0415 (heavy: only when something renders)
     from pygments.formatters import HtmlFormatter  # noqa: PLC0415
     from pygments.lexers import get_lexer_by_name  # noqa: PLC0415
     from pygments.util import ClassNotFound  # noqa: PLC0415
@@ -62,19 +75,49 @@ def _markdown() -> MarkdownIt:
         except ClassNotFound:
             return None
 
-    def highlighted(code: str, language: str, _attrs: Any) -> str:
-        """Pygments' spans for a known language; markdown-it wraps them in <pre><code>. An
-        unknown language (or none) is left to markdown-it, which escapes it."""
-        found = lexer(language) if language else None
-        return "" if found is None else str(highlight(code, found, formatter))
+    def highlighted(code: str, language: str) -> str | None:
+        """Pygments' spans for a known language; None for another, left as cmark escaped it."""
+        found = lexer(language)
+        return None if found is None else str(highlight(code, found, formatter))
 
+    return highlighted
+
+
+# What cmark writes for the markdown it parsed, matched in its own HTML (the author's raw HTML
+# passes through as written, and is matched only where it is written the same way): a fenced
+# block's code (escaped by cmark: never a `<` in it), a heading, a task list item, an image.
+_FENCED = re.compile(r'<pre><code class="language-([^"]+)">([^<]*)</code></pre>')
+_HEADING = re.compile(r"<h([2-4])>(.*?)</h\1>", re.DOTALL)
+_TASK = re.compile(r'<li><input type="checkbox"')
+_IMAGE = re.compile(r'<img src="([^"]*)"')
+_TAG = re.compile(r"<[^>]+>")
+_TASK_ITEM = '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox"'
+
+
+def _highlight(fenced: re.Match[str]) -> str:
+    language, code = html.unescape(fenced[1]), fenced[2]
+    spans = _highlighter()(html.unescape(code), language)
     return (
-        MarkdownIt("commonmark", {"html": True, "highlight": highlighted})
-        .enable(["table", "strikethrough"])
-        .use(tasklists_plugin)
-        .use(footnote_plugin)
-        .use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
+        fenced[0]
+        if spans is None
+        else f'<pre><code class="language-{fenced[1]}">{spans}</code></pre>'
     )
+
+
+def _with_ids(text: str) -> str:
+    """Each h2 to h4 with an id, its text as a slug, made unique by a number as GitHub does."""
+    taken: set[str] = set()
+
+    def identified(heading: re.Match[str]) -> str:
+        slug = base = slugify(html.unescape(_TAG.sub("", heading[2])))
+        number = 0
+        while slug in taken:
+            number += 1
+            slug = f"{base}-{number}"
+        taken.add(slug)
+        return f'<h{heading[1]} id="{slug}">{heading[2]}</h{heading[1]}>'
+
+    return _HEADING.sub(identified, text)
 
 
 def is_relative_reference(src: str) -> bool:
@@ -83,9 +126,9 @@ def is_relative_reference(src: str) -> bool:
 
 
 def image_references(text: str) -> list[str]:
-    """The relative image references of a markdown text (`images/a.png`), in order, once each."""
-    tokens = _markdown().parse(text, {})
-    found = [str(image.attrGet("src") or "") for image in _images(tokens)]
+    """The relative image references of a markdown text (`images/a.png`), in order, once each:
+    its markdown images (the raw HTML omitted, where an `<img>` is the author's own)."""
+    found = [html.unescape(src) for src in _IMAGE.findall(_renderer()(text, False))]
     return list(dict.fromkeys(src for src in found if is_relative_reference(src)))
 
 
@@ -108,7 +151,7 @@ def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None)
 
 
 # A relative image's src while the body is rendered without knowing where images are served:
-# markdown-it turns every NUL of its input into U+FFFD, so no author's text can forge one.
+# cmark turns every NUL of its input into U+FFFD, so no author's text can forge one.
 _MARK = re.compile("\0([0-9]+)\0")
 
 
@@ -124,34 +167,22 @@ class Prerendered:
         """The HTML, each relative image served from `image_src(reference)` (or as written)."""
         if not self.images:
             return self.html
-        from markdown_it.common.utils import escapeHtml  # noqa: PLC0415 (loaded by prerender)
-
         where = image_src or (lambda src: src)
-        return _MARK.sub(lambda mark: escapeHtml(where(self.images[int(mark[1])])), self.html)
+        return _MARK.sub(lambda mark: html.escape(where(self.images[int(mark[1])])), self.html)
 
 
 def prerender(text: str) -> Prerendered:
-    env: dict[str, Any] = {}
-    markdown = _markdown()
-    tokens = markdown.parse(text, env)
-    images: list[str] = []
-    for image in _images(tokens):
-        src = str(image.attrGet("src") or "")
-        if is_relative_reference(src):
-            image.attrSet("src", f"\0{len(images)}\0")
-            images.append(src)
-    html: str = markdown.renderer.render(tokens, markdown.options, env)
-    return Prerendered(html=html, images=tuple(images))
+    body = _renderer()(text, True)
+    body = _with_ids(_FENCED.sub(_highlight, body))
+    body = _TASK.sub(_TASK_ITEM, body)
+    references = image_references(text) if "<img" in body else []
+    numbers = {src: number for number, src in enumerate(references)}
 
+    def marked(image: re.Match[str]) -> str:
+        number = numbers.get(html.unescape(image[1]))
+        return image[0] if number is None else f'<img src="\0{number}\0"'
 
-def _images(tokens: list[Token]) -> list[Token]:
-    found = []
-    for token in tokens:
-        if token.type == "image":
-            found.append(token)
-        if token.children:
-            found.extend(_images(token.children))
-    return found
+    return Prerendered(html=_IMAGE.sub(marked, body) if numbers else body, images=tuple(references))
 
 
 def reading_minutes(text: str) -> int:

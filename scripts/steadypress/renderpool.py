@@ -153,7 +153,7 @@ class BodyPool:
 
 def _start_worker() -> None:
     os.nice(WORKER_NICENESS)
-    prerender("")  # the renderer built (markdown-it and Pygments imported) before any body comes
+    prerender("")  # the renderer built (cmark-gfm and Pygments loaded) before any body comes
 
 
 def _prerender_chunk(texts: list[str]) -> list[Prerendered]:

@@ -2,7 +2,7 @@
 `manifest` (what it keeps of each article), `target` (publishing, listings, the theme).
 
 Only the light rooms are imported here: `target` and `manifest` bring the renderers (Jinja2,
-markdown-it, Pygments) and are imported by their own names where a site is built.
+cmark-gfm, Pygments) and are imported by their own names where a site is built.
 """
 
 from steadypress.targets.site.files import DirectorySiteFiles, SiteFiles, SiteWriter

@@ -267,7 +267,7 @@ class SiteTarget:
                 "cover_absolute": self._absolute(cover) if cover else None,
                 "url": url,
                 "canonical": article.canonical_url or url,
-                # Rendered by markdown-it from the author's own article: trusted, as DESIGN says.
+                # Rendered from the author's own article, raw HTML kept: trusted, as DESIGN says.
                 "body": Markup(body),  # noqa: S704
             },
         )
