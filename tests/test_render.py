@@ -1,0 +1,69 @@
+"""Markdown to HTML (`render.py`): cmark-gfm's HTML, with what GitHub adds after its parser
+added only where cmark wrote it, never inside an author's own raw HTML."""
+
+from __future__ import annotations
+
+from steadypress.render import image_references, prerender, render_markdown
+
+
+def test_headings_get_ids_as_github_gives_them_numbered_when_taken() -> None:
+    html = render_markdown(
+        "# Title\n\n## Set *up* `it`\n\n## Set up it\n\n#### Deep &amp; low\n\n##### Deeper\n"
+    )
+    assert "<h1>Title</h1>" in html
+    assert '<h2 id="set-up-it">Set <em>up</em> <code>it</code></h2>' in html
+    assert '<h2 id="set-up-it-1">Set up it</h2>' in html
+    assert '<h4 id="deep-low">Deep &amp; low</h4>' in html
+    assert "<h5>Deeper</h5>" in html
+
+
+def test_fenced_code_of_a_known_language_is_highlighted_and_raw_html_code_is_left() -> None:
+    html = render_markdown(
+        '```python\nx = "<b>"\n```\n\n```nosuchlanguage\na < b\n```\n\n'
+        '<pre><code class="language-python"><mark>kept</mark></code></pre>\n'
+    )
+    assert '<pre><code class="language-python"><span class="n">x</span>' in html
+    assert "&lt;b&gt;" in html and "<b>" not in html  # the code's text, escaped by Pygments
+    assert '<code class="language-nosuchlanguage">a &lt; b\n</code>' in html
+    assert '<pre><code class="language-python"><mark>kept</mark></code></pre>' in html
+
+
+def test_only_markdown_images_are_references_and_marked_in_order_once_each() -> None:
+    text = (
+        '![a](images/a.png "A") <img src="images/raw.png"> ![b](../b.png)\n\n'
+        "![again](images/a.png) ![far](https://example.org/c.png) ![root](/d.png)\n"
+    )
+    assert image_references(text) == ["images/a.png", "../b.png"]
+    prerendered = prerender(text)
+    assert prerendered.images == ("images/a.png", "../b.png")
+    served = prerendered.resolve(lambda src: f"/assets/{src.replace('../', '')}?x&y")
+    assert served.count('<img src="/assets/images/a.png?x&amp;y"') == 2
+    assert '<img src="/assets/b.png?x&amp;y"' in served
+    assert '<img src="images/raw.png">' in served  # the author's own HTML, as written
+    assert '<img src="https://example.org/c.png"' in served and '<img src="/d.png"' in served
+
+
+def test_no_text_can_forge_an_image_mark() -> None:
+    prerendered = prerender("![a](images/a.png) \0" + "0\0 text")
+    assert prerendered.resolve(lambda src: "/served.png").count("/served.png") == 1
+
+
+def test_github_flavour_raw_html_kept_and_task_list_classes() -> None:
+    html = render_markdown(
+        "See www.example.org and ~~gone~~ ~also~.\n\n"
+        '<iframe src="https://example.org/embed"></iframe>\n\n'
+        "- [ ] to do\n- [x] done\n\nA note[^1].\n\n[^1]: The note.\n"
+    )
+    assert '<a href="http://www.example.org">www.example.org</a>' in html
+    assert "<del>gone</del>" in html and "<del>also</del>" in html
+    assert '<iframe src="https://example.org/embed"></iframe>' in html  # no tag filter
+    assert (
+        '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox"' in html
+    )
+    assert 'checked="" disabled=""' in html
+    assert 'class="footnote-ref"' in html and '<section class="footnotes"' in html
+
+
+def test_the_same_text_gives_the_same_bytes() -> None:
+    text = "## A\n\n```python\nprint(1)\n```\n\n![x](images/x.png)\n"
+    assert prerender(text) == prerender(text)
