@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from steadypress import commands, renderpool
+from steadypress import commands
 from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
 from steadypress.ledger import Ledger, Sighting, claim, enqueue
@@ -174,7 +174,7 @@ def test_a_batch_slower_than_a_lease_renews_it_as_its_pages_are_laid_out(
         lapsed.update(i.key for i in pending if i.lease and not i.lease.is_live(clock.now()))
         return prerender(text)
 
-    monkeypatch.setattr(renderpool, "prerender", slow)
+    monkeypatch.setattr("steadypress.targets.site.target.prerender", slow)
     result = run_cli(repo, "run", clock=clock)
     assert f"{CLAIM_BATCH} published" in result.out, result.out + result.err
     assert clock.seconds > 2 * lease.total_seconds(), "the batch outlasted its first lease"

@@ -1,5 +1,5 @@
-"""Markdown bodies rendered on every core give the bytes one core gives, and a body's images are
-served where the site puts them whichever process rendered it."""
+"""Pages rendered on every core give the bytes one core gives, and a body's images are served
+where the site puts them whichever process rendered it."""
 
 from __future__ import annotations
 
@@ -35,16 +35,26 @@ BODIES = [
 ]
 
 
-def _prerender_all(texts: list[str], *, workers: int) -> list[Prerendered]:
+def _pool(render: Callable[[str], Prerendered], *, workers: int) -> Pool:
+    """A pool rendering texts with `render` (forked into its workers, as the site's renderer)."""
+    return renderpool.RenderPool(render, key=str, workers=workers)
+
+
+Pool = renderpool.RenderPool[str, Prerendered]
+
+
+def _prerender_all(
+    texts: list[str], *, workers: int, render: Callable[[str], Prerendered] = prerender
+) -> list[Prerendered]:
     """Each text rendered by a pool of its own, closed after."""
-    pool = renderpool.BodyPool(workers=workers)
+    pool = _pool(render, workers=workers)
     try:
         return _html_bodies(pool, texts)
     finally:
         pool.close()
 
 
-def _html_bodies(pool: renderpool.BodyPool, texts: list[str]) -> list[Prerendered]:
+def _html_bodies(pool: Pool, texts: list[str]) -> list[Prerendered]:
     rendered = list(pool.rendered(texts))
     assert all(isinstance(body, Prerendered) for body in rendered), rendered
     return [body for body in rendered if isinstance(body, Prerendered)]
@@ -73,10 +83,9 @@ def no_other_threads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("no_other_threads")
-def test_a_worker_killed_leaves_the_bodies_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(renderpool, "prerender", _dies_in_a_worker)
+def test_a_worker_killed_leaves_the_bodies_to_this_process() -> None:
     many = [str(n) for n in range(renderpool.POOL_FROM)]
-    rendered = _prerender_all(many, workers=2)
+    rendered = _prerender_all(many, workers=2, render=_dies_in_a_worker)
     assert [p.html for p in rendered] == [f"{_PARENT}:{len(text)}" for text in many]
 
 
@@ -107,23 +116,23 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
 ) -> None:
     real_check = renderpool._other_threads
     monkeypatch.setattr(renderpool, "_other_threads", lambda: False)
-    monkeypatch.setattr(renderpool, "prerender", _pid)
+    on_pids = functools.partial(_prerender_all, render=_pid)
     many = [str(n) for n in range(renderpool.POOL_FROM)]
-    pids = {html.html.split(":")[0] for html in _prerender_all(many, workers=2)}
+    pids = {html.html.split(":")[0] for html in on_pids(many, workers=2)}
     assert pids - {str(os.getpid())}, "no body was rendered by a worker"
-    assert [int(html.html.split(":")[1]) for html in _prerender_all(many, workers=2)] \
+    assert [int(html.html.split(":")[1]) for html in on_pids(many, workers=2)] \
         == [len(text) for text in many]  # fmt: skip
 
     few = many[:-1]
-    assert {p.html.split(":")[0] for p in _prerender_all(few, workers=2)} == {str(os.getpid())}
-    assert {p.html.split(":")[0] for p in _prerender_all(many, workers=1)} == {str(os.getpid())}
+    assert {p.html.split(":")[0] for p in on_pids(few, workers=2)} == {str(os.getpid())}
+    assert {p.html.split(":")[0] for p in on_pids(many, workers=1)} == {str(os.getpid())}
     # Another thread running (live mode): a fork could inherit one of its locks held.
     monkeypatch.setattr(renderpool, "_other_threads", real_check)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        pids = {p.html.split(":")[0] for p in _prerender_all(many, workers=2)}
+        pids = {p.html.split(":")[0] for p in on_pids(many, workers=2)}
     finally:
         stop.set()
         other.join()
@@ -131,12 +140,9 @@ def test_the_pool_runs_on_other_processes_only_when_it_pays_and_is_safe(
 
 
 @pytest.mark.usefixtures("no_other_threads")
-def test_bodies_told_ahead_render_in_the_workers_once_and_come_back_in_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(renderpool, "prerender", _pid)
+def test_bodies_told_ahead_render_in_the_workers_once_and_come_back_in_order() -> None:
     batches = [[f"{batch}-{n}" for n in range(renderpool.POOL_FROM)] for batch in range(2)]
-    pool = renderpool.BodyPool(workers=2)
+    pool = _pool(_pid, workers=2)
     try:
         pool.ahead(batches[0] + batches[1])  # both batches at once: the second renders meanwhile
         for texts in batches:
@@ -156,13 +162,11 @@ def _niceness(text: str) -> Prerendered:
 
 
 @pytest.mark.usefixtures("no_other_threads")
-def test_the_workers_run_below_this_process_so_it_lays_out_pages_first(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(renderpool, "prerender", _niceness)
+def test_the_workers_run_below_this_process_so_it_writes_pages_first() -> None:
     texts = [str(n) for n in range(renderpool.POOL_FROM)]
     ours = os.nice(0)
-    niceness = {int(body.html.split(":")[0]) for body in _prerender_all(texts, workers=2)}
+    rendered = _prerender_all(texts, workers=2, render=_niceness)
+    niceness = {int(body.html.split(":")[0]) for body in rendered}
     assert niceness == {min(19, ours + renderpool.WORKER_NICENESS)}
     assert os.nice(0) == ours
 
@@ -175,13 +179,13 @@ def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
     ready when the first bodies come. Where the batches will be too small for the workers (a
     push of 100 is claimed 25 at a time), or there is nothing new, none is started."""
     monkeypatch.setattr(
-        "steadypress.targets.site.target.BodyPool",
-        functools.partial(renderpool.BodyPool, workers=2),
+        "steadypress.targets.site.target.RenderPool",
+        functools.partial(renderpool.RenderPool, workers=2),
     )
     events: list[str] = []
-    real_started, real_prefetch = renderpool.BodyPool._started, ContentSource.prefetch
+    real_started, real_prefetch = renderpool.RenderPool._started, ContentSource.prefetch
 
-    def started(pool: renderpool.BodyPool) -> Any:
+    def started(pool: renderpool.RenderPool[Any, Any]) -> Any:
         if pool._pool is None:
             events.append("start")
         return real_started(pool)
@@ -191,7 +195,7 @@ def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
             events.append(f"read {len(paths)}")
         real_prefetch(source, commit, paths)
 
-    monkeypatch.setattr(renderpool.BodyPool, "_started", started)
+    monkeypatch.setattr(renderpool.RenderPool, "_started", started)
     monkeypatch.setattr(ContentSource, "prefetch", prefetch)
     few = renderpool.POOL_FROM  # claimed CLAIM_BATCH at a time
     repo.commit(**{f"content/q{n:03d}.md": article(f"Q{n}") for n in range(few)})
@@ -209,18 +213,15 @@ def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
     assert events.count("start") == 1, "forked once a run"
 
 
-def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(renderpool, "prerender", _pid)
+def test_a_body_told_ahead_renders_here_when_the_pool_cannot_run() -> None:
     texts = [str(n) for n in range(renderpool.POOL_FROM)]
-    pool = renderpool.BodyPool(workers=1)
+    pool = _pool(_pid, workers=1)
     pool.ahead(texts)
     assert {html.split(":")[0] for html in _html(pool, texts)} == {str(os.getpid())}
     pool.close()
 
 
-def _html(pool: renderpool.BodyPool, texts: list[str]) -> list[str]:
+def _html(pool: Pool, texts: list[str]) -> list[str]:
     return [body.html for body in _html_bodies(pool, texts)]
 
 
@@ -232,12 +233,12 @@ def _breaks_on_poison(text: str) -> Prerendered:
 
 
 @pytest.mark.usefixtures("no_other_threads")
-def test_a_text_that_breaks_the_renderer_fails_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Its chunk's other bodies (rendered with it in a worker) are rendered again here."""
-    monkeypatch.setattr(renderpool, "prerender", _breaks_on_poison)
+def test_a_text_that_breaks_the_renderer_fails_alone() -> None:
+    """It comes back as what it raised, and its chunk's other bodies (rendered with it in a
+    worker) come back rendered."""
     texts = [f"body {n}" for n in range(renderpool.POOL_FROM)]
     texts[3] = "POISON"
-    pool = renderpool.BodyPool(workers=2)
+    pool = _pool(_breaks_on_poison, workers=2)
     try:
         rendered = list(pool.rendered(texts))
     finally:
@@ -252,7 +253,11 @@ def test_a_text_that_breaks_the_renderer_fails_alone(monkeypatch: pytest.MonkeyP
 def test_an_article_that_breaks_the_renderer_is_one_dead_letter_in_a_first_build(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(renderpool, "prerender", _breaks_on_poison)
+    monkeypatch.setattr("steadypress.targets.site.target.prerender", _breaks_on_poison)
+    monkeypatch.setattr(
+        "steadypress.targets.site.target.RenderPool",
+        functools.partial(renderpool.RenderPool, workers=2),
+    )
     paths = [f"content/p{n:03d}.md" for n in range(renderpool.POOL_FROM + 1)]
     repo.commit(**{path: article(f"P{n}", body="POISON" if n == 7 else f"Body {n}.")
                    for n, path in enumerate(paths)})  # fmt: skip
@@ -289,15 +294,15 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
         return site_folder(out)
 
     submitted: list[int] = []
-    real_submit, pool_from = renderpool.BodyPool._submit, renderpool.POOL_FROM
+    real_submit, pool_from = renderpool.RenderPool._submit, renderpool.POOL_FROM
 
-    def counted(pool: renderpool.BodyPool, workers: Any, texts: list[str]) -> None:
-        submitted.append(len(texts))
-        real_submit(pool, workers, texts)
+    def counted(pool: renderpool.RenderPool[Any, Any], workers: Any, items: list[Any]) -> None:
+        submitted.append(len(items))
+        real_submit(pool, workers, items)
 
-    monkeypatch.setattr(renderpool.BodyPool, "_submit", counted)
-    on_two_workers = functools.partial(renderpool.BodyPool, workers=2)
-    monkeypatch.setattr("steadypress.targets.site.target.BodyPool", on_two_workers)
+    monkeypatch.setattr(renderpool.RenderPool, "_submit", counted)
+    on_two_workers = functools.partial(renderpool.RenderPool, workers=2)
+    monkeypatch.setattr("steadypress.targets.site.target.RenderPool", on_two_workers)
     on_every_core = build(tmp_path / "pooled")
     monkeypatch.setattr(renderpool, "POOL_FROM", 10**9)
     on_one = build(tmp_path / "one")
@@ -313,8 +318,8 @@ def test_a_site_reads_ahead_only_the_articles_its_workers_would_render(
     articles are not even read ahead (a claim of 25 read them for nothing, inside its
     transaction, while its leases ran)."""
     monkeypatch.setattr(
-        "steadypress.targets.site.target.BodyPool",
-        functools.partial(renderpool.BodyPool, workers=2),
+        "steadypress.targets.site.target.RenderPool",
+        functools.partial(renderpool.RenderPool, workers=2),
     )
     target = site_target(DirectorySiteFiles(tmp_path))
     reads: list[int] = []

@@ -1,23 +1,24 @@
-"""Markdown bodies rendered on every core, and ahead of when they are needed.
+"""Rendering on every core, and ahead of when it is needed.
 
-A first build renders hundreds of bodies at once, and that part of rendering is pure
-(`prerender`: text in, HTML out), so a pool of worker processes shares it. A few bodies (a push)
-are rendered in this process: starting workers costs more than rendering them.
+A first build renders hundreds of articles at once, and rendering one is a function of the
+article alone (the site's pages: markdown in, the page through the theme out), so a pool of
+worker processes shares it. A few (a push) are rendered in this process: starting workers costs
+more than rendering them.
 
-A `BodyPool` may be told bodies before they are asked for (`ahead`): the workers render them
+A `RenderPool` may be told items before they are asked for (`ahead`): the workers render them
 while this process does the work that does not need them (the claim's write, the batch before's
-pages and listings), and `rendered` hands them over as they come, in order, so this process
-lays out each page while the workers render the next bodies.
+index and listings), and `rendered` hands them over as they come, in order, so this process
+writes each page while the workers render the next ones.
 
 The workers are forked, once, as soon as there is enough to render (`start`: when a plan finds
-that many new articles, before it reads them), and each builds its renderer while this process
+that many new articles, before it reads them), and each warms its renderer while this process
 reads: a fork server or a fresh interpreter would import everything again (benchmarked: a pool
-of fork-server workers rendered 1,000 bodies slower than one process). A process running other
-threads then (live mode) renders here instead: a forked child could inherit a lock another
-thread holds. The workers run at a lower priority than this process: it lays out and writes
-the pages the workers' bodies go into, the longest chain of a first build, so when both want a
-core it gets it first (measured on 2 cores, with the early start: a first build of 1,000 about
-8% sooner).
+of fork-server workers rendered 1,000 bodies slower than one process), and a forked worker
+starts with what this process holds (the renderer given it is not pickled). A process running
+other threads then (live mode) renders here instead: a forked child could inherit a lock another
+thread holds. The workers run at a lower priority than this process: it writes the pages the
+workers render, the longest chain of a first build, so when both want a core it gets it first
+(measured on 2 cores, with the early start: a first build of 1,000 about 8% sooner).
 """
 
 from __future__ import annotations
@@ -25,75 +26,89 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
-
-from steadypress.render import Prerendered, prerender
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["POOL_FROM", "WORKER_NICENESS", "BodyPool"]
+__all__ = ["POOL_FROM", "WORKER_NICENESS", "RenderPool"]
 
-# Bodies in one call from which a pool pays for itself (a body takes about 0.7 ms on one core).
+# Items in one call from which a pool pays for itself (a page takes about 0.3 ms on one core).
 POOL_FROM = 100
-# Bodies a worker is handed at a time: few enough that the first come back early (this process
-# starts on their pages), enough that passing them costs little.
+# Items a worker is handed at a time: few enough that the first come back early (this process
+# starts on writing them), enough that passing them costs little.
 CHUNK = 25
 # How much lower the workers' priority is than this process's (nice(2): 0 to 19, 19 the lowest).
 WORKER_NICENESS = 10
 
 
-class BodyPool:
-    """`prerender` on `workers` processes (one per core the process may use, by default), for
-    calls of POOL_FROM bodies or more; each body told `ahead` is rendered once, and handed over
-    by `rendered` once."""
+T = TypeVar("T")
+R = TypeVar("R")
 
-    def __init__(self, *, workers: int | None = None) -> None:
+
+class RenderPool(Generic[T, R]):
+    """`render` on `workers` processes (one per core the process may use, by default), for
+    calls of POOL_FROM items or more; each item told `ahead` (the same by `key`) is rendered
+    once, and handed over by `rendered` once. `warm` readies a worker's renderer."""
+
+    def __init__(
+        self,
+        render: Callable[[T], R],
+        *,
+        key: Callable[[T], Hashable],
+        warm: Callable[[], object] = lambda: None,
+        workers: int | None = None,
+    ) -> None:
+        self._render = render
+        self._key = key
+        self._warm = warm
         self._workers = workers or len(os.sched_getaffinity(0))
         self._pool: ProcessPoolExecutor | None = None
         self._refused = False  # the pool cannot run here, or broke: everything is rendered here
-        self._ahead: dict[str, tuple[Future[list[Prerendered]], int]] = {}
+        self._ahead: dict[Hashable, tuple[Future[list[R]], int]] = {}
 
     def renders_ahead(self, count: int) -> bool:
-        """Whether `count` bodies told `ahead` would be rendered by the workers (else nothing
+        """Whether `count` items told `ahead` would be rendered by the workers (else nothing
         is gained by telling them)."""
         return count >= POOL_FROM and self._workers >= 2 and not self._refused
 
     def start(self) -> None:
-        """Fork the workers now, where they can run, to get ready for bodies to come (a pool
+        """Fork the workers now, where they can run, to get ready for items to come (a pool
         forks its workers for its first task: here, an empty one)."""
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
         if self._pool is None and (pool := self._started()) is not None:
             try:
-                pool.submit(_prerender_chunk, [])
+                pool.submit(_render_chunk, [])
             except BrokenProcessPool:
                 self._refuse()
 
-    def ahead(self, texts: Sequence[str]) -> None:
-        """Start rendering these bodies in the workers, if there are enough to pay for them."""
-        fresh = [text for text in dict.fromkeys(texts) if text not in self._ahead]
+    def ahead(self, items: Sequence[T]) -> None:
+        """Start rendering these items in the workers, if there are enough to pay for them."""
+        fresh = list(
+            {self._key(item): item for item in items if self._key(item) not in self._ahead}.values()
+        )
         if len(fresh) >= POOL_FROM and (pool := self._started()) is not None:
             self._submit(pool, fresh)
 
-    def rendered(self, texts: Sequence[str]) -> Iterator[Prerendered | Exception]:
-        """`prerender` of each text, in order, each as soon as it is ready; for a text that
-        `prerender` fails on, what it raised: one text that breaks the renderer (a bug, here
-        or in a library) fails alone, not the others it was rendered with."""
-        self.ahead(texts)
-        for text in texts:
-            yield self._take(text)
+    def rendered(self, items: Sequence[T]) -> Iterator[R | Exception]:
+        """`render` of each item, in order, each as soon as it is ready; for an item that
+        `render` fails on, what it raised: one item that breaks the renderer (a bug, here or
+        in a library, or the item's own fault) fails alone, not the others rendered with it."""
+        self.ahead(items)
+        for item in items:
+            yield self._take(item)
 
     def close(self) -> None:
-        """Stop the workers; bodies told ahead and never asked for are dropped."""
+        """Stop the workers; items told ahead and never asked for are dropped."""
         self._ahead.clear()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    def _take(self, text: str) -> Prerendered | Exception:
-        found = self._ahead.pop(text, None)
+    def _take(self, item: T) -> R | Exception:
+        found = self._ahead.pop(self._key(item), None)
         if found is not None:
             # Imported with the pool that made the future.
             from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
@@ -102,15 +117,15 @@ class BodyPool:
             try:
                 return future.result()[place]
             except BrokenProcessPool:
-                # A worker was killed (out of memory, say): the bodies are rendered here
-                # instead, and a body that kills whatever renders it fails here, where the
+                # A worker was killed (out of memory, say): the items are rendered here
+                # instead, and an item that kills whatever renders it fails here, where the
                 # executor sees it.
                 self._refuse()
-            except Exception:  # noqa: S110 - one of its chunk failed: each is rendered again here
+            except Exception:  # noqa: S110 - its chunk came back broken: rendered again here
                 pass
         try:
-            return prerender(text)
-        except Exception as error:  # the text's own failure, handed to its caller alone
+            return self._render(item)
+        except Exception as error:  # the item's own failure, handed to its caller alone
             return error
 
     def _started(self) -> ProcessPoolExecutor | None:
@@ -119,7 +134,7 @@ class BodyPool:
             if self._workers < 2 or _other_threads():
                 self._refused = True
                 return None
-            # Imported here: a command that renders a few bodies, or none, does not pay for them.
+            # Imported here: a command that renders a few items, or none, does not pay for them.
             import multiprocessing  # noqa: PLC0415
             from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
@@ -130,34 +145,52 @@ class BodyPool:
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("fork"),
                 initializer=_start_worker,
+                initargs=(self._render, self._warm),  # forked, not pickled
             )
         return self._pool
 
-    def _submit(self, pool: ProcessPoolExecutor, texts: Sequence[str]) -> None:
+    def _submit(self, pool: ProcessPoolExecutor, items: Sequence[T]) -> None:
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
-        for start in range(0, len(texts), CHUNK):
-            chunk = list(texts[start : start + CHUNK])
+        for start in range(0, len(items), CHUNK):
+            chunk = list(items[start : start + CHUNK])
             try:
-                future = pool.submit(_prerender_chunk, chunk)
+                future = pool.submit(_render_chunk, chunk)
             except BrokenProcessPool:
                 self._refuse()
                 return
-            for place, text in enumerate(chunk):
-                self._ahead[text] = (future, place)
+            for place, item in enumerate(chunk):
+                self._ahead[self._key(item)] = (future, place)
 
     def _refuse(self) -> None:
         self.close()
         self._refused = True
 
 
-def _start_worker() -> None:
+# A worker's renderer, set as it starts (`_start_worker`).
+_render_in_worker: Callable[[Any], Any] | None = None
+
+
+def _start_worker(render: Callable[[Any], Any], warm: Callable[[], object]) -> None:
+    global _render_in_worker  # noqa: PLW0603 - one renderer a worker process, set once
     os.nice(WORKER_NICENESS)
-    prerender("")  # the renderer built (cmark-gfm and Pygments loaded) before any body comes
+    _render_in_worker = render
+    warm()  # the renderer built (libraries loaded, templates compiled) before any item comes
 
 
-def _prerender_chunk(texts: list[str]) -> list[Prerendered]:
-    return [prerender(text) for text in texts]
+def _render_chunk(items: Sequence[object]) -> list[Any]:
+    """Each item rendered, or what rendering it raised: one that fails (a page's missing image,
+    a bug one text meets) fails alone, and the others come back with it."""
+    render = _render_in_worker
+    if render is None:
+        raise RuntimeError("a chunk sent to a process that is not a worker")
+    done: list[Any] = []
+    for item in items:
+        try:
+            done.append(render(item))
+        except Exception as error:  # handed to the item's caller, as raised here
+            done.append(error)
+    return done
 
 
 def _other_threads() -> bool:

@@ -14,6 +14,7 @@ matter is escaped by the templates (autoescape), and the same inputs give the sa
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -85,6 +86,15 @@ class Theme:
             raise PermanentError(
                 f"theme template {where}: {error}", depends_on=(self._where,) if self._where else ()
             ) from None
+
+    def compile(self, *templates: str) -> None:
+        """Compile these templates now rather than at their first page (an error in one is
+        left to that page to meet)."""
+        from jinja2 import TemplateError  # noqa: PLC0415 (imported with the environment)
+
+        for template in templates:
+            with contextlib.suppress(TemplateError):
+                self._environment.get_template(template)
 
     def stylesheet(self) -> bytes:
         light, dark = highlight_css()

@@ -29,8 +29,8 @@ from steadypress.content import ContentSource
 from steadypress.errors import GitFailed, PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, PublishedRecord
-from steadypress.render import Prerendered, is_relative_reference, prerender, reading_minutes
-from steadypress.renderpool import BodyPool
+from steadypress.render import is_relative_reference, prerender, reading_minutes
+from steadypress.renderpool import RenderPool
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
@@ -185,8 +185,10 @@ class SiteTarget:
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
-        # The bodies of a run's batches, rendered on every core (`render_ahead`).
-        self._bodies = BodyPool()
+        # The pages of a run's batches, rendered on every core (`render_ahead`).
+        self._pages: RenderPool[Article, _Rendered] = RenderPool(
+            self._render, key=_version, warm=self._warm
+        )
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
@@ -236,12 +238,12 @@ class SiteTarget:
         assets[site_path] = data
         return site_path
 
-    def _render(self, article: Article, prerendered: Prerendered | None = None) -> _Rendered:
-        """The article's page, images and index entry; its body as `prerendered` (by the
-        batch's pool) or rendered here."""
+    def _render(self, article: Article) -> _Rendered:
+        """The article's page, images and index entry: a function of the article (and the
+        repository's images), so that any process may render it (`RenderPool`)."""
         slug = self.slug_of(article)
         assets: dict[str, bytes] = {}
-        body = (prerendered or prerender(article.body)).resolve(
+        body = prerender(article.body).resolve(
             lambda src: self._address.base_url + self._asset(article, src, assets)
         )
         cover = article.cover_image
@@ -286,6 +288,12 @@ class SiteTarget:
             aliases=tuple(sorted(redirects := self._redirects(article, url))),
         )
         return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
+
+    def _warm(self) -> None:
+        """A worker's renderer readied before any article comes: the Markdown renderer loaded,
+        the article's templates compiled."""
+        prerender("")
+        self._theme.compile("article.html", "base.html", "neighbours.html")
 
     def _redirects(self, article: Article, url: str) -> dict[str, bytes]:
         """A page at each old URL of the article that sends readers (and search engines, by
@@ -384,37 +392,38 @@ class SiteTarget:
     def expect(self, count: int) -> None:
         """The workers started now, if they would render batches of `count`: each builds its
         renderer while the plan reads the articles."""
-        if self._bodies.renders_ahead(count):
-            self._bodies.start()
+        if self._pages.renders_ahead(count):
+            self._pages.start()
 
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
-        """Start rendering the bodies of articles likely handed to a later `publish_batch`
+        """Start rendering the pages of articles likely handed to a later `publish_batch`
         (the workers render them meanwhile), when there are enough for the workers: fewer are
         not even read. Nothing is written."""
-        if self._bodies.renders_ahead(count):
-            self._bodies.ahead([article.body for article in articles()])
+        if self._pages.renders_ahead(count):
+            self._pages.ahead(articles())
 
     def _rendered(
         self, articles: Sequence[Article], keep_alive: Callable[[], None] | None = None
     ) -> list[_Rendered | PublishError]:
-        """Each article rendered (their bodies on every core, each page laid out here as its
-        body comes back, `keep_alive` called after each), or why it cannot be; those rendered
-        ahead are not rendered again."""
-        missing = [a for a in articles if (a.path, a.blob, a.commit) not in self._ahead]
-        bodies = self._bodies.rendered([article.body for article in missing])
-        for article, body in zip(missing, bodies, strict=True):
-            try:
-                if isinstance(body, Exception):
-                    raise PermanentError(
-                        f"its Markdown could not be rendered: {type(body).__name__}: {body}"
-                    ) from body
-                rendered: _Rendered | PublishError = self._render(article, body)
-            except PublishError as error:
-                rendered = error
-            self._ahead[article.path, article.blob, article.commit] = rendered
+        """Each article rendered (on every core, each taken as it comes back, `keep_alive`
+        called after each), or why it cannot be; those rendered ahead are not rendered again."""
+        missing = [a for a in articles if _version(a) not in self._ahead]
+        pages = self._pages.rendered(missing)
+        for article, page in zip(missing, pages, strict=True):
+            rendered: _Rendered | PublishError
+            if isinstance(page, PublishError):  # the article's own: a missing image, say
+                rendered = page
+            elif isinstance(page, Exception):  # a bug that one article meets
+                rendered = PermanentError(
+                    f"its Markdown could not be rendered: {type(page).__name__}: {page}"
+                )
+                rendered.__cause__ = page
+            else:
+                rendered = page
+            self._ahead[_version(article)] = rendered
             if keep_alive is not None:
                 keep_alive()
-        return [self._ahead[a.path, a.blob, a.commit] for a in articles]
+        return [self._ahead[_version(a)] for a in articles]
 
     def publish_batch(
         self,
@@ -435,7 +444,7 @@ class SiteTarget:
         renders = self._rendered([article for article, _previous in work], keep_alive)
         self._ahead.clear()
         if final:  # the run's batches are all rendered: its workers go
-            self._bodies.close()
+            self._pages.close()
         for number, ((article, _previous), rendered) in enumerate(zip(work, renders, strict=True)):
             if isinstance(rendered, PublishError):
                 results.append(rendered)
@@ -720,7 +729,7 @@ class SiteTarget:
     def finish(self) -> None:
         """Render the listing pages and write the sitemaps this run's batches left
         (`publish_batch` not `final`): one write, after the last batch."""
-        self._bodies.close()
+        self._pages.close()
 
         def change(files: SiteWriter) -> None:
             index, sitemaps = self._open_index(files)
@@ -844,6 +853,12 @@ def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[s
 def _front_page_date(index: SiteIndex) -> datetime | None:
     """When what the front page lists last changed (the sitemap's date for it)."""
     return max((entry.updated for _path, entry in index.newest), default=None)
+
+
+def _version(article: Article) -> tuple[str, str, str | None]:
+    """What tells one rendering of an article from another: its path, blob and commit (its
+    images are read at the commit)."""
+    return article.path, article.blob, article.commit
 
 
 def _first_read(batch: Sequence[tuple[Article, _Rendered]]) -> tuple[list[str], list[str]]:
