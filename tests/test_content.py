@@ -236,6 +236,29 @@ def test_an_edit_of_an_old_undated_article_reads_only_the_push_s_history(
     assert edited.updated is not None and edited.updated > edited.date
 
 
+def test_a_push_s_article_is_dated_from_its_commit_before_git_has_ended_that_commit(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git ends a commit's record of the walk only once it has diffed the commit before (40
+    ms in a folder of 100,000 files): the walk stops where the article's own line of the
+    push's commit ends, not after the rest of the commit's files and the next commit."""
+    commit = _daily_commits(repo, monkeypatch)
+    commit(**{f"content/old-{n:02d}.md": article(f"Old {n}") for n in range(10)})
+    others = {f"content/z-other-{n:02d}.md": article(f"Other {n}") for n in range(20)}
+    head = commit(**{"content/a-pushed.md": article("Pushed"), **others})
+    streamed, _whole = _streamed_history(repo, monkeypatch)
+    newest = repo.git("log", "-1", "-z", "--format=%x01%ct", "--name-status", "--", "content")
+    source = ContentSource(Git(repo.root), "content")
+    source.prefetch(head, ["content/a-pushed.md"])
+    assert 0 < sum(streamed) < len(newest) / 2, (streamed, len(newest))
+    blob = repo.blob("content/a-pushed.md", head)
+    pushed = source.read("content/a-pushed.md", blob, commit=head)
+    assert pushed == ContentSource(Git(repo.root), "content").read(
+        "content/a-pushed.md", blob, commit=head
+    )
+    assert pushed.date == datetime.fromtimestamp(1_700_000_000 + 86_400, UTC)
+
+
 def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
