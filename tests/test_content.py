@@ -259,6 +259,43 @@ def test_a_push_s_article_is_dated_from_its_commit_before_git_has_ended_that_com
     assert pushed.date == datetime.fromtimestamp(1_700_000_000 + 86_400, UTC)
 
 
+def test_the_diff_of_a_push_of_one_commit_dates_its_articles_with_no_walk(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push of one commit is diffed from its parent to plan it: what it added and changed
+    is dated by that commit, and the history is not walked for them (the walk waits on git
+    diffing the commit again: 60 ms in a folder of 100,000 files). An edit of an old article
+    with no date of its own still walks, for the day it was added."""
+    commit = _daily_commits(repo, monkeypatch)
+    commit(**{f"content/old-{n:02d}.md": article(f"Old {n}") for n in range(5)})
+    parent = commit(**{"content/moved.md": article("Moved")})
+    repo.git("mv", "content/moved.md", "content/moved-here.md")
+    head = commit(**{
+        "content/new.md": article("New"),
+        "content/old-01.md": article("Old 1", date="2020-01-01", body="Edited."),
+    })  # fmt: skip
+    streamed, _whole = _streamed_history(repo, monkeypatch)
+    source = ContentSource(Git(repo.root), "content")
+    changes = source.changed_articles(parent, head)
+    assert changes is not None
+    assert set(changes.changed) == {"content/new.md", "content/old-01.md", "content/moved-here.md"}
+    source.prefetch(head, sorted(changes.changed))
+    assert streamed == [], "no walk of the history"
+    walked = ContentSource(Git(repo.root), "content")
+    for path, blob in changes.changed.items():
+        assert source.read(path, blob, commit=head) == walked.read(path, blob, commit=head)
+
+    edit = commit(**{"content/old-02.md": article("Old 2", body="Edited.")})
+    changes = source.changed_articles(head, edit)
+    assert changes is not None
+    source.prefetch(edit, ["content/old-02.md"])
+    assert streamed, "its addition is walked for"
+    blob = changes.changed["content/old-02.md"]
+    assert source.read("content/old-02.md", blob, commit=edit) == walked.read(
+        "content/old-02.md", blob, commit=edit
+    )
+
+
 def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:

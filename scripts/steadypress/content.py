@@ -291,6 +291,7 @@ class _History:
     changed: dict[str, datetime] = field(default_factory=dict)
     added: dict[str, datetime] = field(default_factory=dict)
     complete: bool = False
+    walked: bool = True  # False: known from one commit's diff (`changed_articles`), no walk
 
     def knows(self, path: str, *, added: bool = False) -> bool:
         """Whether it knows when `path` last changed (`added`: when it was added)."""
@@ -413,18 +414,21 @@ class ContentSource:
         None when `before` gives no usable diff (a first push, a force push, an unknown commit):
         the caller then reconciles every article against what was published.
         """
-        if not before or before == ZERO_OID or self.resolve(before) is None:
+        if not before or before == ZERO_OID or (base := self.resolve(before)) is None:
             return None
-        try:
-            self._git.run("merge-base", "--is-ancestor", before, after)
-        except GitFailed:
-            return None
+        head, parents = self._commit_and_parents(after)
+        if parents != [base]:
+            try:
+                self._git.run("merge-base", "--is-ancestor", before, after)
+            except GitFailed:
+                return None
         raw = self._git.run(
             "diff-tree", "-r", "-z", "--no-commit-id", "-M", "--diff-filter=AMRD",
             before, after, "--", self._content_dir,
         )  # fmt: skip
         fields = [part.decode("utf-8", errors="surrogateescape") for part in raw.split(b"\0")]
         changes = Changes()
+        added = set()  # of the articles changed, those added (a rename adds its new path)
         index = 0
         while index < len(fields) and fields[index]:
             _old_mode, _new_mode, _old_oid, new_oid, status = fields[index].split()
@@ -442,7 +446,31 @@ class ContentSource:
                 changes.removed.add(path)
             else:
                 changes.changed[path] = new_oid
+                if status != "M":
+                    added.add(path)
+        if parents == [base]:
+            self._dated_by(head, changes, added=added)
         return changes
+
+    def _commit_and_parents(self, commit: str) -> tuple[str, list[str]]:
+        """A commit's id and its parents' (its time kept for `_commit_time`). (`git log`, not
+        `git show`, which took 30 ms in a folder of 100,000 files where this takes 2.)"""
+        line = self._git.text("log", "-1", "--format=%H %ct %P", "--end-of-options", commit)
+        oid, stamp, *parents = line.split()
+        self._commit_times[oid] = datetime.fromtimestamp(int(stamp), UTC)
+        return oid, parents
+
+    def _dated_by(self, commit: str, changes: Changes, *, added: set[str]) -> None:
+        """The articles one commit changed (`changes`, its diff from its only parent) last
+        changed then, those of `added` added then: what a walk of its history would find
+        first, known without one (a walk waits on git diffing the commit again, 60 ms in a
+        folder of 100,000 files). An article asked about beyond these still walks."""
+        history = self._history.setdefault(commit, _History(walked=False))
+        moment = self._commit_time(commit)
+        for path in changes.changed:
+            history.changed.setdefault(path, moment)
+            if path in added:
+                history.added.setdefault(path, moment)
 
     def read(self, path: str, blob: str, *, commit: str, newest: str | None = None) -> Article:
         """Parse one article version as of `commit`, or as of `newest` when the article still
@@ -600,7 +628,7 @@ class ContentSource:
             return history
         # A commit's second walk goes to the beginning: each window of a large import would
         # otherwise walk again, deeper than the one before.
-        stops = history is None
+        stops = history is None or not history.walked
         history = self._history[commit] = _History()
         # Only a walk for last changes (a push's) leaves a few additions to be asked alone: an
         # import order takes the additions it finds, and asks for none.
@@ -705,6 +733,6 @@ class ContentSource:
 
     def _commit_time(self, commit: str) -> datetime:
         if commit not in self._commit_times:
-            stamp = self._git.text("show", "-s", "--format=%ct", commit)
+            stamp = self._git.text("log", "-1", "--format=%ct", "--end-of-options", commit)
             self._commit_times[commit] = datetime.fromtimestamp(int(stamp), UTC)
         return self._commit_times[commit]
