@@ -415,7 +415,7 @@ class SiteTarget:
                 rendered = page
             elif isinstance(page, Exception):  # a bug that one article meets
                 rendered = PermanentError(
-                    f"its Markdown could not be rendered: {type(page).__name__}: {page}"
+                    f"it could not be rendered: {type(page).__name__}: {page}"
                 )
                 rendered.__cause__ = page
             else:
