@@ -248,7 +248,10 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
             "since": backlog.since,
             "after": backlog.after,
             **({"order": NEWEST_FIRST} if backlog.newest_first else {}),
+            **({"restyle": list(backlog.restyle)} if backlog.restyle else {}),
         }
+    if marker.looks:
+        fields["looks"] = dict(marker.looks)
     return _document("reconciled", fields)
 
 
@@ -532,14 +535,22 @@ def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
 
 def _backlog(raw: dict[str, Any], name: str) -> Backlog:
     try:
-        fields = _fields(raw[name], {"since", "after"}, frozenset({"order"}))
+        fields = _fields(raw[name], {"since", "after"}, frozenset({"order", "restyle"}))
         since = fields["since"]
         if since is not None and not isinstance(since, str):
             raise _Invalid("'since' must be a commit id or null")
         order = fields.get("order", PATH_ORDER)
         if order not in (NEWEST_FIRST, PATH_ORDER):
             raise _Invalid(f"'order' must be {NEWEST_FIRST!r} or {PATH_ORDER!r}, not {order!r}")
-        return Backlog(since=since, after=_str(fields, "after"), newest_first=order == NEWEST_FIRST)
+        restyle = fields.get("restyle", [])
+        if not isinstance(restyle, list) or not all(isinstance(t, str) for t in restyle):
+            raise _Invalid("'restyle' must be a list of target names")
+        return Backlog(
+            since=since,
+            after=_str(fields, "after"),
+            newest_first=order == NEWEST_FIRST,
+            restyle=tuple(restyle),
+        )
     except _Invalid as problem:
         raise _Invalid(f"{name!r}: {problem}") from None
 
@@ -549,12 +560,21 @@ def _reconciled(data: bytes | None) -> Reconciled | None:
         return None
     _version, raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
     try:
-        fields = _fields(raw, {"commit", "targets", "config"}, frozenset({"backlog"}))
+        fields = _fields(raw, {"commit", "targets", "config"}, frozenset({"backlog", "looks"}))
         targets = fields["targets"]
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise _Invalid("'targets' must be a list of names")
         backlog = _optional(_backlog, fields, "backlog")
-        return Reconciled(_str(fields, "commit"), tuple(targets), _str(fields, "config"), backlog)
+        looks = fields.get("looks", {})
+        if not isinstance(looks, dict) or not all(isinstance(v, str) for v in looks.values()):
+            raise _Invalid("'looks' must map target names to digests")
+        return Reconciled(
+            _str(fields, "commit"),
+            tuple(targets),
+            _str(fields, "config"),
+            backlog,
+            looks=tuple(sorted(looks.items())),
+        )
     except _Invalid as problem:
         raise StateError(RECONCILED_FILE, str(problem)) from None
 

@@ -191,6 +191,9 @@ class Backlog:
     since: str | None
     after: str
     newest_first: bool = False
+    # Targets whose look changed (`Reconciled.looks`): every article is published to them
+    # again, the versions they hold too.
+    restyle: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +207,9 @@ class Reconciled:
     targets: tuple[str, ...]
     config: str
     backlog: Backlog | None = None
+    # (target, look) of each target whose pages depend on more than the article (the site: its
+    # settings and theme), sorted: another look publishes every article to it again.
+    looks: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +241,7 @@ class Sighting:
     blob: str
     commit: str
     not_before: datetime | None = None
+    republish: bool = False  # even the version the target holds: its look changed
 
     @property
     def key(self) -> str:
@@ -295,7 +302,8 @@ def enqueue(
     """Record article versions as unfinished work; returns the keys that are newly pending.
 
     Idempotent: a blob already pending, published or dead is not enqueued again; so is `ABSENT`
-    for an article the ledger knows nothing of.
+    for an article the ledger knows nothing of. A sighting to `republish` is enqueued though
+    the target holds its version.
     """
     pending = dict(ledger.pending)
     dead = dict(ledger.dead)
@@ -332,7 +340,7 @@ def enqueue(
             continue
         published = ledger.published.get(key)
         on_target = published.blob if published is not None else ABSENT
-        if dead_item is None and on_target == sighting.blob:
+        if dead_item is None and on_target == sighting.blob and not sighting.republish:
             continue
         if dead_item is not None:
             # The dead version is no longer the newest: the new one carries its alert, which

@@ -29,6 +29,7 @@ from steadypress.ledger import (
 )
 from steadypress.lookahead import expect, read_ahead
 from steadypress.pipeline import Pipeline
+from steadypress.targets.base import StyledTarget
 
 __all__ = [
     "ADMISSION",
@@ -49,9 +50,11 @@ __all__ = [
 Prepare = Callable[[Ledger, datetime], tuple[Ledger, list[str]]]
 
 
-def _known(ledger: Ledger, key: str, blob: str) -> bool:
-    """True when this version is already pending, published or dead: nothing to enqueue."""
-    for section in (ledger.pending, ledger.published, ledger.dead):
+def _known(ledger: Ledger, key: str, blob: str, *, restyled: bool = False) -> bool:
+    """True when this version is already pending, published or dead: nothing to enqueue. For a
+    target `restyled` (its look changed), a version it holds is to publish again."""
+    held = () if restyled else (ledger.published,)
+    for section in (ledger.pending, *held, ledger.dead):
         entry = section.get(key)
         if entry is not None and entry.blob == blob:
             return True
@@ -90,8 +93,10 @@ def plan(
     ledger: Ledger,
     room: int | None = None,
     order: Sequence[str] | None = None,
+    restyle: Collection[str] = (),
 ) -> Plan:
-    """Compare article versions at `commit` with the ledger.
+    """Compare article versions at `commit` with the ledger; to the targets of `restyle` (their
+    look changed), the versions they hold are published again.
 
     Only versions the ledger does not know are read, to learn whether they are drafts or
     scheduled; one that cannot be parsed is still enqueued, so that the executor dead-letters it
@@ -102,7 +107,7 @@ def plan(
     compared): `Plan.stopped_after` then names the last article compared, and the ones after it
     are left for a later window.
     """
-    found, withdrawn = _compare(pipeline, {}, commit, removed, ledger)
+    found, withdrawn = _compare(pipeline, {}, commit, removed, ledger, restyle=restyle)
     step = len(articles) if room is None else max(1, room // max(1, len(pipeline.targets)))
     if order is None and len(articles) > step:  # a window may stop early: the order says where
         order = pipeline.content.newest_first(commit, articles)
@@ -112,7 +117,7 @@ def plan(
     part, last = list(itertools.islice(left, step)), None
     while part and (room is None or last is None or len(found) < room):
         window = {path: articles[path] for path in part}
-        more, leaving = _compare(pipeline, window, commit, (), ledger)
+        more, leaving = _compare(pipeline, window, commit, (), ledger, restyle=restyle)
         found += more
         withdrawn |= leaving
         last = part[-1]
@@ -143,6 +148,8 @@ def _compare(
     commit: str,
     removed: Collection[str],
     ledger: Ledger,
+    *,
+    restyle: Collection[str] = (),
 ) -> tuple[list[Sighting], set[str]]:
     """The versions of these articles to enqueue, and the keys they withdraw (see `plan`)."""
     found: list[Sighting] = []
@@ -154,7 +161,11 @@ def _compare(
     # The targets each version is new to; those versions are read below, together.
     unknown: dict[str, list[str]] = {}
     for path, blob in sorted(articles.items()):
-        new_to = [t for t in pipeline.targets if not _known(ledger, item_key(t, path), blob)]
+        new_to = [
+            target
+            for target in pipeline.targets
+            if not _known(ledger, item_key(target, path), blob, restyled=target in restyle)
+        ]
         if new_to:
             unknown[path] = new_to
     expect(pipeline, Counter(target for new_to in unknown.values() for target in new_to))
@@ -177,9 +188,12 @@ def _compare(
                 left[path] = set(targets) - set(article.targets)
                 targets = [target for target in targets if target in article.targets]
         found.extend(
-            Sighting(target=target, path=path, blob=blob, commit=commit, not_before=not_before)
+            Sighting(
+                target=target, path=path, blob=blob, commit=commit, not_before=not_before,
+                republish=target in restyle,
+            )
             for target in targets
-        )
+        )  # fmt: skip
     withdrawn = set()
     for path, leaving in sorted(left.items()):
         for target in sorted(leaving):
@@ -283,19 +297,44 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     return _advancing(prepare, before, marker)
 
 
-def _backlog(since: str | None, planned: Plan, *, newest_first: bool = True) -> Backlog | None:
+def _backlog(
+    since: str | None,
+    planned: Plan,
+    *,
+    newest_first: bool = True,
+    restyle: Collection[str] = (),
+) -> Backlog | None:
     if planned.stopped_after is None:
         return None
-    return Backlog(since=since, after=planned.stopped_after, newest_first=newest_first)
+    return Backlog(
+        since=since,
+        after=planned.stopped_after,
+        newest_first=newest_first,
+        restyle=tuple(sorted(restyle)),
+    )
 
 
 def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
-    """What a reconcile at `commit` records: the commit, the targets, the configuration."""
+    """What a reconcile at `commit` records: the commit, the targets, the configuration, and
+    the look of each target that has one."""
     return Reconciled(
         commit=commit,
         targets=tuple(sorted(pipeline.targets)),
         config=pipeline.content.versions(commit, [CONFIG_FILE])[CONFIG_FILE],
-    )
+        looks=tuple(sorted(
+            (name, target.look(commit))
+            for name, target in pipeline.targets.items()
+            if isinstance(target, StyledTarget)
+        )),
+    )  # fmt: skip
+
+
+def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
+    """The targets whose look changed since `last`. One `last` has no look for (a state
+    written before looks were recorded, a target new since) takes the look it has: every
+    article published again to each site for an upgrade would cost a blog of 100,000 hours."""
+    before = dict(last.looks) if last is not None else {}
+    return {name for name, look in marker.looks if before.get(name, look) != look}
 
 
 def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
@@ -340,8 +379,17 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     marker = _marker(pipeline, commit)
     if last == marker:
         return None
+    restyle = _restyled(last, marker)
+    if restyle:
+        pipeline.log(
+            f"the look of {', '.join(sorted(restyle))} changed: publishing every article again"
+        )
     changes = None
-    if last is not None and (last.targets, last.config) == (marker.targets, marker.config):
+    if (
+        last is not None
+        and (last.targets, last.config) == (marker.targets, marker.config)
+        and not restyle
+    ):
         changes = pipeline.content.changed_articles(last.commit, commit)
     room = max(1, ADMISSION - len(ledger.pending))
     if changes is not None:
@@ -359,9 +407,11 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
             split_key(key)[1] for key, record in ledger.published.items() if not record.unpublished
         )
         removed = known - articles.keys()
-        planned = plan(pipeline, articles, commit, removed=removed, ledger=ledger, room=room)
+        planned = plan(
+            pipeline, articles, commit, removed=removed, ledger=ledger, room=room, restyle=restyle
+        )
         since = None
-    marker = replace(marker, backlog=_backlog(since, planned))
+    marker = replace(marker, backlog=_backlog(since, planned, restyle=restyle))
     return _marking(planned.apply if planned else None, last, marker)
 
 
@@ -422,10 +472,14 @@ def _admitting(
         articles = {path: at_head[path] for path in remaining if path in at_head}
         removed = [path for path in remaining if path not in at_head]
     planned = plan(
-        pipeline, articles, head, removed=removed, ledger=ledger, room=room, order=remaining
-    )
+        pipeline, articles, head, removed=removed, ledger=ledger, room=room, order=remaining,
+        restyle=backlog.restyle,
+    )  # fmt: skip
     marker = replace(
-        last, backlog=_backlog(backlog.since, planned, newest_first=backlog.newest_first)
+        last,
+        backlog=_backlog(
+            backlog.since, planned, newest_first=backlog.newest_first, restyle=backlog.restyle
+        ),
     )
     return _marking(planned.apply if planned else None, last, marker)
 

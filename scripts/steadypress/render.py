@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
 __all__ = [
+    "RENDER_VERSION",
     "Prerendered",
     "highlight_css",
     "image_references",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
+# The HTML this module makes of Markdown, numbered: a change that changes it (to what it adds
+# to cmark's HTML, or a new pin of cmarkgfm or Pygments that does) takes the next number, and
+# every site publishes its articles again (`theme.shipped_look`).
+RENDER_VERSION = 1
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
 

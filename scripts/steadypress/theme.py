@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 from collections.abc import Callable
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from steadypress.errors import PermanentError
-from steadypress.render import highlight_css
+from steadypress.render import RENDER_VERSION, highlight_css
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["Theme"]
+__all__ = ["Theme", "shipped_look"]
 
 
 def _text(data: bytes | None, where: str, name: str) -> str | None:
@@ -99,3 +101,16 @@ class Theme:
     def stylesheet(self) -> bytes:
         light, dark = highlight_css()
         return self.render("style.css", highlight_light=light, highlight_dark=dark)
+
+
+@functools.cache
+def shipped_look() -> str:
+    """A digest of what steadypress itself puts in every page: the default theme's files, and
+    the HTML it makes of Markdown (`RENDER_VERSION`, which the pinned renderers' versions are
+    part of)."""
+    digest = hashlib.sha256(f"render {RENDER_VERSION}".encode())
+    folder = resources.files("steadypress") / "theme"
+    for item in sorted(folder.iterdir(), key=lambda item: item.name):
+        if item.is_file():
+            digest.update(f"\0{item.name}\0".encode() + item.read_bytes())
+    return digest.hexdigest()

@@ -10,7 +10,7 @@ from steadypress.content import Article
 from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import PublishedRecord
 
-__all__ = ["BatchTarget", "Receipt", "Target", "missing_secret"]
+__all__ = ["BatchTarget", "Receipt", "StyledTarget", "Target", "missing_secret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,4 +110,14 @@ class BatchTarget(Target, Protocol):
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """`unpublish` for each path, in one write: all of them are removed, or none."""
+        ...
+
+
+@runtime_checkable
+class StyledTarget(Target, Protocol):
+    """A target whose pages depend on more than the article: the site's on its settings and
+    theme. When its look changes, every article is published to it again."""
+
+    def look(self, commit: str) -> str:
+        """A digest of all that, as it is at the content's `commit`."""
         ...

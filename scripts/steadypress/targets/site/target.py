@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
 from typing import TYPE_CHECKING
@@ -81,7 +82,7 @@ from steadypress.targets.site.sitemaps import (
     Changes,
     Sitemaps,
 )
-from steadypress.theme import Theme
+from steadypress.theme import Theme, shipped_look
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
@@ -124,6 +125,9 @@ def build_site(
         else Theme(),
         assets=content.asset,
         read_version=lambda path, blob, commit: content.read(path, blob, commit=commit),
+        theme_version=lambda commit: (
+            content.versions(commit, [settings.theme])[settings.theme] if settings.theme else ""
+        ),
     )
 
 
@@ -170,10 +174,12 @@ class SiteTarget:
         theme: Theme,
         assets: Callable[..., tuple[str, bytes] | None],
         read_version: Callable[[str, str, str], Article] | None = None,
+        theme_version: Callable[[str], str] = lambda _commit: "",
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
-        site holds of the version gone: None, and it reads the site to learn it)."""
+        site holds of the version gone: None, and it reads the site to learn it);
+        `theme_version` the git id of the theme's folder at a commit."""
         self._name = name
         self._files = files
         self._settings = settings
@@ -182,6 +188,7 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._read_version = read_version
+        self._theme_version = theme_version
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -204,6 +211,18 @@ class SiteTarget:
 
     def unavailable_reason(self) -> str | None:
         return None
+
+    def look(self, commit: str) -> str:
+        """A digest of what every page depends on besides its article (`StyledTarget`): the
+        settings, where the site is served, the theme folder at `commit`, what steadypress
+        ships (its theme and renderers)."""
+        what = {
+            "settings": asdict(self._settings),
+            "address": [self._address.url, self._address.base_url],
+            "theme": self._theme_version(commit),
+            "shipped": shipped_look(),
+        }
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
@@ -453,10 +472,17 @@ class SiteTarget:
             slug = rendered.entry.slug
             results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
 
+        # Versions the site holds already, published again: the site's look changed, and its
+        # listings follow even where an article's page did not change.
+        again = {
+            article.path for article, previous in work if previous and previous.blob == article.blob
+        }
         if batch:
             texts, oids = _first_read([(article, r) for _n, article, r in batch])
             refused, written, carried = self._files.apply(
-                lambda files: self._publish_into(files, batch, final=final), texts=texts, oids=oids
+                lambda files: self._publish_into(files, batch, final=final, again=again),
+                texts=texts,
+                oids=oids,
             )
             self._carried = carried or self._carried
             for number, refusal in refused.items():
@@ -466,13 +492,20 @@ class SiteTarget:
         return results
 
     def _publish_into(
-        self, files: SiteWriter, batch: Sequence[tuple[int, Article, _Rendered]], *, final: bool
+        self,
+        files: SiteWriter,
+        batch: Sequence[tuple[int, Article, _Rendered]],
+        *,
+        final: bool,
+        again: Collection[str] = (),
     ) -> tuple[dict[int, PublishError], dict[str, str], _Carried | None]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
         the neighbours it changed relinked, the listings rewritten once; returns the refusals,
         by number, the versions written (path -> blob) and the sitemap changes left to a
-        later write (None: those carried before are still to do)."""
+        later write (None: those carried before are still to do). The listings of those
+        published `again` (paths of versions the site holds) are rewritten even where nothing
+        changed in the index: the site's look did."""
         index, sitemaps = self._open_index(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
@@ -522,7 +555,7 @@ class SiteTarget:
         self._put_static(files)
         self._relink(files, index, relink)
         carried = None
-        if changed or stale:
+        if changed or stale or any(article.path in again for _n, article, _r in batch):
             carried = self._write_listings(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
                 final=final,
