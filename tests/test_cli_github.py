@@ -268,3 +268,22 @@ def test_an_import_in_windows_publishes_everything_on_github(
     (month,) = [p for p in pages(github) if p.startswith("archive/") and p.count("/") == 3]
     listed = github.repository.text("show", f"gh-pages:{month}")
     assert all(f">Article {n}<" in listed for n in range(20)) and ">Draft" not in listed
+
+
+def test_a_new_site_title_reaches_every_page_on_the_pages_branch(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The site's look on GitHub as locally: a sweep after the title's commit publishes every
+    article again, a window at a time, and every page on the Pages branch has the new title."""
+    monkeypatch.setattr(planning, "ADMISSION", 4)
+    repo.commit(**{f"content/p{n}.md": article(f"P{n}", tags="[news]") for n in range(6)})
+    assert "6 published" in gh(repo, "sweep").out
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, title: My Blog}\n"})
+    result = gh(repo, "sweep")
+    assert result.code == 0 and "6 published" in result.out, result.out + result.err
+    html = sorted(page for page in pages(github) if page.endswith(".html"))
+    assert {"index.html", "tags/news/index.html", "p0/index.html"} <= set(html)
+    for page in html:
+        text = github.repository.text("show", f"gh-pages:{page}")
+        assert "My Blog</title>" in text and "· steadypress" not in text, page
+    assert "0 published" in gh(repo, "sweep").out
