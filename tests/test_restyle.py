@@ -1,11 +1,13 @@
 """A site follows its settings and its theme: a change to either publishes every article to it
-again at the next reconcile, with no one asking, a window at a time like an import; a state
-written before looks were recorded takes the look the site has, and publishes nothing again."""
+again at the next reconcile, with no one asking, a window at a time like an import, and so does
+a local site's folder deleted; a state written before looks were recorded takes the look the
+site has, and publishes nothing again."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from importlib import resources
 
 import pytest
@@ -76,6 +78,21 @@ def test_a_theme_edit_reaches_every_page(repo: Repo) -> None:
     pages = _pages(repo)
     assert all("<!--second-->" in text and "<!--first-->" not in text for text in pages.values())
     assert {"index.html", "archive/index.html", "tags/news/index.html"} <= pages.keys()
+
+
+def test_a_deleted_site_folder_is_published_again_whole(repo: Repo) -> None:
+    """`rm -rf _site` and a run: every article is published again (its listings and feed
+    too), with no one asking, and only once."""
+    repo.commit(**ARTICLES)
+    assert "10 published" in run_cli(repo, "run").out
+    before = _pages(repo)
+    shutil.rmtree(repo.root / "_site")
+    result = run_cli(repo, "run")
+    assert "10 published" in result.out, result.out + result.err
+    assert "holds no index" in result.err
+    assert _pages(repo) == before
+    assert (repo.root / "_site/feed.xml").exists() and (repo.root / "_site/sitemap.xml").exists()
+    assert "0 published" in run_cli(repo, "run").out
 
 
 def test_a_state_without_looks_takes_the_look_the_site_has(repo: Repo) -> None:

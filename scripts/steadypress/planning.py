@@ -329,6 +329,15 @@ def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
     )  # fmt: skip
 
 
+def _lost(pipeline: Pipeline) -> set[str]:
+    """The styled targets whose output holds none of what they published (`StyledTarget.lost`)."""
+    return {
+        name
+        for name, target in pipeline.targets.items()
+        if isinstance(target, StyledTarget) and target.lost()
+    }
+
+
 def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
     """The targets whose look changed since `last`. One `last` has no look for (a state
     written before looks were recorded, a target new since) takes the look it has: every
@@ -377,13 +386,20 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
         # still held is found by comparing everything, as after any rewritten history.
         pipeline.log(f"the backlog's commit {last.commit[:12]} is not in the checkout")
     marker = _marker(pipeline, commit)
-    if last == marker:
+    # A target whose output was lost (a local site's folder deleted) is not a change of the
+    # content, the targets or their looks: asked each time, at no cost where it is known.
+    lost = _lost(pipeline) if last is not None else set()
+    if last == marker and not lost:
         return None
     restyle = _restyled(last, marker)
     if restyle:
         pipeline.log(
             f"the look of {', '.join(sorted(restyle))} changed: publishing every article again"
         )
+    if lost - restyle:
+        names = ", ".join(sorted(lost - restyle))
+        pipeline.log(f"{names} holds no index: publishing again every article published to it")
+    restyle |= lost
     changes = None
     if (
         last is not None

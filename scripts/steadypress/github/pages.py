@@ -29,6 +29,10 @@ R = TypeVar("R")
 class BranchSiteFiles:
     confirms_writes = True  # createCommitOnBranch answers with the commit it made
 
+    @staticmethod
+    def holds(_path: str) -> None:
+        return None  # a request to learn: the Pages branch is read when it is written
+
     def __init__(
         self,
         branch: GitHubBranch,

@@ -121,3 +121,8 @@ class StyledTarget(Target, Protocol):
     def look(self, commit: str) -> str:
         """A digest of all that, as it is at the content's `commit`."""
         ...
+
+    def lost(self) -> bool:
+        """Whether its output holds none of what it published, where that is known without a
+        request (a local site's folder deleted): every article is published to it again."""
+        ...

@@ -50,6 +50,11 @@ class SiteFiles(Protocol):
         more (it cost a request a write on GitHub, and 3% of a first build in a folder)."""
         ...
 
+    def holds(self, path: str) -> bool | None:
+        """Whether the site holds `path`, where that is known without a request (a folder);
+        None where it would cost one (a branch on GitHub)."""
+        ...
+
     def apply(
         self,
         change: Callable[[SiteWriter], R],
@@ -98,6 +103,9 @@ class DirectorySiteFiles:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    def holds(self, path: str) -> bool:
+        return os.path.lexists(self.root / path)
 
     def apply(
         self,

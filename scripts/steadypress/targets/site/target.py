@@ -212,6 +212,11 @@ class SiteTarget:
     def unavailable_reason(self) -> str | None:
         return None
 
+    def lost(self) -> bool:
+        """Whether the site's files hold no index (nor an earlier layout's manifest), where a
+        folder tells at no cost: deleted, or never written."""
+        return self._files.holds(SUMMARY) is False and self._files.holds(MANIFEST) is False
+
     def look(self, commit: str) -> str:
         """A digest of what every page depends on besides its article (`StyledTarget`): the
         settings, where the site is served, the theme folder at `commit`, what steadypress
