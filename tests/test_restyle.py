@@ -61,6 +61,22 @@ def test_a_new_site_title_reaches_every_page_a_window_at_a_time(
         validate_state_file(RECONCILED_FILE, marker.encode())
 
 
+def test_a_push_that_changes_the_look_publishes_every_article_in_its_own_run(
+    repo: Repo,
+) -> None:
+    """The push event is the main path: the run of the push that commits a new title (and an
+    article with it) publishes that article and every other one again, not the next sweep."""
+    repo.commit(**ARTICLES)
+    assert "10 published" in run_cli(repo, "run").out
+    before = repo.head()
+    config = "targets:\n  site: {kind: site, title: My Blog}\n"
+    after = repo.commit(**{"steadypress.yml": config, "content/new.md": article("New")})
+    result = run_cli(repo, "drain", "--push", before, after)
+    assert "11 published" in result.out, result.out + result.err
+    assert _titles(repo) == {"My Blog"}
+    assert "0 published" in run_cli(repo, "sweep").out
+
+
 def test_a_theme_edit_reaches_every_page(repo: Repo) -> None:
     shipped = (resources.files("steadypress") / "theme" / "base.html").read_text()
 

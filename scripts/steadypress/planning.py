@@ -294,6 +294,11 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
     if changes is None:
         return prepare
     marker = replace(_marker(pipeline, after), backlog=_backlog(before, planned))
+    last = ledger.reconciled
+    if last is not None and last.backlog is None and _restyled(last, marker):
+        # The push changed a target's look (its settings, its theme): its own run publishes
+        # every article again, as the next sweep's reconcile would, its own articles with them.
+        return reconcile(pipeline)
     return _advancing(prepare, before, marker)
 
 
