@@ -3,7 +3,9 @@ added only where cmark wrote it, never inside an author's own raw HTML."""
 
 from __future__ import annotations
 
-from steadypress.render import image_references, prerender, render_markdown
+import hashlib
+
+from steadypress.render import RENDER_VERSION, image_references, prerender, render_markdown
 
 
 def test_headings_get_ids_as_github_gives_them_numbered_when_taken() -> None:
@@ -67,3 +69,26 @@ def test_github_flavour_raw_html_kept_and_task_list_classes() -> None:
 def test_the_same_text_gives_the_same_bytes() -> None:
     text = "## A\n\n```python\nprint(1)\n```\n\n![x](images/x.png)\n"
     assert prerender(text) == prerender(text)
+
+
+# The HTML of these samples under each RENDER_VERSION: every site publishes its articles again
+# when the number changes (`theme.shipped_look`), so HTML that changes under the same number
+# would reach only the articles published after it.
+RENDERED = {1: "7ce541384ac401605435179d243b45e7705883743b9681f8877bf328fca921c0"}
+SAMPLES = [
+    "# T\n\n## Set *up* `it`\n\n## Set up it\n\nwww.example.org ~~gone~~\n",
+    '```python\nx = "<b>"\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n',
+    "- [ ] to do\n- [x] done\n\nA note[^1].\n\n[^1]: The note.\n",
+    '![a](images/a.png "A") <img src="raw.png"> [l](https://example.org/)\n',
+]
+
+
+def test_html_that_changes_takes_a_new_render_version() -> None:
+    digest = hashlib.sha256()
+    for sample in SAMPLES:
+        prerendered = prerender(sample)
+        digest.update(prerendered.html.encode() + repr(prerendered.images).encode())
+    assert RENDERED.get(RENDER_VERSION) == digest.hexdigest(), (
+        "the HTML of Markdown changed: give render.RENDER_VERSION the next number and record "
+        f"{digest.hexdigest()} for it here"
+    )
