@@ -12,7 +12,7 @@ from importlib import resources
 
 import pytest
 
-from steadypress import planning
+from steadypress import executor, planning
 from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
 from steadypress.errors import StateError
 from steadypress.ledger import Backlog, Ledger, Reconciled
@@ -75,6 +75,21 @@ def test_a_push_that_changes_the_look_publishes_every_article_in_its_own_run(
     assert "11 published" in result.out, result.out + result.err
     assert _titles(repo) == {"My Blog"}
     assert "0 published" in run_cli(repo, "sweep").out
+
+
+def test_status_says_a_restyle_is_under_way(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An executor stopped after the restyle's first window (as one killed would): status says
+    what is left and that it is published again; the next sweep finishes it."""
+    monkeypatch.setattr(planning, "ADMISSION", 4)
+    repo.commit(**ARTICLES)
+    assert "10 published" in run_cli(repo, "run").out
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, title: My Blog}\n"})
+    with monkeypatch.context() as patch:
+        patch.setattr(executor, "admission", lambda _pipeline: lambda ledger, _now: (ledger, []))
+        assert "4 published" in run_cli(repo, "run").out
+    assert "to publish again to site (its look changed)" in run_cli(repo, "status").out
+    assert "6 published" in run_cli(repo, "sweep").out
+    assert _titles(repo) == {"My Blog"}
 
 
 def test_a_theme_edit_reaches_every_page(repo: Repo) -> None:

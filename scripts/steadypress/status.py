@@ -62,10 +62,13 @@ def describe(ledger: Ledger, *, now: datetime, where: str, alerts: AlertChannel)
         since = marker.backlog.since
         changed = f"changed since {since[:12]} " if since else ""
         order = "newest first" if marker.backlog.newest_first else "in path order"
+        again = ", ".join(marker.backlog.restyle)
         lines.append(
             f"  and not enqueued yet: the articles {changed}at {marker.commit[:12]} after "
-            f"{marker.backlog.after}, {order} (a large import enters the ledger a window at a "
-            "time; every drain and sweep enqueues the next)"
+            f"{marker.backlog.after}, {order}"
+            + (f", to publish again to {again} (its look changed)" if again else "")
+            + " (a large import enters the ledger a window at a time; every drain and sweep "
+            "enqueues the next)"
         )
     lines.append(f"scheduled: {len(scheduled)}")
     for key, item in sorted(scheduled.items()):
