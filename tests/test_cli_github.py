@@ -287,3 +287,21 @@ def test_a_new_site_title_reaches_every_page_on_the_pages_branch(
         text = github.repository.text("show", f"gh-pages:{page}")
         assert "My Blog</title>" in text and "· steadypress" not in text, page
     assert "0 published" in gh(repo, "sweep").out
+
+
+def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Whether the Pages branch holds the site's index is asked with the sweep's one read of the
+    state: a branch deleted (a site reset by hand) is published again whole, and an idle sweep
+    still costs that one request."""
+    repo.commit(**{f"content/p{n}.md": article(f"P{n}", tags="[news]") for n in range(5)})
+    assert "5 published" in gh(repo, "sweep").out
+    before = pages(github)
+    github.repository.text("update-ref", "-d", "refs/heads/gh-pages")
+    result = gh(repo, "sweep")
+    assert "5 published" in result.out and "holds no index" in result.err, result.out + result.err
+    assert pages(github) == before
+    with github.counting() as calls:
+        assert "0 published" in gh(repo, "sweep").out
+    assert calls == {"graphql LoadBranch": 1}

@@ -141,6 +141,22 @@ def test_a_state_without_looks_takes_the_look_the_site_has(repo: Repo) -> None:
     assert reconciled is not None and [name for name, _look in reconciled.looks] == ["site"]
 
 
+def test_a_push_after_an_upgrade_moves_the_marker_on_and_records_the_look(repo: Repo) -> None:
+    """The push path adopts the look as the reconcile does: the marker moves on to the push's
+    commit (so the next sweep compares nothing), with the site's look recorded."""
+    repo.commit(**ARTICLES)
+    assert "10 published" in run_cli(repo, "run").out
+    marker = json.loads(repo.state_file("state/reconciled.json"))
+    del marker["reconciled"]["looks"]
+    repo.overwrite_state_file("state/reconciled.json", json.dumps(marker).encode())
+    before = repo.head()
+    after = repo.commit(**{"content/new.md": article("New")})
+    assert "1 published" in run_cli(repo, "drain", "--push", before, after).out
+    reconciled = repo.ledger().reconciled
+    assert reconciled is not None and reconciled.commit == after
+    assert [name for name, _look in reconciled.looks] == ["site"]
+
+
 def test_a_site_is_not_published_again_for_a_change_that_is_not_its_look(repo: Repo) -> None:
     """Another target added, the configuration's comments edited: the site's look is the same."""
     repo.commit(**ARTICLES, **{"steadypress.yml": "targets:\n  site: {kind: site}\n"})

@@ -360,7 +360,9 @@ def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prep
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
         last = ledger.reconciled
-        if last is not None and last == replace(marker, commit=before, backlog=None):
+        # A marker written before looks were recorded takes the push's (`_restyled`).
+        looks = marker.looks if last is not None and last.looks else ()
+        if last is not None and last == replace(marker, commit=before, backlog=None, looks=looks):
             ledger = replace(ledger, reconciled=marker)
         return ledger, fresh
 
@@ -381,6 +383,9 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     later reconciles (and every drain, as it empties the ledger: `admission`) enqueue before
     they compare anything newer."""
     commit = pipeline.content.head()
+    for target in pipeline.targets.values():
+        if isinstance(target, StyledTarget):
+            target.ask_lost()  # with the state's read: an idle sweep stays one request
     ledger = pipeline.store.load().ledger
     last = ledger.reconciled
     if last is not None and last.backlog is not None:

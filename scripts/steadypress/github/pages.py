@@ -29,9 +29,12 @@ R = TypeVar("R")
 class BranchSiteFiles:
     confirms_writes = True  # createCommitOnBranch answers with the commit it made
 
-    @staticmethod
-    def holds(_path: str) -> None:
-        return None  # a request to learn: the Pages branch is read when it is written
+    def holds(self, path: str) -> bool | None:
+        """Known when it was read ahead (`read_ahead`, with the state's read); else None."""
+        ahead = self._branch.peek()
+        if ahead is None or path not in ahead.ids:
+            return None
+        return path in ahead.read.oids
 
     def __init__(
         self,

@@ -124,5 +124,10 @@ class StyledTarget(Target, Protocol):
 
     def lost(self) -> bool:
         """Whether its output holds none of what it published, where that is known without a
-        request (a local site's folder deleted): every article is published to it again."""
+        request of its own (a local site's folder deleted, a Pages branch deleted): every
+        article is published to it again."""
+        ...
+
+    def ask_lost(self) -> None:
+        """Ask what `lost` reads with the state's next read, where a backend can."""
         ...

@@ -213,9 +213,13 @@ class SiteTarget:
         return None
 
     def lost(self) -> bool:
-        """Whether the site's files hold no index (nor an earlier layout's manifest), where a
-        folder tells at no cost: deleted, or never written."""
+        """Whether the site's files hold no index (nor an earlier layout's manifest): deleted,
+        or never written. A folder tells at no cost; a Pages branch when it was asked with the
+        state's read (`ask_lost`)."""
         return self._files.holds(SUMMARY) is False and self._files.holds(MANIFEST) is False
+
+    def ask_lost(self) -> None:
+        self._files.read_ahead(lambda: ((), (SUMMARY, MANIFEST)))
 
     def look(self, commit: str) -> str:
         """A digest of what every page depends on besides its article (`StyledTarget`): the
