@@ -100,8 +100,7 @@ _TASK_ITEM = '<li class="task-list-item"><input type="checkbox" class="task-list
 
 
 def _highlight(fenced: re.Match[str]) -> str:
-    language, code = html.unescape(fenced[1]), fenced[2]
-    spans = _highlighter()(html.unescape(code), language)
+    spans = _highlighter()(html.unescape(fenced[2]), html.unescape(fenced[1]))
     return (
         fenced[0]
         if spans is None

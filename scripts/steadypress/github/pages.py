@@ -29,13 +29,6 @@ R = TypeVar("R")
 class BranchSiteFiles:
     confirms_writes = True  # createCommitOnBranch answers with the commit it made
 
-    def holds(self, path: str) -> bool | None:
-        """Known when it was read ahead (`read_ahead`, with the state's read); else None."""
-        ahead = self._branch.peek()
-        if ahead is None or path not in ahead.ids:
-            return None
-        return path in ahead.read.oids
-
     def __init__(
         self,
         branch: GitHubBranch,
@@ -48,6 +41,13 @@ class BranchSiteFiles:
         self._attempts = attempts
         self._clock = clock or SystemClock()
         self._rng = rng or random.Random()
+
+    def holds(self, path: str) -> bool | None:
+        """Known when it was read ahead (`read_ahead`, with the state's read); else None."""
+        ahead = self._branch.peek()
+        if ahead is None or path not in ahead.ids:
+            return None
+        return path in ahead.read.oids
 
     def apply(
         self,

@@ -481,11 +481,12 @@ class SiteTarget:
             slug = rendered.entry.slug
             results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
 
-        # Versions the site holds already, published again: the site's look changed, and its
-        # listings follow even where an article's page did not change.
-        again = {
-            article.path for article, previous in work if previous and previous.blob == article.blob
-        }
+        # A version the site holds already, published again: the site's look changed, and its
+        # listings follow even where no article's page did.
+        again = any(
+            (previous := work[number][1]) is not None and previous.blob == article.blob
+            for number, article, _rendered in batch
+        )
         if batch:
             texts, oids = _first_read([(article, r) for _n, article, r in batch])
             refused, written, carried = self._files.apply(
@@ -506,15 +507,15 @@ class SiteTarget:
         batch: Sequence[tuple[int, Article, _Rendered]],
         *,
         final: bool,
-        again: Collection[str] = (),
+        again: bool = False,
     ) -> tuple[dict[int, PublishError], dict[str, str], _Carried | None]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
         the neighbours it changed relinked, the listings rewritten once; returns the refusals,
         by number, the versions written (path -> blob) and the sitemap changes left to a
-        later write (None: those carried before are still to do). The listings of those
-        published `again` (paths of versions the site holds) are rewritten even where nothing
-        changed in the index: the site's look did."""
+        later write (None: those carried before are still to do). With `again` (a version the
+        site holds was given again) the listings are rewritten even where nothing changed in
+        the index: the site's look did."""
         index, sitemaps = self._open_index(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
@@ -564,7 +565,7 @@ class SiteTarget:
         self._put_static(files)
         self._relink(files, index, relink)
         carried = None
-        if changed or stale or any(article.path in again for _n, article, _r in batch):
+        if changed or stale or again:
             carried = self._write_listings(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
                 final=final,
