@@ -289,6 +289,31 @@ def test_a_new_site_title_reaches_every_page_on_the_pages_branch(
     assert "0 published" in gh(repo, "sweep").out
 
 
+def test_a_pushed_stylesheet_is_one_pages_commit_of_that_file_alone(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A stylesheet edit on GitHub costs its push run a read and a commit of the Pages branch,
+    which changes `style.css` and nothing else, beside the state's load and marker: 4 requests
+    at any size of the blog, where every article was published again before."""
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    articles = {f"content/p{n}.md": article(f"P{n}") for n in range(5)}
+    before = repo.commit(**articles, **{"steadypress.yml": config, "theme/style.css": "p {}"})
+    assert "5 published" in gh(repo, "sweep").out
+    head = github.repository.text("rev-parse", "gh-pages").strip()
+    after = repo.commit(**{"theme/style.css": "p { color: teal }"})
+    with github.counting() as calls:
+        result = gh(repo, "drain", "--push", before, after)
+    assert result.code == 0 and "0 published" in result.out, result.out + result.err
+    changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
+    assert changed == ["style.css"]
+    assert "teal" in github.repository.text("show", "gh-pages:style.css")
+    # The state, then the Pages branch's stylesheet and 404 page; the Pages commit, then the
+    # state's marker, on to the push's commit.
+    assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 2}
+    marker = remote(github).reconciled
+    assert marker is not None and marker.commit == after
+
+
 def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(
     repo: Repo, github: FakeGitHub
 ) -> None:

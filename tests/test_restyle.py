@@ -14,8 +14,10 @@ import pytest
 
 from steadypress import executor, planning
 from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
-from steadypress.errors import StateError
-from steadypress.ledger import Backlog, Ledger, Reconciled
+from steadypress.errors import StateError, TransientError
+from steadypress.ledger import Backlog, Ledger, Look, Reconciled
+from steadypress.targets.site.target import SiteTarget
+from steadypress.theme import STATIC_TEMPLATES, Theme
 from tests.helpers import Repo, article, run_cli
 from tests.schema import validate_state_file
 
@@ -126,12 +128,20 @@ def test_a_deleted_site_folder_is_published_again_whole(repo: Repo) -> None:
     assert "0 published" in run_cli(repo, "run").out
 
 
-def test_a_state_without_looks_takes_the_look_the_site_has(repo: Repo) -> None:
-    """An upgrade from a steadypress that recorded no look does not publish a blog again."""
+@pytest.mark.parametrize("recorded", [None, "4f" * 32], ids=["no looks", "one digest a look"])
+def test_a_state_without_looks_takes_the_look_the_site_has(
+    repo: Repo, recorded: str | None
+) -> None:
+    """An upgrade from a steadypress that recorded no look, or one digest for the whole of it
+    (before the stylesheet had its own), does not publish a blog again."""
     repo.commit(**ARTICLES)
     assert "10 published" in run_cli(repo, "run").out
     marker = json.loads(repo.state_file("state/reconciled.json"))
-    del marker["reconciled"]["looks"]
+    if recorded is None:
+        del marker["reconciled"]["looks"]
+    else:
+        marker["reconciled"]["looks"] = {"site": recorded}
+    validate_state_file(RECONCILED_FILE, json.dumps(marker).encode())
     repo.overwrite_state_file("state/reconciled.json", json.dumps(marker).encode())
     stripped = repo.ledger().reconciled
     assert stripped is not None and stripped.looks == ()
@@ -168,13 +178,135 @@ def test_a_site_is_not_published_again_for_a_change_that_is_not_its_look(repo: R
 
 def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None:
     backlog = Backlog(since=None, after="content/p3.md", newest_first=True, restyle=("site",))
-    marker = Reconciled("c" * 40, ("site",), "0" * 40, backlog, looks=(("site", "ab12"),))
+    look = Look(pages="ab12", static="cd34")
+    marker = Reconciled("c" * 40, ("site",), "0" * 40, backlog, looks=(("site", look),))
     ledger = Ledger(reconciled=marker)
     files = encode_state(ledger)
     validate_state_file(RECONCILED_FILE, files[RECONCILED_FILE])
     assert decode_state(files).reconciled == marker
-    for looks in ({"site": 7}, ["site"]):
+    for looks in (
+        {"site": 7},
+        ["site"],
+        {"site": {"pages": "ab12"}},
+        {"site": {"pages": "ab12", "static": ""}},
+        {"site": {"pages": "ab12", "static": "cd34", "more": "x"}},
+    ):
         document = json.loads(files[RECONCILED_FILE])
         document["reconciled"]["looks"] = looks
         with pytest.raises(StateError, match="looks"):
             decode_state({**files, RECONCILED_FILE: json.dumps(document).encode()})
+
+
+THEMED = {"steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n", **ARTICLES}
+
+
+def _site_files(repo: Repo) -> dict[str, tuple[bytes, int]]:
+    """Every file of the local site: its bytes and when it was last written."""
+    site = repo.root / "_site"
+    return {
+        str(path.relative_to(site)): (path.read_bytes(), path.stat().st_mtime_ns)
+        for path in site.rglob("*")
+        if path.is_file()
+    }
+
+
+_MISSING = '{% extends "base.html" %}{% block main %}MESSAGE{% endblock %}\n'
+
+
+@pytest.mark.parametrize(
+    ("template", "first", "edit"),
+    [
+        ("style.css", "body { color: red; }\n", "body { color: teal; }\n"),
+        ("404.html", _MISSING.replace("MESSAGE", "Not here"),
+         _MISSING.replace("MESSAGE", "Gone fishing")),
+    ],
+)  # fmt: skip
+def test_a_stylesheet_or_404_edit_rewrites_that_file_alone(
+    repo: Repo, template: str, first: str, edit: str
+) -> None:
+    """The stylesheet is a file of its own, which no page holds: an edit to it (or to the 404
+    page's template) rewrites that file in the run of its push, and not one page."""
+    repo.commit(**THEMED, **{f"theme/{template}": first})
+    assert "10 published" in run_cli(repo, "run").out
+    before = _site_files(repo)
+    start = repo.head()
+    pushed = repo.commit(**{f"theme/{template}": edit})
+    result = run_cli(repo, "drain", "--push", start, pushed)
+    assert result.code == 0 and "0 published" in result.out, result.out + result.err
+    assert "stylesheet or 404 page of site changed" in result.err
+    after = _site_files(repo)
+    assert {path for path in after if after[path] != before.get(path)} == {template}
+    assert ("teal" if template == "style.css" else "Gone fishing") in after[template][0].decode()
+    reconciled = repo.ledger().reconciled
+    assert reconciled is not None and reconciled.commit == pushed
+    quiet = run_cli(repo, "sweep")
+    assert "0 published" in quiet.out and "changed" not in quiet.err, "written once"
+    assert _site_files(repo) == after
+
+
+def test_a_stylesheet_a_page_includes_is_published_with_every_page(repo: Repo) -> None:
+    """A theme whose pages hold the stylesheet (inlined by an include) has every article
+    published again when it changes, as for any other template of the pages."""
+    base = (resources.files("steadypress") / "theme" / "base.html").read_text()
+    inlined = base.replace("</head>", '<style>{% include "style.css" %}</style>\n</head>')
+    repo.commit(**THEMED, **{"theme/base.html": inlined, "theme/style.css": "p { color: red }"})
+    assert "10 published" in run_cli(repo, "run").out
+    repo.commit(**{"theme/style.css": "p { color: blue }"})
+    result = run_cli(repo, "run")
+    assert "10 published" in result.out, result.out + result.err
+    assert "include its stylesheet or 404 page" in result.err
+    pages = _pages(repo)
+    assert pages and all(
+        "color: blue" in text for path, text in pages.items() if path != "404.html"
+    )
+
+
+def test_a_stylesheet_that_could_not_be_written_is_written_by_the_next_run(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marker keeps the stylesheet's look as it was until its write lands: a write that
+    failed (GitHub down a moment) is made again by the next run, with nothing asked."""
+    repo.commit(**THEMED, **{"theme/style.css": "p { color: red }"})
+    assert "10 published" in run_cli(repo, "run").out
+    repo.commit(**{"theme/style.css": "p { color: blue }"})
+    refresh = SiteTarget.refresh_static
+
+    def unavailable(_self: SiteTarget) -> bool:
+        raise TransientError("the Pages branch did not answer")
+
+    monkeypatch.setattr(SiteTarget, "refresh_static", unavailable)
+    failed = run_cli(repo, "run")
+    assert failed.code == 0 and "the next run tries again" in failed.err, failed.err
+    assert "red" in (repo.root / "_site/style.css").read_text()
+    monkeypatch.setattr(SiteTarget, "refresh_static", refresh)
+    result = run_cli(repo, "run")
+    assert "stylesheet or 404 page of site changed" in result.err
+    assert "blue" in (repo.root / "_site/style.css").read_text()
+
+
+def test_what_the_pages_reach_of_a_theme() -> None:
+    """A template the pages extend, include or import, however deep, or one named only when a
+    page renders, counts; the shipped theme's pages reach neither static template."""
+    themes = {
+        "shipped": {},
+        "a partial that includes the 404 page": {
+            "article.html": '{% extends "base.html" %}{% block main %}'
+            '{% include "parts/foot.html" %}{% endblock %}',
+            "parts/foot.html": '{% include "404.html" %}',
+        },
+        "an include from a variable": {"tag.html": "{% include site.title %}"},
+        "a stylesheet linked, not included": {
+            "base.html": '<link rel="stylesheet" href="style.css">{% block main %}{% endblock %}'
+        },
+    }
+
+    def theme(files: dict[str, str]) -> Theme:
+        return Theme(lambda name: files[name].encode() if name in files else None)
+
+    reached = {name: theme(files).pages_reach(STATIC_TEMPLATES) for name, files in themes.items()}
+    assert reached == {
+        "shipped": False,
+        "a partial that includes the 404 page": True,
+        "an include from a variable": True,
+        "a stylesheet linked, not included": False,
+    }

@@ -26,6 +26,7 @@ from steadypress.ledger import (
     DeadItem,
     Lease,
     Ledger,
+    Look,
     PendingItem,
     PublishedRecord,
     Reconciled,
@@ -251,7 +252,9 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
             **({"restyle": list(backlog.restyle)} if backlog.restyle else {}),
         }
     if marker.looks:
-        fields["looks"] = dict(marker.looks)
+        fields["looks"] = {
+            name: {"pages": look.pages, "static": look.static} for name, look in marker.looks
+        }
     return _document("reconciled", fields)
 
 
@@ -555,6 +558,24 @@ def _backlog(raw: dict[str, Any], name: str) -> Backlog:
         raise _Invalid(f"{name!r}: {problem}") from None
 
 
+def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
+    """The looks recorded by target. A bare digest (one for the whole look, as written before
+    the files beside the pages had their own) is left out: such a target takes the look it
+    has, as one with none recorded does, rather than publish every article again."""
+    if not isinstance(raw, dict):
+        raise _Invalid("'looks' must map target names to looks")
+    looks = []
+    for name, look in sorted(raw.items()):
+        if isinstance(look, str):
+            continue
+        try:
+            fields = _fields(look, {"pages", "static"}, frozenset())
+            looks.append((name, Look(pages=_str(fields, "pages"), static=_str(fields, "static"))))
+        except _Invalid as problem:
+            raise _Invalid(f"'looks': {name!r}: {problem}") from None
+    return tuple(looks)
+
+
 def _reconciled(data: bytes | None) -> Reconciled | None:
     if data is None:
         return None
@@ -565,15 +586,12 @@ def _reconciled(data: bytes | None) -> Reconciled | None:
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise _Invalid("'targets' must be a list of names")
         backlog = _optional(_backlog, fields, "backlog")
-        looks = fields.get("looks", {})
-        if not isinstance(looks, dict) or not all(isinstance(v, str) for v in looks.values()):
-            raise _Invalid("'looks' must map target names to digests")
         return Reconciled(
             _str(fields, "commit"),
             tuple(targets),
             _str(fields, "config"),
             backlog,
-            looks=tuple(sorted(looks.items())),
+            looks=_looks(fields.get("looks", {})),
         )
     except _Invalid as problem:
         raise StateError(RECONCILED_FILE, str(problem)) from None

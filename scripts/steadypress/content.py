@@ -682,6 +682,21 @@ class ContentSource:
                 found[raw_path.decode("utf-8", errors="surrogateescape")] = meta.split()[2].decode()
         return found
 
+    def entries(self, commit: str, folder: str) -> dict[str, str]:
+        """The git object id of each entry of a repository folder at `commit` (a subfolder's
+        is its tree id), by its name; empty where there is no such folder."""
+        if ".." in PurePosixPath(folder).parts:
+            return {}
+        listing = self._git.run("ls-tree", "-z", "--full-tree", "--end-of-options", commit,
+                                "--", f"{folder.strip('/')}/")  # fmt: skip
+        found = {}
+        for entry in listing.split(b"\0"):
+            if entry:
+                meta, raw_path = entry.split(b"\t", 1)
+                name = PurePosixPath(raw_path.decode("utf-8", errors="surrogateescape")).name
+                found[name] = meta.split()[2].decode()
+        return found
+
     def text_of(self, blob: str) -> str | None:
         """An article version's text as it is stored (for showing where a problem is)."""
         found = self._git.read_objects([blob])[0]

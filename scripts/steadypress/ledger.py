@@ -44,6 +44,7 @@ __all__ = [
     "Failure",
     "Lease",
     "Ledger",
+    "Look",
     "PendingItem",
     "PublishedRecord",
     "Reconciled",
@@ -197,6 +198,17 @@ class Backlog:
 
 
 @dataclass(frozen=True, slots=True)
+class Look:
+    """What a styled target's output depends on besides the articles, as two digests: what
+    every page shows (`pages`: another one publishes every article to it again) and what only
+    the files beside the pages show (`static`: the stylesheet, the 404 page; another one
+    rewrites those files alone)."""
+
+    pages: str
+    static: str
+
+
+@dataclass(frozen=True, slots=True)
 class Reconciled:
     """The content commit the last reconcile compared with the ledger, and what it was compared
     under: the next reconcile reads only the diff from it, unless the history was rewritten,
@@ -208,8 +220,8 @@ class Reconciled:
     config: str
     backlog: Backlog | None = None
     # (target, look) of each target whose pages depend on more than the article (the site: its
-    # settings and theme), sorted: another look publishes every article to it again.
-    looks: tuple[tuple[str, str], ...] = ()
+    # settings and theme), sorted.
+    looks: tuple[tuple[str, Look], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

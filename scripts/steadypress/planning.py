@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
 from steadypress.config import CONFIG_FILE, Config
-from steadypress.errors import UsageError
+from steadypress.errors import PublishError, UsageError
 from steadypress.ledger import (
     ABSENT,
     Backlog,
@@ -295,10 +295,15 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
         return prepare
     marker = replace(_marker(pipeline, after), backlog=_backlog(before, planned))
     last = ledger.reconciled
-    if last is not None and last.backlog is None and _restyled(last, marker):
+    if (
+        last is not None
+        and last.backlog is None
+        and (_restyled(last, marker) or _static_changed(last, marker))
+    ):
         # The push changed a target's look (its settings, its theme): its own run publishes
-        # every article again, as the next sweep's reconcile would, its own articles with them.
-        return reconcile(pipeline)
+        # every article again, or writes the stylesheet again, as the next sweep's reconcile
+        # would, its own articles with them.
+        return reconcile(pipeline, ledger=ledger)
     return _advancing(prepare, before, marker)
 
 
@@ -326,29 +331,63 @@ def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
         commit=commit,
         targets=tuple(sorted(pipeline.targets)),
         config=pipeline.content.versions(commit, [CONFIG_FILE])[CONFIG_FILE],
-        looks=tuple(sorted(
-            (name, target.look(commit))
-            for name, target in pipeline.targets.items()
-            if isinstance(target, StyledTarget)
-        )),
-    )  # fmt: skip
+        looks=tuple(sorted((name, target.look(commit)) for name, target in _styled(pipeline))),
+    )
+
+
+def _styled(pipeline: Pipeline) -> list[tuple[str, StyledTarget]]:
+    return [(n, t) for n, t in pipeline.targets.items() if isinstance(t, StyledTarget)]
 
 
 def _lost(pipeline: Pipeline) -> set[str]:
     """The styled targets whose output holds none of what they published (`StyledTarget.lost`)."""
-    return {
-        name
-        for name, target in pipeline.targets.items()
-        if isinstance(target, StyledTarget) and target.lost()
-    }
+    return {name for name, target in _styled(pipeline) if target.lost()}
 
 
 def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
-    """The targets whose look changed since `last`. One `last` has no look for (a state
-    written before looks were recorded, a target new since) takes the look it has: every
+    """The targets whose pages look different since `last`. One `last` has no look for (a
+    state written before looks were recorded, a target new since) takes the look it has: every
     article published again to each site for an upgrade would cost a blog of 100,000 hours."""
     before = dict(last.looks) if last is not None else {}
-    return {name for name, look in marker.looks if before.get(name, look) != look}
+    return {name for name, look in marker.looks if before.get(name, look).pages != look.pages}
+
+
+def _static_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
+    """The targets whose files beside the pages look different since `last`, and their pages
+    the same (a stylesheet edited, and nothing else)."""
+    before = dict(last.looks) if last is not None else {}
+    return {
+        name
+        for name, look in marker.looks
+        if name in before and before[name].pages == look.pages and before[name] != look
+    }
+
+
+def _refresh_static(
+    pipeline: Pipeline, last: Reconciled | None, marker: Reconciled, *, restyle: Collection[str]
+) -> tuple[Reconciled, set[str]]:
+    """The files beside the pages written again for each target whose look changed there alone
+    and is not to be published again whole (`restyle`). Returns the marker to record, in which
+    a target whose write failed keeps the look it had (the next reconcile tries again), and the
+    targets whose pages show those files too (every article is to be published again)."""
+    styled = dict(_styled(pipeline))
+    before = dict(last.looks) if last is not None else {}
+    failed, shown = set(), set()
+    for name in sorted(_static_changed(last, marker) - set(restyle)):
+        try:
+            if styled[name].refresh_static():
+                pipeline.log(f"the stylesheet or 404 page of {name} changed: written again")
+            else:
+                shown.add(name)
+        except PublishError as error:
+            pipeline.log(f"{name}: its stylesheet and 404 page could not be written ({error}); "
+                         "the next run tries again")  # fmt: skip
+            failed.add(name)
+    looks = tuple(
+        (name, replace(look, static=before[name].static) if name in failed else look)
+        for name, look in marker.looks
+    )
+    return replace(marker, looks=looks), shown
 
 
 def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
@@ -369,7 +408,7 @@ def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prep
     return apply
 
 
-def reconcile(pipeline: Pipeline) -> Prepare | None:
+def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | None:
     """Every article at the content head that is neither published, pending nor dead (the
     articles whose push event was missed), and every article the ledger knows that is no longer
     there (to unpublish, or to stop working on).
@@ -381,12 +420,14 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
     The commit compared is recorded in the same transaction as the work it enqueues. What does
     not fit in pending.json's room (`ADMISSION`) is recorded as the marker's backlog, which
     later reconciles (and every drain, as it empties the ledger: `admission`) enqueue before
-    they compare anything newer."""
+    they compare anything newer.
+
+    A push that hands its run over to the reconcile gives the `ledger` it loaded."""
     commit = pipeline.content.head()
-    for target in pipeline.targets.values():
-        if isinstance(target, StyledTarget):
+    if ledger is None:
+        for _name, target in _styled(pipeline):
             target.ask_lost()  # with the state's read: an idle sweep stays one request
-    ledger = pipeline.store.load().ledger
+        ledger = pipeline.store.load().ledger
     last = ledger.reconciled
     if last is not None and last.backlog is not None:
         if pipeline.content.resolve(last.commit) is not None:
@@ -410,6 +451,13 @@ def reconcile(pipeline: Pipeline) -> Prepare | None:
         names = ", ".join(sorted(lost - restyle))
         pipeline.log(f"{names} holds no index: publishing again every article published to it")
     restyle |= lost
+    marker, shown = _refresh_static(pipeline, last, marker, restyle=restyle)
+    if shown:
+        pipeline.log(
+            f"the pages of {', '.join(sorted(shown))} include its stylesheet or 404 page: "
+            "publishing every article again"
+        )
+    restyle |= shown
     changes = None
     if (
         last is not None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +25,13 @@ from steadypress.errors import PermanentError
 from steadypress.render import RENDER_VERSION, highlight_css
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
+    from jinja2 import BaseLoader, Environment
 
-__all__ = ["Theme", "shipped_look"]
+__all__ = ["STATIC_TEMPLATES", "Theme", "shipped_look"]
+
+# The templates of the files beside the pages: a change to one alone rewrites that file, not
+# every page (unless a page's template includes it: `Theme.pages_reach`).
+STATIC_TEMPLATES = frozenset({"style.css", "404.html"})
 
 
 def _text(data: bytes | None, where: str, name: str) -> str | None:
@@ -55,21 +59,10 @@ class Theme:
     def _environment(self) -> Environment:
         # Jinja2 is imported when a page is first rendered: a run with nothing to publish (an
         # idle sweep) does not pay for it.
-        from jinja2 import (  # noqa: PLC0415
-            ChoiceLoader,
-            Environment,
-            FunctionLoader,
-            PackageLoader,
-            StrictUndefined,
-            select_autoescape,
-        )
+        from jinja2 import Environment, StrictUndefined, select_autoescape  # noqa: PLC0415
 
-        loaders: list[Any] = []
-        if (override := self._override) is not None:
-            where = self._where
-            loaders.append(FunctionLoader(lambda name: _text(override(name), where, name)))
         return Environment(
-            loader=ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")]),
+            loader=self._loader,
             autoescape=select_autoescape(["html"]),
             auto_reload=False,  # the templates do not change during a run: no stat per render
             undefined=StrictUndefined,  # a misspelt variable in a user's template is an error
@@ -77,6 +70,17 @@ class Theme:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+
+    @functools.cached_property
+    def _loader(self) -> BaseLoader:
+        """The user's templates, then the default theme's."""
+        from jinja2 import ChoiceLoader, FunctionLoader, PackageLoader  # noqa: PLC0415
+
+        loaders: list[BaseLoader] = []
+        if (override := self._override) is not None:
+            where = self._where
+            loaders.append(FunctionLoader(lambda name: _text(override(name), where, name)))
+        return ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")])
 
     def render(self, template: str, **context: Any) -> bytes:
         from jinja2 import TemplateError  # noqa: PLC0415 (imported with the environment)
@@ -98,19 +102,50 @@ class Theme:
             with contextlib.suppress(TemplateError):
                 self._environment.get_template(template)
 
+    def pages_reach(self, names: Collection[str]) -> bool:
+        """Whether a template of the pages (every template steadypress renders but `names`), or
+        one it extends, includes or imports, is among `names`. A template named only when the
+        page renders (from a variable) counts as one of them: what it is cannot be known."""
+        from jinja2 import TemplateNotFound, TemplateSyntaxError, meta  # noqa: PLC0415
+
+        environment = self._environment
+        todo = sorted(_shipped_templates() - set(names))
+        seen: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            try:
+                source, _filename, _uptodate = self._loader.get_source(environment, name)
+                parsed = environment.parse(source)
+            except (TemplateNotFound, TemplateSyntaxError):
+                continue  # the pages that render it fail on it, whatever else changed
+            for reached in meta.find_referenced_templates(parsed):
+                if reached is None or reached in names:
+                    return True
+                todo.append(reached)
+        return False
+
     def stylesheet(self) -> bytes:
         light, dark = highlight_css()
         return self.render("style.css", highlight_light=light, highlight_dark=dark)
 
 
-@functools.cache
-def shipped_look() -> str:
-    """A digest of what steadypress itself puts in every page: the default theme's files, and
-    the HTML it makes of Markdown (`RENDER_VERSION`, which the pinned renderers' versions are
-    part of)."""
-    digest = hashlib.sha256(f"render {RENDER_VERSION}".encode())
+def _shipped_templates() -> frozenset[str]:
     folder = resources.files("steadypress") / "theme"
-    for item in sorted(folder.iterdir(), key=lambda item: item.name):
-        if item.is_file():
-            digest.update(f"\0{item.name}\0".encode() + item.read_bytes())
-    return digest.hexdigest()
+    return frozenset(item.name for item in folder.iterdir() if item.is_file())
+
+
+@functools.cache
+def shipped_look() -> tuple[str, str]:
+    """Digests of what steadypress itself puts in the site: what every page shows (the default
+    theme's templates but `STATIC_TEMPLATES`), and what the files beside the pages show (those,
+    and the highlighting's colours). Both hold the HTML it makes of Markdown and the colours of
+    highlighted code, which `RENDER_VERSION` numbers with the pinned renderers' versions."""
+    pages, static = (hashlib.sha256(f"render {RENDER_VERSION}".encode()) for _ in range(2))
+    folder = resources.files("steadypress") / "theme"
+    for name in sorted(_shipped_templates()):
+        digest = static if name in STATIC_TEMPLATES else pages
+        digest.update(f"\0{name}\0".encode() + (folder / name).read_bytes())
+    return pages.hexdigest(), static.hexdigest()

@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from steadypress.content import Article
 from steadypress.errors import PublishError, TransientError
-from steadypress.ledger import PublishedRecord
+from steadypress.ledger import Look, PublishedRecord
 
 __all__ = ["BatchTarget", "Receipt", "StyledTarget", "Target", "missing_secret"]
 
@@ -116,10 +116,17 @@ class BatchTarget(Target, Protocol):
 @runtime_checkable
 class StyledTarget(Target, Protocol):
     """A target whose pages depend on more than the article: the site's on its settings and
-    theme. When its look changes, every article is published to it again."""
+    theme. When what its pages show changes, every article is published to it again; when only
+    what the files beside them show does, those files are written again alone."""
 
-    def look(self, commit: str) -> str:
-        """A digest of all that, as it is at the content's `commit`."""
+    def look(self, commit: str) -> Look:
+        """Digests of all that, as it is at the content's `commit`."""
+        ...
+
+    def refresh_static(self) -> bool:
+        """Write the files beside the pages again, as they are at the content's head (each
+        publish writes them too); False, with nothing written, when the pages show them as
+        well, so every article is to be published again instead."""
         ...
 
     def lost(self) -> bool:

@@ -29,7 +29,7 @@ from markupsafe import Markup
 from steadypress.content import ContentSource
 from steadypress.errors import GitFailed, PermanentError, PublishError, TransientError
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
-from steadypress.ledger import ABSENT, PublishedRecord
+from steadypress.ledger import ABSENT, Look, PublishedRecord
 from steadypress.render import is_relative_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
 from steadypress.targets.base import Receipt
@@ -82,7 +82,7 @@ from steadypress.targets.site.sitemaps import (
     Changes,
     Sitemaps,
 )
-from steadypress.theme import Theme, shipped_look
+from steadypress.theme import STATIC_TEMPLATES, Theme, shipped_look
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
@@ -125,8 +125,8 @@ def build_site(
         else Theme(),
         assets=content.asset,
         read_version=lambda path, blob, commit: content.read(path, blob, commit=commit),
-        theme_version=lambda commit: (
-            content.versions(commit, [settings.theme])[settings.theme] if settings.theme else ""
+        theme_files=lambda commit: (
+            content.entries(commit, settings.theme) if settings.theme else {}
         ),
     )
 
@@ -154,6 +154,10 @@ class _Carried:
     behind: SitemapsBehind | None = None
 
 
+def _digest(document: Mapping[str, object]) -> str:
+    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
+
+
 def _summary(html: str, limit: int = 240) -> str:
     """The first words of an article as plain text, for feeds and lists with no description."""
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
@@ -174,12 +178,12 @@ class SiteTarget:
         theme: Theme,
         assets: Callable[..., tuple[str, bytes] | None],
         read_version: Callable[[str, str, str], Article] | None = None,
-        theme_version: Callable[[str], str] = lambda _commit: "",
+        theme_files: Callable[[str], Mapping[str, str]] = lambda _commit: {},
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
         site holds of the version gone: None, and it reads the site to learn it);
-        `theme_version` the git id of the theme's folder at a commit."""
+        `theme_files` the git ids of the theme folder's files at a commit, by name."""
         self._name = name
         self._files = files
         self._settings = settings
@@ -188,7 +192,7 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._read_version = read_version
-        self._theme_version = theme_version
+        self._theme_files = theme_files
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -221,17 +225,34 @@ class SiteTarget:
     def ask_lost(self) -> None:
         self._files.read_ahead(lambda: ((), (SUMMARY, MANIFEST)))
 
-    def look(self, commit: str) -> str:
-        """A digest of what every page depends on besides its article (`StyledTarget`): the
-        settings, where the site is served, the theme folder at `commit`, what steadypress
-        ships (its theme and renderers)."""
-        what = {
+    def look(self, commit: str) -> Look:
+        """What the site depends on besides its articles (`StyledTarget`): every page on the
+        settings, where the site is served, the theme folder at `commit` and what steadypress
+        ships (its theme and renderers); the stylesheet and the 404 page on their templates
+        alone, of the user's theme and the shipped one."""
+        theme = self._theme_files(commit)
+        shipped_pages, shipped_static = shipped_look()
+        pages = {
             "settings": asdict(self._settings),
             "address": [self._address.url, self._address.base_url],
-            "theme": self._theme_version(commit),
-            "shipped": shipped_look(),
+            "theme": {name: oid for name, oid in theme.items() if name not in STATIC_TEMPLATES},
+            "shipped": shipped_pages,
         }
-        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+        static = {
+            "theme": {name: oid for name, oid in theme.items() if name in STATIC_TEMPLATES},
+            "shipped": shipped_static,
+        }
+        return Look(pages=_digest(pages), static=_digest(static))
+
+    def refresh_static(self) -> bool:
+        """The stylesheet and the 404 page written again as the theme has them now, alone
+        (`StyledTarget`); False, with nothing written, when a page's template includes one."""
+        if self._theme.pages_reach(STATIC_TEMPLATES):
+            return False
+        self._stylesheet = None
+        cname = [CNAME] if self._settings.cname else []
+        self._files.apply(self._put_static, texts=[NOT_FOUND], oids=[STYLESHEET, NO_JEKYLL, *cname])
+        return True
 
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
