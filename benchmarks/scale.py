@@ -3,7 +3,8 @@
 For a blog of N published articles (10^3, 10^4 and 10^5 by default), built directly (the
 ledger's records, the site's files) rather than published one by one:
   GitHub     against the loopback fake (tests/fakes/github; `make schemas` first): one pushed
-             article (`drain --push`), then an idle sweep; requests, and bytes up and down, for
+             article (`drain --push`), then an idle sweep, then a push of an edit to the
+             blog's stylesheet (`theme/style.css`); requests, and bytes up and down, for
              the state branch and for the Pages branch (the claim, a state request, carries the
              site's first read: those bytes count as the state's);
   local      the bytes one new article writes: new blobs on the state branch, files written
@@ -40,6 +41,7 @@ from pathlib import Path
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
+SHIPPED_STYLESHEET = ROOT / "scripts" / "steadypress" / "theme" / "style.css"
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
 from tests.fakes.github import FakeGitHub  # noqa: E402
@@ -96,7 +98,12 @@ def blog(repo: Path, size: int, shape: Shape) -> tuple[str, dict[str, str]]:
     # would default to its own, and the push would measure a site moving to a new address).
     (repo / "steadypress.yml").write_text(
         "targets:\n  site:\n    kind: site\n    url: https://blog.example/\n    base_url: /\n"
+        "    theme: theme\n"
     )
+    # The blog's own stylesheet, the shipped one to begin with (so the seeded site holds it),
+    # which the last push measured edits.
+    (repo / "theme").mkdir()
+    (repo / "theme" / "style.css").write_bytes(SHIPPED_STYLESHEET.read_bytes())
     (repo / "content").mkdir()
     for n in range(size):
         (repo / "content" / f"a{n:06d}.md").write_text(text(n, shape))
@@ -186,6 +193,14 @@ def run(repo: Path, *args: str, backend: str) -> None:
         raise SystemExit(f"steadypress {' '.join(args)} failed ({code}): {e.getvalue()[-500:]}")
 
 
+def push_stylesheet(repo: Path) -> tuple[str, str]:
+    before = git(repo, "rev-parse", "HEAD")
+    with (repo / "theme" / "style.css").open("a") as stylesheet:
+        stylesheet.write("\nblockquote { border-left-color: teal; }\n")
+    git(repo, "commit", "-qam", "A teal quote")
+    return before, git(repo, "rev-parse", "HEAD")
+
+
 def push_one(repo: Path, name: str, shape: Shape) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
     (repo / "content" / f"{name}.md").write_text(text(0, shape).replace("Article 0", name, 1))
@@ -222,6 +237,10 @@ def on_github(
                     github, functools.partial(run, repo, *drain, backend="github")
                 )
             figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
+            drain = ["drain", "--push", *push_stylesheet(repo)]
+            figures["stylesheet"] = wire(
+                github, functools.partial(run, repo, *drain, backend="github")
+            )
     return figures
 
 
@@ -301,12 +320,13 @@ def main_() -> None:
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
         "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
-        "| local, one new article: state | _site |"
+        "| local, one new article: state | _site | a stylesheet edit pushed: total |"
     )
-    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: |")
+    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- |")
     for size in args.sizes:
         remote, local = measure(size, shape=shape, show_files=args.files)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
+        style = remote["stylesheet"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
             f"| {size:,} | {push['state requests']:.0f}, {kb(push['state bytes'])} "
@@ -317,7 +337,9 @@ def main_() -> None:
             f"| {split['state requests'] + split['pages requests']:.0f}, "
             f"{kb(split['state bytes'] + split['pages bytes'])} "
             f"| {idle_requests:.0f}, {kb(idle['state bytes'] + idle['pages bytes'])} "
-            f"| {kb(local['state bytes'])} | {kb(local['site bytes'])} |",
+            f"| {kb(local['state bytes'])} | {kb(local['site bytes'])} "
+            f"| {style['state requests'] + style['pages requests']:.0f}, "
+            f"{kb(style['state bytes'] + style['pages bytes'])} |",
             flush=True,
         )
 
