@@ -289,6 +289,24 @@ def test_a_new_site_title_reaches_every_page_on_the_pages_branch(
     assert "0 published" in gh(repo, "sweep").out
 
 
+def test_a_site_published_again_whole_reads_its_listings_together(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A new title on a site of 40 tags: each batch's write asks for the tags' counts and the
+    listing pages it rewrites in one read, not in one request each."""
+    repo.commit(**{f"content/p{n}.md": article(f"P{n}", tags=f"[t{n}]") for n in range(40)})
+    assert "40 published" in gh(repo, "sweep").out
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, title: My Blog}\n"})
+    before = github.requests_by_branch["gh-pages"]
+    result = gh(repo, "sweep")
+    assert "40 published" in result.out, result.out + result.err
+    pages_requests = github.requests_by_branch["gh-pages"] - before
+    # 10 in session 25; 109 before, a request for each tag's count and for each listing page
+    # the writes rewrote.
+    assert pages_requests <= 12, pages_requests
+    assert "My Blog</title>" in github.repository.text("show", "gh-pages:tags/t7/index.html")
+
+
 def test_a_pushed_stylesheet_is_one_pages_commit_of_that_file_alone(
     repo: Repo, github: FakeGitHub
 ) -> None:

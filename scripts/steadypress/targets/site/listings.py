@@ -28,10 +28,12 @@ from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import (
     NEWEST,
     SUMMARY,
+    YEARS,
     SiteIndex,
     month_file,
     month_of,
     tag_year_file,
+    tag_years_file,
     year_file,
 )
 from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, Listed, page_path, tag_path
@@ -45,6 +47,7 @@ __all__ = [
     "listing_exists",
     "listing_pages",
     "listing_reads",
+    "listings_existing",
     "month_path",
     "part_page",
     "part_pages",
@@ -170,6 +173,24 @@ def stale_pages(index: SiteIndex) -> set[str]:
     return stale
 
 
+def listings_existing(index: SiteIndex, pages: Iterable[str]) -> dict[str, bool]:
+    """Whether each listing page of `pages` has anything to list (`listing_exists`), the index
+    files that tells read together first: a write that touches many tags (a site published
+    again whole) reads their counts in one request, not one each."""
+    pages = sorted(pages)
+    reads = []
+    for page in pages:
+        if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX):
+            continue
+        if page.startswith("archive/"):
+            year, month = _period_of(page)
+            reads += [YEARS] if month is None else [YEARS, year_file(year)]
+        else:
+            reads.append(tag_years_file(_tag_of(page)[0]))
+    index.want((), texts=reads)
+    return {page: listing_exists(index, page) for page in pages}
+
+
 def listing_exists(index: SiteIndex, page: str) -> bool:
     """Whether the listing page `page` has anything to list."""
     if page == INDEX:
@@ -202,8 +223,8 @@ def _newest_years(index: SiteIndex, tag: str) -> list[int]:
 def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
     """The index files that rendering `pages` reads, to be fetched together."""
     reads = []
-    for page in pages:
-        if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not listing_exists(index, page):
+    for page, there in listings_existing(index, pages).items():
+        if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not there:
             continue
         if page.startswith("archive/"):
             year, month = _period_of(page)
@@ -258,7 +279,7 @@ class ListingPages:
         # Announced together: a part's page is read only when its part splits or empties.
         files.want(
             texts=every_part,
-            oids=[part_page(page, n) for page, (_parts, ns) in work.items() for n in ns],
+            oids=[*pages, *(part_page(page, n) for page, (_parts, ns) in work.items() for n in ns)],
         )
         for page in sorted(pages):
             if listing_exists(index, page):

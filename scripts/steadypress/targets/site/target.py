@@ -49,9 +49,9 @@ from steadypress.targets.site.index import (
 from steadypress.targets.site.listings import (
     ListingPages,
     human_date,
-    listing_exists,
     listing_pages,
     listing_reads,
+    listings_existing,
     part_pages,
     stale_pages,
 )
@@ -544,7 +544,7 @@ class SiteTarget:
         refused: dict[int, PublishError] = {}
         changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
-        existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+        existed = listings_existing(index, listing_pages(touched))
         stale = stale_pages(index) if final else set()
         beside = [
             row
@@ -627,7 +627,7 @@ class SiteTarget:
             *(() if pages is None else sitemaps.reads(
                 [*pages, *_appearing_or_going(index, listings)], articles=index.total
             )),
-        ], oids=() if pages is None else part_pages(index, listings))  # fmt: skip
+        ], oids=() if pages is None else [*listings, *part_pages(index, listings)])  # fmt: skip
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed]) -> None:
@@ -759,7 +759,7 @@ class SiteTarget:
             return None
         touched = [old for _path, old in olds]
         self._want_replaced(index, olds)
-        existed = {page: listing_exists(index, page) for page in listing_pages(touched)}
+        existed = listings_existing(index, listing_pages(touched))
         stale = dict.fromkeys(stale_pages(index), True)
         beside = [row for path, old in olds for row in index.beside(path, old)]
         unused = [used for path, _old in olds for used in index.put(path, None)]
@@ -858,8 +858,8 @@ class SiteTarget:
             for _path, entry in index.month(month):
                 sitemaps.put(page_path(entry.slug), entry.updated)
         # A listing page that went was taken out at once (a write taking out does not defer).
-        for page in sorted(stale_pages(index)):
-            if listing_exists(index, page):
+        for page, there in sorted(listings_existing(index, stale_pages(index)).items()):
+            if there:
                 sitemaps.put(page, None)
         sitemaps.put(INDEX, _front_page_date(index))
 
@@ -889,7 +889,7 @@ class SiteTarget:
         every: dict[str, datetime | None] = {
             page_path(entry.slug): entry.updated for entry in manifest.values()
         }
-        every |= {page: None for page in pages if listing_exists(index, page)}
+        every |= {page: None for page, there in listings_existing(index, pages).items() if there}
         every[INDEX] = _front_page_date(index)
         sitemaps.rebuild(every)
         return index, sitemaps
@@ -910,7 +910,7 @@ def page_digest(page: bytes) -> str:
 def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[str, bool]:
     """The listing pages among `existed` (each: whether it had something to list before) that
     appear or go as the index stands now, each with whether it is there now."""
-    now = {page: listing_exists(index, page) for page in existed}
+    now = listings_existing(index, existed)
     return {page: there for page, there in now.items() if there != existed[page]}
 
 
