@@ -265,7 +265,8 @@ def test_a_stylesheet_that_could_not_be_written_is_written_by_the_next_run(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The marker keeps the stylesheet's look as it was until its write lands: a write that
-    failed (GitHub down a moment) is made again by the next run, with nothing asked."""
+    failed (GitHub down a moment) is reported as deferred (the run fails, so it is seen) and
+    made again by the next run, with nothing asked."""
     repo.commit(**THEMED, **{"theme/style.css": "p { color: red }"})
     assert "10 published" in run_cli(repo, "run").out
     repo.commit(**{"theme/style.css": "p { color: blue }"})
@@ -276,11 +277,12 @@ def test_a_stylesheet_that_could_not_be_written_is_written_by_the_next_run(
 
     monkeypatch.setattr(SiteTarget, "refresh_static", unavailable)
     failed = run_cli(repo, "run")
-    assert failed.code == 0 and "the next run tries again" in failed.err, failed.err
+    assert failed.code == 1 and "1 deferred" in failed.out, failed.out + failed.err
+    assert "stylesheet and 404 page could not be written" in failed.err
     assert "red" in (repo.root / "_site/style.css").read_text()
     monkeypatch.setattr(SiteTarget, "refresh_static", refresh)
     result = run_cli(repo, "run")
-    assert "stylesheet or 404 page of site changed" in result.err
+    assert result.code == 0 and "stylesheet or 404 page of site changed" in result.err
     assert "blue" in (repo.root / "_site/style.css").read_text()
 
 
@@ -310,3 +312,23 @@ def test_what_the_pages_reach_of_a_theme() -> None:
         "an include from a variable": True,
         "a stylesheet linked, not included": False,
     }
+
+
+def test_a_stylesheet_that_does_not_render_fails_the_run_and_names_its_file(repo: Repo) -> None:
+    """A broken stylesheet template keeps the site's last stylesheet and fails each run, naming
+    the file, until it is fixed (an article published meanwhile dies of it, as every page
+    write writes the stylesheet); the fix's run writes it, and revives that article."""
+    repo.commit(**THEMED, **{"theme/style.css": "p { color: red }"})
+    assert "10 published" in run_cli(repo, "run").out
+    repo.commit(**{"theme/style.css": "p { color: {% if %} }", "content/new.md": article("New")})
+    broken = run_cli(repo, "run")
+    assert broken.code == 1 and "1 deferred" in broken.out, broken.out + broken.err
+    assert "site: its stylesheet and 404 page could not be written: theme template " in broken.err
+    assert "content/new.md: theme template theme/style.css" in broken.err
+    assert "red" in (repo.root / "_site/style.css").read_text()
+    assert run_cli(repo, "run").code == 1, "until it is fixed"
+    repo.commit(**{"theme/style.css": "p { color: blue }"})
+    fixed = run_cli(repo, "run")
+    assert fixed.code == 0 and "1 published" in fixed.out, fixed.out + fixed.err
+    assert "blue" in (repo.root / "_site/style.css").read_text()
+    assert (repo.root / "_site/new/index.html").exists()

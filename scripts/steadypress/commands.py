@@ -360,6 +360,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         _retry(pipeline, args, report)
     elif command == "live":
         _live(pipeline, args, report)
+    report.deferred += pipeline.unfinished
     annotations = annotate(report, environ=shell.environ)
     if annotations and shell.commands_token:
         print(f"::{shell.commands_token}::")

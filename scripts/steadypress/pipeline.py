@@ -58,6 +58,9 @@ class Pipeline:
     redact: Redactor = field(default_factory=Redactor)
     # What live mode polls for the branches' heads (None: this pipeline cannot run live).
     watch: Watch | None = None
+    # Work outside the ledger that failed in this run and that the next one does again (a
+    # site's stylesheet), as (what, why): the command reports each as deferred.
+    unfinished: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def lease_ttl(self) -> timedelta:

@@ -380,8 +380,9 @@ def _refresh_static(
             else:
                 shown.add(name)
         except PublishError as error:
-            pipeline.log(f"{name}: its stylesheet and 404 page could not be written ({error}); "
-                         "the next run tries again")  # fmt: skip
+            why = pipeline.redact(f"{error}; the next run tries again")
+            pipeline.log(f"{name}: its stylesheet and 404 page could not be written: {why}")
+            pipeline.unfinished.append((f"{name}: its stylesheet and 404 page", why))
             failed.add(name)
     looks = tuple(
         (name, replace(look, static=before[name].static) if name in failed else look)
