@@ -18,8 +18,9 @@ as many articles as the blog's year); --newest DATE dates the newest articles, a
 one, that day instead of 2026-01-28 (2026-12-28: a year as full as it gets).
 
 Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1]
-       [--common-tag] [--newest 2026-01-28] [--files]
-(--files: list on stderr each site file the local publish wrote, with its size)
+       [--common-tag] [--newest 2026-01-28] [--files] [--restyle]
+(--files: list on stderr each site file the local publish wrote, with its size; --restyle:
+ push an edit of the theme's base.html last, which publishes every article again)
 """
 
 from __future__ import annotations
@@ -201,6 +202,15 @@ def push_stylesheet(repo: Path) -> tuple[str, str]:
     return before, git(repo, "rev-parse", "HEAD")
 
 
+def push_base_template(repo: Path) -> tuple[str, str]:
+    before = git(repo, "rev-parse", "HEAD")
+    base = (SHIPPED_STYLESHEET.parent / "base.html").read_text()
+    (repo / "theme" / "base.html").write_text(base.replace("Published with", "Made with"))
+    git(repo, "add", "theme")
+    git(repo, "commit", "-qm", "A footer of our own")
+    return before, git(repo, "rev-parse", "HEAD")
+
+
 def push_one(repo: Path, name: str, shape: Shape) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
     (repo / "content" / f"{name}.md").write_text(text(0, shape).replace("Article 0", name, 1))
@@ -213,7 +223,7 @@ Figures = dict[str, float]
 
 
 def on_github(
-    repo: Path, head: str, blobs: dict[str, str], built: Path, shape: Shape
+    repo: Path, head: str, blobs: dict[str, str], built: Path, shape: Shape, *, restyle: bool
 ) -> dict[str, Figures]:
     figures: dict[str, Figures] = {}
     with FakeGitHub() as github:
@@ -241,6 +251,11 @@ def on_github(
             figures["stylesheet"] = wire(
                 github, functools.partial(run, repo, *drain, backend="github")
             )
+            if restyle:
+                drain = ["drain", "--push", *push_base_template(repo)]
+                figures["restyle"] = wire(
+                    github, functools.partial(run, repo, *drain, backend="github")
+                )
     return figures
 
 
@@ -289,14 +304,14 @@ def locally(
 
 
 def measure(
-    size: int, *, shape: Shape, show_files: bool = False
+    size: int, *, shape: Shape, show_files: bool = False, restyle: bool = False
 ) -> tuple[dict[str, Figures], Figures]:
     with tempfile.TemporaryDirectory() as folder:
         repo = Path(folder) / "blog"
         repo.mkdir()
         head, blobs = blog(repo, size, shape)
         site(repo / "_site", head, blobs, shape)
-        remote = on_github(repo, head, blobs, repo / "_site", shape)
+        remote = on_github(repo, head, blobs, repo / "_site", shape, restyle=restyle)
         # A fresh copy of the blog for the local run: the GitHub run pushed into this one.
         git(repo, "reset", "-q", "--hard", head)
         local = locally(repo, head, blobs, shape, show_files=show_files)
@@ -315,6 +330,9 @@ def main_() -> None:
     parser.add_argument("--newest", type=date.fromisoformat, default=Shape.newest,
                         help="the newest articles' day, and the pushed one's")  # fmt: skip
     parser.add_argument("--files", action="store_true", help="list the site files written")
+    parser.add_argument(
+        "--restyle", action="store_true", help="push a base.html edit last (every article again)"
+    )
     args = parser.parse_args()
     shape = Shape(per_day=args.per_day, common_tag=args.common_tag, newest=args.newest)
     print(
@@ -324,7 +342,7 @@ def main_() -> None:
     )
     print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- |")
     for size in args.sizes:
-        remote, local = measure(size, shape=shape, show_files=args.files)
+        remote, local = measure(size, shape=shape, show_files=args.files, restyle=args.restyle)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
         style = remote["stylesheet"]
         idle_requests = idle["state requests"] + idle["pages requests"]
@@ -342,6 +360,14 @@ def main_() -> None:
             f"{kb(style['state bytes'] + style['pages bytes'])} |",
             flush=True,
         )
+        if (restyled := remote.get("restyle")) is not None:
+            print(
+                f"  a base.html edit pushed at {size:,} (every article published again): "
+                f"state {restyled['state requests']:.0f}, {kb(restyled['state bytes'])}; "
+                f"Pages {restyled['pages requests']:.0f}, {kb(restyled['pages bytes'])}; "
+                f"{restyled['seconds']:.1f} s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
