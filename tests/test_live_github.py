@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from importlib import resources
 
 import pytest
 
@@ -76,3 +77,39 @@ def test_idle_polls_cost_only_conditional_requests_and_a_push_is_published_withi
         (before, quiet_before), (after, quiet_after) = clock.seen[poll - 1], clock.seen[poll]
         assert after - before == Counter({REF: 2}), after - before
         assert quiet_after - quiet_before == 2, "both answered 304"
+
+
+def test_a_theme_edit_pushed_while_live_reaches_every_page_and_the_stylesheet(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """Live mode keeps its targets between polls: a theme edit pushed meanwhile is rendered as
+    edited (not from the templates the process read first), the pages and the stylesheet."""
+    base = (resources.files("steadypress") / "theme" / "base.html").read_text()
+    repo.commit(**{
+        "steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n",
+        "theme/base.html": base, "theme/style.css": "p { color: red }",
+        "content/first.md": article("First"), "content/second.md": article("Second"),
+    })  # fmt: skip
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    repo.git("push", "-q", "origin", "main")
+
+    def edit_theme() -> None:
+        repo.commit(**{
+            "theme/base.html": base.replace("Published with", "Made with"),
+            "theme/style.css": "p { color: blue }",
+        })  # fmt: skip
+        repo.git("push", "-q", "origin", "main")
+
+    def edit_stylesheet() -> None:
+        repo.commit(**{"theme/style.css": "p { color: teal }"})
+        repo.git("push", "-q", "origin", "main")
+
+    clock = ScriptedClock(github, {2: edit_theme, 4: edit_stylesheet})
+    result = run_cli(
+        repo, "live", "--backend", "github", "--ticks", "6", "--interval", str(INTERVAL),
+        clock=clock,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    for page in ("first/index.html", "second/index.html", "index.html"):
+        assert "Made with steadypress" in github.repository.text("show", f"gh-pages:{page}"), page
+    assert "teal" in github.repository.text("show", "gh-pages:style.css")

@@ -55,6 +55,10 @@ class Theme:
         self._override = override
         self._where = where
 
+    def reloaded(self) -> Theme:
+        """The same theme, its templates read again when first rendered."""
+        return Theme(self._override, where=self._where)
+
     @functools.cached_property
     def _environment(self) -> Environment:
         # Jinja2 is imported when a page is first rendered: a run with nothing to publish (an

@@ -193,6 +193,7 @@ class SiteTarget:
         self._assets = assets
         self._read_version = read_version
         self._theme_files = theme_files
+        self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -231,6 +232,12 @@ class SiteTarget:
         ships (its theme and renderers); the stylesheet and the 404 page on their templates
         alone, of the user's theme and the shipped one."""
         theme = self._theme_files(commit)
+        if self._theme_read is not None and theme != self._theme_read:
+            # A process that lives on (live mode) compiled the templates as they were; the
+            # pages of this look are rendered from them as they are now.
+            self._theme = self._theme.reloaded()
+            self._stylesheet = None
+        self._theme_read = dict(theme)
         shipped_pages, shipped_static = shipped_look()
         pages = {
             "settings": asdict(self._settings),
@@ -249,7 +256,6 @@ class SiteTarget:
         (`StyledTarget`); False, with nothing written, when a page's template includes one."""
         if self._theme.pages_reach(STATIC_TEMPLATES):
             return False
-        self._stylesheet = None
         cname = [CNAME] if self._settings.cname else []
         self._files.apply(self._put_static, texts=[NOT_FOUND], oids=[STYLESHEET, NO_JEKYLL, *cname])
         return True
