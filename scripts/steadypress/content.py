@@ -674,12 +674,8 @@ class ContentSource:
         wanted = [path for path in wanted if ".." not in PurePosixPath(path).parts]
         if not wanted:
             return found
-        listing = self._git.run("ls-tree", "-z", "--full-tree", "--end-of-options", commit,
-                                "--", *wanted)  # fmt: skip
-        for entry in listing.split(b"\0"):
-            if entry:
-                meta, raw_path = entry.split(b"\t", 1)
-                found[raw_path.decode("utf-8", errors="surrogateescape")] = meta.split()[2].decode()
+        listed = self._git.list_tree(commit, paths=wanted)
+        found.update((path, oid) for path, (_mode, _kind, oid) in listed.items())
         return found
 
     def entries(self, commit: str, folder: str) -> dict[str, str]:
@@ -687,15 +683,8 @@ class ContentSource:
         is its tree id), by its name; empty where there is no such folder."""
         if ".." in PurePosixPath(folder).parts:
             return {}
-        listing = self._git.run("ls-tree", "-z", "--full-tree", "--end-of-options", commit,
-                                "--", f"{folder.strip('/')}/")  # fmt: skip
-        found = {}
-        for entry in listing.split(b"\0"):
-            if entry:
-                meta, raw_path = entry.split(b"\t", 1)
-                name = PurePosixPath(raw_path.decode("utf-8", errors="surrogateescape")).name
-                found[name] = meta.split()[2].decode()
-        return found
+        listed = self._git.list_tree(commit, paths=[f"{folder.strip('/')}/"])
+        return {PurePosixPath(path).name: oid for path, (_mode, _kind, oid) in listed.items()}
 
     def text_of(self, blob: str) -> str | None:
         """An article version's text as it is stored (for showing where a problem is)."""
