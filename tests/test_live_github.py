@@ -113,3 +113,34 @@ def test_a_theme_edit_pushed_while_live_reaches_every_page_and_the_stylesheet(
     for page in ("first/index.html", "second/index.html", "index.html"):
         assert "Made with steadypress" in github.repository.text("show", f"gh-pages:{page}"), page
     assert "teal" in github.repository.text("show", "gh-pages:style.css")
+
+
+def test_a_configuration_pushed_while_live_is_the_one_it_publishes_with(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """Live mode follows the configuration as pushed, not as it started with: a new title
+    pushed meanwhile reaches every page, and a sweep afterwards (which reads the pushed one)
+    finds nothing to publish again."""
+    config = "targets:\n  site: {{kind: site, title: {title}}}\n"
+    repo.commit(**{
+        "steadypress.yml": config.format(title="Before"),
+        "content/first.md": article("First"), "content/second.md": article("Second"),
+    })  # fmt: skip
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    repo.git("push", "-q", "origin", "main")
+
+    def retitle() -> None:
+        repo.commit(**{"steadypress.yml": config.format(title="After")})
+        repo.git("push", "-q", "origin", "main")
+
+    clock = ScriptedClock(github, {2: retitle})
+    result = run_cli(
+        repo, "live", "--backend", "github", "--ticks", "5", "--interval", str(INTERVAL),
+        clock=clock,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    for page in ("first/index.html", "second/index.html", "index.html"):
+        text = github.repository.text("show", f"gh-pages:{page}")
+        assert "After</title>" in text and "Before" not in text, page
+    swept = run_cli(repo, "sweep", "--backend", "github")
+    assert swept.code == 0 and "0 published" in swept.out, swept.out + swept.err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import secrets
@@ -154,8 +155,11 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     config, chosen = _configured(repo, args)
     on_github = (args.backend or default_backend(shell.environ)) == "github"
     if on_github and args.command == "live" and not chosen.explicit:
-        # A live executor on GitHub fetches the branch as it moves; it reads what it fetched.
+        # A live executor on GitHub fetches the branch as it moves; it reads what it fetched,
+        # its configuration too (`live` reads it again when a fetch changes it).
         chosen = replace(chosen, revision=f"refs/remotes/origin/{chosen.name}")
+        if not args.config and Git(repo).resolve(f"{chosen.revision}^{{commit}}") is not None:
+            config = _committed_config(Git(repo), chosen.revision)
     if not on_github:
         return local_pipeline(repo, config, shell.run_context(chosen))
     from steadypress.github.backend import github_pipeline  # noqa: PLC0415 (GitHub only)
@@ -260,7 +264,7 @@ def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
     print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where, alerts=pipeline.alerts))
 
 
-def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
+def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell) -> Pipeline:
     if pipeline.watch is None:
         raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
     stop = threading.Event()
@@ -270,8 +274,10 @@ def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    live(pipeline, report, watch=pipeline.watch, interval=args.interval, ticks=args.ticks,
-         stop=stop)  # fmt: skip
+    # A configuration given as a file is not the one pushed: there is nothing to follow.
+    rebuild = None if args.config else functools.partial(_pipeline, args, shell)
+    return live(pipeline, report, watch=pipeline.watch, interval=args.interval,
+                ticks=args.ticks, stop=stop, rebuild=rebuild)  # fmt: skip
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -359,7 +365,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     elif command == "retry":
         _retry(pipeline, args, report)
     elif command == "live":
-        _live(pipeline, args, report)
+        pipeline = _live(pipeline, args, report, shell)
     report.deferred += pipeline.unfinished
     annotations = annotate(report, environ=shell.environ)
     if annotations and shell.commands_token:

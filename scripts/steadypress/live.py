@@ -10,7 +10,9 @@ poll, or sooner when a known item falls due.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
+from steadypress.config import CONFIG_FILE
 from steadypress.executor import drain
 from steadypress.ledger import next_wake
 from steadypress.pipeline import Pipeline
@@ -29,10 +31,16 @@ def live(
     interval: float,
     ticks: int | None,
     stop: threading.Event,
-) -> Report:
+    rebuild: Callable[[], Pipeline] | None = None,
+) -> Pipeline:
     """Poll every `interval` seconds (or sooner when an item falls due; never sooner than the
-    server asks) until `stop` is set or `ticks` polls have run."""
+    server asks) until `stop` is set or `ticks` polls have run. A content head whose
+    configuration is not the one `pipeline` was built with is worked on by the pipeline
+    `rebuild` makes (it reads the configuration again): the settings and the targets it names
+    are the pushed ones, as a run started then would have them. Returns the pipeline last
+    worked with."""
     acted_on: str | None = None  # the content head last reconciled
+    configured = _configuration(pipeline, pipeline.content.head())
     done = 0
     while not stop.is_set() and (ticks is None or done < ticks):
         heads = watch.heads()
@@ -41,6 +49,13 @@ def live(
         wake = next_wake(known.ledger, now=now) if known is not None else None
         content_moved = done == 0 or heads.content != acted_on
         state_moved = known is None or heads.state != known.version
+        if content_moved and rebuild is not None and heads.content is not None:
+            pushed = _configuration(pipeline, heads.content)
+            if pushed != configured:
+                pipeline.log(f"{CONFIG_FILE} changed at {heads.content[:12]}: working with it")
+                rebuilt = rebuild()
+                rebuilt.unfinished.extend(pipeline.unfinished)
+                pipeline, configured = rebuilt, pushed
         if content_moved or state_moved or (wake is not None and wake <= now):
             drain(pipeline, report, prepare=reconcile(pipeline) if content_moved else None)
             acted_on = heads.content
@@ -52,4 +67,9 @@ def live(
         wait = max(wait, heads.poll_interval or 0.0)
         if ticks is None or done < ticks:
             pipeline.clock.sleep(wait, interrupt=stop)
-    return report
+    return pipeline
+
+
+def _configuration(pipeline: Pipeline, commit: str) -> str:
+    """The blob id of the configuration at `commit` (git's null id where there is none)."""
+    return pipeline.content.versions(commit, [CONFIG_FILE])[CONFIG_FILE]
