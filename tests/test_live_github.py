@@ -79,37 +79,42 @@ def test_idle_polls_cost_only_conditional_requests_and_a_push_is_published_withi
         assert quiet_after - quiet_before == 2, "both answered 304"
 
 
+def _pushed(repo: Repo, **files: str) -> Callable[[], None]:
+    """A step that commits `files` and pushes them to GitHub."""
+
+    def push() -> None:
+        repo.commit(**files)
+        repo.git("push", "-q", "origin", "main")
+
+    return push
+
+
+def _live(repo: Repo, clock: ScriptedClock, *, ticks: int) -> None:
+    result = run_cli(
+        repo, "live", "--backend", "github", "--ticks", str(ticks), "--interval", str(INTERVAL),
+        clock=clock,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+
+
 def test_a_theme_edit_pushed_while_live_reaches_every_page_and_the_stylesheet(
     github: FakeGitHub, repo: Repo
 ) -> None:
     """Live mode keeps its targets between polls: a theme edit pushed meanwhile is rendered as
     edited (not from the templates the process read first), the pages and the stylesheet."""
     base = (resources.files("steadypress") / "theme" / "base.html").read_text()
-    repo.commit(**{
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    _pushed(repo, **{
         "steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n",
         "theme/base.html": base, "theme/style.css": "p { color: red }",
         "content/first.md": article("First"), "content/second.md": article("Second"),
+    })()  # fmt: skip
+    edit_theme = _pushed(repo, **{
+        "theme/base.html": base.replace("Published with", "Made with"),
+        "theme/style.css": "p { color: blue }",
     })  # fmt: skip
-    repo.git("remote", "add", "origin", str(github.repository.path))
-    repo.git("push", "-q", "origin", "main")
-
-    def edit_theme() -> None:
-        repo.commit(**{
-            "theme/base.html": base.replace("Published with", "Made with"),
-            "theme/style.css": "p { color: blue }",
-        })  # fmt: skip
-        repo.git("push", "-q", "origin", "main")
-
-    def edit_stylesheet() -> None:
-        repo.commit(**{"theme/style.css": "p { color: teal }"})
-        repo.git("push", "-q", "origin", "main")
-
-    clock = ScriptedClock(github, {2: edit_theme, 4: edit_stylesheet})
-    result = run_cli(
-        repo, "live", "--backend", "github", "--ticks", "6", "--interval", str(INTERVAL),
-        clock=clock,
-    )  # fmt: skip
-    assert result.code == 0, result.err
+    edit_stylesheet = _pushed(repo, **{"theme/style.css": "p { color: teal }"})
+    _live(repo, ScriptedClock(github, {2: edit_theme, 4: edit_stylesheet}), ticks=6)
     for page in ("first/index.html", "second/index.html", "index.html"):
         assert "Made with steadypress" in github.repository.text("show", f"gh-pages:{page}"), page
     assert "teal" in github.repository.text("show", "gh-pages:style.css")
@@ -122,23 +127,13 @@ def test_a_configuration_pushed_while_live_is_the_one_it_publishes_with(
     pushed meanwhile reaches every page, and a sweep afterwards (which reads the pushed one)
     finds nothing to publish again."""
     config = "targets:\n  site: {{kind: site, title: {title}}}\n"
-    repo.commit(**{
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    _pushed(repo, **{
         "steadypress.yml": config.format(title="Before"),
         "content/first.md": article("First"), "content/second.md": article("Second"),
-    })  # fmt: skip
-    repo.git("remote", "add", "origin", str(github.repository.path))
-    repo.git("push", "-q", "origin", "main")
-
-    def retitle() -> None:
-        repo.commit(**{"steadypress.yml": config.format(title="After")})
-        repo.git("push", "-q", "origin", "main")
-
-    clock = ScriptedClock(github, {2: retitle})
-    result = run_cli(
-        repo, "live", "--backend", "github", "--ticks", "5", "--interval", str(INTERVAL),
-        clock=clock,
-    )  # fmt: skip
-    assert result.code == 0, result.err
+    })()  # fmt: skip
+    retitle = _pushed(repo, **{"steadypress.yml": config.format(title="After")})
+    _live(repo, ScriptedClock(github, {2: retitle}), ticks=5)
     for page in ("first/index.html", "second/index.html", "index.html"):
         text = github.repository.text("show", f"gh-pages:{page}")
         assert "After</title>" in text and "Before" not in text, page
