@@ -11,9 +11,11 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles, SiteWriter
+from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.files import JOURNAL
+from steadypress.targets.site.settings import SiteAddress
 from steadypress.targets.site.target import SiteTarget
+from steadypress.theme import Theme
 from tests.helpers import dying_after_renames, site_target
 
 
@@ -393,3 +395,28 @@ def test_a_journal_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
     with pytest.raises(PermanentError, match=r"symlink .*steadypress-site\.journal"):
         make_site(root).publish(post("content/a.md", "A"), None)
     assert not (root / "index.html").exists()
+
+
+def test_a_write_asks_for_every_file_beside_the_pages_with_its_first_read(
+    tmp_path: Path,
+) -> None:
+    """The files each write puts beside the pages (the stylesheet, the 404 page, `.nojekyll`,
+    a custom domain's CNAME) are asked with its first read, in a publish and in a refresh of
+    them alone: on GitHub one not asked is a request of its own (a CNAME was, each batch)."""
+    asked: list[set[str]] = []
+
+    class Recording(DirectorySiteFiles):
+        def apply(self, change: Any, *, texts: Any = (), oids: Any = ()) -> Any:
+            asked.append({*texts, *oids})
+            return super().apply(change, texts=texts, oids=oids)
+
+    site = SiteTarget(
+        "site", Recording(tmp_path), settings=SiteSettings(cname="blog.example.com"),
+        address=SiteAddress(url="https://blog.example/", base_url="/"), content_dir="content",
+        theme=Theme(), assets=lambda _path, **_commit: None,
+    )  # fmt: skip
+    site.publish(post("content/a.md", "A"), None)
+    assert site.refresh_static()
+    beside = {"style.css", "404.html", ".nojekyll", "CNAME"}
+    assert [beside - files for files in asked] == [set(), set()]
+    assert (tmp_path / "CNAME").read_text() == "blog.example.com\n"

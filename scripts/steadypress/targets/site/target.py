@@ -256,9 +256,14 @@ class SiteTarget:
         (`StyledTarget`); False, with nothing written, when a page's template includes one."""
         if self._theme.pages_reach(STATIC_TEMPLATES):
             return False
-        cname = [CNAME] if self._settings.cname else []
-        self._files.apply(self._put_static, texts=[NOT_FOUND], oids=[STYLESHEET, NO_JEKYLL, *cname])
+        texts, oids = self._static_files()
+        self._files.apply(self._put_static, texts=texts, oids=oids)
         return True
+
+    def _static_files(self) -> tuple[list[str], list[str]]:
+        """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
+        it is small) and replaces (texts, oids), for a write to ask with its first read."""
+        return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *([CNAME] if self._settings.cname else [])]
 
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
@@ -432,7 +437,7 @@ class SiteTarget:
             )
         else:
             self._files.read_ahead(
-                lambda: _first_read(self._rendered_ok(articles())),
+                lambda: _first_read(self._rendered_ok(articles()), self._static_files()),
                 lambda files: self._publish_into(
                     files,
                     [(n, *row) for n, row in enumerate(self._rendered_ok(articles()))],
@@ -515,7 +520,9 @@ class SiteTarget:
             for number, article, _rendered in batch
         )
         if batch:
-            texts, oids = _first_read([(article, r) for _n, article, r in batch])
+            texts, oids = _first_read(
+                [(article, r) for _n, article, r in batch], self._static_files()
+            )
             refused, written, carried = self._files.apply(
                 lambda files: self._publish_into(files, batch, final=final, again=again),
                 texts=texts,
@@ -931,12 +938,14 @@ def _version(article: Article) -> tuple[str, str, str | None]:
     return article.path, article.blob, article.commit
 
 
-def _first_read(batch: Sequence[tuple[Article, _Rendered]]) -> tuple[list[str], list[str]]:
-    """What publishing these renderings reads in the site's first read (texts, oids)."""
+def _first_read(
+    batch: Sequence[tuple[Article, _Rendered]], static: tuple[list[str], list[str]]
+) -> tuple[list[str], list[str]]:
+    """What publishing these renderings reads in the site's first read (texts, oids), with
+    the `static` files each write puts (`SiteTarget._static_files`)."""
     texts, oids = _announced([(article.path, rendered.entry) for article, rendered in batch])
-    # The 404 page is read whole: an old site's own is left alone (it is small).
     assets = {path for _article, rendered in batch for path in rendered.assets}
-    return [*texts, NOT_FOUND], [*oids, STYLESHEET, NO_JEKYLL, *sorted(assets)]
+    return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
 
 
 def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
