@@ -158,8 +158,9 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
         # A live executor on GitHub fetches the branch as it moves; it reads what it fetched,
         # its configuration too (`live` reads it again when a fetch changes it).
         chosen = replace(chosen, revision=f"refs/remotes/origin/{chosen.name}")
-        if not args.config and Git(repo).resolve(f"{chosen.revision}^{{commit}}") is not None:
-            config = _committed_config(Git(repo), chosen.revision)
+        git = Git(repo)
+        if not args.config and git.resolve(f"{chosen.revision}^{{commit}}") is not None:
+            config = _committed_config(git, chosen.revision)
     if not on_github:
         return local_pipeline(repo, config, shell.run_context(chosen))
     from steadypress.github.backend import github_pipeline  # noqa: PLC0415 (GitHub only)

@@ -289,22 +289,23 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
          for path, blob in gone.items() for name in pipeline.targets],
     )  # fmt: skip
     ledger = _load(pipeline, articles, removed)
-    planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
-    prepare = planned.apply if planned else None
-    if changes is None:
-        return prepare
-    marker = replace(_marker(pipeline, after), backlog=_backlog(before, planned))
+    marker = None if changes is None else _marker(pipeline, after)
     last = ledger.reconciled
     if (
-        last is not None
+        marker is not None
+        and last is not None
         and last.backlog is None
         and (_restyled(last, marker) or _static_changed(last, marker))
     ):
         # The push changed a target's look (its settings, its theme): its own run publishes
         # every article again, or writes the stylesheet again, as the next sweep's reconcile
-        # would, its own articles with them.
+        # would, its own articles with them (planned there, not here as well).
         return reconcile(pipeline, ledger=ledger)
-    return _advancing(prepare, before, marker)
+    planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
+    prepare = planned.apply if planned else None
+    if marker is None:
+        return prepare
+    return _advancing(prepare, before, replace(marker, backlog=_backlog(before, planned)))
 
 
 def _backlog(
