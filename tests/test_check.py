@@ -3,6 +3,12 @@ before merging, with nothing written."""
 
 from __future__ import annotations
 
+import pickle
+
+import pytest
+
+from steadypress import renderpool
+from steadypress.errors import TemplateFailed
 from tests.helpers import Repo, article, run_cli
 
 
@@ -24,14 +30,14 @@ def test_each_problem_is_named_with_its_file_and_line_and_nothing_is_written(rep
     assert "content/image.md:7: image 'images/gone.png' not found" in result.out
     assert "content/same.md:3: URL /good/ is also the URL of content/good.md" in result.out
     assert not any(line.startswith("content/good.md:") for line in lines if "same.md" not in line)
-    assert "4 article(s), 4 problem(s)" in result.out
+    assert "4 article(s), the whole site built, 4 problem(s)" in result.out
     assert repo.state_head() is None and not (repo.root / "_site").exists()
 
 
 def test_a_clean_blog_passes(repo: Repo) -> None:
     repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B", tags="[x]")})
     result = run_cli(repo, "check")
-    assert result.code == 0 and "2 article(s), 0 problem(s)" in result.out
+    assert result.code == 0 and "2 article(s), the whole site built, 0 problem(s)" in result.out
 
 
 def test_worktree_checks_what_is_not_committed_yet(repo: Repo) -> None:
@@ -50,3 +56,82 @@ def test_base_limits_the_check_to_what_changed(repo: Repo) -> None:
     repo.commit(**{"content/new.md": article("New")})
     result = run_cli(repo, "check", "--base", base)
     assert result.code == 0 and "1 article(s), 0 problem(s)" in result.out
+
+
+THEMED = {"steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n"}
+
+
+def test_a_theme_fault_is_named_once_at_its_template_and_line(repo: Repo) -> None:
+    """A misspelt variable in the article template: one problem, at the template's line, not
+    one per article."""
+    template = "<html><body>\n<h1>{{ article.title }}</h1>\n{{ artcle.html }}\n</body></html>\n"
+    articles = {"content/a.md": article("A"), "content/b.md": article("B")}
+    repo.commit(**THEMED, **articles, **{"theme/article.html": template})
+    result = run_cli(repo, "check")
+    assert result.code == 1
+    problems = [line for line in result.out.splitlines() if line.startswith("theme/")]
+    assert problems == ["theme/article.html:3: 'artcle' is undefined"], result.out
+    assert "2 article(s), the whole site built, 1 problem(s)" in result.out
+
+
+def test_a_pull_request_that_only_edits_the_theme_builds_the_whole_site(repo: Repo) -> None:
+    """The listings are built only when the whole site is: a fault in the front page's
+    template, pushed alone, is found against the base (no article changed), with the template
+    it extends named where the fault is; a change to nothing a page shows builds nothing."""
+    base = repo.commit(**THEMED, **{"content/a.md": article("A")})
+    broken = repo.commit(
+        **{"theme/index.html": "{% extends 'base.html' %}\n{% block main %}{% endblock %}\n",
+           "theme/base.html": "<html>\n\n{{ site.missing.field }}\n</html>\n"}
+    )  # fmt: skip
+    result = run_cli(repo, "check", "--base", base)
+    assert result.code == 1
+    assert "theme/base.html:3: 'dict object' has no attribute 'missing' (rendering" in result.out
+    assert "0 article(s), the whole site built, 1 problem(s)" in result.out
+    repo.commit(**{"README.md": "A blog."})
+    assert "0 article(s), 0 problem(s)" in run_cli(repo, "check", "--base", broken).out
+
+
+def test_a_theme_syntax_error_and_a_missing_template_name_their_file(repo: Repo) -> None:
+    repo.commit(**THEMED, **{"content/a.md": article("A"), "theme/style.css": "a {\n{% if %}\n"})
+    result = run_cli(repo, "check")
+    assert result.code == 1 and "theme/style.css:2: Expected an expression" in result.out
+    repo.commit(**{"theme/style.css": "a {}\n", "theme/tag.html": "{% include 'gone.html' %}\n"})
+    result = run_cli(repo, "check")
+    assert "theme/tag.html:1: no template 'gone.html'" not in result.out, "no tag: no tag page"
+    repo.commit(**{"content/a.md": article("A", tags="[x]")})
+    result = run_cli(repo, "check")
+    assert result.code == 1 and "theme/tag.html:1: no template 'gone.html'" in result.out
+
+
+def test_a_broken_theme_checked_from_the_worktree_before_it_is_committed(repo: Repo) -> None:
+    head = repo.commit(**THEMED, **{"content/a.md": article("A")})
+    repo.write("theme/404.html", "{{ nothing }}\n")
+    assert run_cli(repo, "check").code == 0, "committed, the theme is the shipped one"
+    result = run_cli(repo, "check", "--worktree")
+    assert result.code == 1 and "theme/404.html:1: 'nothing' is undefined" in result.out
+    assert repo.head() == head
+
+
+def test_a_fault_met_by_the_render_workers_is_named_once(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole site's pages render on every core: the fault each worker meets comes back
+    whole (pickled), one problem at the template's line."""
+    monkeypatch.setattr(renderpool, "POOL_FROM", 2)
+    base = repo.commit(**THEMED, **{f"content/a{n}.md": article(f"A{n}") for n in range(4)})
+    page = "{% extends 'base.html' %}\n{% block main %}\n{{ article.nope }}\n{% endblock %}\n"
+    repo.commit(**{"theme/article.html": page})
+    result = run_cli(repo, "check", "--base", base)
+    assert result.code == 1
+    assert result.out.splitlines()[0].startswith("theme/article.html:3: ")
+    assert "0 article(s), the whole site built, 1 problem(s)" in result.out
+    fault = TemplateFailed("theme template t.html, line 2: x", file="t.html", line=2,
+                           depends_on=("theme",))  # fmt: skip
+    back = pickle.loads(pickle.dumps(fault))  # noqa: S301 - what this process made
+    assert (type(back), str(back), back.file, back.line, back.depends_on) == (
+        TemplateFailed,
+        str(fault),
+        "t.html",
+        2,
+        ("theme",),
+    )

@@ -105,18 +105,25 @@ def test_a_pushed_article_is_published_within_the_same_run(
     assert "[https://octo.github.io/blog/hello/](https://octo.github.io/blog/hello/)" in run.summary
 
 
-def test_a_push_outside_content_does_not_wake_publish(repo: Repo, runner: WorkflowRunner) -> None:
-    """The path filter: a README change starts no publish run."""
+def test_a_push_outside_content_ends_at_once_having_written_nothing(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """Every push wakes publish (no path filter could follow the theme folder's name): a README
+    change finds nothing to do and writes nothing."""
     before = repo.commit(**{"content/a.md": article("A")})
+    assert push(runner, repo.commit(**{"README.md": "blog"}), before).outcome == "success"
+    state, site = github.repository.head_of("steadypress-state"), pages(github)
     after = repo.commit(**{"README.md": "changed"})
-    assert not push(runner, before, after).triggered
+    run = push(runner, before, after)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert github.repository.head_of("steadypress-state") == state and pages(github) == site
 
 
 def test_an_article_only_push_starts_publish_and_nothing_else(
     repo: Repo, runner: WorkflowRunner
 ) -> None:
     """A blogger's push of articles runs the publish workflow only: not the tool's own CI, which
-    a change to the tool starts (and which then does not publish)."""
+    a change to the tool starts (as every push starts publish, which then publishes nothing)."""
     before = repo.commit(**{"README.md": "A blog."})
     articles = repo.commit(**{"content/a.md": article("A")})
     tool = repo.commit(**{"scripts/steadypress/x.py": "# a change to the tool\n"})
@@ -128,7 +135,7 @@ def test_an_article_only_push_starts_publish_and_nothing_else(
         }
 
     assert started(articles, before) == {"publish.yml"}
-    assert started(tool, articles) == {"ci.yml"}
+    assert started(tool, articles) == {"ci.yml", "publish.yml"}
 
 
 def test_a_push_whose_run_never_came_is_published_by_the_next_sweep(
@@ -309,12 +316,30 @@ def test_a_pull_request_with_a_broken_article_fails_check_naming_the_file_and_li
     broken = repo.commit(**{"content/new.md": "---\ntitle: New\ndate: 2024-13-45\n---\nText.\n"})
     run = pull_request(runner, base, broken)
     assert run.outcome == "failure"
-    log = run.jobs["check"].step("Check the articles the pull request changes").output
+    log = run.jobs["check"].step("Check what the pull request changes").output
     assert "::error file=content/new.md,line=" in log and "month must be in 1..12" in log
     assert "content/ok.md" not in log.split("::error")[-1], "only the changed article is checked"
     assert "1 problem(s)" in run.summary
     fixed = repo.commit(**{"content/new.md": article("New", date="2024-12-25")})
     assert pull_request(runner, base, fixed).outcome == "success"
+    assert sum(github.requests.values()) == 0, "a check asks GitHub nothing"
+
+
+def test_a_pull_request_that_breaks_only_the_theme_fails_check_at_the_template_line(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """check.yml on a pull request that edits the theme alone (the folder steadypress.yml names,
+    which no path filter knows): the whole site is built, and a fault in the archive's template
+    fails it with an annotation on that file and line."""
+    config = "targets:\n  site: {kind: site, theme: look}\n"
+    base = repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    archive = "{% extends 'base.html' %}\n{% block main %}\n{{ years.first }}\n{% endblock %}\n"
+    broken = repo.commit(**{"look/archive.html": archive})
+    run = pull_request(runner, base, broken)
+    assert run.outcome == "failure"
+    log = run.jobs["check"].step("Check what the pull request changes").output
+    assert "::error file=look/archive.html,line=3," in log
+    assert "0 article(s) checked, the whole site built with the theme, 1 problem(s)" in run.summary
     assert sum(github.requests.values()) == 0, "a check asks GitHub nothing"
 
 
@@ -346,7 +371,7 @@ def test_a_broken_theme_opens_one_summary_issue_and_fixing_it_publishes_all(
     repo: Repo, github: FakeGitHub, runner: WorkflowRunner
 ) -> None:
     """A theme template broken so that 50 articles fail: one summary issue, not 50. The theme
-    fixed in a commit: the next sweep publishes all 50 and closes the issue."""
+    fixed in a commit alone: that push's run publishes all 50 and closes the issue."""
     broken = "{% extends 'base.html' %}{% block main %}{{ article.titel }}{% endblock %}\n"
     fixed = "{% extends 'base.html' %}{% block main %}{{ article.title }}{% endblock %}\n"
     config = FAST + "targets:\n  site: {kind: site, theme: theme}\n"
@@ -357,8 +382,8 @@ def test_a_broken_theme_opens_one_summary_issue_and_fixing_it_publishes_all(
     assert len(remote(github).dead) == 50
     (issue,) = github.tracker.issues
     assert issue["title"].startswith("Dead letters: 50 articles failed: theme template")
-    repo.commit(**{"theme/article.html": fixed})
-    assert sweep(runner, repo).outcome == "success"
+    mended = repo.commit(**{"theme/article.html": fixed})
+    assert push(runner, after, mended).outcome == "success"
     ledger = remote(github)
     assert not ledger.dead and len(ledger.published) == 50
     assert len(github.tracker.issues) == 1

@@ -84,7 +84,6 @@ def test_publish_has_no_concurrency_group_and_sweep_never_cancels() -> None:
     assert "concurrency" not in documents["publish.yml"]
     assert not any("concurrency" in job for job in documents["publish.yml"]["jobs"].values())
     assert documents["sweep.yml"]["concurrency"]["cancel-in-progress"] is False
-    assert documents["publish.yml"]["on"]["push"]["paths"] == ["content/**", "steadypress.yml"]
 
 
 def test_the_schedule_avoids_the_top_of_the_hour() -> None:

@@ -3,22 +3,36 @@ are merged, with nothing written anywhere.
 
 Each article is read and parsed as the executor reads it, its targets checked against the
 configuration, its URL checked against every other article's, and its page rendered through
-the theme with its images read from the commit. Every problem names the file and a line.
+the theme with its images read from the commit. When the theme or the configuration may have
+changed, the whole site is built too, in a throwaway folder: every page, the listings, the
+feed, the stylesheet. Every problem names the file and a line: the article's, or the theme
+template's when the fault is in the template.
 """
 
 from __future__ import annotations
 
 import re
+import tempfile
 from collections import defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, ContentSource
-from steadypress.errors import ArticleError, PublishError
+from steadypress.errors import ArticleError, PublishError, TemplateFailed
 from steadypress.report import table_cell, workflow_command
+from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.targets.site.target import SiteTarget
 
-__all__ = ["Problem", "check_articles", "job_summary", "problem_annotations"]
+__all__ = [
+    "Problem",
+    "check_articles",
+    "check_site",
+    "job_summary",
+    "look_changed",
+    "problem_annotations",
+]
 
 _QUOTED = re.compile(r"'([^']+)'")
 _YAML_LINE = re.compile(r"line (\d+), column \d+")
@@ -58,10 +72,52 @@ def check_articles(
                 if article.targets is None or name in article.targets:
                     problems += _clashes(site, article, others, text)
                     site.check(article)
+        except TemplateFailed as error:
+            problems.append(_in_template(error))
         except PublishError as error:
             message = str(error).removeprefix(f"{path}: ")
             problems.append(Problem(path, _line_of(message, text), message))
-    return problems
+    return list(dict.fromkeys(problems))  # a template's fault once, however many articles met it
+
+
+def check_site(content: ContentSource, commit: str, name: str, site: SiteTarget) -> list[Problem]:
+    """The faults of the theme's templates that building the whole site `name` at `commit`
+    meets: every page it would publish, its listings, feed, sitemaps, stylesheet and 404 page,
+    written in a throwaway folder. An article's own problem is left to `check_articles`."""
+    everything = content.list_articles(commit)
+    content.prefetch(commit, everything)
+    articles = []
+    for path, blob in sorted(everything.items()):
+        try:
+            article = content.read(path, blob, commit=commit)  # dated as publishing dates it
+        except ArticleError:
+            continue  # its own problem, named when it is checked
+        if not article.draft and (article.targets is None or name in article.targets):
+            articles.append(article)
+    with tempfile.TemporaryDirectory(prefix="steadypress-check-") as folder:
+        rehearsal = site.rehearsal(DirectorySiteFiles(Path(folder)))
+        try:
+            rehearsal.refresh_static()
+            results = rehearsal.publish_batch([(article, None) for article in articles])
+        except TemplateFailed as error:  # a listing's, the feed's, the stylesheet's
+            return [_in_template(error)]
+    return list(dict.fromkeys(_in_template(r) for r in results if isinstance(r, TemplateFailed)))
+
+
+def look_changed(
+    content: ContentSource, sites: Iterable[SiteTarget], base: str, commit: str
+) -> bool:
+    """Whether what every page shows may differ between `base` and `commit`: the configuration,
+    or a site's theme folder."""
+    configuration = (content.asset(CONFIG_FILE, commit=c) for c in (base, commit))
+    return next(configuration) != next(configuration) or any(
+        site.look(base) != site.look(commit) for site in sites
+    )
+
+
+def _in_template(error: TemplateFailed) -> Problem:
+    message = str(error).removeprefix(f"theme template {error.file}, line {error.line}: ")
+    return Problem(error.file, error.line, message)
 
 
 def _clashes(
@@ -108,14 +164,15 @@ def problem_annotations(problems: Collection[Problem]) -> list[str]:
     ]
 
 
-def job_summary(problems: Collection[Problem], checked: int) -> str:
+def job_summary(problems: Collection[Problem], checked: int, *, whole_site: bool) -> str:
+    built = ", the whole site built with the theme" if whole_site else ""
     lines = [
         "### steadypress check",
         "",
-        f"{checked} article(s) checked, {len(problems)} problem(s).",
+        f"{checked} article(s) checked{built}, {len(problems)} problem(s).",
     ]
     if problems:
-        lines += ["", "| article | line | problem |", "| --- | --- | --- |"]
+        lines += ["", "| file | line | problem |", "| --- | --- | --- |"]
         lines += [
             f"| `{table_cell(p.path)}` | {p.line} | {table_cell(p.message)} |" for p in problems
         ]

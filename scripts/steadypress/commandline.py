@@ -166,14 +166,21 @@ def build_parser() -> argparse.ArgumentParser:
         commands,
         "check",
         parents=both,
-        summary="check articles as publishing would, writing nothing",
+        summary="check articles and the theme as publishing would, writing nothing",
         description="Check articles exactly as publishing would (front matter, "
-        "dates, URLs, images, targets, the render) and report each problem with "
-        "its file and line. Writes nothing and needs no token.",
+        "dates, URLs, images, targets, the render) and, without PATHs, build the whole "
+        "site with the theme in a throwaway folder; report each problem with its file "
+        "and line (a theme template's, when the fault is there). Writes nothing and "
+        "needs no token.",
         example="steadypress check --worktree content/draft.md",
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="articles (default: all)")
-    check.add_argument("--base", metavar="REV", help="only the articles changed since REV")
+    check.add_argument(
+        "--base",
+        metavar="REV",
+        help="only the articles changed since REV (the whole site when the theme or "
+        "steadypress.yml changed)",
+    )
     check.add_argument(
         "--worktree", action="store_true", help="the working tree, uncommitted files included"
     )

@@ -300,17 +300,27 @@ def _init(args: argparse.Namespace) -> None:
 
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
     # The check renders through the theme: the renderers are loaded for it alone.
-    from steadypress.check import check_articles, job_summary, problem_annotations  # noqa: PLC0415
+    from steadypress.check import (  # noqa: PLC0415
+        check_articles,
+        check_site,
+        job_summary,
+        look_changed,
+        problem_annotations,
+    )
     from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
 
     repo = _repository(args.repo)
     git = Git(repo)
     config = load_config(args.config) if args.config else _committed_config(git)
-    pipeline = local_pipeline(repo, config, shell.run_context())
+    # The theme is read from the commit checked, as its articles are.
+    revision = git.worktree_commit() if args.worktree else "HEAD"
+    pipeline = local_pipeline(repo, config, replace(shell.run_context(), content_revision=revision))
     content = pipeline.content
-    commit = git.worktree_commit() if args.worktree else content.head()
+    commit = content.head()
     at_commit = content.list_articles(commit)
     chosen: Collection[str] = at_commit
+    sites = {name: t for name, t in pipeline.targets.items() if isinstance(t, SiteTarget)}
+    whole_site = not args.paths
     if args.paths:
         chosen = [article_path(raw, config) for raw in args.paths]
         missing = [path for path in chosen if path not in at_commit]
@@ -319,17 +329,21 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
     elif args.base:
         changes = content.changed_articles(args.base, commit)
         chosen = at_commit if changes is None else changes.changed
-    sites = {name: t for name, t in pipeline.targets.items() if isinstance(t, SiteTarget)}
+        whole_site = changes is None or look_changed(content, sites.values(), args.base, commit)
     problems = check_articles(content, commit, chosen, targets=pipeline.targets, sites=sites)
+    if whole_site:
+        for name, site in sites.items():
+            problems += [p for p in check_site(content, commit, name, site) if p not in problems]
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
     if shell.commands_token and problems:
         print(f"::{shell.commands_token}::")
         for line in problem_annotations(problems):
             print(line)
-    append_job_summary(job_summary(problems, len(chosen)), redact=shell.redact,
-                       environ=shell.environ)  # fmt: skip
-    print(f"steadypress check: {len(chosen)} article(s), {len(problems)} problem(s)")
+    append_job_summary(job_summary(problems, len(chosen), whole_site=whole_site and bool(sites)),
+                       redact=shell.redact, environ=shell.environ)  # fmt: skip
+    built = ", the whole site built" if whole_site and sites else ""
+    print(f"steadypress check: {len(chosen)} article(s){built}, {len(problems)} problem(s)")
     return EXIT_PENDING if problems else EXIT_OK
 
 

@@ -8,6 +8,7 @@ with its own exit code before anything is written.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "RateLimited",
     "StateError",
     "SteadypressError",
+    "TemplateFailed",
     "TransientError",
     "UsageError",
 ]
@@ -88,6 +90,25 @@ class TransientError(PublishError):
 
 class PermanentError(PublishError):
     """Retrying the same article version cannot help: it goes to the dead letters at once."""
+
+
+class TemplateFailed(PermanentError):
+    """A theme template could not be rendered: `file` is the template the fault is in (the
+    repository's file, or the name of one steadypress ships) and `line` its line there."""
+
+    def __init__(
+        self, message: str, *, file: str, line: int, depends_on: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message, depends_on=depends_on)
+        self.file = file
+        self.line = line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pages render in worker processes, whose errors come back pickled.
+        rebuild = functools.partial(
+            TemplateFailed, file=self.file, line=self.line, depends_on=self.depends_on
+        )
+        return rebuild, (str(self),)
 
 
 class ArticleError(PermanentError):

@@ -17,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import os
 from collections.abc import Callable, Collection
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from steadypress.errors import PermanentError
+from steadypress.errors import PermanentError, TemplateFailed
 from steadypress.render import RENDER_VERSION, highlight_css
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class Theme:
     ) -> None:
         self._override = override
         self._where = where
+        self._user_files: set[str] = set()  # the files of the user's templates loaded
 
     def reloaded(self) -> Theme:
         """The same theme, its templates read again when first rendered."""
@@ -82,20 +84,69 @@ class Theme:
 
         loaders: list[BaseLoader] = []
         if (override := self._override) is not None:
-            where = self._where
-            loaders.append(FunctionLoader(lambda name: _text(override(name), where, name)))
+            loaders.append(FunctionLoader(functools.partial(self._user_template, override)))
         return ChoiceLoader([*loaders, PackageLoader("steadypress", "theme")])
 
+    def _user_template(
+        self, override: Callable[[str], bytes | None], name: str
+    ) -> tuple[str, str, Callable[[], bool]] | None:
+        """The user's template `name`, under its repository path: an error in it, and the
+        frames of a traceback through it, name that file."""
+        text = _text(override(name), self._where, name)
+        if text is None:
+            return None
+        self._user_files.add(self._repository_path(name))
+        return text, self._repository_path(name), lambda: True
+
+    def _repository_path(self, name: str) -> str:
+        return f"{self._where}/{name}" if self._where else name
+
     def render(self, template: str, **context: Any) -> bytes:
-        from jinja2 import TemplateError  # noqa: PLC0415 (imported with the environment)
+        from jinja2 import TemplateError, TemplateNotFound  # noqa: PLC0415 (as the environment)
 
         try:
             return self._environment.get_template(template).render(**context).encode()
         except TemplateError as error:
-            where = f"{self._where}/{template}" if self._where else template
-            raise PermanentError(
-                f"theme template {where}: {error}", depends_on=(self._where,) if self._where else ()
+            file, line = self._fault(error, template)
+            missing = isinstance(error, TemplateNotFound)  # Jinja's message: the name alone
+            problem = f"no template {str(error)!r}" if missing else str(error)
+            raise TemplateFailed(
+                f"theme template {file}, line {line}: {problem}"
+                + (
+                    ""
+                    if file in (template, self._repository_path(template))
+                    else f" (rendering {template})"
+                ),
+                file=file,
+                line=line,
+                depends_on=(self._where,) if self._where else (),
             ) from None
+
+    def _fault(self, error: Exception, template: str) -> tuple[str, int]:
+        """The template file and line `error` arose at: where a syntax error is, else the
+        innermost template frame of its traceback (Jinja names each frame by its template's
+        file); the template rendered, line 1, when neither says."""
+        from jinja2 import TemplateSyntaxError  # noqa: PLC0415
+
+        if isinstance(error, TemplateSyntaxError) and error.filename:
+            return self._named(error.filename) or error.filename, error.lineno
+        theirs = self._repository_path(template)
+        fault = (theirs if theirs in self._user_files else template, 1)
+        frame = error.__traceback__
+        while frame is not None:
+            named = self._named(frame.tb_frame.f_code.co_filename)
+            if named is not None:
+                fault = (named, frame.tb_lineno)
+            frame = frame.tb_next
+        return fault
+
+    def _named(self, filename: str) -> str | None:
+        """A template's file as the user knows it: the repository path of theirs, the bare name
+        of one steadypress ships; None for any other file (Python's)."""
+        if filename in self._user_files:
+            return filename
+        folder, name = os.path.split(filename)
+        return name if folder == _shipped_folder() else None
 
     def compile(self, *templates: str) -> None:
         """Compile these templates now rather than at their first page (an error in one is
@@ -134,6 +185,11 @@ class Theme:
     def stylesheet(self) -> bytes:
         light, dark = highlight_css()
         return self.render("style.css", highlight_light=light, highlight_dark=dark)
+
+
+@functools.cache
+def _shipped_folder() -> str:
+    return str(resources.files("steadypress") / "theme")
 
 
 def _shipped_templates() -> frozenset[str]:

@@ -265,6 +265,21 @@ class SiteTarget:
         it is small) and replaces (texts, oids), for a write to ask with its first read."""
         return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *([CNAME] if self._settings.cname else [])]
 
+    def rehearsal(self, files: SiteFiles) -> SiteTarget:
+        """This site as it would be built into `files`, from the same settings, address and
+        theme: `steadypress check` builds the whole site in a throwaway folder."""
+        return SiteTarget(
+            self._name,
+            files,
+            settings=self._settings,
+            address=self._address,
+            content_dir=self._content_dir,
+            theme=self._theme,
+            assets=self._assets,
+            read_version=self._read_version,
+            theme_files=self._theme_files,
+        )
+
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
 
