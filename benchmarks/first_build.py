@@ -131,9 +131,12 @@ def settled(repo: Path) -> None:
         time.sleep(0.05)
 
 
-def steadypress(repo: Path) -> tuple[float, float, int]:
-    """(first build, one new article after it), each a whole `steadypress run`, and the
-    largest pending.json the first build wrote."""
+def steadypress(repo: Path) -> tuple[float, float, float, int]:
+    """(`steadypress check` before the build: every article checked and the whole site built in
+    a throwaway folder, what a pull request's check does when the theme changed; the first
+    build; one new article after it), each a whole process, and the largest pending.json the
+    first build wrote."""
+    check = timed([sys.executable, "-m", "steadypress", "check", "--repo", str(repo)], repo)
     command = [sys.executable, "-m", "steadypress", "run", "--repo", str(repo)]
     first = timed(command, repo)
     settled(repo)
@@ -144,7 +147,7 @@ def steadypress(repo: Path) -> tuple[float, float, int]:
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
     more = timed(command, repo)
     settled(repo)
-    return first, more, pending
+    return check, first, more, pending
 
 
 def compiled(cache: Path) -> None:
@@ -156,11 +159,14 @@ def compiled(cache: Path) -> None:
 
 
 def measure(size: int, runs: int) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {"first": [], "one more": [], "hugo": [], "pending": []}
+    figures: dict[str, list[float]] = {
+        "check": [], "first": [], "one more": [], "hugo": [], "pending": []
+    }  # fmt: skip
     hugo = shutil.which("hugo")
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as folder:
-            first, more, pending = steadypress(blog(Path(folder), size))
+            check, first, more, pending = steadypress(blog(Path(folder), size))
+            figures["check"].append(check)
             figures["pending"].append(pending)
             figures["first"].append(first)
             figures["one more"].append(more)
@@ -184,9 +190,10 @@ def main() -> None:
         print("hugo is not installed (Debian: apt-get install hugo): its column is empty")
     print(
         "| articles | steadypress first build (min / median) | Hugo (min / median) "
-        "| ratio of medians | one new article after it | largest pending.json |"
+        "| ratio of medians | one new article after it | largest pending.json "
+        "| `check`, the whole site built (ratio to Hugo) |"
     )
-    print("| ---: | --- | --- | ---: | --- | ---: |")
+    print("| ---: | --- | --- | ---: | --- | ---: | --- |")
     with tempfile.TemporaryDirectory() as bytecode:
         compiled(Path(bytecode))
         for size in args.sizes:
@@ -194,13 +201,14 @@ def main() -> None:
 
 
 def report(size: int, figures: dict[str, list[float]]) -> None:
-    ratio = (
-        f"{statistics.median(figures['first']) / statistics.median(figures['hugo']):.1f}x"
-        if figures["hugo"] else "-"
-    )  # fmt: skip
-    print(f"| {size:,} | {cell(figures['first'])} | {cell(figures['hugo'])} | {ratio} "
-          f"| {cell(figures['one more'])} | {max(figures['pending']) / 1024:,.0f} KB |",
-          flush=True)  # fmt: skip
+    def ratio(name: str) -> str:
+        if not figures["hugo"]:
+            return "-"
+        return f"{statistics.median(figures[name]) / statistics.median(figures['hugo']):.1f}x"
+
+    print(f"| {size:,} | {cell(figures['first'])} | {cell(figures['hugo'])} | {ratio('first')} "
+          f"| {cell(figures['one more'])} | {max(figures['pending']) / 1024:,.0f} KB "
+          f"| {cell(figures['check'])} ({ratio('check')}) |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

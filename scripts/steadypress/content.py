@@ -686,10 +686,10 @@ class ContentSource:
         listed = self._git.list_tree(commit, paths=[f"{folder.strip('/')}/"])
         return {PurePosixPath(path).name: oid for path, (_mode, _kind, oid) in listed.items()}
 
-    def text_of(self, blob: str) -> str | None:
-        """An article version's text as it is stored (for showing where a problem is)."""
-        found = self._git.read_objects([blob])[0]
-        return None if found is None else found[1].decode("utf-8", errors="replace")
+    def text_at(self, commit: str, path: str) -> str | None:
+        """An article's text at `commit` as it is stored (for showing where a problem is)."""
+        found = self._read_file(commit, path)
+        return None if found is None else found[2].decode("utf-8", errors="replace")
 
     def parse_many(self, articles: Mapping[str, str]) -> dict[str, Article | ArticleError]:
         """Many versions parsed from one read of git (no history looked up): what a check

@@ -267,8 +267,9 @@ class SiteTarget:
 
     def rehearsal(self, files: SiteFiles) -> SiteTarget:
         """This site as it would be built into `files`, from the same settings, address and
-        theme: `steadypress check` builds the whole site in a throwaway folder."""
-        return SiteTarget(
+        theme, and the pages `check` rendered: `steadypress check` builds the whole site in a
+        throwaway folder."""
+        rehearsal = SiteTarget(
             self._name,
             files,
             settings=self._settings,
@@ -279,14 +280,26 @@ class SiteTarget:
             read_version=self._read_version,
             theme_files=self._theme_files,
         )
+        rehearsal._ahead = dict(self._ahead)
+        return rehearsal
 
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
 
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
-        render through the theme. Returns the article's URL path."""
-        return self._render(article).entry.slug
+        render through the theme. Returns the article's URL path. The render is kept for a
+        `rehearsal` of this site."""
+        key = _version(article)
+        if key not in self._ahead:
+            try:
+                self._ahead[key] = self._render(article)
+            except PublishError as error:
+                self._ahead[key] = error
+        rendered = self._ahead[key]
+        if isinstance(rendered, PublishError):
+            raise rendered
+        return rendered.entry.slug
 
     # -- rendering ----------------------------------------------------------------------------
 
