@@ -168,6 +168,21 @@ def test_a_push_of_five_articles_is_one_commit_on_the_pages_branch(
     assert all(f"n{n}/index.html" in pages(github) for n in range(5))
 
 
+def test_a_push_of_nothing_steadypress_reads_costs_one_request(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Every push wakes publish.yml (no path filter): one that changes no article, theme or
+    configuration reads the state once, and writes nothing."""
+    before = repo.commit(**{"content/a.md": article("A"), "README.md": "A blog."})
+    gh(repo, "drain", "--push", ZERO, before)
+    state = github.repository.head_of("steadypress-state")
+    after = repo.commit(**{"README.md": "A blog about things."})
+    with github.counting() as calls:
+        assert gh(repo, "drain", "--push", before, after).code == 0
+    assert calls == {"graphql LoadBranch": 1}
+    assert github.repository.head_of("steadypress-state") == state
+
+
 def test_an_idle_sweep_reads_the_state_once(repo: Repo, github: FakeGitHub) -> None:
     """Nothing to do costs one request: the reconciliation's read serves the claim and the
     look for dead letters without an alert."""
