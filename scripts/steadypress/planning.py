@@ -18,6 +18,7 @@ from steadypress.ledger import (
     ABSENT,
     Backlog,
     Ledger,
+    Look,
     PublishedRecord,
     Reconciled,
     Sighting,
@@ -345,18 +346,23 @@ def _lost(pipeline: Pipeline) -> set[str]:
     return {name for name, target in _styled(pipeline) if target.lost()}
 
 
+def _looks(last: Reconciled | None) -> dict[str, Look]:
+    """Each target's look as `last` recorded it (none recorded: no marker yet)."""
+    return dict(last.looks) if last is not None else {}
+
+
 def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
     """The targets whose pages look different since `last`. One `last` has no look for (a
     state written before looks were recorded, a target new since) takes the look it has: every
     article published again to each site for an upgrade would cost a blog of 100,000 hours."""
-    before = dict(last.looks) if last is not None else {}
+    before = _looks(last)
     return {name for name, look in marker.looks if before.get(name, look).pages != look.pages}
 
 
 def _static_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
     """The targets whose files beside the pages look different since `last`, and their pages
     the same (a stylesheet edited, and nothing else)."""
-    before = dict(last.looks) if last is not None else {}
+    before = _looks(last)
     return {
         name
         for name, look in marker.looks
@@ -372,7 +378,7 @@ def _refresh_static(
     a target whose write failed keeps the look it had (the next reconcile tries again), and the
     targets whose pages show those files too (every article is to be published again)."""
     styled = dict(_styled(pipeline))
-    before = dict(last.looks) if last is not None else {}
+    before = _looks(last)
     failed, shown = set(), set()
     for name in sorted(_static_changed(last, marker) - set(restyle)):
         try:
