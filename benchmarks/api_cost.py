@@ -40,7 +40,7 @@ from steadypress.cli import main  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
 from steadypress.github.store import GitHubStore  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
-from steadypress.ledger import Ledger, PublishedRecord  # noqa: E402
+from steadypress.ledger import Ledger, PublishedRecord, Reconciled  # noqa: E402
 from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 
@@ -85,8 +85,14 @@ def seed(github: FakeGitHub, repo: Path, count: int) -> str:
     store = GitHubStore(
         github_client(github), repository=github.full_name, branch="steadypress-state"
     )
+    # Reconciled at `head`, as a blog steadypress has run on is: a push into a state never
+    # reconciled compares every article.
+    config = source.versions(head, ["steadypress.yml"])["steadypress.yml"]
     store.save(
-        Ledger(published=PublishedRecords.of(published)),
+        Ledger(
+            published=PublishedRecords.of(published),
+            reconciled=Reconciled(head, ("site",), config),
+        ),
         based_on=store.load(),
         message="seed\n\ntransaction: seed",
     )
@@ -131,7 +137,7 @@ def measure(size: int) -> dict[str, Cost]:
                 push = ("drain", "--push", before, after)
                 results[label] = cost(github, new, functools.partial(run, repo, *push))
                 before = after
-            run(repo, "sweep")  # the seeded ledger records no reconciled commit: this one does
+            run(repo, "sweep")  # what the pushes left to compare, if anything: then idle
             results["idle sweep"] = cost(github, 1, lambda: run(repo, "sweep"))
     return results
 

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -203,11 +204,30 @@ def test_sweep_leaves_fresh_items_to_the_executor_that_enqueued_them(repo: Repo)
 def test_a_push_enqueues_only_what_it_changed(repo: Repo) -> None:
     """`enqueue --push BEFORE AFTER` takes the push's articles; drain publishes them."""
     before = repo.commit(**{"content/old.md": article("Old")})
+    assert run_cli(repo, "sweep").code == 0, "the state's first reconcile"
     after = repo.commit(**{"content/new.md": article("New")})
     assert run_cli(repo, "enqueue", "--push", before, after).code == 0
     assert set(repo.ledger().pending) == {"site:content/new.md"}
     assert run_cli(repo, "drain").code == 0
-    assert published_keys(repo) == {"site:content/new.md"}
+    assert published_keys(repo) == {"site:content/old.md", "site:content/new.md"}
+
+
+def test_a_first_push_into_a_new_state_publishes_the_whole_blog(repo: Repo) -> None:
+    """A blog adopting steadypress: the first push after it, whatever it changed, compares
+    every article (the state was never reconciled), and records the site's look, so a push of
+    the theme right after it publishes every page again."""
+    before = repo.commit(**{"content/old.md": article("Old")})
+    after = repo.commit(**{"content/new.md": article("New")})
+    assert run_cli(repo, "drain", "--push", before, after).code == 0
+    assert published_keys(repo) == {"site:content/old.md", "site:content/new.md"}
+    base = (resources.files("steadypress") / "theme" / "base.html").read_text()
+    themed = repo.commit(**{
+        "steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n",
+        "theme/base.html": base.replace("<body>", "<body><p>restyled</p>"),
+    })  # fmt: skip
+    assert run_cli(repo, "drain", "--push", after, themed).code == 0
+    for page in ("old/index.html", "new/index.html"):
+        assert "<p>restyled</p>" in (repo.root / "_site" / page).read_text()
 
 
 def test_a_first_push_with_a_zero_before_enqueues_everything_unpublished(repo: Repo) -> None:

@@ -4,6 +4,7 @@ issue 4, from a push to a dead letter and back."""
 import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -105,18 +106,21 @@ def test_a_pushed_article_is_published_within_the_same_run(
     assert "[https://octo.github.io/blog/hello/](https://octo.github.io/blog/hello/)" in run.summary
 
 
-def test_a_push_outside_content_ends_at_once_having_written_nothing(
+def test_a_push_outside_content_publishes_nothing(
     repo: Repo, github: FakeGitHub, runner: WorkflowRunner
 ) -> None:
     """Every push wakes publish (no path filter could follow the theme folder's name): a README
-    change finds nothing to do and writes nothing."""
+    change finds nothing to do, publishes nothing, and only moves the reconcile's marker on."""
+    base = repo.commit(**{"README.md": "blog"})
     before = repo.commit(**{"content/a.md": article("A")})
-    assert push(runner, repo.commit(**{"README.md": "blog"}), before).outcome == "success"
-    state, site = github.repository.head_of("steadypress-state"), pages(github)
+    assert push(runner, base, before).outcome == "success"
+    state, site = remote(github), pages(github)
     after = repo.commit(**{"README.md": "changed"})
     run = push(runner, before, after)
     assert run.outcome == "success", run.jobs["publish"].steps
-    assert github.repository.head_of("steadypress-state") == state and pages(github) == site
+    assert pages(github) == site and "a/index.html" in site
+    assert state.reconciled is not None
+    assert remote(github) == replace(state, reconciled=replace(state.reconciled, commit=after))
 
 
 def test_an_article_only_push_starts_publish_and_nothing_else(

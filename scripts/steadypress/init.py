@@ -163,4 +163,5 @@ Next:
   4. For dev.to, Hashnode, Mastodon, Bluesky or a webhook: add DEVTO_API_KEY /
      HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
      and the target in steadypress.yml.{environment}
-Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them."""
+Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them (the
+first push, step 1, publishes every article already there)."""

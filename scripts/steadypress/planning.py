@@ -290,22 +290,21 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
          for path, blob in gone.items() for name in pipeline.targets],
     )  # fmt: skip
     ledger = _load(pipeline, articles, removed)
-    marker = None if changes is None else _marker(pipeline, after)
     last = ledger.reconciled
-    if (
-        marker is not None
-        and last is not None
-        and last.backlog is None
-        and (_restyled(last, marker) or _static_changed(last, marker))
-    ):
+    if changes is None or last is None:
+        # No diff to go by (a first push, a force push), or a state never reconciled (a blog
+        # adopting steadypress, whose articles are published at once, not at the first sweep):
+        # the run compares every article, as a sweep's reconcile would, and records the look
+        # it publishes them with, against which a later push of the theme is seen.
+        return reconcile(pipeline, ledger=ledger)
+    marker = _marker(pipeline, after)
+    if last.backlog is None and (_restyled(last, marker) or _static_changed(last, marker)):
         # The push changed a target's look (its settings, its theme): its own run publishes
         # every article again, or writes the stylesheet again, as the next sweep's reconcile
         # would, its own articles with them (planned there, not here as well).
         return reconcile(pipeline, ledger=ledger)
     planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
     prepare = planned.apply if planned else None
-    if marker is None:
-        return prepare
     return _advancing(prepare, before, replace(marker, backlog=_backlog(before, planned)))
 
 
