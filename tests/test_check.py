@@ -135,3 +135,15 @@ def test_a_fault_met_by_the_render_workers_is_named_once(
         2,
         ("theme",),
     )
+
+
+def test_a_theme_template_that_is_not_text_is_named_at_its_line(repo: Repo) -> None:
+    """A template whose bytes are not UTF-8: a problem at the line of the first bad byte, not a
+    crash; a run meets it as a dead letter naming the file."""
+    repo.commit(**THEMED, **{"content/a.md": article("A")})
+    repo.write("theme/index.html", b"<html>\n\xff\xfe\n</html>\n")
+    repo.commit()
+    result = run_cli(repo, "check")
+    assert result.code == 1 and "theme/index.html:2: not UTF-8 text" in result.out
+    run = run_cli(repo, "run")
+    assert "1 dead-lettered" in run.out and "theme template theme/index.html, line 2" in run.err

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from steadypress.errors import PermanentError, TemplateFailed
+from steadypress.errors import TemplateFailed
 from steadypress.render import RENDER_VERSION, highlight_css
 
 if TYPE_CHECKING:
@@ -35,14 +35,18 @@ __all__ = ["STATIC_TEMPLATES", "Theme", "shipped_look"]
 STATIC_TEMPLATES = frozenset({"style.css", "404.html"})
 
 
-def _text(data: bytes | None, where: str, name: str) -> str | None:
+def _text(data: bytes | None, file: str, where: str) -> str | None:
     if data is None:
         return None
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PermanentError(
-            f"theme template {where}/{name}: not UTF-8 text", depends_on=(where,)
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise TemplateFailed(
+            f"theme template {file}, line {line}: not UTF-8 text",
+            file=file,
+            line=line,
+            depends_on=(where,) if where else (),
         ) from None
 
 
@@ -92,7 +96,7 @@ class Theme:
     ) -> tuple[str, str, Callable[[], bool]] | None:
         """The user's template `name`, under its repository path: an error in it, and the
         frames of a traceback through it, name that file."""
-        text = _text(override(name), self._where, name)
+        text = _text(override(name), self._repository_path(name), self._where)
         if text is None:
             return None
         self._user_files.add(self._repository_path(name))
