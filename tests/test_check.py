@@ -147,3 +147,22 @@ def test_a_theme_template_that_is_not_text_is_named_at_its_line(repo: Repo) -> N
     assert result.code == 1 and "theme/index.html:2: not UTF-8 text" in result.out
     run = run_cli(repo, "run")
     assert "1 dead-lettered" in run.out and "theme template theme/index.html, line 2" in run.err
+
+
+def test_a_broken_configuration_is_a_problem_on_its_line(repo: Repo) -> None:
+    """A pull request's steadypress.yml with a misspelt key, a wrong value, or broken YAML: a
+    problem on the line that sets it (an annotation there on GitHub), exit 1 as for an article."""
+    repo.commit(**{"content/a.md": article("A")})
+    cases = {
+        "targets:\n  site:\n    kind: site\n    titl: A\n": (4, "unknown key 'targets.site.titl'"),
+        "max_attempts: 5\ntargets:\n  site: {kind: site, theme: [x]}\n": (3, "targets.site.theme"),
+        "targets:\n  site: {kind: site\n": (2, "not valid YAML"),  # where the mapping opens
+    }  # fmt: skip
+    for text, (line, message) in cases.items():
+        repo.commit(**{"steadypress.yml": text})
+        result = run_cli(repo, "check")
+        assert result.code == 1, result
+        assert result.out.startswith(f"steadypress.yml:{line}: {message}"), result.out
+        assert "0 article(s), 1 problem(s)" in result.out
+    repo.write("other.yml", "targets: []\n")
+    assert run_cli(repo, "check", "--config", "other.yml").code == 2, "a file named: bad usage"

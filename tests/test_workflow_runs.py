@@ -334,7 +334,8 @@ def test_a_pull_request_that_breaks_only_the_theme_fails_check_at_the_template_l
 ) -> None:
     """check.yml on a pull request that edits the theme alone (the folder steadypress.yml names,
     which no path filter knows): the whole site is built, and a fault in the archive's template
-    fails it with an annotation on that file and line."""
+    fails it with an annotation on that file and line; a misspelt key in steadypress.yml fails
+    it with one on the key's line."""
     config = "targets:\n  site: {kind: site, theme: look}\n"
     base = repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
     archive = "{% extends 'base.html' %}\n{% block main %}\n{{ years.first }}\n{% endblock %}\n"
@@ -344,6 +345,11 @@ def test_a_pull_request_that_breaks_only_the_theme_fails_check_at_the_template_l
     log = run.jobs["check"].step("Check what the pull request changes").output
     assert "::error file=look/archive.html,line=3," in log
     assert "0 article(s) checked, the whole site built with the theme, 1 problem(s)" in run.summary
+    misspelt = repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, them: look}\n"})
+    run = pull_request(runner, base, misspelt)
+    assert run.outcome == "failure"
+    log = run.jobs["check"].step("Check what the pull request changes").output
+    assert "::error file=steadypress.yml,line=2," in log and "'targets.site.them'" in log
     assert sum(github.requests.values()) == 0, "a check asks GitHub nothing"
 
 

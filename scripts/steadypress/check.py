@@ -20,7 +20,7 @@ from pathlib import Path
 
 from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, ContentSource
-from steadypress.errors import ArticleError, PublishError, TemplateFailed
+from steadypress.errors import ArticleError, ConfigError, PublishError, TemplateFailed
 from steadypress.report import table_cell, workflow_command
 from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.targets.site.target import SiteTarget
@@ -29,6 +29,7 @@ __all__ = [
     "Problem",
     "check_articles",
     "check_site",
+    "config_problem",
     "job_summary",
     "look_changed",
     "problem_annotations",
@@ -36,6 +37,7 @@ __all__ = [
 
 _QUOTED = re.compile(r"'([^']+)'")
 _YAML_LINE = re.compile(r"line (\d+), column \d+")
+_DOTTED = re.compile(r"^([\w.-]+):")  # the key a configuration message starts with
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,23 @@ def _clashes(
         for other in urls.get(slug, ())
         if other != article.path
     ]  # fmt: skip
+
+
+def config_problem(error: ConfigError, data: bytes) -> Problem:
+    """A configuration error as a problem of `steadypress.yml` (whose bytes are `data`): on the
+    line PyYAML names, else on the first line that sets the key the message names (the last
+    part of its dotted name: `targets.site.titl` is set on a line holding `titl:`)."""
+    text = data.decode("utf-8", errors="replace")
+    yaml_line = _YAML_LINE.search(error.message)
+    if yaml_line:
+        return Problem(error.source, int(yaml_line.group(1)), error.message)
+    named = _QUOTED.findall(error.message) + _DOTTED.findall(error.message)
+    for key in (name.rsplit(".", 1)[-1] for name in named):
+        setting = re.compile(rf"(^|[\s{{,]){re.escape(key)}\s*:")
+        lines = [n for n, line in enumerate(text.splitlines(), start=1) if setting.search(line)]
+        if lines:
+            return Problem(error.source, lines[0], error.message)
+    return Problem(error.source, 1, error.message)
 
 
 def _line_of(message: str, text: str) -> int:

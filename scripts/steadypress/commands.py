@@ -17,11 +17,11 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from steadypress import __version__
 from steadypress.backends import default_backend, local_pipeline
@@ -65,6 +65,9 @@ from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
 from steadypress.sweeper import sweep
 from steadypress.timefmt import format_time
+
+if TYPE_CHECKING:
+    from steadypress.check import Problem
 
 __all__ = ["run"]
 
@@ -303,15 +306,21 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
     from steadypress.check import (  # noqa: PLC0415
         check_articles,
         check_site,
-        job_summary,
+        config_problem,
         look_changed,
-        problem_annotations,
     )
     from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
 
     repo = _repository(args.repo)
     git = Git(repo)
-    config = load_config(args.config) if args.config else _committed_config(git)
+    try:
+        config = load_config(args.config) if args.config else _committed_config(git)
+    except ConfigError as error:
+        committed = None if args.config else git.read_file("HEAD", CONFIG_FILE)
+        if committed is None:
+            raise
+        # A pull request's own steadypress.yml: a problem on its line, as an article's is.
+        return _report_check([config_problem(error, committed[2])], 0, shell, whole_site=False)
     # The theme is read from the commit checked, as its articles are.
     revision = git.worktree_commit() if args.worktree else "HEAD"
     pipeline = local_pipeline(repo, config, replace(shell.run_context(), content_revision=revision))
@@ -334,16 +343,24 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
     if whole_site:
         for name, site in sites.items():
             problems += [p for p in check_site(content, commit, name, site) if p not in problems]
+    return _report_check(problems, len(chosen), shell, whole_site=whole_site and bool(sites))
+
+
+def _report_check(
+    problems: Sequence[Problem], checked: int, shell: _Shell, *, whole_site: bool
+) -> int:
+    from steadypress.check import job_summary, problem_annotations  # noqa: PLC0415
+
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
     if shell.commands_token and problems:
         print(f"::{shell.commands_token}::")
         for line in problem_annotations(problems):
             print(line)
-    append_job_summary(job_summary(problems, len(chosen), whole_site=whole_site and bool(sites)),
+    append_job_summary(job_summary(problems, checked, whole_site=whole_site),
                        redact=shell.redact, environ=shell.environ)  # fmt: skip
-    built = ", the whole site built" if whole_site and sites else ""
-    print(f"steadypress check: {len(chosen)} article(s){built}, {len(problems)} problem(s)")
+    built = ", the whole site built" if whole_site else ""
+    print(f"steadypress check: {checked} article(s){built}, {len(problems)} problem(s)")
     return EXIT_PENDING if problems else EXIT_OK
 
 
