@@ -285,12 +285,20 @@ def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
     repo: Repo, github: FakeGitHub, runner: WorkflowRunner
 ) -> None:
     """`steadypress init --content posts` on a blog whose branch is `master`: the workflows it
-    writes, run as written, publish a pushed post, and their sweep publishes one never pushed."""
+    writes, run as written, publish the posts the blog had when the push of init's files comes
+    (that push's run, not the first sweep), then a pushed post, and their sweep publishes one
+    never pushed."""
     repo.git("checkout", "-q", "-b", "master")
+    existing = repo.commit(**{"posts/old.md": article("Old")})
     result = run_cli(repo, "init", "--content", "posts", "--action", "./", "--force")
     assert result.code == 0, result.err
     start = repo.commit("steadypress init")
     written = repo.root / ".github" / "workflows"
+    adopting = {"ref": "refs/heads/master", "before": existing, "after": start}
+    run = runner.run(written / "steadypress-publish.yml", "push", adopting, sha=start,
+                     ref="refs/heads/master")  # fmt: skip
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "old/index.html" in pages(github)
     first = repo.commit(**{"posts/hello.md": article("Hello")})
     payload = {"ref": "refs/heads/master", "before": start, "after": first}
     run = runner.run(written / "steadypress-publish.yml", "push", payload, sha=first,
