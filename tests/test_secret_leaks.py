@@ -117,3 +117,31 @@ def test_no_platform_credential_is_written_when_the_platforms_quote_them(
     for secret in (mastodon.token, bluesky.password, hashnode.token, *bluesky.tokens):
         assert secret not in written
     assert written.count("***") >= 3, "the echoed secrets were redacted, not silently dropped"
+
+
+ESCAPES = {
+    "the globals of a function": "{{ cycler.__init__.__globals__.os.environ.WEBHOOK_SECRET }}",
+    "a class's subclasses": "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "a format string": "{{ '{0.__class__.__init__.__globals__}'.format(cycler) }}",
+}
+
+
+@pytest.mark.parametrize("escape", sorted(ESCAPES))
+def test_a_theme_template_cannot_reach_the_process_it_renders_in(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, escape: str
+) -> None:
+    """The theme is the repository's, rendered by the process that holds the targets' secrets:
+    a template that reaches for Python's internals fails (a template fault, named), and no
+    secret reaches the site, the summary, or the output."""
+    monkeypatch.setenv("WEBHOOK_SECRET", WEBHOOK_SECRET)
+    page = f"{{% extends 'base.html' %}}{{% block main %}}{ESCAPES[escape]}{{% endblock %}}\n"
+    repo.commit(
+        **{"steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n",
+           "content/a.md": article("A"), "theme/article.html": page}
+    )  # fmt: skip
+    outputs = [run_cli(repo, "run"), run_cli(repo, "check")]
+    assert "site:content/a.md" in repo.ledger().dead
+    assert "theme/article.html:1: " in outputs[1].out and "unsafe" in outputs[1].out
+    written = "".join(result.out + result.err for result in outputs)
+    written += "".join(p.read_text() for p in repo.root.rglob("*") if p.suffix in {".html", ".md"})
+    assert WEBHOOK_SECRET not in written

@@ -69,9 +69,13 @@ class Theme:
     def _environment(self) -> Environment:
         # Jinja2 is imported when a page is first rendered: a run with nothing to publish (an
         # idle sweep) does not pay for it.
-        from jinja2 import Environment, StrictUndefined, select_autoescape  # noqa: PLC0415
+        from jinja2 import StrictUndefined, select_autoescape  # noqa: PLC0415
+        from jinja2.sandbox import SandboxedEnvironment  # noqa: PLC0415
 
-        return Environment(
+        # Sandboxed: a template is the repository's, but the process rendering it holds the
+        # targets' secrets, and a template reaching Python's internals
+        # (`cycler.__init__.__globals__.os.environ`) would publish them on the site.
+        return SandboxedEnvironment(
             loader=self._loader,
             autoescape=select_autoescape(["html"]),
             auto_reload=False,  # the templates do not change during a run: no stat per render
