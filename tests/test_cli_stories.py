@@ -164,9 +164,11 @@ def test_a_batch_slower_than_a_lease_renews_it_as_its_pages_are_laid_out(
     of a lease. The executor renews the batch's leases as they fall due in that call, as it
     does between the articles of a target that publishes one at a time: at no point of the
     batch could another executor take one of its items."""
+    repo.commit(**{f"content/a{n:02d}.md": article(f"A{n}") for n in range(CLAIM_BATCH)})
+    # Started after the commit: the articles, dated by it, are due (a clock started a moment
+    # before a commit in the next second finds them dated in its future, and claims none).
     clock = ManualClock(datetime.now(UTC))
     lease = timedelta(minutes=10)  # the default
-    repo.commit(**{f"content/a{n:02d}.md": article(f"A{n}") for n in range(CLAIM_BATCH)})
     lapsed: set[str] = set()
 
     def slow(text: str) -> Prerendered:
