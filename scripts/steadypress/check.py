@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from steadypress.config import CONFIG_FILE
-from steadypress.content import Article, ContentSource
+from steadypress.content import Article, ContentSource, require_configured_targets
 from steadypress.errors import ArticleError, ConfigError, PublishError, TemplateFailed
 from steadypress.report import table_cell, workflow_command
 from steadypress.targets.site.files import DirectorySiteFiles
@@ -66,12 +66,7 @@ def check_articles(
         text = content.text_at(commit, path) or ""
         try:
             article = content.read(path, blob, commit=commit)
-            unknown = sorted(set(article.targets or ()) - set(targets))
-            if unknown:
-                raise ArticleError(
-                    path, f"front matter 'targets' names {', '.join(map(repr, unknown))}, not a "
-                    f"configured target (configured: {', '.join(sorted(targets))})",
-                )  # fmt: skip
+            require_configured_targets(article, targets)
             for name, site in sites.items():
                 if article.targets is None or name in article.targets:
                     problems += _clashes(site, article, urls[name], text)

@@ -24,7 +24,14 @@ from steadypress.errors import ArticleError, GitFailed, PermanentError
 from steadypress.gitio import SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
-__all__ = ["Article", "Changes", "ContentSource", "ImportOrder", "parse_article"]
+__all__ = [
+    "Article",
+    "Changes",
+    "ContentSource",
+    "ImportOrder",
+    "parse_article",
+    "require_configured_targets",
+]
 
 ARTICLE_SUFFIX = ".md"
 # SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
@@ -217,6 +224,18 @@ def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
     if not isinstance(metadata, dict):
         raise ArticleError(path, "front matter must be a mapping of keys to values")
     return metadata, body.strip()
+
+
+def require_configured_targets(article: Article, configured: Collection[str]) -> None:
+    """An article whose front matter names a target the configuration does not have is
+    refused whole, as a typo that would otherwise publish it nowhere it was meant to go."""
+    unknown = sorted(set(article.targets or ()) - set(configured))
+    if unknown:
+        raise ArticleError(
+            article.path,
+            f"front matter 'targets' names {', '.join(map(repr, unknown))}, which is not "
+            f"a configured target (configured: {', '.join(sorted(configured))})",
+        )
 
 
 def parse_article(path: str, blob: str, data: bytes) -> Article:

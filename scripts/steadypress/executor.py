@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
 from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.config import CONFIG_FILE
-from steadypress.content import Article
+from steadypress.content import Article, require_configured_targets
 from steadypress.errors import ArticleError, PermanentError, PublishError, TransientError
 from steadypress.ledger import (
     ABSENT,
@@ -408,13 +408,7 @@ class _Batch:
         article = self.pipeline.content.read(
             item.path, item.blob, commit=item.commit, newest=self._head()
         )
-        unknown = sorted(set(article.targets or ()) - set(self.pipeline.targets))
-        if unknown:
-            raise ArticleError(
-                item.path,
-                f"front matter 'targets' names {', '.join(map(repr, unknown))}, which is not "
-                f"a configured target (configured: {', '.join(sorted(self.pipeline.targets))})",
-            )
+        require_configured_targets(article, self.pipeline.targets)
         return article
 
     def _completion(self, item: PendingItem, receipt: Receipt) -> Completion:
