@@ -331,26 +331,39 @@ def test_a_site_published_again_whole_reads_its_listings_together(
     assert "My Blog</title>" in github.repository.text("show", "gh-pages:tags/t7/index.html")
 
 
-def test_a_pushed_stylesheet_is_one_pages_commit_of_that_file_alone(
-    repo: Repo, github: FakeGitHub
+_FRONT = '{% extends "base.html" %}{% block main %}FRONT{{ entries | length }}{% endblock %}\n'
+
+
+@pytest.mark.parametrize(
+    ("template", "texts"),
+    [
+        ("style.css", ("p {}", "p { color: teal }")),
+        ("index.html", (_FRONT.replace("FRONT", "Newest: "), _FRONT.replace("FRONT", "teal "))),
+    ],
+)  # fmt: skip
+def test_a_pushed_stylesheet_or_front_page_is_one_pages_commit_of_that_file_alone(
+    repo: Repo, github: FakeGitHub, template: str, texts: tuple[str, str]
 ) -> None:
-    """A stylesheet edit on GitHub costs its push run a read and a commit of the Pages branch,
-    which changes `style.css` and nothing else, beside the state's load and marker: 4 requests
-    at any size of the blog, where every article was published again before."""
+    """A stylesheet or front page template edit (`texts`: before, after) on GitHub costs its
+    push run a read and a commit of the Pages branch, which changes that file and nothing
+    else, beside the state's load and marker: 4 requests at any size of the blog, where every
+    article was published again before."""
+    first, edit = texts
+    written = template  # each is served at its template's name
     config = "targets:\n  site: {kind: site, theme: theme}\n"
     articles = {f"content/p{n}.md": article(f"P{n}") for n in range(5)}
-    before = repo.commit(**articles, **{"steadypress.yml": config, "theme/style.css": "p {}"})
+    before = repo.commit(**articles, **{"steadypress.yml": config, f"theme/{template}": first})
     assert "5 published" in gh(repo, "sweep").out
     head = github.repository.text("rev-parse", "gh-pages").strip()
-    after = repo.commit(**{"theme/style.css": "p { color: teal }"})
+    after = repo.commit(**{f"theme/{template}": edit})
     with github.counting() as calls:
         result = gh(repo, "drain", "--push", before, after)
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
-    assert changed == ["style.css"]
-    assert "teal" in github.repository.text("show", "gh-pages:style.css")
-    # The state, then the Pages branch's stylesheet and 404 page; the Pages commit, then the
-    # state's marker, on to the push's commit.
+    assert changed == [written]
+    assert "teal" in github.repository.text("show", f"gh-pages:{written}")
+    # The state, then the Pages branch's single files and what the front page shows; the
+    # Pages commit, then the state's marker, on to the push's commit.
     assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 2}
     marker = remote(github).reconciled
     assert marker is not None and marker.commit == after

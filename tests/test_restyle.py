@@ -17,7 +17,7 @@ from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
 from steadypress.errors import StateError, TransientError
 from steadypress.ledger import Backlog, Ledger, Look, Reconciled
 from steadypress.targets.site.target import SiteTarget
-from steadypress.theme import STATIC_TEMPLATES, Theme
+from steadypress.theme import SINGLE_TEMPLATES, Theme
 from tests.helpers import Repo, article, run_cli
 from tests.schema import validate_state_file
 
@@ -128,12 +128,17 @@ def test_a_deleted_site_folder_is_published_again_whole(repo: Repo) -> None:
     assert "0 published" in run_cli(repo, "run").out
 
 
-@pytest.mark.parametrize("recorded", [None, "4f" * 32], ids=["no looks", "one digest a look"])
+@pytest.mark.parametrize(
+    "recorded",
+    [None, "4f" * 32, {"pages": "4f" * 32, "static": "5e" * 32}],
+    ids=["no looks", "one digest a look", "pages and static"],
+)
 def test_a_state_without_looks_takes_the_look_the_site_has(
-    repo: Repo, recorded: str | None
+    repo: Repo, recorded: str | dict[str, str] | None
 ) -> None:
-    """An upgrade from a steadypress that recorded no look, or one digest for the whole of it
-    (before the stylesheet had its own), does not publish a blog again."""
+    """An upgrade from a steadypress that recorded no look, one digest for the whole of it
+    (before the stylesheet had its own), or `pages` and `static` (before the front page,
+    archive and tags page were written alone), does not publish a blog again."""
     repo.commit(**ARTICLES)
     assert "10 published" in run_cli(repo, "run").out
     marker = json.loads(repo.state_file("state/reconciled.json"))
@@ -178,7 +183,7 @@ def test_a_site_is_not_published_again_for_a_change_that_is_not_its_look(repo: R
 
 def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None:
     backlog = Backlog(since=None, after="content/p3.md", newest_first=True, restyle=("site",))
-    look = Look(pages="ab12", static="cd34")
+    look = Look(pages="ab12", singles="cd34")
     marker = Reconciled("c" * 40, ("site",), "0" * 40, backlog, looks=(("site", look),))
     ledger = Ledger(reconciled=marker)
     files = encode_state(ledger)
@@ -188,8 +193,9 @@ def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None
         {"site": 7},
         ["site"],
         {"site": {"pages": "ab12"}},
-        {"site": {"pages": "ab12", "static": ""}},
-        {"site": {"pages": "ab12", "static": "cd34", "more": "x"}},
+        {"site": {"pages": "ab12", "singles": ""}},
+        {"site": {"pages": "ab12", "singles": "cd34", "more": "x"}},
+        {"site": {"pages": "ab12", "static": "cd34", "singles": "ef56"}},
     ):
         document = json.loads(files[RECONCILED_FILE])
         document["reconciled"]["looks"] = looks
@@ -213,19 +219,37 @@ def _site_files(repo: Repo) -> dict[str, tuple[bytes, int]]:
 _MISSING = '{% extends "base.html" %}{% block main %}MESSAGE{% endblock %}\n'
 
 
+def _shipped_marked(template: str, mark: str) -> str:
+    """The shipped `template` with `mark` at the start of its main block."""
+    shipped = (resources.files("steadypress") / "theme" / template).read_text()
+    return shipped.replace("{% block main %}", "{% block main %}" + mark, 1)
+
+
 @pytest.mark.parametrize(
-    ("template", "first", "edit"),
+    ("template", "written", "texts"),
     [
-        ("style.css", "body { color: red; }\n", "body { color: teal; }\n"),
-        ("404.html", _MISSING.replace("MESSAGE", "Not here"),
-         _MISSING.replace("MESSAGE", "Gone fishing")),
+        ("style.css", "style.css", ("body { color: red; }\n", "body { color: teal; }\n", "teal")),
+        ("404.html", "404.html", (_MISSING.replace("MESSAGE", "Not here"),
+                                  _MISSING.replace("MESSAGE", "Gone fishing"), "Gone fishing")),
+        *(
+            (template, page, (_shipped_marked(template, "<p>first</p>"),
+                              _shipped_marked(template, "<p>second</p>"), "<p>second</p>"))
+            for template, page in (
+                ("index.html", "index.html"),
+                ("archive.html", "archive/index.html"),
+                ("tags.html", "tags/index.html"),
+            )
+        ),
     ],
 )  # fmt: skip
-def test_a_stylesheet_or_404_edit_rewrites_that_file_alone(
-    repo: Repo, template: str, first: str, edit: str
+def test_an_edit_of_a_single_files_template_rewrites_that_file_alone(
+    repo: Repo, template: str, written: str, texts: tuple[str, str, str]
 ) -> None:
-    """The stylesheet is a file of its own, which no page holds: an edit to it (or to the 404
-    page's template) rewrites that file in the run of its push, and not one page."""
+    """The stylesheet, the 404 page, the front page, the archive and the tags page are files
+    the site has one of, which no other page holds: an edit to one's template (`texts`: the
+    first, the edit, what the edit shows) rewrites that file in the run of its push, and not
+    one other page."""
+    first, edit, mark = texts
     repo.commit(**THEMED, **{f"theme/{template}": first})
     assert "10 published" in run_cli(repo, "run").out
     before = _site_files(repo)
@@ -233,10 +257,10 @@ def test_a_stylesheet_or_404_edit_rewrites_that_file_alone(
     pushed = repo.commit(**{f"theme/{template}": edit})
     result = run_cli(repo, "drain", "--push", start, pushed)
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
-    assert "stylesheet or 404 page of site changed" in result.err
+    assert "page of site changed: written again" in result.err
     after = _site_files(repo)
-    assert {path for path in after if after[path] != before.get(path)} == {template}
-    assert ("teal" if template == "style.css" else "Gone fishing") in after[template][0].decode()
+    assert {path for path in after if after[path] != before.get(path)} == {written}
+    assert mark in after[written][0].decode()
     reconciled = repo.ledger().reconciled
     assert reconciled is not None and reconciled.commit == pushed
     quiet = run_cli(repo, "sweep")
@@ -254,7 +278,7 @@ def test_a_stylesheet_a_page_includes_is_published_with_every_page(repo: Repo) -
     repo.commit(**{"theme/style.css": "p { color: blue }"})
     result = run_cli(repo, "run")
     assert "10 published" in result.out, result.out + result.err
-    assert "include its stylesheet or 404 page" in result.err
+    assert "include a template of its stylesheet, 404 page" in result.err
     pages = _pages(repo)
     assert pages and all(
         "color: blue" in text for path, text in pages.items() if path != "404.html"
@@ -270,25 +294,27 @@ def test_a_stylesheet_that_could_not_be_written_is_written_by_the_next_run(
     repo.commit(**THEMED, **{"theme/style.css": "p { color: red }"})
     assert "10 published" in run_cli(repo, "run").out
     repo.commit(**{"theme/style.css": "p { color: blue }"})
-    refresh = SiteTarget.refresh_static
+    refresh = SiteTarget.refresh_singles
 
     def unavailable(_self: SiteTarget) -> bool:
         raise TransientError("the Pages branch did not answer")
 
-    monkeypatch.setattr(SiteTarget, "refresh_static", unavailable)
+    monkeypatch.setattr(SiteTarget, "refresh_singles", unavailable)
     failed = run_cli(repo, "run")
     assert failed.code == 1 and "1 deferred" in failed.out, failed.out + failed.err
-    assert "stylesheet and 404 page could not be written" in failed.err
+    assert "its stylesheet, 404 page, front page, archive and tags page could not be written" in (
+        failed.err
+    )
     assert "red" in (repo.root / "_site/style.css").read_text()
-    monkeypatch.setattr(SiteTarget, "refresh_static", refresh)
+    monkeypatch.setattr(SiteTarget, "refresh_singles", refresh)
     result = run_cli(repo, "run")
-    assert result.code == 0 and "stylesheet or 404 page of site changed" in result.err
+    assert result.code == 0 and "page of site changed: written again" in result.err
     assert "blue" in (repo.root / "_site/style.css").read_text()
 
 
 def test_what_the_pages_reach_of_a_theme() -> None:
     """A template the pages extend, include or import, however deep, or one named only when a
-    page renders, counts; the shipped theme's pages reach neither static template."""
+    page renders, counts; the shipped theme's pages reach none of the single files' templates."""
     themes = {
         "shipped": {},
         "a partial that includes the 404 page": {
@@ -305,7 +331,7 @@ def test_what_the_pages_reach_of_a_theme() -> None:
     def theme(files: dict[str, str]) -> Theme:
         return Theme(lambda name: files[name].encode() if name in files else None)
 
-    reached = {name: theme(files).pages_reach(STATIC_TEMPLATES) for name, files in themes.items()}
+    reached = {name: theme(files).pages_reach(SINGLE_TEMPLATES) for name, files in themes.items()}
     assert reached == {
         "shipped": False,
         "a partial that includes the 404 page": True,
@@ -323,7 +349,8 @@ def test_a_stylesheet_that_does_not_render_fails_the_run_and_names_its_file(repo
     repo.commit(**{"theme/style.css": "p { color: {% if %} }", "content/new.md": article("New")})
     broken = run_cli(repo, "run")
     assert broken.code == 1 and "1 deferred" in broken.out, broken.out + broken.err
-    assert "site: its stylesheet and 404 page could not be written: theme template " in broken.err
+    unwritten = "site: its stylesheet, 404 page, front page, archive and tags page could not be"
+    assert f"{unwritten} written: theme template " in broken.err
     assert "content/new.md: theme template theme/style.css" in broken.err
     assert "red" in (repo.root / "_site/style.css").read_text()
     assert run_cli(repo, "run").code == 1, "until it is fixed"

@@ -96,7 +96,7 @@ def check_site(content: ContentSource, commit: str, name: str, site: SiteTarget)
     with tempfile.TemporaryDirectory(prefix="steadypress-check-") as folder:
         rehearsal = site.rehearsal(DirectorySiteFiles(Path(folder)))
         try:
-            rehearsal.refresh_static()
+            rehearsal.refresh_singles()
             results = rehearsal.publish_batch([(article, None) for article in articles])
         except TemplateFailed as error:  # a listing's, the feed's, the stylesheet's
             return [_in_template(error)]

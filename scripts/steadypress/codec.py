@@ -253,7 +253,7 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
         }
     if marker.looks:
         fields["looks"] = {
-            name: {"pages": look.pages, "static": look.static} for name, look in marker.looks
+            name: {"pages": look.pages, "singles": look.singles} for name, look in marker.looks
         }
     return _document("reconciled", fields)
 
@@ -558,19 +558,24 @@ def _backlog(raw: dict[str, Any], name: str) -> Backlog:
         raise _Invalid(f"{name!r}: {problem}") from None
 
 
+_LOOK_BEFORE = {"pages", "static"}  # a look as written before `singles` (session 26)
+
+
 def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
-    """The looks recorded by target. A bare digest (one for the whole look, as written before
-    the files beside the pages had their own) is left out: such a target takes the look it
-    has, as one with none recorded does, rather than publish every article again."""
+    """The looks recorded by target. One as an earlier release wrote it, whose digests are made
+    of other parts (a bare digest for the whole look; `pages` and `static`, the files beside the
+    pages, before the front page, archive and tags page were rewritten alone), is left out:
+    such a target takes the look it has, as one with none recorded does, rather than publish
+    every article again."""
     if not isinstance(raw, dict):
         raise _Invalid("'looks' must map target names to looks")
     looks = []
     for name, look in sorted(raw.items()):
-        if isinstance(look, str):
+        if isinstance(look, str) or (isinstance(look, dict) and look.keys() == _LOOK_BEFORE):
             continue
         try:
-            fields = _fields(look, {"pages", "static"}, frozenset())
-            looks.append((name, Look(pages=_str(fields, "pages"), static=_str(fields, "static"))))
+            fields = _fields(look, {"pages", "singles"}, frozenset())
+            looks.append((name, Look(pages=_str(fields, "pages"), singles=_str(fields, "singles"))))
         except _Invalid as problem:
             raise _Invalid(f"'looks': {name!r}: {problem}") from None
     return tuple(looks)

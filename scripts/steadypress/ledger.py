@@ -201,11 +201,11 @@ class Backlog:
 class Look:
     """What a styled target's output depends on besides the articles, as two digests: what
     every page shows (`pages`: another one publishes every article to it again) and what only
-    the files beside the pages show (`static`: the stylesheet, the 404 page; another one
-    rewrites those files alone)."""
+    the files the target has one of show (`singles`: the site's stylesheet, 404 page, front
+    page, archive and tags page; another one rewrites those files alone)."""
 
     pages: str
-    static: str
+    singles: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -298,7 +298,7 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
         # it publishes them with, against which a later push of the theme is seen.
         return reconcile(pipeline, ledger=ledger)
     marker = _marker(pipeline, after)
-    if last.backlog is None and (_restyled(last, marker) or _static_changed(last, marker)):
+    if last.backlog is None and (_restyled(last, marker) or _singles_changed(last, marker)):
         # The push changed a target's look (its settings, its theme): its own run publishes
         # every article again, or writes the stylesheet again, as the next sweep's reconcile
         # would, its own articles with them (planned there, not here as well).
@@ -358,9 +358,9 @@ def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
     return {name for name, look in marker.looks if before.get(name, look).pages != look.pages}
 
 
-def _static_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
-    """The targets whose files beside the pages look different since `last`, and their pages
-    the same (a stylesheet edited, and nothing else)."""
+def _singles_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
+    """The targets whose files they have one of look different since `last`, and their pages
+    the same (a stylesheet or the front page's template edited, and nothing else)."""
     before = _looks(last)
     return {
         name
@@ -369,29 +369,34 @@ def _static_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
     }
 
 
-def _refresh_static(
+def _refresh_singles(
     pipeline: Pipeline, last: Reconciled | None, marker: Reconciled, *, restyle: Collection[str]
 ) -> tuple[Reconciled, set[str]]:
-    """The files beside the pages written again for each target whose look changed there alone
-    and is not to be published again whole (`restyle`). Returns the marker to record, in which
-    a target whose write failed keeps the look it had (the next reconcile tries again), and the
-    targets whose pages show those files too (every article is to be published again)."""
+    """The files a target has one of written again for each target whose look changed there
+    alone and is not to be published again whole (`restyle`). Returns the marker to record, in
+    which a target whose write failed keeps the look it had (the next reconcile tries again),
+    and the targets whose other pages show those files too (every article is to be published
+    again)."""
     styled = dict(_styled(pipeline))
     before = _looks(last)
     failed, shown = set(), set()
-    for name in sorted(_static_changed(last, marker) - set(restyle)):
+    for name in sorted(_singles_changed(last, marker) - set(restyle)):
         try:
-            if styled[name].refresh_static():
-                pipeline.log(f"the stylesheet or 404 page of {name} changed: written again")
+            if styled[name].refresh_singles():
+                pipeline.log(
+                    f"the stylesheet, 404 page, front page, archive or tags page of {name} "
+                    "changed: written again"
+                )
             else:
                 shown.add(name)
         except PublishError as error:
             why = pipeline.redact(f"{error}; the next run tries again")
-            pipeline.log(f"{name}: its stylesheet and 404 page could not be written: {why}")
-            pipeline.unfinished.append((f"{name}: its stylesheet and 404 page", why))
+            what = "its stylesheet, 404 page, front page, archive and tags page"
+            pipeline.log(f"{name}: {what} could not be written: {why}")
+            pipeline.unfinished.append((f"{name}: {what}", why))
             failed.add(name)
     looks = tuple(
-        (name, replace(look, static=before[name].static) if name in failed else look)
+        (name, replace(look, singles=before[name].singles) if name in failed else look)
         for name, look in marker.looks
     )
     return replace(marker, looks=looks), shown
@@ -458,11 +463,11 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
         names = ", ".join(sorted(lost - restyle))
         pipeline.log(f"{names} holds no index: publishing again every article published to it")
     restyle |= lost
-    marker, shown = _refresh_static(pipeline, last, marker, restyle=restyle)
+    marker, shown = _refresh_singles(pipeline, last, marker, restyle=restyle)
     if shown:
         pipeline.log(
-            f"the pages of {', '.join(sorted(shown))} include its stylesheet or 404 page: "
-            "publishing every article again"
+            f"the pages of {', '.join(sorted(shown))} include a template of its stylesheet, "
+            "404 page, front page, archive or tags page: publishing every article again"
         )
     restyle |= shown
     changes = None

@@ -28,11 +28,12 @@ from steadypress.render import RENDER_VERSION, highlight_css
 if TYPE_CHECKING:
     from jinja2 import BaseLoader, Environment
 
-__all__ = ["STATIC_TEMPLATES", "Theme", "shipped_look"]
+__all__ = ["SINGLE_TEMPLATES", "Theme", "shipped_look"]
 
-# The templates of the files beside the pages: a change to one alone rewrites that file, not
-# every page (unless a page's template includes it: `Theme.pages_reach`).
-STATIC_TEMPLATES = frozenset({"style.css", "404.html"})
+# The templates of the files a site has one of (the stylesheet, the 404 page, the front page,
+# the archive, the tags page): a change to one alone rewrites that file, not every page (unless
+# another page's template includes it: `Theme.pages_reach`).
+SINGLE_TEMPLATES = frozenset({"style.css", "404.html", "index.html", "archive.html", "tags.html"})
 
 
 def _text(data: bytes | None, file: str, where: str) -> str | None:
@@ -208,12 +209,13 @@ def _shipped_templates() -> frozenset[str]:
 @functools.cache
 def shipped_look() -> tuple[str, str]:
     """Digests of what steadypress itself puts in the site: what every page shows (the default
-    theme's templates but `STATIC_TEMPLATES`), and what the files beside the pages show (those,
-    and the highlighting's colours). Both hold the HTML it makes of Markdown and the colours of
-    highlighted code, which `RENDER_VERSION` numbers with the pinned renderers' versions."""
-    pages, static = (hashlib.sha256(f"render {RENDER_VERSION}".encode()) for _ in range(2))
+    theme's templates but `SINGLE_TEMPLATES`), and what the files the site has one of show
+    (those, and the highlighting's colours). Both hold the HTML it makes of Markdown and the
+    colours of highlighted code, which `RENDER_VERSION` numbers with the pinned renderers'
+    versions."""
+    pages, singles = (hashlib.sha256(f"render {RENDER_VERSION}".encode()) for _ in range(2))
     folder = resources.files("steadypress") / "theme"
     for name in sorted(_shipped_templates()):
-        digest = static if name in STATIC_TEMPLATES else pages
+        digest = singles if name in SINGLE_TEMPLATES else pages
         digest.update(f"\0{name}\0".encode() + (folder / name).read_bytes())
-    return pages.hexdigest(), static.hexdigest()
+    return pages.hexdigest(), singles.hexdigest()

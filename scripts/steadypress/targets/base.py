@@ -123,10 +123,10 @@ class StyledTarget(Target, Protocol):
         """Digests of all that, as it is at the content's `commit`."""
         ...
 
-    def refresh_static(self) -> bool:
-        """Write the files beside the pages again, as they are at the content's head (each
-        publish writes them too); False, with nothing written, when the pages show them as
-        well, so every article is to be published again instead."""
+    def refresh_singles(self) -> bool:
+        """Write the files the target has one of again (`Look.singles`), as they are at the
+        content's head; False, with nothing written, when the other pages show them as well,
+        so every article is to be published again instead."""
         ...
 
     def lost(self) -> bool:

@@ -37,6 +37,7 @@ from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
     SUMMARY,
+    YEARS,
     Nav,
     SiteIndex,
     SitemapsBehind,
@@ -47,6 +48,7 @@ from steadypress.targets.site.index import (
     uses,
 )
 from steadypress.targets.site.listings import (
+    ARCHIVE_INDEX,
     ListingPages,
     human_date,
     listing_pages,
@@ -65,6 +67,7 @@ from steadypress.targets.site.manifest import (
     NO_JEKYLL,
     NOT_FOUND,
     STYLESHEET,
+    TAGS_INDEX,
     Entry,
     Listed,
     article_slug,
@@ -82,7 +85,7 @@ from steadypress.targets.site.sitemaps import (
     Changes,
     Sitemaps,
 )
-from steadypress.theme import STATIC_TEMPLATES, Theme, shipped_look
+from steadypress.theme import SINGLE_TEMPLATES, Theme, shipped_look
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
@@ -90,6 +93,9 @@ if TYPE_CHECKING:
     from steadypress.targets.registry import TargetContext
 
 __all__ = ["SiteTarget", "build", "build_site"]
+
+# The listing pages a site has one of, whose templates are among `SINGLE_TEMPLATES`.
+SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
@@ -229,8 +235,8 @@ class SiteTarget:
     def look(self, commit: str) -> Look:
         """What the site depends on besides its articles (`StyledTarget`): every page on the
         settings, where the site is served, the theme folder at `commit` and what steadypress
-        ships (its theme and renderers); the stylesheet and the 404 page on their templates
-        alone, of the user's theme and the shipped one."""
+        ships (its theme and renderers); the files it has one of (`SINGLE_TEMPLATES`) on their
+        templates alone, of the user's theme and the shipped one."""
         theme = self._theme_files(commit)
         if self._theme_read is not None and theme != self._theme_read:
             # A process that lives on (live mode) compiled the templates as they were; the
@@ -238,27 +244,38 @@ class SiteTarget:
             self._theme = self._theme.reloaded()
             self._stylesheet = None
         self._theme_read = dict(theme)
-        shipped_pages, shipped_static = shipped_look()
+        shipped_pages, shipped_singles = shipped_look()
         pages = {
             "settings": asdict(self._settings),
             "address": [self._address.url, self._address.base_url],
-            "theme": {name: oid for name, oid in theme.items() if name not in STATIC_TEMPLATES},
+            "theme": {name: oid for name, oid in theme.items() if name not in SINGLE_TEMPLATES},
             "shipped": shipped_pages,
         }
-        static = {
-            "theme": {name: oid for name, oid in theme.items() if name in STATIC_TEMPLATES},
-            "shipped": shipped_static,
+        singles = {
+            "theme": {name: oid for name, oid in theme.items() if name in SINGLE_TEMPLATES},
+            "shipped": shipped_singles,
         }
-        return Look(pages=_digest(pages), static=_digest(static))
+        return Look(pages=_digest(pages), singles=_digest(singles))
 
-    def refresh_static(self) -> bool:
-        """The stylesheet and the 404 page written again as the theme has them now, alone
-        (`StyledTarget`); False, with nothing written, when a page's template includes one."""
-        if self._theme.pages_reach(STATIC_TEMPLATES):
+    def refresh_singles(self) -> bool:
+        """The files the site has one of written again as the theme has them now, alone
+        (`StyledTarget`): the stylesheet, the 404 page, and the front page, archive and tags
+        page from the site's index (a site without one, an earlier layout's, has them made by
+        its next publish); False, with nothing written, when another page's template includes
+        one of theirs."""
+        if self._theme.pages_reach(SINGLE_TEMPLATES):
             return False
         texts, oids = self._static_files()
-        self._files.apply(self._put_static, texts=texts, oids=oids)
+        self._files.apply(
+            self._put_singles, texts=[*texts, SUMMARY, YEARS], oids=[*oids, *SINGLE_LISTINGS]
+        )
         return True
+
+    def _put_singles(self, files: SiteWriter) -> None:
+        self._put_static(files)
+        index = SiteIndex(files, markers_read=self._markers_read)
+        if index.exists:
+            self._listing_pages().write(files, index, SINGLE_LISTINGS)
 
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
