@@ -4,7 +4,8 @@ For a blog of N published articles (10^3, 10^4 and 10^5 by default), built direc
 ledger's records, the site's files) rather than published one by one:
   GitHub     against the loopback fake (tests/fakes/github; `make schemas` first): one pushed
              article (`drain --push`), then an idle sweep, then a push of an edit to the
-             blog's stylesheet (`theme/style.css`); requests, and bytes up and down, for
+             blog's stylesheet (`theme/style.css`), then one of its front page's template
+             (`theme/index.html`); requests, and bytes up and down, for
              the state branch and for the Pages branch (the claim, a state request, carries the
              site's first read: those bytes count as the state's);
   local      the bytes one new article writes: new blobs on the state branch, files written
@@ -202,6 +203,17 @@ def push_stylesheet(repo: Path) -> tuple[str, str]:
     return before, git(repo, "rev-parse", "HEAD")
 
 
+def push_front_page(repo: Path) -> tuple[str, str]:
+    """The front page's template of the blog's own: the shipped one, with a line of its own."""
+    before = git(repo, "rev-parse", "HEAD")
+    front = (SHIPPED_STYLESHEET.parent / "index.html").read_text()
+    marked = front.replace("{% block main %}", "{% block main %}<p>Hello, reader.</p>", 1)
+    (repo / "theme" / "index.html").write_text(marked)
+    git(repo, "add", "theme")
+    git(repo, "commit", "-qm", "A greeting on the front page")
+    return before, git(repo, "rev-parse", "HEAD")
+
+
 def push_base_template(repo: Path) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
     base = (SHIPPED_STYLESHEET.parent / "base.html").read_text()
@@ -247,10 +259,11 @@ def on_github(
                     github, functools.partial(run, repo, *drain, backend="github")
                 )
             figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
-            drain = ["drain", "--push", *push_stylesheet(repo)]
-            figures["stylesheet"] = wire(
-                github, functools.partial(run, repo, *drain, backend="github")
-            )
+            for label, push in (("stylesheet", push_stylesheet), ("front page", push_front_page)):
+                drain = ["drain", "--push", *push(repo)]
+                figures[label] = wire(
+                    github, functools.partial(run, repo, *drain, backend="github")
+                )
             if restyle:
                 drain = ["drain", "--push", *push_base_template(repo)]
                 figures["restyle"] = wire(
@@ -338,13 +351,14 @@ def main_() -> None:
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
         "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
-        "| local, one new article: state | _site | a stylesheet edit pushed: total |"
+        "| local, one new article: state | _site | a stylesheet edit pushed: total "
+        "| a front page template edit pushed: total |"
     )
-    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- |")
+    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- | --- |")
     for size in args.sizes:
         remote, local = measure(size, shape=shape, show_files=args.files, restyle=args.restyle)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
-        style = remote["stylesheet"]
+        style, front = remote["stylesheet"], remote["front page"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
             f"| {size:,} | {push['state requests']:.0f}, {kb(push['state bytes'])} "
@@ -357,7 +371,9 @@ def main_() -> None:
             f"| {idle_requests:.0f}, {kb(idle['state bytes'] + idle['pages bytes'])} "
             f"| {kb(local['state bytes'])} | {kb(local['site bytes'])} "
             f"| {style['state requests'] + style['pages requests']:.0f}, "
-            f"{kb(style['state bytes'] + style['pages bytes'])} |",
+            f"{kb(style['state bytes'] + style['pages bytes'])} "
+            f"| {front['state requests'] + front['pages requests']:.0f}, "
+            f"{kb(front['state bytes'] + front['pages bytes'])} |",
             flush=True,
         )
         if (restyled := remote.get("restyle")) is not None:
