@@ -77,7 +77,8 @@ def test_a_theme_fault_is_named_once_at_its_template_and_line(repo: Repo) -> Non
 def test_a_pull_request_that_only_edits_the_theme_builds_the_whole_site(repo: Repo) -> None:
     """The listings are built only when the whole site is: a fault in the front page's
     template, pushed alone, is found against the base (no article changed), with the template
-    it extends named where the fault is; a change to nothing a page shows builds nothing."""
+    it extends named where the fault is; a change to nothing a page shows builds nothing, and
+    one to steadypress.yml builds it again."""
     base = repo.commit(**THEMED, **{"content/a.md": article("A")})
     broken = repo.commit(
         **{"theme/index.html": "{% extends 'base.html' %}\n{% block main %}{% endblock %}\n",
@@ -87,8 +88,11 @@ def test_a_pull_request_that_only_edits_the_theme_builds_the_whole_site(repo: Re
     assert result.code == 1
     assert "theme/base.html:3: 'dict object' has no attribute 'missing' (rendering" in result.out
     assert "0 article(s), the whole site built, 1 problem(s)" in result.out
-    repo.commit(**{"README.md": "A blog."})
+    readme = repo.commit(**{"README.md": "A blog."})
     assert "0 article(s), 0 problem(s)" in run_cli(repo, "check", "--base", broken).out
+    repo.commit(**{"steadypress.yml": THEMED["steadypress.yml"] + "    # a comment\n"})
+    result = run_cli(repo, "check", "--base", readme)
+    assert "0 article(s), the whole site built, 1 problem(s)" in result.out, "a new configuration"
 
 
 def test_a_theme_syntax_error_and_a_missing_template_name_their_file(repo: Repo) -> None:

@@ -108,10 +108,8 @@ def look_changed(
 ) -> bool:
     """Whether what every page shows may differ between `base` and `commit`: the configuration,
     or a site's theme folder."""
-    configuration = (content.asset(CONFIG_FILE, commit=c) for c in (base, commit))
-    return next(configuration) != next(configuration) or any(
-        site.look(base) != site.look(commit) for site in sites
-    )
+    before, after = (content.versions(c, [CONFIG_FILE])[CONFIG_FILE] for c in (base, commit))
+    return before != after or any(site.look(base) != site.look(commit) for site in sites)
 
 
 def _in_template(error: TemplateFailed) -> Problem:
