@@ -5,7 +5,8 @@ ledger's records, the site's files) rather than published one by one:
   GitHub     against the loopback fake (tests/fakes/github; `make schemas` first): one pushed
              article (`drain --push`), then an idle sweep, then a push of an edit to the
              blog's stylesheet (`theme/style.css`), then one of its front page's template
-             (`theme/index.html`); requests, and bytes up and down, for
+             (`theme/index.html`), then one of its month pages' (`theme/month.html`: every
+             listing page written again); requests, and bytes up and down, for
              the state branch and for the Pages branch (the claim, a state request, carries the
              site's first read: those bytes count as the state's);
   local      the bytes one new article writes: new blobs on the state branch, files written
@@ -214,6 +215,17 @@ def push_front_page(repo: Path) -> tuple[str, str]:
     return before, git(repo, "rev-parse", "HEAD")
 
 
+def push_month_template(repo: Path) -> tuple[str, str]:
+    """A month page's template of the blog's own: every listing page written again."""
+    before = git(repo, "rev-parse", "HEAD")
+    month = (SHIPPED_STYLESHEET.parent / "month.html").read_text()
+    marked = month.replace("{% block main %}", "{% block main %}<p>By month.</p>", 1)
+    (repo / "theme" / "month.html").write_text(marked)
+    git(repo, "add", "theme")
+    git(repo, "commit", "-qm", "A word on the month pages")
+    return before, git(repo, "rev-parse", "HEAD")
+
+
 def push_base_template(repo: Path) -> tuple[str, str]:
     before = git(repo, "rev-parse", "HEAD")
     base = (SHIPPED_STYLESHEET.parent / "base.html").read_text()
@@ -259,7 +271,11 @@ def on_github(
                     github, functools.partial(run, repo, *drain, backend="github")
                 )
             figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
-            for label, push in (("stylesheet", push_stylesheet), ("front page", push_front_page)):
+            for label, push in (
+                ("stylesheet", push_stylesheet),
+                ("front page", push_front_page),
+                ("month page", push_month_template),
+            ):
                 drain = ["drain", "--push", *push(repo)]
                 figures[label] = wire(
                     github, functools.partial(run, repo, *drain, backend="github")
@@ -352,13 +368,13 @@ def main_() -> None:
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
         "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
         "| local, one new article: state | _site | a stylesheet edit pushed: total "
-        "| a front page template edit pushed: total |"
+        "| a front page template edit pushed: total | a month page template edit pushed: total |"
     )
-    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- | --- |")
+    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |")
     for size in args.sizes:
         remote, local = measure(size, shape=shape, show_files=args.files, restyle=args.restyle)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
-        style, front = remote["stylesheet"], remote["front page"]
+        style, front, month = remote["stylesheet"], remote["front page"], remote["month page"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
             f"| {size:,} | {push['state requests']:.0f}, {kb(push['state bytes'])} "
@@ -373,7 +389,9 @@ def main_() -> None:
             f"| {style['state requests'] + style['pages requests']:.0f}, "
             f"{kb(style['state bytes'] + style['pages bytes'])} "
             f"| {front['state requests'] + front['pages requests']:.0f}, "
-            f"{kb(front['state bytes'] + front['pages bytes'])} |",
+            f"{kb(front['state bytes'] + front['pages bytes'])} "
+            f"| {month['state requests'] + month['pages requests']:.0f}, "
+            f"{kb(month['state bytes'] + month['pages bytes'])}, {month['seconds']:.1f} s |",
             flush=True,
         )
         if (restyled := remote.get("restyle")) is not None:

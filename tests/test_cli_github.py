@@ -369,6 +369,33 @@ def test_a_pushed_stylesheet_or_front_page_is_one_pages_commit_of_that_file_alon
     assert marker is not None and marker.commit == after
 
 
+def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A month page's template edited on GitHub: the listing pages are written again, the
+    articles' are not, in a few requests: the state's load; the single files' write, whose
+    first read tells the years and tags, and a second their months and years (it commits
+    nothing here: they show no month); one write for the listing pages (its read, with the
+    months' files, and its commit: 200 pages a write); the state's marker."""
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
+    articles = {
+        f"content/p{n}.md": article(f"P{n}", date=f"2025-{1 + n % 3:02d}-1{n}") for n in range(6)
+    }
+    before = repo.commit(
+        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
+    )
+    assert "6 published" in gh(repo, "sweep").out
+    head = github.repository.text("rev-parse", "gh-pages").strip()
+    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
+    with github.counting() as calls:
+        result = gh(repo, "drain", "--push", before, after)
+    assert result.code == 0 and "0 published" in result.out, result.out + result.err
+    changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
+    assert changed == [f"archive/2025/{m:02d}/index.html" for m in (1, 2, 3)]
+    assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 2}, calls
+
+
 def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(
     repo: Repo, github: FakeGitHub
 ) -> None:

@@ -130,15 +130,21 @@ def test_a_deleted_site_folder_is_published_again_whole(repo: Repo) -> None:
 
 @pytest.mark.parametrize(
     "recorded",
-    [None, "4f" * 32, {"pages": "4f" * 32, "static": "5e" * 32}],
-    ids=["no looks", "one digest a look", "pages and static"],
+    [
+        None,
+        "4f" * 32,
+        {"pages": "4f" * 32, "static": "5e" * 32},
+        {"pages": "4f" * 32, "singles": "5e" * 32},
+    ],
+    ids=["no looks", "one digest a look", "pages and static", "pages and singles"],
 )
 def test_a_state_without_looks_takes_the_look_the_site_has(
     repo: Repo, recorded: str | dict[str, str] | None
 ) -> None:
     """An upgrade from a steadypress that recorded no look, one digest for the whole of it
-    (before the stylesheet had its own), or `pages` and `static` (before the front page,
-    archive and tags page were written alone), does not publish a blog again."""
+    (before the stylesheet had its own), `pages` and `static` (before the front page, archive
+    and tags page were written alone), or `pages` and `singles` (before the listing pages
+    were), does not publish a blog again."""
     repo.commit(**ARTICLES)
     assert "10 published" in run_cli(repo, "run").out
     marker = json.loads(repo.state_file("state/reconciled.json"))
@@ -183,7 +189,7 @@ def test_a_site_is_not_published_again_for_a_change_that_is_not_its_look(repo: R
 
 def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None:
     backlog = Backlog(since=None, after="content/p3.md", newest_first=True, restyle=("site",))
-    look = Look(pages="ab12", singles="cd34")
+    look = Look(pages="ab12", listings="ef56", singles="cd34")
     marker = Reconciled("c" * 40, ("site",), "0" * 40, backlog, looks=(("site", look),))
     ledger = Ledger(reconciled=marker)
     files = encode_state(ledger)
@@ -193,9 +199,10 @@ def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None
         {"site": 7},
         ["site"],
         {"site": {"pages": "ab12"}},
-        {"site": {"pages": "ab12", "singles": ""}},
-        {"site": {"pages": "ab12", "singles": "cd34", "more": "x"}},
+        {"site": {"pages": "ab12", "listings": "ef56", "singles": ""}},
+        {"site": {"pages": "ab12", "listings": "ef56", "singles": "cd34", "more": "x"}},
         {"site": {"pages": "ab12", "static": "cd34", "singles": "ef56"}},
+        {"site": {"pages": "ab12", "listings": "ef56"}},
     ):
         document = json.loads(files[RECONCILED_FILE])
         document["reconciled"]["looks"] = looks
@@ -203,7 +210,8 @@ def test_looks_and_a_restyle_round_trip_and_garbage_in_them_is_refused() -> None
             decode_state({**files, RECONCILED_FILE: json.dumps(document).encode()})
 
 
-THEMED = {"steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n", **ARTICLES}
+THEMED_CONFIG = {"steadypress.yml": "targets:\n  site: {kind: site, theme: theme}\n"}
+THEMED = {**THEMED_CONFIG, **ARTICLES}
 
 
 def _site_files(repo: Repo) -> dict[str, tuple[bytes, int]]:
@@ -268,6 +276,74 @@ def test_an_edit_of_a_single_files_template_rewrites_that_file_alone(
     assert _site_files(repo) == after
 
 
+# Twelve articles over two years, three months a year, two tags.
+SPREAD = {
+    f"content/s{n:02d}.md": article(
+        f"S{n}", date=f"{2024 + n % 2}-{1 + n % 3:02d}-{10 + n}",
+        tags="[news, misc]" if n % 2 else "[news]",
+    )
+    for n in range(12)
+}  # fmt: skip
+_LISTED = {
+    "month.html": r"archive/\d{4}/\d{2}/index\.html",
+    "year.html": r"archive/\d{4}/index\.html",
+    "tag.html": r"tags/[a-z]+/(\d{4}/)?index\.html",
+    "list.html": r"index\.html|archive/\d{4}/\d{2}/index\.html|tags/[a-z]+/(\d{4}/)?index\.html",
+}
+
+
+def _marked(template: str, mark: str) -> str:
+    """The shipped `template` showing `mark`: in its main block, or first for a partial."""
+    shipped = (resources.files("steadypress") / "theme" / template).read_text()
+    if "{% block main %}" in shipped:
+        return shipped.replace("{% block main %}", "{% block main %}" + mark, 1)
+    return mark + shipped
+
+
+@pytest.mark.parametrize("template", sorted(_LISTED))
+def test_an_edit_of_a_listings_template_rewrites_the_listing_pages_alone(
+    repo: Repo, template: str
+) -> None:
+    """A month's, a year's or a tag's page template, or the list they share, shows on no
+    article's page: an edit to it rewrites every listing page that shows it (a year's months,
+    a tag's years, the front page for the shared list) in the run of its push, and not one
+    article's page."""
+    repo.commit(**THEMED_CONFIG, **SPREAD, **{f"theme/{template}": _marked(template, "<p>1</p>")})
+    assert "12 published" in run_cli(repo, "run").out
+    before = _site_files(repo)
+    start = repo.head()
+    pushed = repo.commit(**{f"theme/{template}": _marked(template, "<p>2</p>")})
+    result = run_cli(repo, "drain", "--push", start, pushed)
+    assert result.code == 0 and "0 published" in result.out, result.out + result.err
+    assert "listing pages of site changed: written again" in result.err
+    after = _site_files(repo)
+    changed = {path for path in after if after[path] != before.get(path)}
+    showing = {path for path, (data, _mtime) in after.items() if b"<p>2</p>" in data}
+    listed = {path for path in after if re.fullmatch(_LISTED[template], path)}
+    assert changed == showing == listed, (changed, showing, listed)
+    assert not any(re.fullmatch(r"s\d\d/index\.html", path) for path in changed)
+    quiet = run_cli(repo, "sweep")
+    assert "0 published" in quiet.out and "changed" not in quiet.err, "written once"
+    assert _site_files(repo) == after
+
+
+def test_a_listings_template_an_article_page_includes_is_published_with_every_page(
+    repo: Repo,
+) -> None:
+    """A template of the listing pages that an article's page includes too: an edit to it has
+    every article published again, as for a template of every page."""
+    shipped = (resources.files("steadypress") / "theme" / "article.html").read_text()
+    including = shipped.replace("{% block main %}", '{% block main %}{% include "list.html" %}')
+    repo.commit(**THEMED_CONFIG, **SPREAD, **{"theme/article.html": including,
+                                               "theme/list.html": "<p>L1</p>\n"})  # fmt: skip
+    assert "12 published" in run_cli(repo, "run").out
+    repo.commit(**{"theme/list.html": "<p>L2</p>\n"})
+    result = run_cli(repo, "run")
+    assert "12 published" in result.out, result.out + result.err
+    assert "changed in a template its other pages include" in result.err
+    assert "<p>L2</p>" in (repo.root / "_site" / "s00" / "index.html").read_text()
+
+
 def test_a_stylesheet_a_page_includes_is_published_with_every_page(repo: Repo) -> None:
     """A theme whose pages hold the stylesheet (inlined by an include) has every article
     published again when it changes, as for any other template of the pages."""
@@ -278,7 +354,7 @@ def test_a_stylesheet_a_page_includes_is_published_with_every_page(repo: Repo) -
     repo.commit(**{"theme/style.css": "p { color: blue }"})
     result = run_cli(repo, "run")
     assert "10 published" in result.out, result.out + result.err
-    assert "include a template of its stylesheet, 404 page" in result.err
+    assert "changed in a template its other pages include" in result.err
     pages = _pages(repo)
     assert pages and all(
         "color: blue" in text for path, text in pages.items() if path != "404.html"
@@ -294,19 +370,19 @@ def test_a_stylesheet_that_could_not_be_written_is_written_by_the_next_run(
     repo.commit(**THEMED, **{"theme/style.css": "p { color: red }"})
     assert "10 published" in run_cli(repo, "run").out
     repo.commit(**{"theme/style.css": "p { color: blue }"})
-    refresh = SiteTarget.refresh_singles
+    refresh = SiteTarget.refresh
 
-    def unavailable(_self: SiteTarget) -> bool:
+    def unavailable(_self: SiteTarget, _parts: object) -> bool:
         raise TransientError("the Pages branch did not answer")
 
-    monkeypatch.setattr(SiteTarget, "refresh_singles", unavailable)
+    monkeypatch.setattr(SiteTarget, "refresh", unavailable)
     failed = run_cli(repo, "run")
     assert failed.code == 1 and "1 deferred" in failed.out, failed.out + failed.err
     assert "its stylesheet, 404 page, front page, archive and tags page could not be written" in (
         failed.err
     )
     assert "red" in (repo.root / "_site/style.css").read_text()
-    monkeypatch.setattr(SiteTarget, "refresh_singles", refresh)
+    monkeypatch.setattr(SiteTarget, "refresh", refresh)
     result = run_cli(repo, "run")
     assert result.code == 0 and "page of site changed: written again" in result.err
     assert "blue" in (repo.root / "_site/style.css").read_text()

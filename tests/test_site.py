@@ -416,7 +416,7 @@ def test_a_write_asks_for_every_file_beside_the_pages_with_its_first_read(
         theme=Theme(), assets=lambda _path, **_commit: None,
     )  # fmt: skip
     site.publish(post("content/a.md", "A"), None)
-    assert site.refresh_singles()
+    assert site.refresh(["singles"])
     beside = {"style.css", "404.html", ".nojekyll", "CNAME"}
     assert [beside - files for files in asked] == [set(), set()]
     assert (tmp_path / "CNAME").read_text() == "blog.example.com\n"

@@ -21,6 +21,7 @@ from pathlib import Path
 from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, ContentSource, require_configured_targets
 from steadypress.errors import ArticleError, ConfigError, PublishError, TemplateFailed
+from steadypress.ledger import ALONE
 from steadypress.report import table_cell, workflow_command
 from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.targets.site.target import SiteTarget
@@ -96,7 +97,7 @@ def check_site(content: ContentSource, commit: str, name: str, site: SiteTarget)
     with tempfile.TemporaryDirectory(prefix="steadypress-check-") as folder:
         rehearsal = site.rehearsal(DirectorySiteFiles(Path(folder)))
         try:
-            rehearsal.refresh_singles()
+            rehearsal.refresh(ALONE)
             results = rehearsal.publish_batch([(article, None) for article in articles])
         except TemplateFailed as error:  # a listing's, the feed's, the stylesheet's
             return [_in_template(error)]

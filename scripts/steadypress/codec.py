@@ -253,7 +253,8 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
         }
     if marker.looks:
         fields["looks"] = {
-            name: {"pages": look.pages, "singles": look.singles} for name, look in marker.looks
+            name: {"pages": look.pages, "listings": look.listings, "singles": look.singles}
+            for name, look in marker.looks
         }
     return _document("reconciled", fields)
 
@@ -558,24 +559,26 @@ def _backlog(raw: dict[str, Any], name: str) -> Backlog:
         raise _Invalid(f"{name!r}: {problem}") from None
 
 
-_LOOK_BEFORE = {"pages", "static"}  # a look as written before `singles` (session 26)
+# Looks as earlier releases wrote them, whose digests are made of other parts: `pages` and
+# `static` (session 25: the files beside the pages apart), `pages` and `singles` (session 26,
+# before the listing pages were rewritten alone).
+_LOOKS_BEFORE = ({"pages", "static"}, {"pages", "singles"})
 
 
 def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
-    """The looks recorded by target. One as an earlier release wrote it, whose digests are made
-    of other parts (a bare digest for the whole look; `pages` and `static`, the files beside the
-    pages, before the front page, archive and tags page were rewritten alone), is left out:
-    such a target takes the look it has, as one with none recorded does, rather than publish
-    every article again."""
+    """The looks recorded by target. One as an earlier release wrote it (a bare digest for the
+    whole look, or one of `_LOOKS_BEFORE`) is left out: such a target takes the look it has,
+    as one with none recorded does, rather than publish every article again."""
     if not isinstance(raw, dict):
         raise _Invalid("'looks' must map target names to looks")
     looks = []
     for name, look in sorted(raw.items()):
-        if isinstance(look, str) or (isinstance(look, dict) and look.keys() == _LOOK_BEFORE):
+        if isinstance(look, str) or (isinstance(look, dict) and look.keys() in _LOOKS_BEFORE):
             continue
         try:
-            fields = _fields(look, {"pages", "singles"}, frozenset())
-            looks.append((name, Look(pages=_str(fields, "pages"), singles=_str(fields, "singles"))))
+            fields = _fields(look, {"pages", "listings", "singles"}, frozenset())
+            digests = {part: _str(fields, part) for part in ("pages", "listings", "singles")}
+            looks.append((name, Look(**digests)))
         except _Invalid as problem:
             raise _Invalid(f"'looks': {name!r}: {problem}") from None
     return tuple(looks)

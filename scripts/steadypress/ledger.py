@@ -33,6 +33,7 @@ from steadypress.timefmt import format_time
 
 __all__ = [
     "ABSENT",
+    "ALONE",
     "HISTORY_LIMIT",
     "LAPSED_BATCH",
     "LAPSES_ALONE",
@@ -199,13 +200,20 @@ class Backlog:
 
 @dataclass(frozen=True, slots=True)
 class Look:
-    """What a styled target's output depends on besides the articles, as two digests: what
-    every page shows (`pages`: another one publishes every article to it again) and what only
-    the files the target has one of show (`singles`: the site's stylesheet, 404 page, front
-    page, archive and tags page; another one rewrites those files alone)."""
+    """What a styled target's output depends on besides the articles, as three digests: what
+    every page shows (`pages`: another one publishes every article to it again), what only its
+    listing pages show (`listings`: another one rewrites every listing page, and the files of
+    `singles`, alone), and what only the files the target has one of show (`singles`: the
+    site's stylesheet, 404 page, front page, archive and tags page; another one rewrites those
+    files alone). The parts but `pages` are those a target rewrites alone (`ALONE`)."""
 
     pages: str
+    listings: str
     singles: str
+
+
+# The parts of a look a styled target rewrites alone when they change (`StyledTarget.refresh`).
+ALONE = ("listings", "singles")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from steadypress.config import CONFIG_FILE, Config
 from steadypress.errors import PublishError, UsageError
 from steadypress.ledger import (
     ABSENT,
+    ALONE,
     Backlog,
     Ledger,
     Look,
@@ -298,10 +299,11 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
         # it publishes them with, against which a later push of the theme is seen.
         return reconcile(pipeline, ledger=ledger)
     marker = _marker(pipeline, after)
-    if last.backlog is None and (_restyled(last, marker) or _singles_changed(last, marker)):
+    if last.backlog is None and (_restyled(last, marker) or _alone_changed(last, marker)):
         # The push changed a target's look (its settings, its theme): its own run publishes
-        # every article again, or writes the stylesheet again, as the next sweep's reconcile
-        # would, its own articles with them (planned there, not here as well).
+        # every article again, or writes again what it rewrites alone (its listing pages, its
+        # stylesheet), as the next sweep's reconcile would, its own articles with them
+        # (planned there, not here as well).
         return reconcile(pipeline, ledger=ledger)
     planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
     prepare = planned.apply if planned else None
@@ -358,47 +360,55 @@ def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
     return {name for name, look in marker.looks if before.get(name, look).pages != look.pages}
 
 
-def _singles_changed(last: Reconciled | None, marker: Reconciled) -> set[str]:
-    """The targets whose files they have one of look different since `last`, and their pages
-    the same (a stylesheet or the front page's template edited, and nothing else)."""
+def _alone_changed(last: Reconciled | None, marker: Reconciled) -> dict[str, list[str]]:
+    """The targets whose look changed since `last` in parts they rewrite alone (`ALONE`), their
+    pages' the same (a stylesheet or a listing's template edited, and nothing else), with those
+    parts."""
     before = _looks(last)
     return {
-        name
+        name: parts
         for name, look in marker.looks
-        if name in before and before[name].pages == look.pages and before[name] != look
+        if name in before and before[name].pages == look.pages
+        if (parts := [p for p in ALONE if getattr(before[name], p) != getattr(look, p)])
     }
 
 
-def _refresh_singles(
+# What each part of a look names, for the log.
+_SHOWING = {
+    "listings": "listing pages",
+    "singles": "stylesheet, 404 page, front page, archive and tags page",
+}
+
+
+def _refresh_alone(
     pipeline: Pipeline, last: Reconciled | None, marker: Reconciled, *, restyle: Collection[str]
 ) -> tuple[Reconciled, set[str]]:
-    """The files a target has one of written again for each target whose look changed there
-    alone and is not to be published again whole (`restyle`). Returns the marker to record, in
-    which a target whose write failed keeps the look it had (the next reconcile tries again),
-    and the targets whose other pages show those files too (every article is to be published
-    again)."""
+    """What the parts of a look a target rewrites alone show, written again for each target
+    whose look changed there alone and is not to be published again whole (`restyle`). Returns
+    the marker to record, in which a target whose write failed keeps the parts it had (the next
+    reconcile tries again), and the targets whose other pages show them too (every article is
+    to be published again)."""
     styled = dict(_styled(pipeline))
     before = _looks(last)
-    failed, shown = set(), set()
-    for name in sorted(_singles_changed(last, marker) - set(restyle)):
+    failed: dict[str, list[str]] = {}
+    shown = set()
+    for name, parts in sorted(_alone_changed(last, marker).items()):
+        if name in restyle:
+            continue
+        what = " and ".join(_SHOWING[part] for part in parts)
         try:
-            if styled[name].refresh_singles():
-                pipeline.log(
-                    f"the stylesheet, 404 page, front page, archive or tags page of {name} "
-                    "changed: written again"
-                )
+            if styled[name].refresh(parts):
+                pipeline.log(f"the {what} of {name} changed: written again")
             else:
                 shown.add(name)
         except PublishError as error:
             why = pipeline.redact(f"{error}; the next run tries again")
-            what = "its stylesheet, 404 page, front page, archive and tags page"
-            pipeline.log(f"{name}: {what} could not be written: {why}")
-            pipeline.unfinished.append((f"{name}: {what}", why))
-            failed.add(name)
-    looks = tuple(
-        (name, replace(look, singles=before[name].singles) if name in failed else look)
-        for name, look in marker.looks
-    )
+            pipeline.log(f"{name}: its {what} could not be written: {why}")
+            pipeline.unfinished.append((f"{name}: its {what}", why))
+            failed[name] = parts
+    kept = {name: {part: getattr(before[name], part) for part in parts}
+            for name, parts in failed.items()}  # fmt: skip
+    looks = tuple((name, replace(look, **kept.get(name, {}))) for name, look in marker.looks)
     return replace(marker, looks=looks), shown
 
 
@@ -463,11 +473,11 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
         names = ", ".join(sorted(lost - restyle))
         pipeline.log(f"{names} holds no index: publishing again every article published to it")
     restyle |= lost
-    marker, shown = _refresh_singles(pipeline, last, marker, restyle=restyle)
+    marker, shown = _refresh_alone(pipeline, last, marker, restyle=restyle)
     if shown:
         pipeline.log(
-            f"the pages of {', '.join(sorted(shown))} include a template of its stylesheet, "
-            "404 page, front page, archive or tags page: publishing every article again"
+            f"the look of {', '.join(sorted(shown))} changed in a template its other pages "
+            "include: publishing every article again"
         )
     restyle |= shown
     changes = None

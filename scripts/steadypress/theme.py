@@ -28,12 +28,18 @@ from steadypress.render import RENDER_VERSION, highlight_css
 if TYPE_CHECKING:
     from jinja2 import BaseLoader, Environment
 
-__all__ = ["SINGLE_TEMPLATES", "Theme", "shipped_look"]
+__all__ = ["LISTING_TEMPLATES", "SINGLE_TEMPLATES", "Theme", "shipped_look"]
 
 # The templates of the files a site has one of (the stylesheet, the 404 page, the front page,
 # the archive, the tags page): a change to one alone rewrites that file, not every page (unless
 # another page's template includes it: `Theme.pages_reach`).
 SINGLE_TEMPLATES = frozenset({"style.css", "404.html", "index.html", "archive.html", "tags.html"})
+# The templates of the other listing pages (a year's, a month's, a tag's, and what they share):
+# a change to those alone rewrites every listing page, not one article's (unless an article's
+# page template includes one).
+LISTING_TEMPLATES = frozenset(
+    {"year.html", "month.html", "tag.html", "tag_years.html", "list.html", "pager.html"}
+)
 
 
 def _text(data: bytes | None, file: str, where: str) -> str | None:
@@ -207,15 +213,20 @@ def _shipped_templates() -> frozenset[str]:
 
 
 @functools.cache
-def shipped_look() -> tuple[str, str]:
+def shipped_look() -> tuple[str, str, str]:
     """Digests of what steadypress itself puts in the site: what every page shows (the default
-    theme's templates but `SINGLE_TEMPLATES`), and what the files the site has one of show
-    (those, and the highlighting's colours). Both hold the HTML it makes of Markdown and the
-    colours of highlighted code, which `RENDER_VERSION` numbers with the pinned renderers'
-    versions."""
-    pages, singles = (hashlib.sha256(f"render {RENDER_VERSION}".encode()) for _ in range(2))
+    theme's templates but those below), what only the listing pages show (`LISTING_TEMPLATES`)
+    and what only the files the site has one of show (`SINGLE_TEMPLATES`, and the
+    highlighting's colours). Each holds the HTML it makes of Markdown and the colours of
+    highlighted code, which `RENDER_VERSION` numbers with the pinned renderers' versions."""
+    pages, listings, singles = (
+        hashlib.sha256(f"render {RENDER_VERSION}".encode()) for _ in range(3)
+    )
     folder = resources.files("steadypress") / "theme"
     for name in sorted(_shipped_templates()):
-        digest = singles if name in SINGLE_TEMPLATES else pages
+        digest = (
+            singles if name in SINGLE_TEMPLATES else listings if name in LISTING_TEMPLATES
+            else pages
+        )  # fmt: skip
         digest.update(f"\0{name}\0".encode() + (folder / name).read_bytes())
-    return pages.hexdigest(), singles.hexdigest()
+    return pages.hexdigest(), listings.hexdigest(), singles.hexdigest()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -117,16 +117,18 @@ class BatchTarget(Target, Protocol):
 class StyledTarget(Target, Protocol):
     """A target whose pages depend on more than the article: the site's on its settings and
     theme. When what its pages show changes, every article is published to it again; when only
-    what the files beside them show does, those files are written again alone."""
+    what its listing pages or the files it has one of show does, those are written again
+    alone."""
 
     def look(self, commit: str) -> Look:
         """Digests of all that, as it is at the content's `commit`."""
         ...
 
-    def refresh_singles(self) -> bool:
-        """Write the files the target has one of again (`Look.singles`), as they are at the
-        content's head; False, with nothing written, when the other pages show them as well,
-        so every article is to be published again instead."""
+    def refresh(self, parts: Collection[str]) -> bool:
+        """Write again alone what these parts of its look show (of `ALONE`: `Look.listings`,
+        `Look.singles`), as they are at the content's head; False, with nothing written, when
+        an article's page shows them as well, so every article is to be published again
+        instead."""
         ...
 
     def lost(self) -> bool:

@@ -43,6 +43,7 @@ from steadypress.timefmt import format_time
 __all__ = [
     "ARCHIVE_INDEX",
     "ListingPages",
+    "every_listing_page",
     "human_date",
     "listing_exists",
     "listing_pages",
@@ -178,6 +179,12 @@ def listings_existing(index: SiteIndex, pages: Iterable[str]) -> dict[str, bool]
     files that tells read together first: a write that touches many tags (a site published
     again whole) reads their counts in one request, not one each."""
     pages = sorted(pages)
+    index.want((), texts=_existence_reads(pages))
+    return {page: listing_exists(index, page) for page in pages}
+
+
+def _existence_reads(pages: Iterable[str]) -> list[str]:
+    """The index files that tell whether each of `pages` has anything to list."""
     reads = []
     for page in pages:
         if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX):
@@ -187,8 +194,20 @@ def listings_existing(index: SiteIndex, pages: Iterable[str]) -> dict[str, bool]
             reads += [YEARS] if month is None else [YEARS, year_file(year)]
         else:
             reads.append(tag_years_file(_tag_of(page)[0]))
-    index.want((), texts=reads)
-    return {page: listing_exists(index, page) for page in pages}
+    return reads
+
+
+def every_listing_page(index: SiteIndex) -> list[str]:
+    """Every listing page the site has (one that lists something), in path order: the index
+    files that name them (each year's months, each tag's years) read together first."""
+    years, tags = index.years, index.tag_pages
+    index.want((), texts=[*map(year_file, years), *map(tag_years_file, tags)])
+    pages = [INDEX, ARCHIVE_INDEX, TAGS_INDEX]
+    for year in years:
+        pages += [year_path(year), *map(month_path, index.months(year))]
+    for tag in tags:
+        pages += [tag, tag_years_path(tag), *(tag_year_path(tag, y) for y in index.tag_years(tag))]
+    return [page for page, there in listings_existing(index, pages).items() if there]
 
 
 def listing_exists(index: SiteIndex, page: str) -> bool:
@@ -221,8 +240,10 @@ def _newest_years(index: SiteIndex, tag: str) -> list[int]:
 
 
 def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
-    """The index files that rendering `pages` reads, to be fetched together."""
-    reads = []
+    """The index files that rendering `pages` reads, to be fetched together (those that tell
+    whether each lists anything among them)."""
+    pages = list(pages)
+    reads = _existence_reads(pages)
     for page, there in listings_existing(index, pages).items():
         if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not there:
             continue

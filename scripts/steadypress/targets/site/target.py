@@ -50,6 +50,7 @@ from steadypress.targets.site.index import (
 from steadypress.targets.site.listings import (
     ARCHIVE_INDEX,
     ListingPages,
+    every_listing_page,
     human_date,
     listing_pages,
     listing_reads,
@@ -85,7 +86,7 @@ from steadypress.targets.site.sitemaps import (
     Changes,
     Sitemaps,
 )
-from steadypress.theme import SINGLE_TEMPLATES, Theme, shipped_look
+from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
@@ -96,6 +97,10 @@ __all__ = ["SiteTarget", "build", "build_site"]
 
 # The listing pages a site has one of, whose templates are among `SINGLE_TEMPLATES`.
 SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
+# Listing pages rewritten by one write when the listings' templates change: a month's page and
+# its parts read about 10 KB of the index, and a write of 200 stays far below what one commit
+# of the Pages branch may hold.
+_LISTINGS_PER_WRITE = 200
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
@@ -235,8 +240,9 @@ class SiteTarget:
     def look(self, commit: str) -> Look:
         """What the site depends on besides its articles (`StyledTarget`): every page on the
         settings, where the site is served, the theme folder at `commit` and what steadypress
-        ships (its theme and renderers); the files it has one of (`SINGLE_TEMPLATES`) on their
-        templates alone, of the user's theme and the shipped one."""
+        ships (its theme and renderers); the listing pages (`LISTING_TEMPLATES`) and the files
+        it has one of (`SINGLE_TEMPLATES`) on their templates alone, of the user's theme and the
+        shipped one."""
         theme = self._theme_files(commit)
         if self._theme_read is not None and theme != self._theme_read:
             # A process that lives on (live mode) compiled the templates as they were; the
@@ -244,38 +250,68 @@ class SiteTarget:
             self._theme = self._theme.reloaded()
             self._stylesheet = None
         self._theme_read = dict(theme)
-        shipped_pages, shipped_singles = shipped_look()
+        shipped_pages, shipped_listings, shipped_singles = shipped_look()
+
+        def of(templates: Callable[[str], bool]) -> dict[str, str]:
+            return {name: oid for name, oid in theme.items() if templates(name)}
+
         pages = {
             "settings": asdict(self._settings),
             "address": [self._address.url, self._address.base_url],
-            "theme": {name: oid for name, oid in theme.items() if name not in SINGLE_TEMPLATES},
+            "theme": of(lambda name: name not in LISTING_TEMPLATES | SINGLE_TEMPLATES),
             "shipped": shipped_pages,
         }
-        singles = {
-            "theme": {name: oid for name, oid in theme.items() if name in SINGLE_TEMPLATES},
-            "shipped": shipped_singles,
-        }
-        return Look(pages=_digest(pages), singles=_digest(singles))
+        listings = {"theme": of(LISTING_TEMPLATES.__contains__), "shipped": shipped_listings}
+        singles = {"theme": of(SINGLE_TEMPLATES.__contains__), "shipped": shipped_singles}
+        return Look(pages=_digest(pages), listings=_digest(listings), singles=_digest(singles))
 
-    def refresh_singles(self) -> bool:
-        """The files the site has one of written again as the theme has them now, alone
-        (`StyledTarget`): the stylesheet, the 404 page, and the front page, archive and tags
-        page from the site's index (a site without one, an earlier layout's, has them made by
-        its next publish); False, with nothing written, when another page's template includes
-        one of theirs."""
-        if self._theme.pages_reach(SINGLE_TEMPLATES):
+    def refresh(self, parts: Collection[str]) -> bool:
+        """What these parts of the look show written again alone (`StyledTarget`): the files
+        the site has one of (the stylesheet, the 404 page, and the front page, archive and tags
+        page from its index), and for `listings` every listing page too, a write for each
+        `_LISTINGS_PER_WRITE` of them. A site without an index (an earlier layout's) has its
+        listing pages made by its next publish. False, with nothing written, when a page of
+        another kind includes one of their templates (for `listings`: an article's page)."""
+        templates = SINGLE_TEMPLATES | (LISTING_TEMPLATES if "listings" in parts else set())
+        if self._theme.pages_reach(templates):
             return False
+        writes: list[tuple[list[str], list[str]]] = []
         texts, oids = self._static_files()
         self._files.apply(
-            self._put_singles, texts=[*texts, SUMMARY, YEARS], oids=[*oids, *SINGLE_LISTINGS]
+            functools.partial(self._put_singles, listings=writes if "listings" in parts else None),
+            texts=[*texts, SUMMARY, YEARS],
+            oids=[*oids, *SINGLE_LISTINGS],
         )
+        for pages, reads in writes:
+            self._files.apply(
+                functools.partial(self._rewrite_listings, pages),
+                texts=[SUMMARY, YEARS, *reads],
+                oids=pages,
+            )
         return True
 
-    def _put_singles(self, files: SiteWriter) -> None:
+    def _put_singles(
+        self, files: SiteWriter, *, listings: list[tuple[list[str], list[str]]] | None
+    ) -> None:
+        """The files the site has one of, put; when `listings` is given, the site's other
+        listing pages added to it for later writes, `_LISTINGS_PER_WRITE` a write, each with
+        the index files it reads."""
         self._put_static(files)
         index = SiteIndex(files, markers_read=self._markers_read)
-        if index.exists:
-            self._listing_pages().write(files, index, SINGLE_LISTINGS)
+        if not index.exists:
+            return
+        self._listing_pages().write(files, index, SINGLE_LISTINGS)
+        if listings is None:
+            return
+        pages = [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
+        for start in range(0, len(pages), _LISTINGS_PER_WRITE):
+            chunk = pages[start : start + _LISTINGS_PER_WRITE]
+            listings.append((chunk, listing_reads(index, chunk)))
+
+    def _rewrite_listings(self, pages: Sequence[str], files: SiteWriter) -> None:
+        """`pages` rendered again from the index, every page of their parts with them."""
+        index = SiteIndex(files, markers_read=self._markers_read)
+        self._listing_pages().write(files, index, pages, whole=pages)
 
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
