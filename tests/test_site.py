@@ -420,3 +420,40 @@ def test_a_write_asks_for_every_file_beside_the_pages_with_its_first_read(
     beside = {"style.css", "404.html", ".nojekyll", "CNAME"}
     assert [beside - files for files in asked] == [set(), set()]
     assert (tmp_path / "CNAME").read_text() == "blog.example.com\n"
+
+
+def test_a_listings_refresh_run_again_after_a_conflict_writes_each_page_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every listing page written again, a few to a write; the first write, which lists them,
+    run twice as after a conflict (its change is made again from the start): each page is
+    still in one later write, the same pages as without the conflict."""
+    monkeypatch.setattr("steadypress.targets.site.target._LISTINGS_PER_WRITE", 2)
+    asked: list[set[str]] = []
+
+    class Conflicting(DirectorySiteFiles):
+        def apply(self, change: Any, *, texts: Any = (), oids: Any = ()) -> Any:
+            asked.append({*oids})
+            if len(asked) == 1:  # the first write's change, made and lost to a rival
+                super().apply(change, texts=texts, oids=oids)
+            return super().apply(change, texts=texts, oids=oids)
+
+    site = SiteTarget(
+        "site", Conflicting(tmp_path), settings=SiteSettings(),
+        address=SiteAddress(url="https://blog.example/", base_url="/"), content_dir="content",
+        theme=Theme(), assets=lambda _path, **_commit: None,
+    )  # fmt: skip
+    articles = [
+        replace(post(f"content/p{n}.md", f"P{n}", tags=("news",)),
+                date=datetime(2024 + n % 2, 1 + n % 3, 10, tzinfo=UTC))
+        for n in range(6)
+    ]  # fmt: skip
+    site.publish_batch([(article, None) for article in articles])
+    asked.clear()
+    assert site.refresh(["listings"])
+    pages = [page for files in asked[1:] for page in sorted(files)]
+    assert len(pages) == len(set(pages)) and all(len(files) <= 2 for files in asked[1:])
+    expected = {"archive/2024/index.html", "archive/2025/index.html", "tags/news/index.html",
+                *(f"archive/{2024 + n % 2}/{1 + n % 3:02d}/index.html" for n in range(6)),
+                "tags/news/2024/index.html", "tags/news/2025/index.html"}  # fmt: skip
+    assert set(pages) == expected

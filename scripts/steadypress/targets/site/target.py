@@ -294,8 +294,10 @@ class SiteTarget:
         self, files: SiteWriter, *, listings: list[tuple[list[str], list[str]]] | None
     ) -> None:
         """The files the site has one of, put; when `listings` is given, the site's other
-        listing pages added to it for later writes, `_LISTINGS_PER_WRITE` a write, each with
-        the index files it reads."""
+        listing pages put in it for later writes, `_LISTINGS_PER_WRITE` a write, each with the
+        index files it reads (a write run again, after a conflict, lists them afresh)."""
+        if listings is not None:
+            listings.clear()
         self._put_static(files)
         index = SiteIndex(files, markers_read=self._markers_read)
         if not index.exists:
