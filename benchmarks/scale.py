@@ -204,25 +204,14 @@ def push_stylesheet(repo: Path) -> tuple[str, str]:
     return before, git(repo, "rev-parse", "HEAD")
 
 
-def push_front_page(repo: Path) -> tuple[str, str]:
-    """The front page's template of the blog's own: the shipped one, with a line of its own."""
+def push_template(repo: Path, template: str, mark: str) -> tuple[str, str]:
+    """The blog's own `template`: the shipped one, showing `mark` first in its main block."""
     before = git(repo, "rev-parse", "HEAD")
-    front = (SHIPPED_STYLESHEET.parent / "index.html").read_text()
-    marked = front.replace("{% block main %}", "{% block main %}<p>Hello, reader.</p>", 1)
-    (repo / "theme" / "index.html").write_text(marked)
+    shipped = (SHIPPED_STYLESHEET.parent / template).read_text()
+    marked = shipped.replace("{% block main %}", "{% block main %}" + mark, 1)
+    (repo / "theme" / template).write_text(marked)
     git(repo, "add", "theme")
-    git(repo, "commit", "-qm", "A greeting on the front page")
-    return before, git(repo, "rev-parse", "HEAD")
-
-
-def push_month_template(repo: Path) -> tuple[str, str]:
-    """A month page's template of the blog's own: every listing page written again."""
-    before = git(repo, "rev-parse", "HEAD")
-    month = (SHIPPED_STYLESHEET.parent / "month.html").read_text()
-    marked = month.replace("{% block main %}", "{% block main %}<p>By month.</p>", 1)
-    (repo / "theme" / "month.html").write_text(marked)
-    git(repo, "add", "theme")
-    git(repo, "commit", "-qm", "A word on the month pages")
+    git(repo, "commit", "-qm", f"{template} of our own")
     return before, git(repo, "rev-parse", "HEAD")
 
 
@@ -273,9 +262,12 @@ def on_github(
             figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
             for label, push in (
                 ("stylesheet", push_stylesheet),
-                ("front page", push_front_page),
-                ("month page", push_month_template),
-            ):
+                # The front page alone is written again; every listing page, for a month's.
+                ("front page", functools.partial(push_template, template="index.html",
+                                                 mark="<p>Hello, reader.</p>")),
+                ("month page", functools.partial(push_template, template="month.html",
+                                                 mark="<p>By month.</p>")),
+            ):  # fmt: skip
                 drain = ["drain", "--push", *push(repo)]
                 figures[label] = wire(
                     github, functools.partial(run, repo, *drain, backend="github")
