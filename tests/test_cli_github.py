@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from steadypress import planning
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
+from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site.target import SiteTarget
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import (
@@ -394,6 +396,32 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
     assert changed == [f"archive/2025/{m:02d}/index.html" for m in (1, 2, 3)]
     assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 2}, calls
+
+
+def test_a_pushed_month_template_rewrites_a_crowded_months_every_part_page(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the Pages branch too, a month page's template edit rewrites the month's page and the
+    page of each of its older parts (in parts of at most 8 rows), and nothing else."""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
+    articles = {f"content/c{n:02d}.md": article(f"C{n}", date=f"2025-03-{1 + n % 28:02d}")
+                for n in range(30)}  # fmt: skip
+    before = repo.commit(
+        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
+    )
+    assert "30 published" in gh(repo, "sweep").out
+    head = github.repository.text("rev-parse", "gh-pages").strip()
+    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
+    assert gh(repo, "drain", "--push", before, after).code == 0
+    changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
+    files = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()
+    parts = [path for path in files if re.fullmatch(r"archive/2025/03/p\d+/index\.html", path)]
+    assert len(parts) >= 2 and changed == sorted(["archive/2025/03/index.html", *parts])
+    for path in changed:
+        assert "teal " in github.repository.text("show", f"gh-pages:{path}")
 
 
 def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(

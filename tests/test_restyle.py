@@ -16,6 +16,7 @@ from steadypress import executor, planning
 from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
 from steadypress.errors import StateError, TransientError
 from steadypress.ledger import Backlog, Ledger, Look, Reconciled
+from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import SINGLE_TEMPLATES, Theme
 from tests.helpers import Repo, article, run_cli
@@ -325,6 +326,32 @@ def test_an_edit_of_a_listings_template_rewrites_the_listing_pages_alone(
     quiet = run_cli(repo, "sweep")
     assert "0 published" in quiet.out and "changed" not in quiet.err, "written once"
     assert _site_files(repo) == after
+
+
+def test_a_crowded_months_every_part_page_follows_its_template(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A month of 30 articles kept in parts of at most 8 rows: an edit of the month page's
+    template rewrites the month's page and the page of every older part, and only those of
+    the archive."""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    crowded = {f"content/c{n:02d}.md": article(f"C{n}", date=f"2025-03-{1 + n % 28:02d}")
+               for n in range(30)}  # fmt: skip
+    repo.commit(
+        **THEMED_CONFIG, **crowded, **{"theme/month.html": _marked("month.html", "<p>1</p>")}
+    )
+    assert "30 published" in run_cli(repo, "run").out
+    before = _site_files(repo)
+    parts = {path for path in before if re.fullmatch(r"archive/2025/03/p\d+/index\.html", path)}
+    assert len(parts) >= 2, sorted(before)
+    start = repo.head()
+    pushed = repo.commit(**{"theme/month.html": _marked("month.html", "<p>2</p>")})
+    assert "0 published" in run_cli(repo, "drain", "--push", start, pushed).out
+    after = _site_files(repo)
+    changed = {path for path in after if after[path] != before.get(path)}
+    assert changed == {"archive/2025/03/index.html", *parts}
+    assert all(b"<p>2</p>" in after[path][0] for path in changed)
 
 
 def test_a_listings_template_an_article_page_includes_is_published_with_every_page(
