@@ -428,6 +428,26 @@ def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
         branch.read(texts=names)
 
 
+def test_a_file_asked_for_again_in_a_read_is_read_once(github: FakeGitHub) -> None:
+    """A write that names a file more than once (two listing pages that read the same year's
+    file; a file wanted whole and for its id) reads it once: 150 files named three times each
+    are one query, not three."""
+    files = pages(github)
+    names = [f"g{n:03d}.txt" for n in range(150)]
+
+    def write_them(staged: SiteWriter) -> None:
+        for name in names:
+            staged.put(name, name.encode())
+
+    files.apply(write_them)
+    with github.counting() as calls:
+        read = files.apply(
+            lambda staged: [staged.read(name) for name in names], texts=[*names, *names], oids=names
+        )
+    assert read == [name.encode() for name in names]
+    assert calls == {"graphql LoadBranch": 1}
+
+
 def test_a_pages_branch_of_an_earlier_layout_moves_into_the_index_like_a_folder(
     github: FakeGitHub, tmp_path: Path
 ) -> None:

@@ -182,6 +182,11 @@ class GitHubBranch:
         read ahead (by another branch's read or commit, `ask_ahead`) are not read again."""
         if (ahead := self.peek()) and ahead.covers(texts, oids):
             return self._kept(ahead.read)
+        # A path asked twice (by two pages a write renders, or for its text and its id) is
+        # read once: each asking is a field of the query, and its bytes in the answer.
+        texts = list(dict.fromkeys(texts))
+        read_whole = set(texts)
+        oids = [path for path in dict.fromkeys(oids) if path not in read_whole]
         wanted = [(path, True) for path in texts] + [(path, False) for path in oids]
         chunks = [wanted[n : n + _FILES_PER_QUERY] for n in range(0, len(wanted), _FILES_PER_QUERY)]
         found = self._read_once(*_split(chunks[0] if chunks else []))
