@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -229,12 +230,17 @@ def site_articles(shards: Iterable[bytes]) -> dict[str, dict[str, Any]]:
 
 
 def site_folder(site: Path) -> dict[str, bytes]:
-    """Every file of a site in a folder, by its path there (the lock file aside)."""
-    return {
+    """Every file of a site in a folder, by its path there (the lock file aside), but for
+    when its look was first written (the one moment of the clock a site holds: two builds of
+    the same content are otherwise the same bytes)."""
+    files = {
         str(p.relative_to(site)): p.read_bytes()
         for p in site.rglob("*")
         if p.is_file() and not p.name.endswith(".lock")
     }
+    if (look := files.get(".steadypress/look.json")) is not None:
+        files[".steadypress/look.json"] = re.sub(rb'"written": "[^"]*"', b'"written": ""', look)
+    return files
 
 
 def local_site_articles(site: Path) -> dict[str, dict[str, Any]]:

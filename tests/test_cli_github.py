@@ -11,6 +11,7 @@ from steadypress import planning
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.targets.site import parts as parts_module
+from steadypress.targets.site.index import STYLED
 from steadypress.targets.site.target import SiteTarget
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import (
@@ -362,7 +363,7 @@ def test_a_pushed_stylesheet_or_front_page_is_one_pages_commit_of_that_file_alon
         result = gh(repo, "drain", "--push", before, after)
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
-    assert changed == [written]
+    assert changed == [STYLED, written]  # and the site's record of its look
     assert "teal" in github.repository.text("show", f"gh-pages:{written}")
     # The state, then the Pages branch's single files and what the front page shows; the
     # Pages commit, then the state's marker, on to the push's commit.
@@ -376,9 +377,10 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
 ) -> None:
     """A month page's template edited on GitHub: the listing pages are written again, the
     articles' are not, in a few requests: the state's load; the single files' write, whose
-    first read tells the years and tags, and a second their months and years (it commits
-    nothing here: they show no month); one write for the listing pages (its read, with the
-    months' files, and its commit: 200 pages a write); the state's marker."""
+    first read tells the years and tags, and a second their months and years (its commit
+    changes only the site's record of its look here: they show no month); one write for the
+    listing pages (its read, with the months' files, and its commit: 200 pages a write); the
+    state's marker."""
     config = "targets:\n  site: {kind: site, theme: theme}\n"
     month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
     articles = {
@@ -394,8 +396,8 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
         result = gh(repo, "drain", "--push", before, after)
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
-    assert changed == [f"archive/2025/{m:02d}/index.html" for m in (1, 2, 3)]
-    assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 2}, calls
+    assert changed == [STYLED, *(f"archive/2025/{m:02d}/index.html" for m in (1, 2, 3))]
+    assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 3}, calls
 
 
 def test_a_pushed_month_template_rewrites_a_crowded_months_every_part_page(
@@ -419,8 +421,9 @@ def test_a_pushed_month_template_rewrites_a_crowded_months_every_part_page(
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
     files = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()
     parts = [path for path in files if re.fullmatch(r"archive/2025/03/p\d+/index\.html", path)]
-    assert len(parts) >= 2 and changed == sorted(["archive/2025/03/index.html", *parts])
-    for path in changed:
+    assert len(parts) >= 2
+    assert changed == sorted([STYLED, "archive/2025/03/index.html", *parts])
+    for path in set(changed) - {STYLED}:
         assert "teal " in github.repository.text("show", f"gh-pages:{path}")
 
 

@@ -1,7 +1,7 @@
 """Articles: front matter validated, versions read from commits, pushes diffed."""
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -161,6 +161,29 @@ def _daily_commits(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> Callable[...,
         return repo.commit(**files)
 
     return commit
+
+
+def test_commits_are_ordered_by_history_then_by_their_time(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`later`: a descendant came after its ancestor whatever the clocks said; a commit this
+    copy lacks (pushed after it was fetched) or on another line (a history rewritten) by its
+    commit time."""
+    commit = _daily_commits(repo, monkeypatch)
+    first = commit(**{"content/a.md": article("A")})
+    second = commit(**{"content/b.md": article("B")})
+    source = ContentSource(Git(repo.root), "content")
+    day = source.commit_time(first)
+    assert source.later(second, day, than=first)  # a descendant, told to be as old
+    assert not source.later(first, source.commit_time(second), than=second)
+    assert not source.later(first, day, than=first)
+    unknown = "0123456789abcdef" * 2 + "01234567"
+    assert source.later(unknown, source.commit_time(second) + timedelta(seconds=1), than=second)
+    assert not source.later(unknown, source.commit_time(second), than=second)
+    repo.git("reset", "-q", "--hard", first)
+    rewritten = commit(**{"content/c.md": article("C")})  # a day after `second`
+    assert source.later(rewritten, source.commit_time(rewritten), than=second)
+    assert not source.later(second, source.commit_time(second), than=rewritten)
 
 
 def test_articles_prefetched_together_read_exactly_as_one_by_one(

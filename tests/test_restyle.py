@@ -17,6 +17,7 @@ from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
 from steadypress.errors import StateError, TransientError
 from steadypress.ledger import Backlog, Ledger, Look, Reconciled
 from steadypress.targets.site import parts as parts_module
+from steadypress.targets.site.index import STYLED
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import SINGLE_TEMPLATES, Theme
 from tests.helpers import Repo, article, run_cli
@@ -268,7 +269,7 @@ def test_an_edit_of_a_single_files_template_rewrites_that_file_alone(
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     assert "page of site changed: written again" in result.err
     after = _site_files(repo)
-    assert {path for path in after if after[path] != before.get(path)} == {written}
+    assert {path for path in after if after[path] != before.get(path)} == {written, STYLED}
     assert mark in after[written][0].decode()
     reconciled = repo.ledger().reconciled
     assert reconciled is not None and reconciled.commit == pushed
@@ -318,7 +319,7 @@ def test_an_edit_of_a_listings_template_rewrites_the_listing_pages_alone(
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     assert "listing pages of site changed: written again" in result.err
     after = _site_files(repo)
-    changed = {path for path in after if after[path] != before.get(path)}
+    changed = {path for path in after if after[path] != before.get(path)} - {STYLED}
     showing = {path for path, (data, _mtime) in after.items() if b"<p>2</p>" in data}
     listed = {path for path in after if re.fullmatch(_LISTED[template], path)}
     assert changed == showing == listed, (changed, showing, listed)
@@ -349,7 +350,7 @@ def test_a_crowded_months_every_part_page_follows_its_template(
     pushed = repo.commit(**{"theme/month.html": _marked("month.html", "<p>2</p>")})
     assert "0 published" in run_cli(repo, "drain", "--push", start, pushed).out
     after = _site_files(repo)
-    changed = {path for path in after if after[path] != before.get(path)}
+    changed = {path for path in after if after[path] != before.get(path)} - {STYLED}
     assert changed == {"archive/2025/03/index.html", *parts}
     assert all(b"<p>2</p>" in after[path][0] for path in changed)
 

@@ -436,7 +436,7 @@ def test_the_sites_index_follows_its_schema(blog: Repo, out: Path) -> None:
         sections.update(document)
         for entry in document.get("articles", {}).values():
             fields.update(entry)
-    assert {"articles", "urls", "months", "years", "newest"} <= sections
+    assert {"articles", "urls", "months", "years", "newest", "look"} <= sections
     assert {"assets", "cover", "aliases", "tags", "description"} <= fields
     shard = json.loads((out / article_files("content/moved.md")[0]).read_bytes())
     assert shard["articles"]["content/moved.md"]["aliases"] == ["old/moved.html"]

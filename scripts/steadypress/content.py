@@ -436,11 +436,8 @@ class ContentSource:
         if not before or before == ZERO_OID or (base := self.resolve(before)) is None:
             return None
         head, parents = self._commit_and_parents(after)
-        if parents != [base]:
-            try:
-                self._git.run("merge-base", "--is-ancestor", before, after)
-            except GitFailed:
-                return None
+        if parents != [base] and not self._descends(after, before):
+            return None
         raw = self._git.run(
             "diff-tree", "-r", "-z", "--no-commit-id", "-M", "--diff-filter=AMRD",
             before, after, "--", self._content_dir,
@@ -472,7 +469,7 @@ class ContentSource:
         return changes
 
     def _commit_and_parents(self, commit: str) -> tuple[str, list[str]]:
-        """A commit's id and its parents' (its time kept for `_commit_time`). (`git log`, not
+        """A commit's id and its parents' (its time kept for `commit_time`). (`git log`, not
         `git show`, which took 30 ms in a folder of 100,000 files where this takes 2.)"""
         line = self._git.text("log", "-1", "--format=%H %ct %P", "--end-of-options", commit)
         oid, stamp, *parents = line.split()
@@ -485,7 +482,7 @@ class ContentSource:
         first, known without one (a walk waits on git diffing the commit again, 60 ms in a
         folder of 100,000 files). An article asked about beyond these still walks."""
         history = self._history.setdefault(commit, _History(walked=False))
-        moment = self._commit_time(commit)
+        moment = self.commit_time(commit)
         for path in changes.changed:
             history.changed.setdefault(path, moment)
             if path in added:
@@ -523,7 +520,7 @@ class ContentSource:
         article = self._parsed.get((path, blob))
         if article is None:
             article = self._parsed[path, blob] = parse_article(path, blob, data)
-        updated = self._last_commit_time(commit, path) or self._commit_time(commit)
+        updated = self._last_commit_time(commit, path) or self.commit_time(commit)
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
 
@@ -754,7 +751,28 @@ class ContentSource:
         )  # fmt: skip
         return datetime.fromtimestamp(int(stamp), UTC) if stamp else None
 
-    def _commit_time(self, commit: str) -> datetime:
+    def later(self, commit: str, time: datetime, *, than: str) -> bool:
+        """Whether `commit`, made at `time`, came after `than` (a commit here): it descends
+        from it. One this repository lacks (pushed after this copy was fetched, or rewritten
+        away) or on another line of history came after it when it was made later."""
+        if commit == than:
+            return False
+        if self._git.resolve(f"{commit}^{{commit}}") is not None:
+            if self._descends(commit, than):
+                return True
+            if self._descends(than, commit):
+                return False
+        return time > self.commit_time(than)
+
+    def _descends(self, commit: str, ancestor: str) -> bool:
+        try:
+            self._git.run("merge-base", "--is-ancestor", ancestor, commit)
+        except GitFailed:
+            return False
+        return True
+
+    def commit_time(self, commit: str) -> datetime:
+        """When `commit` was made (its committer's time)."""
         if commit not in self._commit_times:
             stamp = self._git.text("log", "-1", "--format=%ct", "--end-of-options", commit)
             self._commit_times[commit] = datetime.fromtimestamp(int(stamp), UTC)

@@ -26,6 +26,7 @@ __all__ = [
     "RateLimited",
     "StateError",
     "SteadypressError",
+    "Superseded",
     "TemplateFailed",
     "TransientError",
     "UsageError",
@@ -86,6 +87,12 @@ class TransientError(PublishError):
     ) -> None:
         super().__init__(message, depends_on=depends_on)
         self.retry_after = retry_after
+
+
+class Superseded(PublishError):
+    """The target holds the work of a later commit than this run's (a site written with a newer
+    theme), which this run's write would undo: it writes nothing, and lets its articles go at
+    once, no attempt counted, to a run of that commit or a later one."""
 
 
 class PermanentError(PublishError):

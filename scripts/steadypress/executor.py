@@ -25,7 +25,13 @@ from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
 from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, require_configured_targets
-from steadypress.errors import ArticleError, PermanentError, PublishError, TransientError
+from steadypress.errors import (
+    ArticleError,
+    PermanentError,
+    PublishError,
+    Superseded,
+    TransientError,
+)
 from steadypress.ledger import (
     ABSENT,
     Completion,
@@ -431,6 +437,9 @@ class _Batch:
             self.depends_on[item.key] = error.depends_on
         if isinstance(error, ArticleError):  # names its file already
             return Failure(item.key, item.blob, self.token, redact(str(error)), permanent=True)
+        if isinstance(error, Superseded):
+            message = redact(f"{item.path}: {error}")
+            return Failure(item.key, item.blob, self.token, message, superseded=True)
         if isinstance(error, PermanentError):  # targets describe the problem; the file is named
             message, permanent = f"{item.path}: {error}", True
         elif isinstance(error, TransientError):

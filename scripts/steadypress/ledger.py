@@ -287,6 +287,7 @@ class Failure:
     permanent: bool = False
     retry_after: float | None = None
     depends: Depends = ()
+    superseded: bool = False  # not a failure of the version: let go, due at once (`Superseded`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,7 +623,8 @@ def fail(
 
     A failure counts only against the version it was about and only if its lease was not taken
     over by another executor; otherwise it is news about old work and changes nothing but the
-    lease it held. Returns the items that died.
+    lease it held. So does a `superseded` one: the executor was too old to do the work, which
+    any newer one may take at once. Returns the items that died.
     """
     pending_updates: dict[str, PendingItem | None] = {}
     dead = dict(ledger.dead)
@@ -634,7 +636,7 @@ def fail(
             item = ledger.pending.get(failure.key)
         if item is None or item.lease is None or item.lease.token != failure.token:
             continue
-        if item.blob != failure.blob:
+        if item.blob != failure.blob or failure.superseded:
             pending_updates[failure.key] = replace(item, lease=None)
             continue
         attempts = item.attempts + 1

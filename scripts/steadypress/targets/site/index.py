@@ -19,7 +19,9 @@
   reaches back into the years before for its `NEWEST`, and reads those parts with the
   year's file instead of after it), never where a row is looked up;
 - `summary.json`: how many articles the site has, each tag's count and spellings, and the
-  rows of the newest articles (the front page, the feed).
+  rows of the newest articles (the front page, the feed);
+- `look.json`: the look the site was last written with, and the commit it is of (`Styled`;
+  a file of its own, read by every write, rewritten only when the look changes).
 
 A publish reads the files of the articles it changes, of their months and tags and of their
 neighbours, and writes back those it changed: never a file that grows with the number of
@@ -35,6 +37,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from steadypress import shardtree
@@ -50,16 +53,19 @@ from steadypress.targets.site.parts import (
     repaged,
     start_json,
 )
+from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
     "INDEX_FOLDER",
     "INDEX_VERSION",
     "NEWEST",
+    "STYLED",
     "SUMMARY",
     "YEARS",
     "Nav",
     "SiteIndex",
     "SitemapsBehind",
+    "Styled",
     "article_files",
     "index_files",
     "month_file",
@@ -78,6 +84,7 @@ INDEX_VERSION = 4
 _READABLE_VERSIONS = (3, INDEX_VERSION)  # the other files are the same in both
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
+STYLED = f"{INDEX_FOLDER}/look.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
@@ -178,6 +185,20 @@ class SitemapsBehind:
     months: frozenset[str]
 
 
+@dataclass(frozen=True)
+class Styled:
+    """The look the site was last written with (`Look`'s three digests), the content commit
+    whose theme and settings it is, with that commit's time, and when it was first written: a
+    run of an older commit, which a run of the newer one overtook, writes nothing (its
+    stylesheet and pages would undo the newer ones, for good: nothing would write them
+    again)."""
+
+    look: tuple[str, ...]
+    commit: str
+    time: datetime
+    written: datetime
+
+
 @dataclass
 class _Summary:
     total: int = 0
@@ -256,6 +277,8 @@ class SiteIndex:
         self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
         self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
         self._years: list[str] | None = None  # sorted; read when first wanted
+        self._styled: Styled | None = None  # `look.json`, once `_styled_read`
+        self._styled_read = False
         # Listings kept in parts: the listing's file -> its parts in date order (`Part`), and
         # each part's file -> the listing's.
         self._parts: dict[str, list[Part]] = {}
@@ -578,6 +601,28 @@ class SiteIndex:
             self._dirty.add(SUMMARY)
 
     @property
+    def styled(self) -> Styled | None:
+        """The look the site was last written with (`Styled`); None: written by a steadypress
+        that recorded none, or by a target with no history to order looks by."""
+        if not self._styled_read:
+            raw = self._files.read(STYLED)
+            if raw is not None:
+                self._styled = _decoded(STYLED, _styled, self._parse(STYLED, raw, "look", list))
+            self._styled_read = True
+        return self._styled
+
+    @styled.setter
+    def styled(self, styled: Styled) -> None:
+        if styled != self.styled:
+            self._styled = styled
+            self._dirty.add(STYLED)
+
+    @property
+    def unflushed(self) -> bool:
+        """Whether a change awaits `flush` (the look recorded, say)."""
+        return bool(self._dirty)
+
+    @property
     def tag_pages(self) -> list[str]:
         return list(self._summary.tags)
 
@@ -722,6 +767,14 @@ class SiteIndex:
             self._lay_out_listing(listing)
         self._dirty = {name for name in self._dirty if not _is_listing(name)}
 
+    def _whole(self, name: str) -> dict[str, Any] | None:
+        """The document of a file written whole, not by sections (None: remove it)."""
+        if name == SUMMARY:
+            return self._summary.to_json()
+        if name == STYLED:
+            return None if self._styled is None else _styled_json(self._styled)
+        return {"version": INDEX_VERSION, "years": self.years} if self.years else None
+
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""
         if self._read_summary is not None and self._read_summary.legacy_years is not None:
@@ -734,12 +787,9 @@ class SiteIndex:
                 self._files.put(name, data, new=new)
         self._laid_out.clear()
         for name in sorted(self._dirty):
-            if name == SUMMARY:
-                self._files.put(name, _dumps(self._summary.to_json()))
-                continue
-            if name == YEARS:
-                if self.years:
-                    self._files.put(name, _dumps({"version": INDEX_VERSION, "years": self.years}))
+            if name in (SUMMARY, STYLED, YEARS):
+                if (whole := self._whole(name)) is not None:
+                    self._files.put(name, _dumps(whole))
                 else:
                     self._files.remove(name)
                 continue
@@ -974,7 +1024,27 @@ def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
     return SitemapsBehind(articles=int(document["articles"]), months=months)
 
 
+def _styled(document: Any) -> Styled:
+    commit = str(document["commit"])
+    if not _COMMIT.fullmatch(commit):
+        raise ValueError(f"look.json names no commit id: {commit!r}")
+    look = tuple(map(str, document["look"]))
+    time, written = (parse_time(str(document[key])) for key in ("time", "written"))
+    return Styled(look=look, commit=commit, time=time, written=written)
+
+
+def _styled_json(styled: Styled) -> dict[str, Any]:
+    return {
+        "version": INDEX_VERSION,
+        "look": list(styled.look),
+        "commit": styled.commit,
+        "time": format_time(styled.time),
+        "written": format_time(styled.written),
+    }
+
+
 _MONTH = re.compile(r"\d{4}/\d{2}")
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:

@@ -19,15 +19,21 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from html import escape, unescape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlparse
 
 from markupsafe import Markup
 
 from steadypress.content import ContentSource
-from steadypress.errors import GitFailed, PermanentError, PublishError, TransientError
+from steadypress.errors import (
+    GitFailed,
+    PermanentError,
+    PublishError,
+    Superseded,
+    TransientError,
+)
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord
 from steadypress.render import is_relative_reference, prerender, reading_minutes
@@ -36,11 +42,13 @@ from steadypress.targets.base import Receipt
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
+    STYLED,
     SUMMARY,
     YEARS,
     Nav,
     SiteIndex,
     SitemapsBehind,
+    Styled,
     article_files,
     index_files,
     month_file,
@@ -87,7 +95,7 @@ from steadypress.targets.site.sitemaps import (
     Sitemaps,
 )
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
-from steadypress.timefmt import format_time
+from steadypress.timefmt import format_time, utc_now
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -97,6 +105,9 @@ __all__ = ["SiteTarget", "build", "build_site"]
 
 # The listing pages a site has one of, whose templates are among `SINGLE_TEMPLATES`.
 SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
+# How long a site written with another look of a later commit stops a run's writes: a run
+# overtaken by a later push's meets the later look within a batch, and keeps away from then on.
+_OVERTAKEN_WITHIN = timedelta(minutes=30)
 # Listing pages rewritten by one write when the listings' templates change: a month's page and
 # its parts read about 10 KB of the index, and a write of 200 stays far below what one commit
 # of the Pages branch may hold.
@@ -139,6 +150,7 @@ def build_site(
         theme_files=lambda commit: (
             content.entries(commit, settings.theme) if settings.theme else {}
         ),
+        history=content,
     )
 
 
@@ -163,6 +175,17 @@ class _Carried:
 
     changes: Changes = field(default_factory=dict)
     behind: SitemapsBehind | None = None
+
+
+class History(Protocol):
+    """The content branch, as far as ordering the site's writers by their commits asks
+    (`ContentSource`): a run's theme is that of its content head."""
+
+    def head(self) -> str: ...
+
+    def commit_time(self, commit: str) -> datetime: ...
+
+    def later(self, commit: str, time: datetime, *, than: str) -> bool: ...
 
 
 def _digest(document: Mapping[str, object]) -> str:
@@ -190,11 +213,14 @@ class SiteTarget:
         assets: Callable[..., tuple[str, bytes] | None],
         read_version: Callable[[str, str, str], Article] | None = None,
         theme_files: Callable[[str], Mapping[str, str]] = lambda _commit: {},
+        history: History | None = None,
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
         site holds of the version gone: None, and it reads the site to learn it);
-        `theme_files` the git ids of the theme folder's files at a commit, by name."""
+        `theme_files` the git ids of the theme folder's files at a commit, by name; `history`
+        orders this run's look after or before the one the site was written with (None: it
+        is neither recorded nor compared)."""
         self._name = name
         self._files = files
         self._settings = settings
@@ -204,7 +230,10 @@ class SiteTarget:
         self._assets = assets
         self._read_version = read_version
         self._theme_files = theme_files
+        self._history = history
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
+        self._look_at: tuple[str, Look, datetime] | None = None  # head, its look and time
+        self._overtaken: str | None = None  # the head whose look a later one overtook
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -277,17 +306,21 @@ class SiteTarget:
             return False
         writes: list[tuple[list[str], list[str]]] = []
         texts, oids = self._static_files()
-        self._files.apply(
-            functools.partial(self._put_singles, listings=writes if "listings" in parts else None),
-            texts=[*texts, SUMMARY, YEARS],
-            oids=[*oids, *SINGLE_LISTINGS],
-        )
-        for pages, reads in writes:
+        # Superseded: a run of a later commit wrote the site, and its look, meanwhile.
+        with contextlib.suppress(Superseded):
             self._files.apply(
-                functools.partial(self._rewrite_listings, pages),
-                texts=[SUMMARY, YEARS, *reads],
-                oids=pages,
+                functools.partial(
+                    self._put_singles, listings=writes if "listings" in parts else None
+                ),
+                texts=[*texts, SUMMARY, STYLED, YEARS],
+                oids=[*oids, *SINGLE_LISTINGS],
             )
+            for pages, reads in writes:
+                self._files.apply(
+                    functools.partial(self._rewrite_listings, pages),
+                    texts=[SUMMARY, STYLED, YEARS, *reads],
+                    oids=pages,
+                )
         return True
 
     def _put_singles(
@@ -298,11 +331,13 @@ class SiteTarget:
         index files it reads (a write run again, after a conflict, lists them afresh)."""
         if listings is not None:
             listings.clear()
-        self._put_static(files)
         index = SiteIndex(files, markers_read=self._markers_read)
+        self._hold_look(index)
+        self._put_static(files)
         if not index.exists:
             return
         self._listing_pages().write(files, index, SINGLE_LISTINGS)
+        index.flush()  # the look recorded
         if listings is None:
             return
         pages = [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
@@ -313,7 +348,9 @@ class SiteTarget:
     def _rewrite_listings(self, pages: Sequence[str], files: SiteWriter) -> None:
         """`pages` rendered again from the index, every page of their parts with them."""
         index = SiteIndex(files, markers_read=self._markers_read)
+        self._hold_look(index)
         self._listing_pages().write(files, index, pages, whole=pages)
+        index.flush()
 
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
@@ -687,6 +724,8 @@ class SiteTarget:
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
                 final=final,
             )  # fmt: skip
+        elif index.unflushed:
+            index.flush()  # the look recorded
         _remove_unused(files, index, unused)
         return refused, written, carried
 
@@ -904,7 +943,9 @@ class SiteTarget:
             index.flush()
             sitemaps.flush(articles=index.total)
 
-        self._files.apply(change, texts=[SUMMARY])
+        # Superseded: a run of a later commit wrote the site; its next write renders them.
+        with contextlib.suppress(Superseded):
+            self._files.apply(change, texts=[SUMMARY, STYLED])
         self._carried = _Carried()
 
     def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
@@ -959,10 +1000,43 @@ class SiteTarget:
                 sitemaps.put(page, None)
         sitemaps.put(INDEX, _front_page_date(index))
 
+    def _hold_look(self, index: SiteIndex) -> None:
+        """This run's look recorded in the site's index, unless the site was written with
+        another, of a later commit, within `_OVERTAKEN_WITHIN`: then `Superseded` is raised,
+        nothing written (this run is the older one, and its stylesheet and pages would undo
+        the later look's for good), and so for every later write of this head. A record older
+        than that is not the work of a run that overtook this one (which writes within a
+        batch of it), but of a commit gone from the branch (a theme edit reset away): a look
+        of the branch replaces it."""
+        history = self._history
+        if history is None:
+            return
+        head = history.head()
+        if self._look_at is None or self._look_at[0] != head:
+            self._look_at = (head, self.look(head), history.commit_time(head))
+        _head, look, time = self._look_at
+        digests, found, now = (look.pages, look.listings, look.singles), index.styled, utc_now()
+        if found is not None and found.look == digests:
+            return
+        if self._overtaken == head or (
+            found is not None
+            and now - found.written < _OVERTAKEN_WITHIN
+            and history.later(found.commit, found.time, than=head)
+        ):
+            self._overtaken = head
+            later = found.commit[:12] if found is not None else "?"
+            raise Superseded(
+                f"the site was written with the look of a later commit ({later}) than this "
+                f"run's ({head[:12]}): left to a run of that commit or a later one"
+            )
+        index.styled = Styled(digests, head, time, now)
+
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
-        """The site's index and sitemaps. An earlier layout's manifest is moved into the index
-        first, once: every listing page and sitemap made again, the manifest deleted."""
+        """The site's index and sitemaps, this run's look recorded (`_hold_look`). An earlier
+        layout's manifest is moved into the index first, once: every listing page and sitemap
+        made again, the manifest deleted."""
         index = SiteIndex(files, markers_read=self._markers_read)
+        self._hold_look(index)
         behind = index.sitemaps_behind
         sitemaps = Sitemaps(
             files, self._address.url, articles=index.total if behind is None else behind.articles
@@ -1032,12 +1106,12 @@ def _first_read(
 
 
 def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
-    """What publishing or removing `batch` (path, entry) reads whole (the summary, the feed,
-    the index's files of those entries) and replaces (their pages and listing pages), asked
-    for in the site's first read."""
+    """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
+    record, the feed, the index's files of those entries) and replaces (their pages and
+    listing pages), asked for in the site's first read."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, FEED, LISTINGS_SITEMAP}
+    texts = {SUMMARY, STYLED, FEED, LISTINGS_SITEMAP}
     texts |= set(index_files(batch))
     return sorted(texts), sorted({MANIFEST, *listing_pages(entries), *pages})
 
