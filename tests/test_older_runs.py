@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from steadypress import planning
 from steadypress.targets.site import target as target_module
 from steadypress.targets.site.index import STYLED
 from steadypress.targets.site.target import SiteTarget
@@ -181,3 +182,32 @@ def test_a_theme_edit_reset_away_gives_the_site_back_its_look(
     assert "1 published" in result.out, result.out + result.err
     assert set(_marks(repo).values()) == {"first"}
     assert json.loads((repo.root / "_site" / STYLED).read_text())["commit"] == kept
+
+
+def test_a_run_overtaken_on_a_site_works_no_more_for_it(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose write finds the site written with a later look renders no more of its
+    restyle, which would be refused too: the window let go stays pending, so the next is not
+    enqueued (`admission`), and the run does not take again what it has tried."""
+    monkeypatch.setattr(planning, "ADMISSION", 2)
+    posts = {f"content/p{n}.md": article(f"P{n}") for n in range(6)}
+    repo.commit(**posts, **_theme("first"), **{"steadypress.yml": CONFIG})
+    assert "6 published" in run_cli(repo, "run").out
+    kept = repo.head()
+    repo.commit(**_theme("second"))
+    assert "6 published" in run_cli(repo, "run").out
+    repo.git("update-ref", "refs/heads/main", kept)  # the theme edit reset away
+
+    real = SiteTarget.publish_batch
+    batches: list[int] = []
+
+    def counted(self: SiteTarget, work: Sequence[Any], **options: Any) -> Any:
+        batches.append(len(work))
+        return real(self, work, **options)
+
+    monkeypatch.setattr(SiteTarget, "publish_batch", counted)
+    result = run_cli(repo, "run")
+    assert "0 published" in result.out and "deferred" in result.err, result.out + result.err
+    assert batches == [2], "a window, refused; no other rendered"
+    assert set(_marks(repo).values()) == {"second"}
