@@ -1020,7 +1020,7 @@ class SiteTarget:
             return
         if self._overtaken == head or (
             found is not None
-            and now - found.written < _OVERTAKEN_WITHIN
+            and abs(now - found.written) < _OVERTAKEN_WITHIN  # one far ahead: a clock gone wrong
             and history.later(found.commit, found.time, than=head)
         ):
             self._overtaken = head
