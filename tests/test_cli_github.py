@@ -4,6 +4,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -443,3 +444,41 @@ def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(
     with github.counting() as calls:
         assert "0 published" in gh(repo, "sweep").out
     assert calls == {"graphql LoadBranch": 1}
+
+
+def test_a_run_of_an_older_theme_leaves_the_pages_branch_to_a_newer_ones(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each push has its run, and they overlap: the run of an article's push, overtaken between
+    its claim and its write by the run of a stylesheet edit pushed after it, commits nothing
+    to the Pages branch (the older stylesheet would be back for good) and lets its article go;
+    the next sweep publishes it beside the newer stylesheet."""
+    config = f"targets:\n  site: {{kind: site, theme: theme}}\n{FAST}"
+    before = repo.commit(**{
+        "content/a.md": article("A"), "steadypress.yml": config, "theme/style.css": "/* first */",
+    })  # fmt: skip
+    assert "1 published" in gh(repo, "sweep").out
+    older = repo.commit(**{"content/new.md": article("New")})
+    real = SiteTarget.publish_batch
+    raced: list[str] = []  # the newer commit, once made
+
+    def overtaken(self: SiteTarget, work: Any, **options: Any) -> Any:
+        if not raced:
+            raced.append(repo.commit(**{"theme/style.css": "/* second */"}))
+            newer = gh(repo, "drain", "--push", older, raced[0])
+            assert newer.code == 0 and "0 published" in newer.out, newer.out + newer.err
+        return real(self, work, **options)
+
+    monkeypatch.setattr(SiteTarget, "publish_batch", overtaken)
+    result = gh(repo, "drain", "--push", before, older, "--ref", older)
+    assert raced and "0 published" in result.out, result.out + result.err
+    assert "deferred site:content/new.md" in result.err
+    assert github.repository.text("show", "gh-pages:style.css").strip() == "/* second */"
+    assert "new/index.html" not in pages(github)
+    (item,) = remote(github).pending.values()
+    assert item.lease is None and item.attempts == 0
+
+    monkeypatch.setattr(SiteTarget, "publish_batch", real)
+    assert "1 published" in gh(repo, "sweep").out
+    assert "new/index.html" in pages(github)
+    assert github.repository.text("show", "gh-pages:style.css").strip() == "/* second */"
