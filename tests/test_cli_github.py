@@ -447,7 +447,7 @@ def test_a_deleted_pages_branch_is_published_again_whole_by_the_next_sweep(
 
 
 def test_a_run_of_an_older_theme_leaves_the_pages_branch_to_a_newer_ones(
-    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Each push has its run, and they overlap: the run of an article's push, overtaken between
     its claim and its write by the run of a stylesheet edit pushed after it, commits nothing
@@ -470,9 +470,13 @@ def test_a_run_of_an_older_theme_leaves_the_pages_branch_to_a_newer_ones(
         return real(self, work, **options)
 
     monkeypatch.setattr(SiteTarget, "publish_batch", overtaken)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     result = gh(repo, "drain", "--push", before, older, "--ref", older)
-    assert raced and "0 published" in result.out, result.out + result.err
-    assert "deferred site:content/new.md" in result.err
+    assert raced and result.code == 0 and "0 published" in result.out, result.out + result.err
+    left = "| `site:content/new.md` | left to a newer run | content/new.md: the site was written"
+    assert left in summary.read_text()
+    assert "left to a newer run: site:content/new.md" in result.err
     assert github.repository.text("show", "gh-pages:style.css").strip() == "/* second */"
     assert "new/index.html" not in pages(github)
     (item,) = remote(github).pending.values()

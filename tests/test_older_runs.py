@@ -83,8 +83,9 @@ def test_a_run_of_an_older_theme_writes_nothing_over_a_newer_ones_site(
     raced = _racing(monkeypatch, _newer_theme(repo))
     result = run_cli(repo, "drain", "--push", before, older, "--ref", older)
     assert raced
-    assert "0 published" in result.out, result.out + result.err
-    assert "deferred site:content/new.md" in result.err
+    assert result.code == 0, "nothing failed: the newer run's to finish"
+    assert "0 published, 0 deferred, 1 left to a newer run" in result.out, result.out + result.err
+    assert "left to a newer run: site:content/new.md" in result.err
     assert set(_marks(repo).values()) == {"second"}, "the older run wrote over the newer look"
     (item,) = repo.ledger().pending.values()
     assert item.path == "content/new.md" and item.lease is None and item.attempts == 0
@@ -110,7 +111,7 @@ def test_a_removal_by_a_run_of_an_older_theme_is_left_to_a_newer_run(
     raced = _racing(monkeypatch, _newer_theme(repo), "unpublish_batch")
     result = run_cli(repo, "drain", "--push", before, older, "--ref", older)
     assert raced
-    assert "deferred site:content/p3.md" in result.err, result.out + result.err
+    assert "left to a newer run: site:content/p3.md" in result.err, result.out + result.err
     marks = _marks(repo)
     assert marks.pop("p3/index.html") == "first", "still there, as the theme before left it"
     assert set(marks.values()) == {"second"}
@@ -151,7 +152,7 @@ def test_a_site_written_by_a_commit_this_copy_lacks_is_ordered_by_its_time(
 
     record.write_text(json.dumps({**stranger, "time": "2999-01-01T00:00:00Z"}))
     result = run_cli(repo, "run")
-    assert "0 published" in result.out and "deferred site:content/b.md" in result.err
+    assert "0 published" in result.out and "left to a newer run: site:content/b.md" in result.err
 
     # Recorded in the future (a runner's clock gone wrong): no reason to stop this run.
     future = "2999-01-01T00:00:00Z"
@@ -181,7 +182,7 @@ def test_a_theme_edit_reset_away_gives_the_site_back_its_look(
     repo.git("update-ref", "refs/heads/main", kept)  # what a force push does to the branch
 
     result = run_cli(repo, "run")
-    assert "0 published" in result.out and "deferred site:content/a.md" in result.err
+    assert "0 published" in result.out and "left to a newer run: site:content/a.md" in result.err
     assert set(_marks(repo).values()) == {"second"}
 
     monkeypatch.setattr(target_module, "_OVERTAKEN_WITHIN", timedelta(0))  # half an hour on
@@ -215,6 +216,6 @@ def test_a_run_overtaken_on_a_site_works_no_more_for_it(
 
     monkeypatch.setattr(SiteTarget, "publish_batch", counted)
     result = run_cli(repo, "run")
-    assert "0 published" in result.out and "deferred" in result.err, result.out + result.err
+    assert "0 published" in result.out and "left to a newer run" in result.err, result.err
     assert batches == [2], "a window, refused; no other rendered"
     assert set(_marks(repo).values()) == {"second"}

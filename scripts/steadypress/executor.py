@@ -589,6 +589,9 @@ def _tell(
             pipeline.log(f"published {done.key}" + (f" -> {done.url}" if done.url else ""))
     dead_keys = {item.key for item in newly_dead}
     for failure in failures:
-        if not failure.permanent and failure.key not in dead_keys:
+        if failure.superseded:
+            report.handed_over.append((failure.key, failure.error))
+            pipeline.log(f"left to a newer run: {failure.key}: {failure.error}")
+        elif not failure.permanent and failure.key not in dead_keys:
             report.deferred.append((failure.key, failure.error))
             pipeline.log(f"deferred {failure.key}: {failure.error}")

@@ -30,6 +30,8 @@ class Report:
     published: list[tuple[str, str | None]] = field(default_factory=list)
     unpublished: list[str] = field(default_factory=list)
     deferred: list[tuple[str, str]] = field(default_factory=list)
+    # Items a run of a later commit had overtaken (`Superseded`): no failure, theirs to finish.
+    handed_over: list[tuple[str, str]] = field(default_factory=list)
     dead: list[DeadItem] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
     skipped_targets: dict[str, str] = field(default_factory=dict)
@@ -44,7 +46,9 @@ def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
     return (
         f"steadypress {command}: {len(report.published)} published, "
         + (f"{len(report.unpublished)} unpublished, " if report.unpublished else "")
-        + f"{len(report.deferred)} deferred, {len(report.dead)} dead-lettered, "
+        + f"{len(report.deferred)} deferred, "
+        + (f"{len(report.handed_over)} left to a newer run, " if report.handed_over else "")
+        + f"{len(report.dead)} dead-lettered, "
         f"{len(report.enqueued)} enqueued; {stats.commits} state commit(s), "
         f"{stats.conflicts} conflict retr{'y' if stats.conflicts == 1 else 'ies'}"
     )
@@ -61,6 +65,7 @@ def _job_summary(command: str, report: Report) -> str:
         report.published
         or report.unpublished
         or report.deferred
+        or report.handed_over
         or report.dead
         or report.skipped_targets
     ):
@@ -70,6 +75,7 @@ def _job_summary(command: str, report: Report) -> str:
     ]
     rows += [(key, "unpublished", "") for key in report.unpublished]
     rows += [(key, "deferred (will retry)", _cell(error)) for key, error in report.deferred]
+    rows += [(key, "left to a newer run", _cell(error)) for key, error in report.handed_over]
     rows += [
         (
             item.key,
