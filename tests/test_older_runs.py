@@ -37,7 +37,7 @@ def _marks(repo: Repo) -> dict[str, str]:
     for path in [*site.rglob("*.html"), site / "style.css"]:
         text = path.read_text()
         marks[str(path.relative_to(site))] = next(
-            (mark for mark in ("first", "second") if mark in text), "none"
+            (mark for mark in ("first", "second", "third") if mark in text), "none"
         )
     return marks
 
@@ -182,7 +182,8 @@ def test_a_theme_edit_reset_away_gives_the_site_back_its_look(
     repo.git("update-ref", "refs/heads/main", kept)  # what a force push does to the branch
 
     result = run_cli(repo, "run")
-    assert "0 published" in result.out and "left to a newer run: site:content/a.md" in result.err
+    assert "0 published" in result.out, result.out + result.err
+    assert "the look of site is a later commit's: left to a newer run" in result.err
     assert set(_marks(repo).values()) == {"second"}
 
     monkeypatch.setattr(target_module, "_OVERTAKEN_WITHIN", timedelta(0))  # half an hour on
@@ -192,30 +193,74 @@ def test_a_theme_edit_reset_away_gives_the_site_back_its_look(
     assert json.loads((repo.root / "_site" / STYLED).read_text())["commit"] == kept
 
 
-def test_a_run_overtaken_on_a_site_works_no_more_for_it(
+def test_a_restyle_overtaken_renders_no_more_of_itself(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run whose write finds the site written with a later look renders no more of its
-    restyle, which would be refused too: the window let go stays pending, so the next is not
-    enqueued (`admission`), and the run does not take again what it has tried."""
+    """A run restyling the site a window at a time, overtaken before its first write by a
+    run that published with a later theme, renders no more of its restyle, which would be
+    refused too: the window it let go stays pending, so the next is not enqueued
+    (`admission`), and it does not take again what it has tried. Later runs finish the
+    restyle, in the latest look."""
     monkeypatch.setattr(planning, "ADMISSION", 2)
     posts = {f"content/p{n}.md": article(f"P{n}") for n in range(6)}
     repo.commit(**posts, **_theme("first"), **{"steadypress.yml": CONFIG})
     assert "6 published" in run_cli(repo, "run").out
-    kept = repo.head()
-    repo.commit(**_theme("second"))
-    assert "6 published" in run_cli(repo, "run").out
-    repo.git("update-ref", "refs/heads/main", kept)  # the theme edit reset away
-
+    restyling = repo.commit(**_theme("second"))
     real = SiteTarget.publish_batch
-    batches: list[int] = []
+    overtaking: list[bool] = []
+    batches: list[int] = []  # those of the overtaken run
 
     def counted(self: SiteTarget, work: Sequence[Any], **options: Any) -> Any:
-        batches.append(len(work))
+        if not overtaking:
+            overtaking.append(True)
+            # The push of a later theme and an article: the restyle under way goes on, and
+            # this run publishes its article (in its look) while the window is leased.
+            newer = repo.commit(**_theme("third"), **{"content/new.md": article("New")})
+            assert "1 published" in run_cli(repo, "drain", "--push", restyling, newer).out
+            overtaking.append(False)
+        if not overtaking[-1]:
+            batches.append(len(work))
         return real(self, work, **options)
 
     monkeypatch.setattr(SiteTarget, "publish_batch", counted)
-    result = run_cli(repo, "run")
+    result = run_cli(repo, "run", "--ref", restyling)
     assert "0 published" in result.out and "left to a newer run" in result.err, result.err
-    assert batches == [2], "a window, refused; no other rendered"
-    assert set(_marks(repo).values()) == {"second"}
+    assert batches == [2], "its first window, refused; no other rendered"
+    monkeypatch.setattr(SiteTarget, "publish_batch", real)
+    assert "6 published" in run_cli(repo, "run").out
+    assert set(_marks(repo).values()) == {"third"}
+
+
+@pytest.mark.parametrize(
+    ("edit", "again"),
+    [
+        (_theme("second"), "publishing every article again"),
+        ({"look/style.css": "/* second */\n"}, "written again"),
+    ],
+    ids=["a page template", "the stylesheet"],
+)
+def test_a_sweep_of_an_older_head_leaves_the_newer_look_recorded(
+    repo: Repo, edit: dict[str, str], again: str
+) -> None:
+    """A sweep whose checkout came before a theme edit's push, and whose reconcile reads the
+    state after that push's run: its look is not the site's, which a later commit's run wrote.
+    It neither restyles the site (its writes would be refused) nor records its older look (the
+    next run would restyle the site once more, every article again for a page template)."""
+    posts = {f"content/p{n}.md": article(f"P{n}") for n in range(3)}
+    older = repo.commit(**posts, **_theme("first"), **{"steadypress.yml": CONFIG})
+    assert "3 published" in run_cli(repo, "run").out
+    repo.commit(**edit)
+    assert again in run_cli(repo, "run").err
+    newer, site = repo.ledger().reconciled, _marks(repo)
+    assert newer is not None and site["style.css"] == "second"
+
+    stale = run_cli(repo, "sweep", "--ref", older)
+    assert stale.code == 0 and "0 published" in stale.out, stale.out + stale.err
+    assert again not in stale.err and "left to a newer run" in stale.err, stale.err
+    marker = repo.ledger().reconciled
+    assert marker is not None and marker.looks == newer.looks
+    assert _marks(repo) == site
+
+    result = run_cli(repo, "run")
+    assert "0 published" in result.out and "changed" not in result.err, result.err
+    assert _marks(repo) == site

@@ -11,6 +11,7 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
+from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.files import JOURNAL
 from steadypress.targets.site.settings import SiteAddress
@@ -416,7 +417,7 @@ def test_a_write_asks_for_every_file_beside_the_pages_with_its_first_read(
         theme=Theme(), assets=lambda _path, **_commit: None,
     )  # fmt: skip
     site.publish(post("content/a.md", "A"), None)
-    assert site.refresh(["singles"])
+    assert site.refresh(["singles"]) is Refreshed.WRITTEN
     beside = {"style.css", "404.html", ".nojekyll", "CNAME"}
     assert [beside - files for files in asked] == [set(), set()]
     assert (tmp_path / "CNAME").read_text() == "blog.example.com\n"
@@ -450,7 +451,7 @@ def test_a_listings_refresh_run_again_after_a_conflict_writes_each_page_once(
     ]  # fmt: skip
     site.publish_batch([(article, None) for article in articles])
     asked.clear()
-    assert site.refresh(["listings"])
+    assert site.refresh(["listings"]) is Refreshed.WRITTEN
     pages = [page for files in asked[1:] for page in sorted(files)]
     assert len(pages) == len(set(pages)) and all(len(files) <= 2 for files in asked[1:])
     expected = {"archive/2024/index.html", "archive/2025/index.html", "tags/news/index.html",

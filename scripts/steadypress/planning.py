@@ -31,7 +31,7 @@ from steadypress.ledger import (
 )
 from steadypress.lookahead import expect, read_ahead
 from steadypress.pipeline import Pipeline
-from steadypress.targets.base import StyledTarget
+from steadypress.targets.base import Refreshed, StyledTarget
 
 __all__ = [
     "ADMISSION",
@@ -386,30 +386,43 @@ def _refresh_alone(
     """What the parts of a look a target rewrites alone show, written again for each target
     whose look changed there alone and is not to be published again whole (`restyle`). Returns
     the marker to record, in which a target whose write failed keeps the parts it had (the next
-    reconcile tries again), and the targets whose other pages show them too (every article is
-    to be published again)."""
+    reconcile tries again), and so does one a later commit's run wrote meanwhile (its look is
+    the one to keep), and the targets whose other pages show them too (every article is to be
+    published again)."""
     styled = dict(_styled(pipeline))
     before = _looks(last)
-    failed: dict[str, list[str]] = {}
-    shown = set()
+    kept: dict[str, list[str]] = {}
+    shown: set[str] = set()
     for name, parts in sorted(_alone_changed(last, marker).items()):
         if name in restyle:
             continue
         what = " and ".join(_SHOWING[part] for part in parts)
         try:
-            if styled[name].refresh(parts):
-                pipeline.log(f"the {what} of {name} changed: written again")
-            else:
-                shown.add(name)
+            refreshed = styled[name].refresh(parts)
         except PublishError as error:
             why = pipeline.redact(f"{error}; the next run tries again")
             pipeline.log(f"{name}: its {what} could not be written: {why}")
             pipeline.unfinished.append((f"{name}: its {what}", why))
-            failed[name] = parts
-    kept = {name: {part: getattr(before[name], part) for part in parts}
-            for name, parts in failed.items()}  # fmt: skip
-    looks = tuple((name, replace(look, **kept.get(name, {}))) for name, look in marker.looks)
-    return replace(marker, looks=looks), shown
+            kept[name] = parts
+            continue
+        if refreshed is Refreshed.WRITTEN:
+            pipeline.log(f"the {what} of {name} changed: written again")
+        elif refreshed is Refreshed.SHOWN:
+            shown.add(name)
+        else:
+            pipeline.log(f"the {what} of {name} are a later commit's: left to a newer run")
+            kept[name] = parts
+    return _keeping(marker, before, kept), shown
+
+
+def _keeping(
+    marker: Reconciled, before: Mapping[str, Look], kept: Mapping[str, Collection[str]]
+) -> Reconciled:
+    """`marker`, each target of `kept` recording those parts of its look as `before` did."""
+    parts = {name: {part: getattr(before[name], part) for part in which}
+             for name, which in kept.items()}  # fmt: skip
+    looks = tuple((name, replace(look, **parts.get(name, {}))) for name, look in marker.looks)
+    return replace(marker, looks=looks)
 
 
 def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
@@ -465,6 +478,17 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
     if last == marker and not lost:
         return None
     restyle = _restyled(last, marker)
+    overtaken = {name for name, target in _styled(pipeline) if name in restyle
+                 if target.overtaken(commit)}  # fmt: skip
+    if overtaken:
+        # A sweep whose checkout came before a theme edit, reconciling after the edit's run:
+        # its look is the older, and the newer run's stays recorded (its writes would be
+        # refused, and the next run would restyle the target once more).
+        pipeline.log(
+            f"the look of {', '.join(sorted(overtaken))} is a later commit's: left to a newer run"
+        )
+        restyle -= overtaken
+        marker = _keeping(marker, _looks(last), {name: ("pages", *ALONE) for name in overtaken})
     if restyle:
         pipeline.log(
             f"the look of {', '.join(sorted(restyle))} changed: publishing every article again"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol, runtime_checkable
 
 from steadypress.content import Article
 from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import Look, PublishedRecord
 
-__all__ = ["BatchTarget", "Receipt", "StyledTarget", "Target", "missing_secret"]
+__all__ = ["BatchTarget", "Receipt", "Refreshed", "StyledTarget", "Target", "missing_secret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,14 @@ class BatchTarget(Target, Protocol):
         ...
 
 
+class Refreshed(Enum):
+    """What `StyledTarget.refresh` did."""
+
+    WRITTEN = "written"  # what the parts show, written again
+    SHOWN = "shown"  # nothing: an article's page shows them too (publish every article again)
+    OVERTAKEN = "overtaken"  # nothing: a run of a later commit wrote its look (`overtaken`)
+
+
 @runtime_checkable
 class StyledTarget(Target, Protocol):
     """A target whose pages depend on more than the article: the site's on its settings and
@@ -124,11 +133,16 @@ class StyledTarget(Target, Protocol):
         """Digests of all that, as it is at the content's `commit`."""
         ...
 
-    def refresh(self, parts: Collection[str]) -> bool:
+    def refresh(self, parts: Collection[str]) -> Refreshed:
         """Write again alone what these parts of its look show (of `ALONE`: `Look.listings`,
-        `Look.singles`), as they are at the content's head; False, with nothing written, when
-        an article's page shows them as well, so every article is to be published again
-        instead."""
+        `Look.singles`), as they are at the content's head; nothing when an article's page
+        shows them as well, so every article is to be published again instead (`SHOWN`), or
+        when its output holds a later commit's look (`OVERTAKEN`)."""
+        ...
+
+    def overtaken(self, commit: str) -> bool:
+        """Whether its output holds the look of a later commit than `commit`, which a run of
+        that one wrote meanwhile: a run of `commit` is the older, and leaves the look to it."""
         ...
 
     def lost(self) -> bool:

@@ -38,7 +38,7 @@ from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord
 from steadypress.render import is_relative_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
-from steadypress.targets.base import Receipt
+from steadypress.targets.base import Receipt, Refreshed
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
@@ -232,7 +232,8 @@ class SiteTarget:
         self._theme_files = theme_files
         self._history = history
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
-        self._look_at: tuple[str, Look, datetime] | None = None  # head, its look and time
+        # A commit, the digests of its look and its time (`_look_at_commit`).
+        self._look_at: tuple[str, tuple[str, ...], datetime] | None = None
         self._overtaken: str | None = None  # the head whose look a later one overtook
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
@@ -294,20 +295,20 @@ class SiteTarget:
         singles = {"theme": of(SINGLE_TEMPLATES.__contains__), "shipped": shipped_singles}
         return Look(pages=_digest(pages), listings=_digest(listings), singles=_digest(singles))
 
-    def refresh(self, parts: Collection[str]) -> bool:
+    def refresh(self, parts: Collection[str]) -> Refreshed:
         """What these parts of the look show written again alone (`StyledTarget`): the files
         the site has one of (the stylesheet, the 404 page, and the front page, archive and tags
         page from its index), and for `listings` every listing page too, a write for each
         `_LISTINGS_PER_WRITE` of them. A site without an index (an earlier layout's) has its
-        listing pages made by its next publish. False, with nothing written, when a page of
-        another kind includes one of their templates (for `listings`: an article's page)."""
+        listing pages made by its next publish. Nothing is written when a page of another kind
+        includes one of their templates (for `listings`: an article's page: `SHOWN`), or when
+        a run of a later commit wrote the site, and its look, meanwhile (`OVERTAKEN`)."""
         templates = SINGLE_TEMPLATES | (LISTING_TEMPLATES if "listings" in parts else set())
         if self._theme.pages_reach(templates):
-            return False
+            return Refreshed.SHOWN
         writes: list[tuple[list[str], list[str]]] = []
         texts, oids = self._static_files()
-        # Superseded: a run of a later commit wrote the site, and its look, meanwhile.
-        with contextlib.suppress(Superseded):
+        try:
             self._files.apply(
                 functools.partial(
                     self._put_singles, listings=writes if "listings" in parts else None
@@ -321,7 +322,21 @@ class SiteTarget:
                     texts=[SUMMARY, STYLED, YEARS, *reads],
                     oids=pages,
                 )
-        return True
+        except Superseded:
+            return Refreshed.OVERTAKEN
+        return Refreshed.WRITTEN
+
+    def overtaken(self, commit: str) -> bool:
+        """Whether the site holds another look, of a later commit than `commit`, written
+        within `_OVERTAKEN_WITHIN` (`_hold_look`), asked in a read of its own: a reconcile of
+        `commit` neither restyles the site nor records its older look."""
+        if self._history is None:
+            return False
+        found = self._files.apply(
+            lambda files: SiteIndex(files, markers_read=self._markers_read).styled,
+            texts=[STYLED],
+        )
+        return self._later_look(found, commit)
 
     def _put_singles(
         self, files: SiteWriter, *, listings: list[tuple[list[str], list[str]]] | None
@@ -1011,25 +1026,39 @@ class SiteTarget:
         history = self._history
         if history is None:
             return
-        head = history.head()
-        if self._look_at is None or self._look_at[0] != head:
-            self._look_at = (head, self.look(head), history.commit_time(head))
-        _head, look, time = self._look_at
-        digests, found, now = (look.pages, look.listings, look.singles), index.styled, utc_now()
-        if found is not None and found.look == digests:
-            return
-        if self._overtaken == head or (
-            found is not None
-            and abs(now - found.written) < _OVERTAKEN_WITHIN  # one far ahead: a clock gone wrong
-            and history.later(found.commit, found.time, than=head)
-        ):
+        head, found = history.head(), index.styled
+        if self._overtaken == head or self._later_look(found, head):
             self._overtaken = head
-            later = found.commit[:12] if found is not None else "?"
+            later = f" ({found.commit[:12]})" if found is not None else ""
             raise Superseded(
-                f"the site was written with the look of a later commit ({later}) than this "
+                f"the site was written with the look of a later commit{later} than this "
                 f"run's ({head[:12]}): left to a run of that commit or a later one"
             )
-        index.styled = Styled(digests, head, time, now)
+        digests, time = self._look_at_commit(head, history)
+        if found is None or found.look != digests:
+            index.styled = Styled(digests, head, time, utc_now())
+
+    def _look_at_commit(self, commit: str, history: History) -> tuple[tuple[str, ...], datetime]:
+        """The digests of the look at `commit` (`look`, once a commit) and its commit time."""
+        if self._look_at is None or self._look_at[0] != commit:
+            look = self.look(commit)
+            digests = (look.pages, look.listings, look.singles)
+            self._look_at = (commit, digests, history.commit_time(commit))
+        return self._look_at[1], self._look_at[2]
+
+    def _later_look(self, found: Styled | None, commit: str) -> bool:
+        """Whether `found`, the look the site records, is another than `commit`'s, of a later
+        commit, recorded within `_OVERTAKEN_WITHIN` of now (either side: one far ahead is a
+        clock gone wrong)."""
+        history = self._history
+        if found is None or history is None:
+            return False
+        digests, _time = self._look_at_commit(commit, history)
+        return (
+            found.look != digests
+            and abs(utc_now() - found.written) < _OVERTAKEN_WITHIN
+            and history.later(found.commit, found.time, than=commit)
+        )
 
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps, this run's look recorded (`_hold_look`). An earlier
