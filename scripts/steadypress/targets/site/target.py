@@ -352,7 +352,8 @@ class SiteTarget:
         if not index.exists:
             return
         self._listing_pages().write(files, index, SINGLE_LISTINGS)
-        index.flush()  # the look recorded
+        if index.unflushed:
+            index.flush()  # the look recorded
         if listings is None:
             return
         pages = [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
@@ -365,7 +366,8 @@ class SiteTarget:
         index = SiteIndex(files, markers_read=self._markers_read)
         self._hold_look(index)
         self._listing_pages().write(files, index, pages, whole=pages)
-        index.flush()
+        if index.unflushed:
+            index.flush()  # the look recorded
 
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
