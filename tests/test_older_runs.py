@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from steadypress import planning
-from steadypress.targets.site import target as target_module
+from steadypress.targets.site import styling
 from steadypress.targets.site.index import STYLED
 from steadypress.targets.site.target import SiteTarget
 from tests.helpers import Repo, article, run_cli
@@ -186,7 +186,7 @@ def test_a_theme_edit_reset_away_gives_the_site_back_its_look(
     assert "the look of site is a later commit's: left to a newer run" in result.err
     assert set(_marks(repo).values()) == {"second"}
 
-    monkeypatch.setattr(target_module, "_OVERTAKEN_WITHIN", timedelta(0))  # half an hour on
+    monkeypatch.setattr(styling, "OVERTAKEN_WITHIN", timedelta(0))  # half an hour on
     result = run_cli(repo, "run")
     assert "1 published" in result.out, result.out + result.err
     assert set(_marks(repo).values()) == {"first"}

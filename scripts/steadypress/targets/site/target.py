@@ -19,9 +19,9 @@ import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from html import escape, unescape
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -48,7 +48,6 @@ from steadypress.targets.site.index import (
     Nav,
     SiteIndex,
     SitemapsBehind,
-    Styled,
     article_files,
     index_files,
     month_file,
@@ -94,8 +93,9 @@ from steadypress.targets.site.sitemaps import (
     Changes,
     Sitemaps,
 )
+from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
-from steadypress.timefmt import format_time, utc_now
+from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -105,9 +105,6 @@ __all__ = ["SiteTarget", "build", "build_site"]
 
 # The listing pages a site has one of, whose templates are among `SINGLE_TEMPLATES`.
 SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
-# How long a site written with another look of a later commit stops a run's writes: a run
-# overtaken by a later push's meets the later look within a batch, and keeps away from then on.
-_OVERTAKEN_WITHIN = timedelta(minutes=30)
 # Listing pages rewritten by one write when the listings' templates change: a month's page and
 # its parts read about 10 KB of the index, and a write of 200 stays far below what one commit
 # of the Pages branch may hold.
@@ -177,17 +174,6 @@ class _Carried:
     behind: SitemapsBehind | None = None
 
 
-class History(Protocol):
-    """The content branch, as far as ordering the site's writers by their commits asks
-    (`ContentSource`): a run's theme is that of its content head."""
-
-    def head(self) -> str: ...
-
-    def commit_time(self, commit: str) -> datetime: ...
-
-    def later(self, commit: str, time: datetime, *, than: str) -> bool: ...
-
-
 def _digest(document: Mapping[str, object]) -> str:
     return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
 
@@ -231,10 +217,8 @@ class SiteTarget:
         self._read_version = read_version
         self._theme_files = theme_files
         self._history = history
+        self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
-        # A commit, the digests of its look and its time (`_look_at_commit`).
-        self._look_at: tuple[str, tuple[str, ...], datetime] | None = None
-        self._overtaken: str | None = None  # the head whose look a later one overtook
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -328,15 +312,15 @@ class SiteTarget:
 
     def overtaken(self, commit: str) -> bool:
         """Whether the site holds another look, of a later commit than `commit`, written
-        within `_OVERTAKEN_WITHIN` (`_hold_look`), asked in a read of its own: a reconcile of
+        within `OVERTAKEN_WITHIN` (`styling.py`), asked in a read of its own: a reconcile of
         `commit` neither restyles the site nor records its older look."""
-        if self._history is None:
+        if self._keeper is None:
             return False
         found = self._files.apply(
             lambda files: SiteIndex(files, markers_read=self._markers_read).styled,
             texts=[STYLED],
         )
-        return self._later_look(found, commit)
+        return self._keeper.overtakes(found, commit)
 
     def _put_singles(
         self, files: SiteWriter, *, listings: list[tuple[list[str], list[str]]] | None
@@ -1018,49 +1002,10 @@ class SiteTarget:
         sitemaps.put(INDEX, _front_page_date(index))
 
     def _hold_look(self, index: SiteIndex) -> None:
-        """This run's look recorded in the site's index, unless the site was written with
-        another, of a later commit, within `_OVERTAKEN_WITHIN`: then `Superseded` is raised,
-        nothing written (this run is the older one, and its stylesheet and pages would undo
-        the later look's for good), and so for every later write of this head. A record older
-        than that is not the work of a run that overtook this one (which writes within a
-        batch of it), but of a commit gone from the branch (a theme edit reset away): a look
-        of the branch replaces it."""
-        history = self._history
-        if history is None:
-            return
-        head, found = history.head(), index.styled
-        if self._overtaken == head or self._later_look(found, head):
-            self._overtaken = head
-            later = f" ({found.commit[:12]})" if found is not None else ""
-            raise Superseded(
-                f"the site was written with the look of a later commit{later} than this "
-                f"run's ({head[:12]}): left to a run of that commit or a later one"
-            )
-        digests, time = self._look_at_commit(head, history)
-        if found is None or found.look != digests:
-            index.styled = Styled(digests, head, time, utc_now())
-
-    def _look_at_commit(self, commit: str, history: History) -> tuple[tuple[str, ...], datetime]:
-        """The digests of the look at `commit` (`look`, once a commit) and its commit time."""
-        if self._look_at is None or self._look_at[0] != commit:
-            look = self.look(commit)
-            digests = (look.pages, look.listings, look.singles)
-            self._look_at = (commit, digests, history.commit_time(commit))
-        return self._look_at[1], self._look_at[2]
-
-    def _later_look(self, found: Styled | None, commit: str) -> bool:
-        """Whether `found`, the look the site records, is another than `commit`'s, of a later
-        commit, recorded within `_OVERTAKEN_WITHIN` of now (either side: one far ahead is a
-        clock gone wrong)."""
-        history = self._history
-        if found is None or history is None:
-            return False
-        digests, _time = self._look_at_commit(commit, history)
-        return (
-            found.look != digests
-            and abs(utc_now() - found.written) < _OVERTAKEN_WITHIN
-            and history.later(found.commit, found.time, than=commit)
-        )
+        """This run's look recorded in the site's index, or `Superseded` raised before
+        anything is written when a later commit's run wrote the site (`styling.py`)."""
+        if self._keeper is not None:
+            self._keeper.hold(index)
 
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps, this run's look recorded (`_hold_look`). An earlier
