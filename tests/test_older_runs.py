@@ -1,7 +1,8 @@
 """Runs of different commits overlap on GitHub (each push has its own), and the one that writes
 last is not always the newest: a run of a commit before a theme edit must not put its older
 stylesheet and pages over those the edit's run wrote. It writes nothing, and lets its articles
-go (due at once, no attempt counted) to a run of the newer commit."""
+go (due at once, no attempt counted) to a run of the newer commit; and a reconcile of such an
+older head keeps the newer look recorded."""
 
 from __future__ import annotations
 
