@@ -757,7 +757,7 @@ class ContentSource:
         away) or on another line of history came after it when it was made later."""
         if commit == than:
             return False
-        if self._git.resolve(f"{commit}^{{commit}}") is not None:
+        if self.resolve(commit) is not None:
             if self._descends(commit, than):
                 return True
             if self._descends(than, commit):

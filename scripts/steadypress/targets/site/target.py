@@ -216,7 +216,6 @@ class SiteTarget:
         self._assets = assets
         self._read_version = read_version
         self._theme_files = theme_files
-        self._history = history
         self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
         self._stylesheet: bytes | None = None
