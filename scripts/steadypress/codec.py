@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from steadypress import jsonfmt, shardtree
 from steadypress.errors import StateError
 from steadypress.ledger import (
+    LOOK_PARTS,
     Attempt,
     Backlog,
     DeadItem,
@@ -253,8 +254,7 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
         }
     if marker.looks:
         fields["looks"] = {
-            name: {"pages": look.pages, "listings": look.listings, "singles": look.singles}
-            for name, look in marker.looks
+            name: dict(zip(LOOK_PARTS, look.digests(), strict=True)) for name, look in marker.looks
         }
     return _document("reconciled", fields)
 
@@ -576,9 +576,8 @@ def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
         if isinstance(look, str) or (isinstance(look, dict) and look.keys() in _LOOKS_BEFORE):
             continue
         try:
-            fields = _fields(look, {"pages", "listings", "singles"}, frozenset())
-            digests = {part: _str(fields, part) for part in ("pages", "listings", "singles")}
-            looks.append((name, Look(**digests)))
+            fields = _fields(look, set(LOOK_PARTS), frozenset())
+            looks.append((name, Look(**{part: _str(fields, part) for part in LOOK_PARTS})))
         except _Invalid as problem:
             raise _Invalid(f"'looks': {name!r}: {problem}") from None
     return tuple(looks)

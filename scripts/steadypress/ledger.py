@@ -38,6 +38,7 @@ __all__ = [
     "LAPSED_BATCH",
     "LAPSES_ALONE",
     "LAPSES_FATAL",
+    "LOOK_PARTS",
     "Attempt",
     "Backlog",
     "Completion",
@@ -211,9 +212,14 @@ class Look:
     listings: str
     singles: str
 
+    def digests(self) -> tuple[str, ...]:
+        """The digests of its parts, in `LOOK_PARTS` order."""
+        return tuple(getattr(self, part) for part in LOOK_PARTS)
+
 
 # The parts of a look a styled target rewrites alone when they change (`StyledTarget.refresh`).
 ALONE = ("listings", "singles")
+LOOK_PARTS = ("pages", *ALONE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from steadypress.errors import PublishError, UsageError
 from steadypress.ledger import (
     ABSENT,
     ALONE,
+    LOOK_PARTS,
     Backlog,
     Ledger,
     Look,
@@ -488,7 +489,7 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
             f"the look of {', '.join(sorted(overtaken))} is a later commit's: left to a newer run"
         )
         restyle -= overtaken
-        marker = _keeping(marker, _looks(last), {name: ("pages", *ALONE) for name in overtaken})
+        marker = _keeping(marker, _looks(last), {name: LOOK_PARTS for name in overtaken})
     if restyle:
         pipeline.log(
             f"the look of {', '.join(sorted(restyle))} changed: publishing every article again"

@@ -82,7 +82,6 @@ class LookKeeper:
     def _look_at_commit(self, commit: str) -> tuple[tuple[str, ...], datetime]:
         """The digests of the look at `commit` (made once a commit) and its commit time."""
         if self._look_at is None or self._look_at[0] != commit:
-            look = self._look_of(commit)
-            digests = (look.pages, look.listings, look.singles)
+            digests = self._look_of(commit).digests()
             self._look_at = (commit, digests, self._history.commit_time(commit))
         return self._look_at[1], self._look_at[2]
