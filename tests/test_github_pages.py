@@ -397,6 +397,17 @@ def test_verify_reads_back_only_what_this_process_did_not_see_committed(
         later_run.verify(article, receipt)
 
 
+def _each_holding_its_name(files: SiteFiles, names: list[str]) -> list[str]:
+    """`names` written to the site in one write, each file holding its own name."""
+
+    def write_them(staged: SiteWriter) -> None:
+        for name in names:
+            staged.put(name, name.encode())
+
+    files.apply(write_them)
+    return names
+
+
 def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
     github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -404,13 +415,7 @@ def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
     and a branch that moves between two of them is a conflict (the write runs again), never a
     mix of two heads."""
     files = pages(github)
-    names = [f"f{n:03d}.txt" for n in range(250)]
-
-    def write_them(staged: SiteWriter) -> None:
-        for name in names:
-            staged.put(name, name.encode())
-
-    files.apply(write_them)
+    names = _each_holding_its_name(files, [f"f{n:03d}.txt" for n in range(250)])
     with github.counting() as calls:
         read = files.apply(lambda staged: [staged.read(name) for name in names], texts=names)
     assert read == [name.encode() for name in names]
@@ -433,13 +438,7 @@ def test_a_file_asked_for_again_in_a_read_is_read_once(github: FakeGitHub) -> No
     file; a file wanted whole and for its id) reads it once: 150 files named three times each
     are one query, not three."""
     files = pages(github)
-    names = [f"g{n:03d}.txt" for n in range(150)]
-
-    def write_them(staged: SiteWriter) -> None:
-        for name in names:
-            staged.put(name, name.encode())
-
-    files.apply(write_them)
+    names = _each_holding_its_name(files, [f"g{n:03d}.txt" for n in range(150)])
     with github.counting() as calls:
         read = files.apply(
             lambda staged: [staged.read(name) for name in names], texts=[*names, *names], oids=names
