@@ -329,8 +329,7 @@ class SiteTarget:
         index files it reads (a write run again, after a conflict, lists them afresh)."""
         if listings is not None:
             listings.clear()
-        index = SiteIndex(files, markers_read=self._markers_read)
-        self._hold_look(index)
+        index = self._writing_index(files)
         self._put_static(files)
         if not index.exists:
             return
@@ -346,8 +345,7 @@ class SiteTarget:
 
     def _rewrite_listings(self, pages: Sequence[str], files: SiteWriter) -> None:
         """`pages` rendered again from the index, every page of their parts with them."""
-        index = SiteIndex(files, markers_read=self._markers_read)
-        self._hold_look(index)
+        index = self._writing_index(files)
         self._listing_pages().write(files, index, pages, whole=pages)
         if index.unflushed:
             index.flush()  # the look recorded
@@ -1000,18 +998,20 @@ class SiteTarget:
                 sitemaps.put(page, None)
         sitemaps.put(INDEX, _front_page_date(index))
 
-    def _hold_look(self, index: SiteIndex) -> None:
-        """This run's look recorded in the site's index, or `Superseded` raised before
-        anything is written when a later commit's run wrote the site (`styling.py`)."""
+    def _writing_index(self, files: SiteWriter) -> SiteIndex:
+        """The site's index for a write: this run's look recorded in it, or `Superseded`
+        raised before anything is written when a later commit's run wrote the site
+        (`styling.py`). Every write opens the index through here."""
+        index = SiteIndex(files, markers_read=self._markers_read)
         if self._keeper is not None:
             self._keeper.hold(index)
+        return index
 
     def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
-        """The site's index and sitemaps, this run's look recorded (`_hold_look`). An earlier
+        """The site's index and sitemaps, this run's look recorded (`_writing_index`). An earlier
         layout's manifest is moved into the index first, once: every listing page and sitemap
         made again, the manifest deleted."""
-        index = SiteIndex(files, markers_read=self._markers_read)
-        self._hold_look(index)
+        index = self._writing_index(files)
         behind = index.sitemaps_behind
         sitemaps = Sitemaps(
             files, self._address.url, articles=index.total if behind is None else behind.articles
