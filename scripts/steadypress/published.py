@@ -112,8 +112,25 @@ class _StoredShards:
         self._split: set[str] = set(known.split) if known else set()
         self._complete = read is None
 
+    @property
+    def shards(self) -> Mapping[str, Shard]:
+        """The shards known so far, by name (read, or known to hold no records)."""
+        return self._shards
+
+    @property
+    def split(self) -> frozenset[str]:
+        """The split markers known so far."""
+        return frozenset(self._split)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every shard of the snapshot is known."""
+        return self._complete
+
     def want(self, names: Collection[str]) -> None:
-        missing = [name for name in names if name not in self._shards and name not in self._split]
+        missing = [name for name in names
+                   if name not in self._shards and name not in self._split
+                   and not self._below_a_file(name)]  # fmt: skip
         if missing and not self._complete and self._read is not None:
             found = self._read(missing)
             self._split |= found.split
@@ -158,6 +175,10 @@ class _StoredShards:
             self._complete = True
         return {name: shard for name, shard in self._shards.items()
                 if shard and self._reached(name)}  # fmt: skip
+
+    def _below_a_file(self, name: str) -> bool:
+        """Whether `name` is below a file known not to be a split marker: never looked at."""
+        return any(name[:n] in self._shards for n in range(shardtree.BASE_DIGITS, len(name)))
 
     def _reached(self, name: str) -> bool:
         """Whether a reader looking for its keys finds `name`: a file below one that is not a
@@ -233,6 +254,28 @@ class PublishedRecords(Mapping[str, PublishedRecord]):
         ):
             return self
         return PublishedRecords(self._stored, changed)
+
+    def as_written(self, earlier: PublishedRecords | None, read: ShardReader) -> PublishedRecords:
+        """These records as a store has just written them over `earlier` (`StateEncoder.shards`):
+        a stored snapshot of the new version, read through `read`, that knows every shard this
+        one knew, each shard written filed where the write put it (one that split is a marker,
+        its records in the files below). What a store keeps after a write, so that the next
+        transaction reads nothing it wrote: a first build of 10^5 splits shards in most of its
+        windows, and read every shard it looked at again after each."""
+        shards = dict(self._stored.shards)
+        split = set(self._stored.split)
+        for name, records in self.changed_since(earlier).items():
+            markers, leaves = shardtree.split(name, records, key_digest)
+            below = {child for marker in markers for child in shardtree.children(marker)}
+            shards.update({child: {} for child in below - markers})  # none: never written
+            shards.update(leaves)
+            for marker in markers:
+                shards.pop(marker, None)
+            split |= markers
+            if not records:
+                shards[name] = {}
+        known = Stored(shards, frozenset(split))
+        return PublishedRecords(_StoredShards(None if self._stored.complete else read, known))
 
     def changed_since(self, earlier: PublishedRecords | None) -> Mapping[str, Shard]:
         """The shards changed since `earlier` (a state these records were made from), each

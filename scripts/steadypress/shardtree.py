@@ -27,6 +27,7 @@ __all__ = [
     "BASE_DIGITS",
     "MAX_DIGITS",
     "SPLIT_ABOVE",
+    "children",
     "digest",
     "file_of",
     "leaf",
@@ -76,6 +77,11 @@ def names(key: str) -> list[str]:
     """Every file `key` can be in, shallowest first: a reader asks for them all at once."""
     hashed = digest(key)
     return [hashed[:digits] for digits in range(BASE_DIGITS, MAX_DIGITS + 1)]
+
+
+def children(name: str) -> list[str]:
+    """The files one digit longer than `name`, where its records go when it splits."""
+    return [f"{name}{digit:x}" for digit in range(16)]
 
 
 def leaf(key: str, is_split: Callable[[str], bool]) -> str:

@@ -10,6 +10,7 @@ one REST blob fetch that is kept while the file is unchanged).
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 import requests
 
@@ -18,7 +19,6 @@ from steadypress.codec import (
     LEGACY_PUBLISHED_FILE,
     PUBLISHED_DIR,
     SMALL_FILES,
-    SPLIT_MARKER,
     StateEncoder,
     decode_ledger,
     decode_shards,
@@ -137,8 +137,9 @@ class GitHubStore:
             raise Conflict(moved.expected, moved.actual) from None
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be written: {failure}") from None
-        if SPLIT_MARKER in changed.values():  # `ledger` still files a split shard's records in it
-            self._last.forget()
-        else:
-            self._last.keep(Snapshot(version=commit, ledger=ledger))
+        published = ledger.published.as_written(
+            None if previous is None else previous.published,
+            lambda wanted: self._read_shards(commit, wanted),
+        )
+        self._last.keep(Snapshot(version=commit, ledger=replace(ledger, published=published)))
         return commit

@@ -45,9 +45,6 @@ class LastSnapshot:
         self.snapshot = snapshot
         return snapshot
 
-    def forget(self) -> None:
-        self.snapshot = None
-
 
 class LedgerStore(Protocol):
     """A ledger with one atomic primitive: compare-and-swap on the version.

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from steadypress.codec import (
     LEGACY_PUBLISHED_FILE,
     PUBLISHED_DIR,
     SMALL_FILES,
-    SPLIT_MARKER,
     StateEncoder,
     decode_ledger,
     decode_shards,
@@ -122,7 +122,7 @@ class LocalGitStore:
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         try:
-            root, written, split = self._root_tree(ledger, based_on)
+            root, written = self._root_tree(ledger, based_on)
             commit = self._git.write_commit(root, based_on.version, message)
         except GitFailed as failure:
             raise StateError(
@@ -138,10 +138,14 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        if split:  # `ledger` still files the records of a shard that split there: read again
-            self._last.forget()
-        else:
-            self._last.keep(Snapshot(version=commit, ledger=ledger, handles=written))
+        previous, tree = _previous(based_on), written.get(PUBLISHED_DIR)
+        published = ledger.published.as_written(
+            None if previous is None else previous.published,
+            lambda wanted: self._read_shards(commit, tree, wanted),
+        )
+        self._last.keep(
+            Snapshot(version=commit, ledger=replace(ledger, published=published), handles=written)
+        )
         self._tidy()
         return commit
 
@@ -155,14 +159,13 @@ class LocalGitStore:
         with contextlib.suppress(GitFailed):
             self._git.run("gc", "--auto", "--quiet")
 
-    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str], bool]:
-        """The root tree of `ledger`, the ids it holds by path (the small files, and
-        `state/published/`), and whether a shard split: `state/published/` is the previous one
-        with the changed shards replaced (every shard, when moving from version 1), the trees
-        and blobs nothing changed reused."""
+    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str]]:
+        """The root tree of `ledger` and the ids it holds by path (the small files, and
+        `state/published/`): `state/published/` is the previous one with the changed shards
+        replaced (every shard, when moving from version 1), the trees and blobs nothing changed
+        reused."""
         handles = based_on.handles
-        moving = based_on.version is None or LEGACY_PUBLISHED_FILE in handles
-        previous = None if moving else based_on.ledger
+        previous = _previous(based_on)
         small = self._encoder.small_files(ledger, previous)
         shards = self._encoder.shards(ledger, previous)
         contents = {path: data for path, data in {**small, **shards}.items() if data is not None}
@@ -176,7 +179,7 @@ class LocalGitStore:
         trees = self._git.trees()
         published, listings = self._tree_with(
             trees,
-            None if moving else handles.get(PUBLISHED_DIR),
+            None if previous is None else handles.get(PUBLISHED_DIR),
             {path.removeprefix(f"{PUBLISHED_DIR}/"): oids.get(path) for path in shards},
         )
         if published is not None:
@@ -185,7 +188,7 @@ class LocalGitStore:
         root = trees.add([("040000", "tree", trees.add(state), "state")])
         trees.write()
         self._remember(listings)  # only now: a listing kept must name a tree that is there
-        return root, written, SPLIT_MARKER in shards.values()
+        return root, written
 
     def _tree_with(
         self, trees: Trees, tree: str | None, changes: Mapping[str, str | None]
@@ -256,6 +259,14 @@ class LocalGitStore:
 
     def _unreadable(self, failure: GitFailed) -> StateError:
         return StateError(self.where, f"could not be read: {failure.stderr.strip()}")
+
+
+def _previous(based_on: Snapshot) -> Ledger | None:
+    """The ledger a write changes, when it writes only what changed: None when there is no
+    state yet or it moves from version 1's single file, and every shard is written."""
+    if based_on.version is None or LEGACY_PUBLISHED_FILE in based_on.handles:
+        return None
+    return based_on.ledger
 
 
 def _depth(folder: str) -> int:
