@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from steadypress import codec
+from steadypress import codec, shardtree
 from steadypress.errors import StateError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.store import GitHubStore
@@ -21,7 +21,7 @@ from steadypress.ledger import (
     complete,
     enqueue,
 )
-from steadypress.published import shard_of
+from steadypress.published import key_digest, shard_of
 from steadypress.store import TransactionStats, transact
 from steadypress.store.transaction import Change
 from tests.fakes.clock import ManualClock
@@ -206,8 +206,13 @@ def test_a_version_1_branch_moves_to_shards_in_its_first_write(github: FakeGitHu
     transact(github_store(github), add("content/new.md"), message="the first write")
     names = github.repository.text("ls-tree", "-r", "--name-only", "steadypress-state").split()
     assert codec.LEGACY_PUBLISHED_FILE not in names
-    shards = [name for name in names if codec.shard_name(name)]
-    assert len(shards) == len({shard_of(key) for key in records})
+    by_shard: dict[str, dict[str, PublishedRecord]] = {}
+    for key, value in records.items():
+        by_shard.setdefault(shard_of(key), {})[key] = value
+    laid_out = [shardtree.split(name, held, key_digest) for name, held in by_shard.items()]
+    assert {codec.shard_name(name) for name in names if codec.shard_name(name)} == {
+        name for markers, leaves in laid_out for name in (*markers, *leaves)
+    }, "every shard, each split as a write splits it"
     with github.counting() as calls:
         ledger = github_store(github).load().ledger
     assert calls == {"graphql LoadBranch": 1} and "site:content/new.md" in ledger.pending

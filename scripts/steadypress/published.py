@@ -3,7 +3,7 @@
 A blog of 10^5 articles has 10^5 records or more; one file of them made every transaction read
 and write 31 MB. The records are filed by a stable hash of the article's path (all targets of
 one article in one file) in files that split as they fill (`shardtree.py`): 4,096 to begin with
-(`state/published/abc.json`), a file a write leaves with more than 16 records becoming a split
+(`state/published/abc.json`), a file a write leaves with more than 4 records becoming a split
 marker whose records move to the files one digit longer (`state/published/abc/d.json`). So a
 transaction reads the files of the articles it looks at and writes those it changed, a few
 records each at any size, nothing else.
