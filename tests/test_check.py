@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from steadypress import renderpool
-from steadypress.errors import TemplateFailed
+from steadypress import content, renderpool
+from steadypress.errors import ArticleError, TemplateFailed
 from tests.helpers import Repo, article, run_cli
 
 
@@ -170,3 +170,64 @@ def test_a_broken_configuration_is_a_problem_on_its_line(repo: Repo) -> None:
         assert "0 article(s), 1 problem(s)" in result.out
     repo.write("other.yml", "targets: []\n")
     assert run_cli(repo, "check", "--config", "other.yml").code == 2, "a file named: bad usage"
+
+
+def test_checking_one_article_parses_only_the_others_that_may_share_its_url(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The others' URLs are their paths' unless their front matter may say otherwise (`slug`,
+    `permalink`, `draft`, or a key spelled with an escape): only those are parsed, and those
+    whose path's URL is the checked article's. Whichever way, a clash is found as a parse of
+    every article finds it: a draft, or an article that does not parse, takes no URL."""
+    plain = {f"content/p{n}.md": article(f"P{n}") for n in range(40)}
+    repo.commit(**plain, **{
+        "content/good.md": article("Good"),
+        "content/Good.md": article("Good, the same path but for a capital"),
+        "content/GOOD.md": "---\ntitle: [not closed\n---\nIt does not parse: on no URL.\n",
+        "content/escaped.md": '---\ntitle: E\n"sl\\u0075g": good\n---\nText.\n',
+        "content/drafted.md": article("D", slug="good", draft="true"),
+        "content/moved.md": article("M", slug="elsewhere"),
+    })  # fmt: skip
+    parsed: list[str] = []
+    parse = content.parse_article
+
+    def counted(path: str, blob: str, data: bytes) -> content.Article:
+        parsed.append(path)
+        return parse(path, blob, data)
+
+    monkeypatch.setattr(content, "parse_article", counted)
+    result = run_cli(repo, "check", "content/good.md")
+    assert result.code == 1
+    clashes = [line for line in result.out.splitlines() if "is also the URL of" in line]
+    assert clashes == [
+        "content/good.md:1: URL /good/ is also the URL of content/Good.md (set `slug:` on one "
+        "of them)",
+        "content/good.md:1: URL /good/ is also the URL of content/escaped.md (set `slug:` on "
+        "one of them)",
+    ]
+    assert not set(parsed) & set(plain), "no article at its own path's URL alone was parsed"
+    assert {"content/escaped.md", "content/drafted.md", "content/moved.md"} <= set(parsed)
+
+
+@pytest.mark.parametrize(
+    ("text", "at_path_url"),
+    [
+        (b"---\ntitle: T\n---\nA body that says slug, draft and permalink.\n", True),
+        (b"No front matter at all.\n", True),
+        (b"---\ntitle: T\nslug: s\n---\n", False),
+        (b"\xef\xbb\xbf---\ntitle: T\npermalink: /p/\n---\n", False),
+        (b"---\ntitle: T\ndraft: true\n---\n", False),
+        (b'---\ntitle: T\n"sl\\u0075g": s\n---\n', False),
+        (b"---\ntitle: \xff\n---\n", False),
+    ],
+)
+def test_what_may_move_an_article_off_its_path_url_is_told_without_parsing(
+    text: bytes, at_path_url: bool
+) -> None:
+    assert content.at_its_path_url(text) is at_path_url
+    if at_path_url:
+        try:
+            parsed = content.parse_article("content/x.md", "0" * 40, text)
+        except ArticleError:
+            return  # on no URL at all: a check parses it when its path's URL is shared
+        assert parsed.slug is None and not parsed.draft

@@ -58,8 +58,7 @@ def check_articles(
 ) -> list[Problem]:
     """The problems of the articles `chosen` among those at `commit`, in path order."""
     everything = content.list_articles(commit)
-    others = content.parse_many(everything)
-    urls = {name: _urls(site, others) for name, site in sites.items()}
+    urls = _urls_of_all(content, everything, sites)
     content.prefetch(commit, chosen)  # their bytes and dates in two git processes, not 5 each
     problems: list[Problem] = []
     for path in sorted(chosen):
@@ -118,15 +117,36 @@ def _in_template(error: TemplateFailed) -> Problem:
     return Problem(error.file, error.line, message)
 
 
-def _urls(site: SiteTarget, articles: Mapping[str, Article | ArticleError]) -> dict[str, list[str]]:
-    """The articles on `site` at each URL path (slug), in path order."""
+def _urls_of_all(
+    content: ContentSource, articles: Mapping[str, str], sites: Mapping[str, SiteTarget]
+) -> dict[str, dict[str, list[str]]]:
+    """The articles at each URL path (slug) of each site, in path order. Only the articles
+    whose front matter may move their URL are parsed, and those that share a URL with another:
+    one that does not parse is on no site."""
+    parsed = content.parse_many(articles, unless_at_path_url=True)
+    urls = {name: _urls(site, parsed) for name, site in sites.items()}
+    shared = {path for by_slug in urls.values() for paths in by_slug.values() if len(paths) > 1
+              for path in paths if parsed[path] is None}  # fmt: skip
+    if not shared:
+        return urls
+    parsed |= content.parse_many({path: articles[path] for path in shared})
+    return {name: _urls(site, parsed) for name, site in sites.items()}
+
+
+def _urls(
+    site: SiteTarget, articles: Mapping[str, Article | ArticleError | None]
+) -> dict[str, list[str]]:
+    """The articles on `site` at each URL path (slug), in path order; None: an article not
+    parsed, at its path's URL if it is on the site."""
     by_slug: dict[str, list[str]] = defaultdict(list)
     for path, article in sorted(articles.items()):
-        if isinstance(article, Article) and not article.draft:
-            try:
+        try:
+            if article is None:
+                by_slug[site.path_slug(path)].append(path)
+            elif isinstance(article, Article) and not article.draft:
                 by_slug[site.slug_of(article)].append(path)
-            except PublishError:
-                continue  # that article has a problem of its own, reported when it is checked
+        except PublishError:
+            continue  # that article has a problem of its own, reported when it is checked
     return by_slug
 
 

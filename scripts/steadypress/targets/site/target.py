@@ -376,6 +376,10 @@ class SiteTarget:
     def slug_of(self, article: Article) -> str:
         return article_slug(article, self._content_dir)
 
+    def path_slug(self, path: str) -> str:
+        """The URL path of an article at `path` that sets none of its own."""
+        return url_slug(path_slug_source(path, self._content_dir))
+
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
         render through the theme. Returns the article's URL path. The render is kept for a
