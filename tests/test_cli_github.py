@@ -378,10 +378,11 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
 ) -> None:
     """A month page's template edited on GitHub: the listing pages are written again, the
     articles' are not, in a few requests: the state's load; the single files' write, whose
-    first read tells the years and tags, and a second their months and years (its commit
-    changes only the site's record of its look here: they show no month); one write for the
-    listing pages (its read, with the months' files, and its commit: 200 pages a write); the
-    state's marker."""
+    first read tells the years and tags, and a second their months and years (it changes
+    nothing here, they show no month, and commits nothing: the site's record of its look goes
+    with the first listing write, where it had a commit of its own); one write for the listing
+    pages (its read, with the months' files, and its commit: 200 pages a write); the state's
+    marker."""
     config = "targets:\n  site: {kind: site, theme: theme}\n"
     month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
     articles = {
@@ -398,7 +399,39 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
     assert changed == [STYLED, *(f"archive/2025/{m:02d}/index.html" for m in (1, 2, 3))]
-    assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 3}, calls
+    assert github.repository.text("rev-list", "--count", f"{head}..gh-pages").strip() == "1"
+    assert calls == {"graphql LoadBranch": 4, "graphql CreateCommit": 2}, calls
+
+
+def test_a_refresh_that_records_its_look_late_puts_the_single_files_again(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """When the single files' write of a refresh changes nothing, the site's record of its
+    look goes with the first listing write, which puts them again: a run of an older look may
+    write them in between, the record still saying its look, and the refresh leaves them as
+    its own theme makes them."""
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
+    articles = {f"content/p{n}.md": article(f"P{n}", date=f"2025-0{1 + n % 3}-1{n}")
+                for n in range(6)}  # fmt: skip
+    before = repo.commit(
+        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
+    )
+    assert "6 published" in gh(repo, "sweep").out
+    front = github.repository.text("show", "gh-pages:index.html")
+    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
+
+    def an_older_run_writes_the_front_page() -> None:
+        store = github.repository
+        head = store.text("rev-parse", "gh-pages").strip()
+        tree = store.write_tree({"index.html": store.write_blob(b"older")}, store.tree_of(head))
+        assert store.move_branch("gh-pages", store.write_commit(tree, [head], "older"), head)
+
+    github.before_write = an_older_run_writes_the_front_page  # before the listings' commit
+    assert gh(repo, "drain", "--push", before, after).code == 0
+    assert github.before_write is None, "the older run wrote"
+    assert github.repository.text("show", "gh-pages:index.html") == front
+    assert "teal " in github.repository.text("show", "gh-pages:archive/2025/01/index.html")
 
 
 def test_a_pushed_month_template_rewrites_a_crowded_months_every_part_page(

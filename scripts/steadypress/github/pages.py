@@ -194,6 +194,10 @@ class _Staged:
         if path in self.at.oids:
             self.deletions.add(path)
 
+    @property
+    def may_change(self) -> bool:
+        return bool(self.changes or self.deletions)
+
     def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
         texts = [path for path in texts if path not in self._texts_known]
         oids = [path for path in oids if path not in self._ids_known and path not in texts]

@@ -35,6 +35,13 @@ class SiteWriter(Protocol):
 
     def remove(self, path: str) -> None: ...
 
+    @property
+    def may_change(self) -> bool:
+        """Whether what this write put and removed so far may change the site: False only
+        where it surely changes nothing (a branch on GitHub compares each file as it is put;
+        a folder, when the write lands)."""
+        ...
+
     def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
         """Files about to be read (`texts`), or put and removed (`oids`): a remote backend
         fetches together those it has not read yet."""
@@ -189,6 +196,10 @@ class _DirectoryWriter:
         self._changes[path] = data
         if new:
             self._new.add(path)
+
+    @property
+    def may_change(self) -> bool:
+        return bool(self._changes)
 
     def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
         pass  # a local file is read when it is wanted, at no extra cost

@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlparse
 
 from markupsafe import Markup
@@ -289,7 +289,7 @@ class SiteTarget:
         templates = SINGLE_TEMPLATES | (LISTING_TEMPLATES if "listings" in parts else set())
         if self._theme.pages_reach(templates):
             return Refreshed.SHOWN
-        writes: list[tuple[list[str], list[str]]] = []
+        writes: list[_ListingsWrite] = []
         texts, oids = self._static_files()
         try:
             self._files.apply(
@@ -299,11 +299,11 @@ class SiteTarget:
                 texts=[*texts, SUMMARY, STYLED, YEARS],
                 oids=[*oids, *SINGLE_LISTINGS],
             )
-            for pages, reads in writes:
+            for write in writes:
                 self._files.apply(
-                    functools.partial(self._rewrite_listings, pages),
-                    texts=[SUMMARY, STYLED, YEARS, *reads],
-                    oids=pages,
+                    functools.partial(self._rewrite_listings, write),
+                    texts=[SUMMARY, STYLED, YEARS, *write.reads, *(texts if write.singles else ())],
+                    oids=[*write.pages, *((*oids, *SINGLE_LISTINGS) if write.singles else ())],
                 )
         except Superseded:
             return Refreshed.OVERTAKEN
@@ -321,9 +321,7 @@ class SiteTarget:
         )
         return self._keeper.overtakes(found, commit)
 
-    def _put_singles(
-        self, files: SiteWriter, *, listings: list[tuple[list[str], list[str]]] | None
-    ) -> None:
+    def _put_singles(self, files: SiteWriter, *, listings: list[_ListingsWrite] | None) -> None:
         """The files the site has one of, put; when `listings` is given, the site's other
         listing pages put in it for later writes, `_LISTINGS_PER_WRITE` a write, each with the
         index files it reads (a write run again, after a conflict, lists them afresh)."""
@@ -334,19 +332,31 @@ class SiteTarget:
         if not index.exists:
             return
         self._listing_pages().write(files, index, SINGLE_LISTINGS)
-        if index.unflushed:
-            index.flush()  # the look recorded
         if listings is None:
+            if index.unflushed:
+                index.flush()  # the look recorded
             return
         pages = [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
+        # A write that changes nothing but the look's record cost a commit of its own: when
+        # listing writes follow, the first records it, and puts these files again (an older run
+        # may write them meanwhile, the record still its look).
+        deferred = index.unflushed and bool(pages) and not files.may_change
+        if index.unflushed and not deferred:
+            index.flush()
         for start in range(0, len(pages), _LISTINGS_PER_WRITE):
             chunk = pages[start : start + _LISTINGS_PER_WRITE]
-            listings.append((chunk, listing_reads(index, chunk)))
+            listings.append(
+                _ListingsWrite(chunk, listing_reads(index, chunk), singles=deferred and start == 0)
+            )
 
-    def _rewrite_listings(self, pages: Sequence[str], files: SiteWriter) -> None:
-        """`pages` rendered again from the index, every page of their parts with them."""
+    def _rewrite_listings(self, write: _ListingsWrite, files: SiteWriter) -> None:
+        """The write's pages rendered again from the index, every page of their parts with
+        them; and the files the site has one of, when the write records the look."""
         index = self._writing_index(files)
-        self._listing_pages().write(files, index, pages, whole=pages)
+        if write.singles:
+            self._put_static(files)
+            self._listing_pages().write(files, index, SINGLE_LISTINGS)
+        self._listing_pages().write(files, index, write.pages, whole=write.pages)
         if index.unflushed:
             index.flush()  # the look recorded
 
@@ -1042,6 +1052,15 @@ class SiteTarget:
         every[INDEX] = _front_page_date(index)
         sitemaps.rebuild(every)
         return index, sitemaps
+
+
+class _ListingsWrite(NamedTuple):
+    """One of a refresh's writes of listing pages: the pages, the index files they are made
+    from, and whether it puts the files the site has one of too (`_put_singles`)."""
+
+    pages: list[str]
+    reads: list[str]
+    singles: bool
 
 
 _NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
