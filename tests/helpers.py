@@ -18,6 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
+from steadypress import shardtree
 from steadypress.cli import main
 from steadypress.clock import Clock
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
@@ -296,3 +299,12 @@ def dying_after_renames(count: int, death: type[BaseException]) -> Iterator[list
         yield landed
     finally:
         os.replace = real
+
+
+def small_shard_tree(monkeypatch: pytest.MonkeyPatch, *, split_above: int = 3) -> None:
+    """Files of records laid out as a small blog fills them (`shardtree.py`): 16 to begin
+    with, split above `split_above` records, 3 hex digits at most, so that a few dozen records
+    split some."""
+    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
+    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
+    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", split_above)

@@ -373,6 +373,22 @@ def test_a_pushed_stylesheet_or_front_page_is_one_pages_commit_of_that_file_alon
     assert marker is not None and marker.commit == after
 
 
+_MONTH_PAGE = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
+
+
+def _month_template_edited(repo: Repo, articles: dict[str, str]) -> tuple[str, str]:
+    """A blog of `articles` with a month page template of its own, published on GitHub by a
+    sweep; then an edit of that template (its pages say "teal") committed: the commit before
+    the edit, and the edit's."""
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    before = repo.commit(
+        **articles,
+        **{"steadypress.yml": config, "theme/month.html": _MONTH_PAGE.replace("MONTH", "")},
+    )
+    assert f"{len(articles)} published" in gh(repo, "sweep").out
+    return before, repo.commit(**{"theme/month.html": _MONTH_PAGE.replace("MONTH", "teal ")})
+
+
 def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
     repo: Repo, github: FakeGitHub
 ) -> None:
@@ -383,17 +399,10 @@ def test_a_pushed_month_template_rewrites_the_listing_pages_in_a_few_requests(
     with the first listing write, where it had a commit of its own); one write for the listing
     pages (its read, with the months' files, and its commit: 200 pages a write); the state's
     marker."""
-    config = "targets:\n  site: {kind: site, theme: theme}\n"
-    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
-    articles = {
+    before, after = _month_template_edited(repo, {
         f"content/p{n}.md": article(f"P{n}", date=f"2025-{1 + n % 3:02d}-1{n}") for n in range(6)
-    }
-    before = repo.commit(
-        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
-    )
-    assert "6 published" in gh(repo, "sweep").out
+    })  # fmt: skip
     head = github.repository.text("rev-parse", "gh-pages").strip()
-    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
     with github.counting() as calls:
         result = gh(repo, "drain", "--push", before, after)
     assert result.code == 0 and "0 published" in result.out, result.out + result.err
@@ -410,16 +419,10 @@ def test_a_refresh_that_records_its_look_late_puts_the_single_files_again(
     look goes with the first listing write, which puts them again: a run of an older look may
     write them in between, the record still saying its look, and the refresh leaves them as
     its own theme makes them."""
-    config = "targets:\n  site: {kind: site, theme: theme}\n"
-    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
-    articles = {f"content/p{n}.md": article(f"P{n}", date=f"2025-0{1 + n % 3}-1{n}")
-                for n in range(6)}  # fmt: skip
-    before = repo.commit(
-        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
-    )
-    assert "6 published" in gh(repo, "sweep").out
+    before, after = _month_template_edited(repo, {
+        f"content/p{n}.md": article(f"P{n}", date=f"2025-0{1 + n % 3}-1{n}") for n in range(6)
+    })  # fmt: skip
     front = github.repository.text("show", "gh-pages:index.html")
-    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
 
     def an_older_run_writes_the_front_page() -> None:
         store = github.repository
@@ -441,16 +444,10 @@ def test_a_pushed_month_template_rewrites_a_crowded_months_every_part_page(
     page of each of its older parts (in parts of at most 8 rows), and nothing else."""
     monkeypatch.setattr(parts_module, "PART_ROWS", 8)
     monkeypatch.setattr(parts_module, "PART_KEEP", 6)
-    config = "targets:\n  site: {kind: site, theme: theme}\n"
-    month = '{% extends "base.html" %}{% block main %}MONTH{{ entries | length }}{% endblock %}\n'
-    articles = {f"content/c{n:02d}.md": article(f"C{n}", date=f"2025-03-{1 + n % 28:02d}")
-                for n in range(30)}  # fmt: skip
-    before = repo.commit(
-        **articles, **{"steadypress.yml": config, "theme/month.html": month.replace("MONTH", "")}
-    )
-    assert "30 published" in gh(repo, "sweep").out
+    crowded = {f"content/c{n:02d}.md": article(f"C{n}", date=f"2025-03-{1 + n % 28:02d}")
+               for n in range(30)}  # fmt: skip
+    before, after = _month_template_edited(repo, crowded)
     head = github.repository.text("rev-parse", "gh-pages").strip()
-    after = repo.commit(**{"theme/month.html": month.replace("MONTH", "teal ")})
     assert gh(repo, "drain", "--push", before, after).code == 0
     changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
     files = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()

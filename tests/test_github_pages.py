@@ -34,6 +34,7 @@ from tests.helpers import (
     site_articles,
     site_folder,
     site_target,
+    small_shard_tree,
     to_the_first_sitemaps_layout,
 )
 
@@ -139,9 +140,7 @@ def test_an_article_that_splits_a_file_of_the_index_costs_no_more_requests(
     """The files a split writes are new (the split file held all their keys): they are
     written without a read, and the split file becomes a marker in the same commit. (16 files
     to begin with, split above 3.)"""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     target = site(pages(github))
     target.publish_batch([(post(f"content/p{n}.md", f"P{n}", day=1), None) for n in range(20)])
 

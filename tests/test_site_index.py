@@ -30,7 +30,13 @@ from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
-from tests.helpers import local_site_articles, old_site_manifest, site_folder, site_target
+from tests.helpers import (
+    local_site_articles,
+    old_site_manifest,
+    site_folder,
+    site_target,
+    small_shard_tree,
+)
 from tests.schema import VALIDATORS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -375,9 +381,7 @@ def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(
     becomes a split marker, its entries moved to files one hex digit longer; a new process
     finds each article there (a new version replaces its entry, a removal takes it out), and
     each file holds few entries. (16 files to begin with, split above 3: a small blog does.)"""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(96)])
     index = tmp_path / ".steadypress"
 
@@ -422,9 +426,7 @@ def test_the_batches_of_a_run_read_each_split_marker_of_the_index_once(
 ) -> None:
     """A split marker is never merged back, so a run's batches read it once, not once a batch
     (at 10^5 that was 8% of a first build); and every article is still found."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(96)])
     markers = {
         str(p.relative_to(tmp_path))

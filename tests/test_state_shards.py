@@ -18,7 +18,7 @@ from steadypress.store import LedgerStore, localgit, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.transaction import Change
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, Result, article, github_store, run_cli
+from tests.helpers import Repo, Result, article, github_store, run_cli, small_shard_tree
 from tests.schema import validate_state_file
 
 ZERO = "0" * 40
@@ -167,9 +167,7 @@ def test_a_full_shard_splits_and_every_record_is_still_found(
     new process finds each record there, a change and a removal land in the right file, a full
     reading finds every record once, and each file is valid against the schema. (16 shards to
     begin with, split above 3: a small blog does.)"""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     open_store, files = backend
     records = {f"{target}:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
                                                             "2026-01-01T00:00:00Z", f"/p{n}/")
@@ -196,9 +194,7 @@ def test_a_store_that_split_shards_reads_none_of_what_it_wrote_again(
     transactions on the records it wrote read no shard (a first build of 10^5 splits shards in
     most of its windows, and read everything it looked at again after each), and what they
     write is filed where a new process finds it."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     open_store, files = backend
     records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
                                                         "2026-01-01T00:00:00Z", f"/p{n}/")
@@ -253,9 +249,7 @@ def _seeded_in_folders(
 ) -> dict[str, PublishedRecord]:
     """`count` records written to the local store with shards that split above 3 records (16
     to begin with), so that they fill folders below the top, as 10^5 records do."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", 3)
+    small_shard_tree(monkeypatch)
     repo.commit()
     records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
                                                         "2026-01-01T00:00:00Z", f"/p{n}/")
@@ -326,9 +320,7 @@ def test_a_load_for_many_articles_reads_their_shards_a_level_at_a_time(
     """Asking every file a record may be in triples the files a load asks for: for more
     records than one read holds, GitHub is asked for the first level with the small files,
     then a level at a time below the split markers found; without any, the load is all."""
-    monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
-    monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
-    monkeypatch.setattr(shardtree, "SPLIT_ABOVE", split_above)
+    small_shard_tree(monkeypatch, split_above=split_above)
     records = {f"site:content/p{n}.md": PublishedRecord(f"{n:040x}", "c" * 40, None,
                                                         "2026-01-01T00:00:00Z", f"/p{n}/")
                for n in range(120)}  # fmt: skip

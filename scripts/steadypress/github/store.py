@@ -114,8 +114,7 @@ class GitHubStore:
         return decode_shards(texts)
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-        moving = based_on.version is None or LEGACY_PUBLISHED_FILE in based_on.handles
-        previous = None if moving else based_on.ledger
+        previous = based_on.written_over
         changed = {
             **self._encoder.small_files(ledger, previous),
             **self._encoder.shards(ledger, previous),

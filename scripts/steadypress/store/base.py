@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from steadypress.codec import LEGACY_PUBLISHED_FILE
 from steadypress.ledger import Ledger
 
 __all__ = ["LastSnapshot", "LedgerStore", "Snapshot"]
@@ -23,6 +24,15 @@ class Snapshot:
     version: str | None
     ledger: Ledger
     handles: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def written_over(self) -> Ledger | None:
+        """The ledger a write on this snapshot changes, when it writes only what changed: None
+        when there is no state yet or it moves from version 1's single file, and every shard
+        is written."""
+        if self.version is None or LEGACY_PUBLISHED_FILE in self.handles:
+            return None
+        return self.ledger
 
 
 class LastSnapshot:

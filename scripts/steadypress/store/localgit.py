@@ -138,7 +138,7 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        previous, tree = _previous(based_on), written.get(PUBLISHED_DIR)
+        previous, tree = based_on.written_over, written.get(PUBLISHED_DIR)
         published = ledger.published.as_written(
             None if previous is None else previous.published,
             lambda wanted: self._read_shards(commit, tree, wanted),
@@ -165,7 +165,7 @@ class LocalGitStore:
         replaced (every shard, when moving from version 1), the trees and blobs nothing changed
         reused."""
         handles = based_on.handles
-        previous = _previous(based_on)
+        previous = based_on.written_over
         small = self._encoder.small_files(ledger, previous)
         shards = self._encoder.shards(ledger, previous)
         contents = {path: data for path, data in {**small, **shards}.items() if data is not None}
@@ -259,14 +259,6 @@ class LocalGitStore:
 
     def _unreadable(self, failure: GitFailed) -> StateError:
         return StateError(self.where, f"could not be read: {failure.stderr.strip()}")
-
-
-def _previous(based_on: Snapshot) -> Ledger | None:
-    """The ledger a write changes, when it writes only what changed: None when there is no
-    state yet or it moves from version 1's single file, and every shard is written."""
-    if based_on.version is None or LEGACY_PUBLISHED_FILE in based_on.handles:
-        return None
-    return based_on.ledger
 
 
 def _depth(folder: str) -> int:
