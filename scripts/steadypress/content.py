@@ -8,7 +8,6 @@ without reading it.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
@@ -21,7 +20,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from steadypress.errors import ArticleError, GitFailed, PermanentError
-from steadypress.gitio import SYMLINK_MODE, ZERO_OID, Git
+from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
 __all__ = [
@@ -34,8 +33,6 @@ __all__ = [
 ]
 
 ARTICLE_SUFFIX = ".md"
-# SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
-OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 # Front matter is a few lines of metadata; more than this is a mistake or an attack.
 MAX_FRONT_MATTER = 64 * 1024
 # Article versions read at once to learn their dates: a blog of 100,000 is never in memory whole.

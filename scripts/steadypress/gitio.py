@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Generator, Sequence
@@ -11,9 +12,11 @@ from pathlib import Path
 
 from steadypress.errors import GitFailed
 
-__all__ = ["PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit", "Trees"]
+__all__ = ["OBJECT_ID", "PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit", "Trees"]
 
 ZERO_OID = "0" * 40
+# SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
+OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 SYMLINK_MODE = "120000"
 # From this many blobs a write is one pack, not a file per object: creating files is most of
 # the time a large write takes. Git draws the same line for what it receives: a push of 100

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from steadypress import shardtree
 from steadypress.errors import TransientError
+from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed, page_path, tag_path
 from steadypress.targets.site.parts import (
@@ -1026,7 +1027,7 @@ def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
 
 def _styled(document: Any) -> Styled:
     commit = str(document["commit"])
-    if not _COMMIT.fullmatch(commit):
+    if not OBJECT_ID.fullmatch(commit):
         raise ValueError(f"look.json names no commit id: {commit!r}")
     look = tuple(map(str, document["look"]))
     time, written = (parse_time(str(document[key])) for key in ("time", "written"))
@@ -1044,7 +1045,6 @@ def _styled_json(styled: Styled) -> dict[str, Any]:
 
 
 _MONTH = re.compile(r"\d{4}/\d{2}")
-_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:
