@@ -290,21 +290,23 @@ class SiteTarget:
         if self._theme.pages_reach(templates):
             return Refreshed.SHOWN
         writes: list[_ListingsWrite] = []
-        texts, oids = self._static_files()
+        static_texts, static_oids = self._static_files()
+        singles_oids = [*static_oids, *SINGLE_LISTINGS]  # what putting the single files replaces
         try:
             self._files.apply(
                 functools.partial(
                     self._put_singles, listings=writes if "listings" in parts else None
                 ),
-                texts=[*texts, SUMMARY, STYLED, YEARS],
-                oids=[*oids, *SINGLE_LISTINGS],
+                texts=[*static_texts, SUMMARY, STYLED, YEARS],
+                oids=singles_oids,
             )
             for write in writes:
                 self._files.apply(
                     functools.partial(self._rewrite_listings, write),
-                    texts=[SUMMARY, STYLED, YEARS, *write.reads, *(texts if write.singles else ())],
-                    oids=[*write.pages, *((*oids, *SINGLE_LISTINGS) if write.singles else ())],
-                )
+                    texts=[SUMMARY, STYLED, YEARS, *write.reads,
+                           *(static_texts if write.singles else ())],
+                    oids=[*write.pages, *(singles_oids if write.singles else ())],
+                )  # fmt: skip
         except Superseded:
             return Refreshed.OVERTAKEN
         return Refreshed.WRITTEN
@@ -328,10 +330,9 @@ class SiteTarget:
         if listings is not None:
             listings.clear()
         index = self._writing_index(files)
-        self._put_static(files)
+        self._put_single_files(files, index)
         if not index.exists:
             return
-        self._listing_pages().write(files, index, SINGLE_LISTINGS)
         if listings is None:
             if index.unflushed:
                 index.flush()  # the look recorded
@@ -354,11 +355,17 @@ class SiteTarget:
         them; and the files the site has one of, when the write records the look."""
         index = self._writing_index(files)
         if write.singles:
-            self._put_static(files)
-            self._listing_pages().write(files, index, SINGLE_LISTINGS)
+            self._put_single_files(files, index)
         self._listing_pages().write(files, index, write.pages, whole=write.pages)
         if index.unflushed:
             index.flush()  # the look recorded
+
+    def _put_single_files(self, files: SiteWriter, index: SiteIndex) -> None:
+        """The files the site has one of: the stylesheet and 404 page, and the front page,
+        archive and tags page where the site has an index to make them from."""
+        self._put_static(files)
+        if index.exists:
+            self._listing_pages().write(files, index, SINGLE_LISTINGS)
 
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
