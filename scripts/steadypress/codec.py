@@ -33,7 +33,7 @@ from steadypress.ledger import (
     Reconciled,
     item_key,
 )
-from steadypress.published import PublishedRecords, Shard, Stored, key_digest
+from steadypress.published import Layout, PublishedRecords, Shard, Stored, key_digest
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
@@ -213,18 +213,14 @@ class StateEncoder:
         return changed
 
     @staticmethod
-    def shards(ledger: Ledger, based_on: Ledger | None) -> dict[str, bytes | None]:
-        """The shard files `ledger` changed since `based_on` (every shard without one); None
-        for a shard left without records. A shard grown too full is written as a split marker
-        and the files one digit longer that hold its records (`shardtree.split`)."""
-        files: dict[str, bytes | None] = {}
-        shards = ledger.published.changed_since(based_on.published if based_on else None)
-        for name, records in shards.items():
-            markers, leaves = shardtree.split(name, records, key_digest)
-            files |= dict.fromkeys(map(shard_file, markers), SPLIT_MARKER)
-            files |= {shard_file(leaf): encode_shard(held) for leaf, held in leaves.items()}
-            if not records:
-                files[shard_file(name)] = None
+    def shards(layout: Layout) -> dict[str, bytes | None]:
+        """The shard files of `layout` (`PublishedRecords.laid_out_since`) by path; None for
+        a shard left without records."""
+        files: dict[str, bytes | None] = dict.fromkeys(
+            map(shard_file, layout.markers), SPLIT_MARKER
+        )
+        files |= {shard_file(name): encode_shard(held) if held else None
+                  for name, held in layout.files.items()}  # fmt: skip
         return files
 
 
@@ -261,7 +257,8 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
 
 def encode_state(ledger: Ledger) -> dict[str, bytes]:
     """Every state file of `ledger`, by path (reads every shard)."""
-    files = {**StateEncoder().small_files(ledger, None), **StateEncoder.shards(ledger, None)}
+    layout = ledger.published.laid_out_since(None)
+    files = {**StateEncoder().small_files(ledger, None), **StateEncoder.shards(layout)}
     return {path: data for path, data in files.items() if data is not None}
 
 

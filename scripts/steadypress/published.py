@@ -26,6 +26,7 @@ from steadypress import shardtree
 
 __all__ = [
     "ABSENT",
+    "Layout",
     "PublishedRecord",
     "PublishedRecords",
     "Shard",
@@ -72,6 +73,15 @@ class Stored:
 
     shards: Mapping[str, Shard] = field(default_factory=dict)
     split: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The shard files a write makes (`PublishedRecords.laid_out_since`): the records of each
+    file written (none: the file is deleted), and the files that become split markers."""
+
+    files: Mapping[str, Shard]
+    markers: frozenset[str]
 
 
 # Reads shards of one stored snapshot by name; None asks for every shard there is.
@@ -255,26 +265,32 @@ class PublishedRecords(Mapping[str, PublishedRecord]):
             return self
         return PublishedRecords(self._stored, changed)
 
-    def as_written(self, earlier: PublishedRecords | None, read: ShardReader) -> PublishedRecords:
-        """These records as a store has just written them over `earlier` (`StateEncoder.shards`):
-        a stored snapshot of the new version, read through `read`, that knows every shard this
-        one knew, each shard written filed where the write put it (one that split is a marker,
-        its records in the files below). What a store keeps after a write, so that the next
-        transaction reads nothing it wrote: a first build of 10^5 splits shards in most of its
-        windows, and read every shard it looked at again after each."""
-        shards = dict(self._stored.shards)
-        split = set(self._stored.split)
+    def laid_out_since(self, earlier: PublishedRecords | None) -> Layout:
+        """The shard files a write of these records over `earlier` makes (every shard without
+        one): each shard changed, or the files one digit longer that hold its records and a
+        split marker in its place when it has grown too full (`shardtree.split`)."""
+        files: dict[str, Shard] = {}
+        markers: set[str] = set()
         for name, records in self.changed_since(earlier).items():
-            markers, leaves = shardtree.split(name, records, key_digest)
-            below = {child for marker in markers for child in shardtree.children(marker)}
-            shards.update({child: {} for child in below - markers})  # none: never written
-            shards.update(leaves)
-            for marker in markers:
-                shards.pop(marker, None)
-            split |= markers
+            split, leaves = shardtree.split(name, records, key_digest)
+            markers |= split
+            files |= leaves
             if not records:
-                shards[name] = {}
-        known = Stored(shards, frozenset(split))
+                files[name] = {}
+        return Layout(files, frozenset(markers))
+
+    def as_written(self, layout: Layout, read: ShardReader) -> PublishedRecords:
+        """These records as a store has just written them (`layout`): a stored snapshot of the
+        new version, read through `read`, that knows every shard this one knew, each shard
+        written filed where the write put it. What a store keeps after a write, so that the
+        next transaction reads nothing it wrote: a first build of 10^5 splits shards in most
+        of its windows, and read every shard it looked at again after each."""
+        below = {child for marker in layout.markers for child in shardtree.children(marker)}
+        shards = {**self._stored.shards, **{child: {} for child in below - layout.markers}}
+        shards |= layout.files  # the children a split left without records were never written
+        for marker in layout.markers:
+            shards.pop(marker, None)
+        known = Stored(shards, self._stored.split | layout.markers)
         return PublishedRecords(_StoredShards(None if self._stored.complete else read, known))
 
     def changed_since(self, earlier: PublishedRecords | None) -> Mapping[str, Shard]:

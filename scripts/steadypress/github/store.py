@@ -115,9 +115,10 @@ class GitHubStore:
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
         previous = based_on.written_over
+        layout = ledger.published.laid_out_since(None if previous is None else previous.published)
         changed = {
             **self._encoder.small_files(ledger, previous),
-            **self._encoder.shards(ledger, previous),
+            **self._encoder.shards(layout),
         }
         additions = {path: data for path, data in changed.items() if data is not None}
         deletions = [path for path, data in changed.items() if data is None]
@@ -137,8 +138,7 @@ class GitHubStore:
         except UNAVAILABLE as failure:
             raise StateError(self.where, f"could not be written: {failure}") from None
         published = ledger.published.as_written(
-            None if previous is None else previous.published,
-            lambda wanted: self._read_shards(commit, wanted),
+            layout, lambda wanted: self._read_shards(commit, wanted)
         )
         self._last.keep(Snapshot(version=commit, ledger=replace(ledger, published=published)))
         return commit

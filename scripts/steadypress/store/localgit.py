@@ -28,7 +28,7 @@ from steadypress.codec import (
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git, Trees
 from steadypress.ledger import Ledger
-from steadypress.published import PublishedRecords, Stored
+from steadypress.published import Layout, PublishedRecords, Stored
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
@@ -121,8 +121,10 @@ class LocalGitStore:
         return ids
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
+        previous = based_on.written_over
+        layout = ledger.published.laid_out_since(None if previous is None else previous.published)
         try:
-            root, written = self._root_tree(ledger, based_on)
+            root, written = self._root_tree(ledger, based_on, layout)
             commit = self._git.write_commit(root, based_on.version, message)
         except GitFailed as failure:
             raise StateError(
@@ -138,10 +140,9 @@ class LocalGitStore:
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
-        previous, tree = based_on.written_over, written.get(PUBLISHED_DIR)
+        tree = written.get(PUBLISHED_DIR)
         published = ledger.published.as_written(
-            None if previous is None else previous.published,
-            lambda wanted: self._read_shards(commit, tree, wanted),
+            layout, lambda wanted: self._read_shards(commit, tree, wanted)
         )
         self._last.keep(
             Snapshot(version=commit, ledger=replace(ledger, published=published), handles=written)
@@ -159,15 +160,17 @@ class LocalGitStore:
         with contextlib.suppress(GitFailed):
             self._git.run("gc", "--auto", "--quiet")
 
-    def _root_tree(self, ledger: Ledger, based_on: Snapshot) -> tuple[str, dict[str, str]]:
-        """The root tree of `ledger` and the ids it holds by path (the small files, and
-        `state/published/`): `state/published/` is the previous one with the changed shards
-        replaced (every shard, when moving from version 1), the trees and blobs nothing changed
-        reused."""
+    def _root_tree(
+        self, ledger: Ledger, based_on: Snapshot, layout: Layout
+    ) -> tuple[str, dict[str, str]]:
+        """The root tree of `ledger`, whose shards `layout` lays out, and the ids it holds by
+        path (the small files, and `state/published/`): `state/published/` is the previous one
+        with the changed shards replaced (every shard, when moving from version 1), the trees
+        and blobs nothing changed reused."""
         handles = based_on.handles
         previous = based_on.written_over
         small = self._encoder.small_files(ledger, previous)
-        shards = self._encoder.shards(ledger, previous)
+        shards = self._encoder.shards(layout)
         contents = {path: data for path, data in {**small, **shards}.items() if data is not None}
         oids = dict(zip(contents, self._git.write_blobs(list(contents.values())), strict=True))
         kept = [name for name in SMALL_FILES if name in handles and name not in small]
