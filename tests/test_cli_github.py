@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import feedparser
 import pytest
 
 from steadypress import planning
@@ -516,3 +517,83 @@ def test_a_run_of_an_older_theme_leaves_the_pages_branch_to_a_newer_ones(
     assert "1 published" in gh(repo, "sweep").out
     assert "new/index.html" in pages(github)
     assert github.repository.text("show", "gh-pages:style.css").strip() == "/* second */"
+
+
+def _feed_texts(github: FakeGitHub) -> dict[str, str]:
+    """The feed on the Pages branch: each entry's whole text by its title, newest first."""
+    feed = feedparser.parse(github.repository.git("show", "gh-pages:feed.xml"))
+    return {entry.title: entry.content[0].value for entry in feed.entries}
+
+
+def _pushed(repo: Repo, github: FakeGitHub, before: str, **files: str) -> int:
+    """Commit `files` and run the push's drain on GitHub: how many times it read the feed."""
+    after = repo.commit(**files)
+    read = github.texts_read["feed.xml"]
+    result = gh(repo, "drain", "--push", before, after)
+    assert result.code == 0, result.out + result.err
+    return github.texts_read["feed.xml"] - read
+
+
+def _twenty_two(repo: Repo, github: FakeGitHub) -> str:
+    """A blog of 22 articles with text of their own, published on GitHub: the commit."""
+    commit = repo.commit(**{
+        f"content/p{n:02d}.md": article(f"P{n}", f"Text **{n}**.", date=f"2025-01-{n + 1:02d}")
+        for n in range(22)
+    })  # fmt: skip
+    assert "22 published" in gh(repo, "sweep").out
+    return commit
+
+
+def test_a_pushed_article_renders_the_feeds_others_again_instead_of_reading_it_back(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The feed shows its 20 articles' whole text, which a push needs for the 19 it keeps: it
+    renders them again from the content (the summary keeps a digest of each text), and reads
+    none of the feed back, in the same four requests."""
+    before = _twenty_two(repo, github)
+    texts = _feed_texts(github)
+    assert texts["P21"] == "<p>Text <strong>21</strong>.</p>" and len(texts) == 20
+    new = {"content/new.md": article("New", "A *new* one.", date="2025-02-01")}
+    with github.counting() as calls:
+        assert _pushed(repo, github, before, **new) == 0
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, calls
+    assert _feed_texts(github) == {"New": "<p>A <em>new</em> one.</p>", **dict(
+        list(texts.items())[:19]
+    )}  # fmt: skip
+
+
+def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A site written before the summary kept the digests of the feed's texts: the next push
+    reads them from the feed, as before, and records their digests, so that the push after it
+    reads the feed no more; every text is kept."""
+    before = _twenty_two(repo, github)
+    store, head = github.repository, github.repository.text("rev-parse", "gh-pages")
+    summary = json.loads(store.git("show", "gh-pages:.steadypress/summary.json"))
+    for _path, row in summary["newest"]:
+        del row["body"]
+    written = store.write_blob(json.dumps(summary).encode())
+    tree = store.write_tree({".steadypress/summary.json": written}, store.tree_of(head))
+    assert store.move_branch("gh-pages", store.write_commit(tree, [head], "older"), head)
+    texts = _feed_texts(github)
+    pushed = {"content/new.md": article("New", "New.", date="2025-02-01")}
+    assert _pushed(repo, github, before, **pushed) == 1
+    assert _pushed(repo, github, repo.head(), **{
+        "content/newer.md": article("Newer", "Newer.", date="2025-02-02")
+    }) == 0  # fmt: skip
+    assert list(_feed_texts(github).items())[2:] == list(texts.items())[:18]
+
+
+def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """One of the feed's articles edited to show an image that is not there (its publish dies)
+    in the push of a new one: the content no longer renders the text the feed shows, which is
+    read from the feed instead and kept."""
+    before = _twenty_two(repo, github)
+    texts = _feed_texts(github)
+    edit = {"content/p21.md": article("P21", "Now ![a](gone.png).", date="2025-01-22")}
+    new = {"content/new.md": article("New", "New.", date="2025-02-01")}
+    assert _pushed(repo, github, before, **edit, **new) == 1
+    assert _feed_texts(github) == {"New": "<p>New.</p>", **dict(list(texts.items())[:19])}

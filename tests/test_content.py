@@ -218,6 +218,29 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
+def test_texts_read_at_a_commit_are_its_regular_files_bytes_without_their_history(
+    repo: Repo,
+) -> None:
+    """What the site renders the feed's articles again from: each file's blob id and bytes at
+    the commit asked, none for a file not there or a symlink (whose bytes are a path), and not
+    one walk of the history."""
+    first = repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B")})
+    (repo.root / "content" / "link.md").symlink_to("a.md")
+    head = repo.commit(**{"content/a.md": article("A", body="Edited.")})
+    source = ContentSource(Git(repo.root), "content")
+    wanted = ["content/a.md", "content/b.md", "content/link.md", "content/none.md"]
+    assert source.texts(first, wanted) == {
+        "content/a.md": (repo.blob("content/a.md", first), article("A").encode()),
+        "content/b.md": (repo.blob("content/b.md", first), article("B").encode()),
+    }
+    assert source.texts(head, wanted)["content/a.md"] == (
+        repo.blob("content/a.md"),
+        article("A", body="Edited.").encode(),
+    )
+    assert set(source.texts(head, wanted)) == {"content/a.md", "content/b.md"}
+    assert source._history == {}, "no history walked"
+
+
 def _streamed_history(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], int]:
     """The bytes of each chunk git streams from now on, in small reads (where a walk of the
     history stops shows), and the length of the content folder's whole history."""

@@ -558,9 +558,37 @@ class ContentSource:
         """Make reading these articles at `commit` cheap: their bytes in one git process, and
         their dates from one walk of the content folder's history, instead of three processes
         an article (a first build of 10,000 articles spawned 30,000)."""
+        entries = self._read_files(commit, paths)
+        if entries is None:
+            return
+        # An article's addition is looked for only where it dates the article: an edit of an
+        # old article with a date of its own is found at the top of the history.
+        undated = [path for path, oid, data in entries if not self._written_date(path, oid, data)]
+        self._walk(commit, [path for path, _oid, _data in entries], undated)
+
+    def texts(self, commit: str, paths: Collection[str]) -> dict[str, tuple[str, bytes]]:
+        """The blob id and bytes of each of these files at `commit` that is a regular file, in
+        two git processes, with no history: what a page shows of an article's text, not of its
+        dates."""
+        self._read_files(commit, paths)
+        found = {path: self._files.get((commit, path)) for path in paths}
+        return {
+            path: (oid, data)
+            for path, file in found.items()
+            if file is not None
+            for mode, oid, data in [file]
+            if mode != SYMLINK_MODE
+        }
+
+    def _read_files(
+        self, commit: str, paths: Collection[str]
+    ) -> list[tuple[str, str, bytes | None]] | None:
+        """Read those of these files at `commit` not read before into `_files`, in one git
+        process; returns (path, blob, bytes) of each found there, None when there was nothing
+        to read (or `commit` is not an object id)."""
         wanted = {path for path in paths if (commit, path) not in self._files}
         if not wanted or not OBJECT_ID.match(commit):
-            return
+            return None
         # A push's few articles are listed by name: the whole folder's listing is as long as
         # the blog (10,000 articles: 720 KB to parse), and git matches many names slowly. More
         # are found in the folder's listing, made once a commit.
@@ -582,12 +610,7 @@ class ContentSource:
             self._files[commit, path] = None if data is None else (mode, oid, data)
         for path in wanted - {path for path, _mode, _oid in entries}:
             self._files[commit, path] = None
-        # An article's addition is looked for only where it dates the article: an edit of an
-        # old article with a date of its own is found at the top of the history.
-        undated = [
-            path for path, _mode, oid in entries if not self._written_date(path, oid, read[oid])
-        ]
-        self._walk(commit, [path for path, _mode, _oid in entries], undated)
+        return [(path, oid, read[oid]) for path, _mode, oid in entries]
 
     def changed_since(self, since: str | None, commit: str) -> Mapping[str, str]:
         """The articles at `commit` (path -> blob) changed since the commit `since`; every

@@ -180,7 +180,8 @@ class _Root:
         blob = {
             "__typename": "Blob",
             "oid": oid,
-            "text": text,
+            # Resolved only when selected, so that a test learns which texts a read asked for.
+            "text": lambda _info: self._text_read(path, text),
             "byteSize": len(data),
             "isTruncated": len(data) > TEXT_LIMIT,
             "isBinary": binary,
@@ -201,7 +202,14 @@ class _Root:
 
     def _blob_field(self, commit: str, path: str, name: str) -> Any:
         entry = self.tree_entry(commit, path)
-        return None if entry is None else entry["object"][name]
+        if entry is None:
+            return None
+        field = entry["object"][name]
+        return field(None) if callable(field) else field
+
+    def _text_read(self, path: str, text: str | None) -> str | None:
+        self.fake.texts_read[path] += 1
+        return text
 
     def create_commit(self, _info: Any, input: dict[str, Any]) -> dict[str, Any]:
         branch_spec = input["branch"]

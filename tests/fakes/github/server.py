@@ -208,6 +208,7 @@ class FakeGitHub(LoopbackServer):
         self.requests_by_branch: Counter[str] = Counter()  # GraphQL calls, by the branch they name
         # Bytes of GraphQL bodies, (branch, "up" or "down"): what the wire carried for each branch.
         self.bytes_by_branch: Counter[tuple[str, str]] = Counter()
+        self.texts_read: Counter[str] = Counter()  # files whose `Blob.text` an answer gave, by path
         self.tracker = IssueTracker(base_url="")
         # Workflow states (docs.github.com/rest/actions/workflows): active, disabled_inactivity,
         # disabled_manually, ...; a test sets what GitHub would have done.

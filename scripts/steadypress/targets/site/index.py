@@ -19,7 +19,8 @@
   reaches back into the years before for its `NEWEST`, and reads those parts with the
   year's file instead of after it), never where a row is looked up;
 - `summary.json`: how many articles the site has, each tag's count and spellings, and the
-  rows of the newest articles (the front page, the feed);
+  rows of the newest articles (the front page, the feed) with a digest of the text the feed
+  shows of each;
 - `look.json`: the look the site was last written with, and the commit it is of (`Styled`;
   a file of its own, read by every write, rewritten only when the look changes).
 
@@ -206,6 +207,10 @@ class _Summary:
     tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
     names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
     newest: list[tuple[str, Listed]] = field(default_factory=list)  # (path, row), newest first
+    # Of the newest, by path, a digest of the text the feed shows of each, where known (the
+    # target's `_body_digest`): a publish renders the others' text again from the content and
+    # keeps it where it matches, instead of reading the feed back (30 KB a push, or more).
+    bodies: dict[str, str] = field(default_factory=dict)
     # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
     # none written yet, so none to move.
     sitemaps: tuple[int, str] | None = None
@@ -227,7 +232,16 @@ class _Summary:
             "tags": {
                 page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
             },
-            "newest": [[path, entry.to_json()] for path, entry in self.newest],
+            "newest": [
+                [
+                    path,
+                    {
+                        **entry.to_json(),
+                        **({"body": self.bodies[path]} if path in self.bodies else {}),
+                    },
+                ]
+                for path, entry in self.newest
+            ],
             **({"stale": sorted(self.stale)} if self.stale else {}),
             **(
                 {}
@@ -254,6 +268,11 @@ class _Summary:
                 for page, tag in tags.items()
             },
             newest=[(str(path), Listed.from_json(fields)) for path, fields in document["newest"]],
+            bodies={
+                str(path): fields["body"]
+                for path, fields in document["newest"]
+                if isinstance(fields.get("body"), str)
+            },
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
             stale={str(page) for page in document.get("stale", ())},
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
@@ -560,6 +579,20 @@ class SiteIndex:
     def newest(self) -> list[tuple[str, Listed]]:
         return list(self._summary.newest)
 
+    def newest_bodies(self) -> dict[str, str]:
+        """Of the newest, the digest of the text the feed shows of each (path -> digest), where
+        known (the target's `_body_digest`)."""
+        return {path: self._summary.bodies[path] for path, _row in self._summary.newest
+                if path in self._summary.bodies}  # fmt: skip
+
+    def keep_bodies(self, bodies: Mapping[str, str]) -> None:
+        """The digests of the newest's text in the feed as written (path -> digest), the
+        others forgotten."""
+        kept = {path: bodies[path] for path, _row in self._summary.newest if path in bodies}
+        if kept != self._summary.bodies:
+            self._summary.bodies = kept
+            self._dirty.add(SUMMARY)
+
     @property
     def total(self) -> int:
         return self._summary.total
@@ -705,6 +738,7 @@ class SiteIndex:
             self._listing_edit(listing, entry).pop(path, None)
         self._tally(entry, -1)
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
+        self._summary.bodies.pop(path, None)
         self._dirty.add(SUMMARY)
 
     def _add(self, path: str, entry: Entry) -> None:
@@ -719,6 +753,7 @@ class SiteIndex:
         self._tally(entry, 1)
         newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: _order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
+        self._summary.bodies.pop(path, None)  # this version's, once the feed has its text
         self._dirty.add(SUMMARY)
 
     def _tally(self, entry: Entry, step: int) -> None:

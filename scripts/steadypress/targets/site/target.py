@@ -26,7 +26,7 @@ from urllib.parse import urlparse
 
 from markupsafe import Markup
 
-from steadypress.content import ContentSource
+from steadypress.content import ContentSource, parse_article
 from steadypress.errors import (
     GitFailed,
     PermanentError,
@@ -144,6 +144,7 @@ def build_site(
         else Theme(),
         assets=content.asset,
         read_version=lambda path, blob, commit: content.read(path, blob, commit=commit),
+        read_texts=content.texts,
         theme_files=lambda commit: (
             content.entries(commit, settings.theme) if settings.theme else {}
         ),
@@ -198,12 +199,15 @@ class SiteTarget:
         theme: Theme,
         assets: Callable[..., tuple[str, bytes] | None],
         read_version: Callable[[str, str, str], Article] | None = None,
+        read_texts: Callable[[str, Collection[str]], Mapping[str, tuple[str, bytes]]] | None = None,
         theme_files: Callable[[str], Mapping[str, str]] = lambda _commit: {},
         history: History | None = None,
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
-        site holds of the version gone: None, and it reads the site to learn it);
+        site holds of the version gone: None, and it reads the site to learn it); `read_texts`
+        articles' blob ids and bytes at a commit (commit, paths), with no history (the feed's
+        newest articles rendered again: None, and it reads them from the feed);
         `theme_files` the git ids of the theme folder's files at a commit, by name; `history`
         orders this run's look after or before the one the site was written with (None: it
         is neither recorded nor compared)."""
@@ -215,6 +219,7 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._read_version = read_version
+        self._read_texts = read_texts
         self._theme_files = theme_files
         self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
@@ -228,6 +233,9 @@ class SiteTarget:
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
+        # The text the feed shows of articles by (slug, `_body_digest`): those of this run's
+        # renderings, and of the newest rendered again, kept while they are in the feed.
+        self._bodies: dict[tuple[str, str], str] = {}
         # Set only once a write has landed, so a write run again (a conflict) starts the same.
         self._carried = _Carried()
         # The site index's split markers this run has read: one is never merged back, so each
@@ -442,9 +450,7 @@ class SiteTarget:
         repository's images), so that any process may render it (`RenderPool`)."""
         slug = self.slug_of(article)
         assets: dict[str, bytes] = {}
-        body = prerender(article.body).resolve(
-            lambda src: self._address.base_url + self._asset(article, src, assets)
-        )
+        body = self._body(article, assets)
         cover = article.cover_image
         if cover and is_relative_reference(cover):
             cover = self._asset(article, cover, assets)
@@ -488,6 +494,13 @@ class SiteTarget:
         )
         return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
 
+    def _body(self, article: Article, assets: dict[str, bytes]) -> str:
+        """The article's text as HTML, its images published into `assets`: what its page and
+        the feed show."""
+        return prerender(article.body).resolve(
+            lambda src: self._address.base_url + self._asset(article, src, assets)
+        )
+
     def _warm(self) -> None:
         """A worker's renderer readied before any article comes: the Markdown renderer loaded,
         the article's templates compiled."""
@@ -515,23 +528,69 @@ class SiteTarget:
         return pages
 
     def _write_feed(
-        self, files: SiteWriter, index: SiteIndex, changed: Mapping[str, str | None]
+        self,
+        files: SiteWriter,
+        index: SiteIndex,
+        changed: Mapping[str, str | None],
+        commit: str | None,
     ) -> None:
         """The newest articles with their whole text: this batch's from its rendering, the
-        others' from the feed as it was (an article entering the feed whose text is not known,
-        after a newer one was removed, shows its summary alone)."""
-        known = feed_contents(files.read(FEED))
-        feed = []
-        for _path, entry in index.newest:
-            url = self._absolute(page_path(entry.slug))
-            relative = url.removeprefix(self._address.url)
-            feed.append(FeedEntry(
-                title=entry.title, url=url, published=entry.date, updated=entry.updated,
-                summary=entry.summary, tags=entry.tags,
-                cover=self._absolute(entry.cover) if entry.cover else None,
-                content=changed.get(entry.slug) or known.get(relative),
-            ))  # fmt: skip
+        others' rendered again from the content at `commit` where that is the text the feed
+        shows (its digest is the index's), else read from the feed as it was (an article
+        entering the feed whose text is not known, after a newer one was removed, shows its
+        summary alone). The feed is as long as its articles: not reading it back spares a
+        publish on GitHub as many bytes again."""
+        rows, digests = index.newest, index.newest_bodies()
+        texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
+        texts |= self._rendered_again(
+            {path: (row.slug, digests[path]) for path, row in rows
+             if row.slug not in texts and path in digests},
+            commit,
+        )  # fmt: skip
+        if any(row.slug not in texts for _path, row in rows):
+            files.want(texts=[FEED])
+            known = feed_contents(files.read(FEED))
+            for _path, row in rows:
+                relative = self._absolute(page_path(row.slug)).removeprefix(self._address.url)
+                if row.slug not in texts and relative in known:
+                    texts[row.slug] = known[relative]
+        feed = [
+            FeedEntry(
+                title=row.title, url=self._absolute(page_path(row.slug)), published=row.date,
+                updated=row.updated, summary=row.summary, tags=row.tags,
+                cover=self._absolute(row.cover) if row.cover else None,
+                content=texts.get(row.slug),
+            )
+            for _path, row in rows
+        ]  # fmt: skip
         files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
+        written = {path: _body_digest(texts[row.slug]) for path, row in rows if row.slug in texts}
+        index.keep_bodies(written)
+        self._bodies = {
+            (row.slug, written[path]): texts[row.slug] for path, row in rows if path in written
+        }
+
+    def _rendered_again(
+        self, wanted: Mapping[str, tuple[str, str]], commit: str | None
+    ) -> dict[str, str]:
+        """The text of each of these articles (path -> (slug, `_body_digest`)) by slug, where
+        this run rendered it, or rendering it again from the content at `commit` gives that
+        digest: the version the feed shows is still there, and so are its images."""
+        found = {slug: self._bodies[slug, digest] for slug, digest in wanted.values()
+                 if (slug, digest) in self._bodies}  # fmt: skip
+        unread = [path for path, (slug, _digest) in wanted.items() if slug not in found]
+        if not unread or commit is None or self._read_texts is None:
+            return found
+        for path, (blob, data) in self._read_texts(commit, unread).items():
+            slug, digest = wanted[path]
+            # The versions the feed shows were published: one that no longer parses or renders
+            # here (an image gone) is read from the feed instead.
+            with contextlib.suppress(PublishError):
+                article = replace(parse_article(path, blob, data), commit=commit)
+                text = self._body(article, {})
+                if _body_digest(text) == digest:
+                    found[slug] = text
+        return found
 
     def _listing_pages(self) -> ListingPages:
         return ListingPages(self._theme, self._site(), href=self._href, absolute=self._absolute)
@@ -741,7 +800,7 @@ class SiteTarget:
         if changed or stale or again:
             carried = self._write_listings(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
-                final=final,
+                commit=batch[0][1].commit, final=final,
             )  # fmt: skip
         elif index.unflushed:
             index.flush()  # the look recorded
@@ -802,14 +861,17 @@ class SiteTarget:
         existed: Mapping[str, bool],
         changed: Mapping[str, str | None],
         published: Sequence[Entry] = (),
+        commit: str | None = None,
         final: bool = True,
     ) -> _Carried:
         """After articles changed: the listing pages that list their versions before and after
         (`existed`: whether each had something to list before), the feed, the sitemaps and the
         index. `changed` is the slugs of the versions gone and new, with the HTML of those
-        `published`. Not `final`: the listing pages are recorded as stale instead, and the
-        sitemap changes that only list pages are returned for the final write to make with its
-        own, the index saying meanwhile which months' pages they list."""
+        `published`; `commit` is the content the feed's other articles are rendered again
+        from (None: their text is read from the feed). Not `final`: the listing pages are
+        recorded as stale instead, and the sitemap changes that only list pages are returned
+        for the final write to make with its own, the index saying meanwhile which months'
+        pages they list."""
         index.refill_newest()
         if final:
             index.lay_out()  # the pages of a crowded listing follow its parts
@@ -823,7 +885,7 @@ class SiteTarget:
             sitemaps.drop(page_path(slug))
         for entry in published:
             sitemaps.put(page_path(entry.slug), entry.updated)
-        self._write_feed(files, index, changed)
+        self._write_feed(files, index, changed, commit)
         carried = _Carried()
         if not final and sitemaps.only_listings:
             behind = index.sitemaps_behind
@@ -941,7 +1003,7 @@ class SiteTarget:
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
-        texts, oids = _announced(recorded)
+        texts, oids = _announced(recorded, feed_read=True)
         return [*texts, *_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
@@ -1073,6 +1135,13 @@ class _ListingsWrite(NamedTuple):
 _NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
 
 
+def _body_digest(text: str) -> str:
+    """What the index keeps of the text the feed shows of one of the newest articles, to know
+    it again: 128 bits of its SHA-256, which no accident repeats (the summary, which every
+    publish reads and writes, holds 20)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 def page_digest(page: bytes) -> str:
     """What the index records of a page: the SHA-256 of its bytes but for the links to its
     neighbours, which a neighbour's publish rewrites without touching its index entry."""
@@ -1105,20 +1174,25 @@ def _first_read(
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
     the `static` files each write puts (`SiteTarget._static_files`)."""
-    texts, oids = _announced([(article.path, rendered.entry) for article, rendered in batch])
+    texts, oids = _announced(
+        [(article.path, rendered.entry) for article, rendered in batch], feed_read=False
+    )
     assets = {path for _article, rendered in batch for path in rendered.assets}
     return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
 
 
-def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
+def _announced(
+    batch: Sequence[tuple[str, Entry]], *, feed_read: bool
+) -> tuple[list[str], list[str]]:
     """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
-    record, the feed, the index's files of those entries) and replaces (their pages and
-    listing pages), asked for in the site's first read."""
+    record, the index's files of those entries, and the feed where it is `feed_read`: a
+    removal has no content to render the feed's articles from) and replaces (their pages,
+    listing pages, and the feed), asked for in the site's first read."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, STYLED, FEED, LISTINGS_SITEMAP}
+    texts = {SUMMARY, STYLED, LISTINGS_SITEMAP, *([FEED] if feed_read else [])}
     texts |= set(index_files(batch))
-    return sorted(texts), sorted({MANIFEST, *listing_pages(entries), *pages})
+    return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries), *pages})
 
 
 def _article_files(paths: Iterable[str]) -> list[str]:
