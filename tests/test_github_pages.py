@@ -1,6 +1,8 @@
 """The site on a Pages branch, through the fake GitHub: same bytes as a directory, few requests."""
 
 import contextlib
+import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -132,6 +134,42 @@ def test_an_article_that_opens_a_month_and_a_tag_costs_no_more_reads(
         )
     assert calls == {"graphql LoadBranch": 2, "graphql CreateCommit": 1}
     assert {"archive/2027/03/index.html", "tags/go/index.html"} <= set(branch_files(github))
+
+
+def test_the_sitemap_index_is_written_from_the_summary_never_read(
+    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index names N/50 sitemaps (170 KB at 10^5): a publish writes it from the summary's
+    count of articles and its sitemaps not there, when a sitemap appears, and never reads it;
+    a summary written before it said which are there has it read once, by the publish that
+    adds the next sitemap. (Two articles a sitemap, to see them appear.)"""
+    monkeypatch.setattr(sitemaps_module, "ARTICLES_PER_SITEMAP", 2)
+    target = site(pages(github))
+    target.publish_batch([(post(f"content/p{n}.md", f"P{n}", day=n), None) for n in range(1, 7)])
+
+    def named() -> set[str]:
+        index = github.repository.git("show", "gh-pages:sitemap.xml").decode()
+        return set(re.findall(r"<loc>https://blog.example/([^<]+)</loc>", index))
+
+    def there() -> set[str]:
+        return {name for name in branch_files(github) if name.startswith("sitemaps/")}
+
+    read = github.texts_read["sitemap.xml"]
+    for n in (7, 8, 9):  # a sitemap appears with the 7th and the 9th
+        target.publish(post(f"content/p{n}.md", f"P{n}", day=n), None)
+        assert named() == there() and len(there()) == sitemap_count(n) + 1
+    assert github.texts_read["sitemap.xml"] == read, "never read"
+    summary = json.loads(branch_files(github)[SUMMARY])
+    del summary["sitemaps"]["absent"]
+    store, head = github.repository, github.repository.text("rev-parse", "gh-pages")
+    tree = store.write_tree(
+        {SUMMARY: store.write_blob(json.dumps(summary).encode())}, store.tree_of(head)
+    )
+    assert store.move_branch("gh-pages", store.write_commit(tree, [head], "before"), head)
+    for n in (10, 11, 12):
+        site(pages(github)).publish(post(f"content/p{n}.md", f"P{n}", day=n), None)
+        assert named() == there()
+    assert github.texts_read["sitemap.xml"] == read + 1, "once, by the 11th"
 
 
 def test_an_article_that_splits_a_file_of_the_index_costs_no_more_requests(

@@ -63,6 +63,9 @@ def check_sitemaps(site: Path, articles: int, url: str = URL) -> None:
             listed.append(location)
     pages = [url + address_of(str(p.relative_to(site))) for p in site.rglob("index.html")]
     assert sorted(listed) == sorted(pages), "every page, once"
+    laid_out = {LISTINGS_SITEMAP, *(f"sitemaps/pages-{n}.xml" for n in range(count))}
+    summary = json.loads((site / SUMMARY).read_bytes())
+    assert set(summary["sitemaps"]["absent"]) == laid_out - named, "what the index is made from"
 
 
 def test_one_sitemap_more_moves_the_pages_of_one_sitemap_only() -> None:
@@ -114,7 +117,7 @@ def test_the_sitemaps_of_the_layout_before_move_on_the_next_publish(tmp_path: Pa
         "home.xml", "pages-0.xml", "pages-1.xml"
     ]  # fmt: skip
     mark = json.loads((tmp_path / SUMMARY).read_text())["sitemaps"]
-    assert mark == {"layout": 2, "url": URL}
+    assert mark == {"layout": 2, "url": URL, "absent": []}
 
 
 @pytest.mark.parametrize("first_layout", [False, True])

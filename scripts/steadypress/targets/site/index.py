@@ -214,6 +214,10 @@ class _Summary:
     # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
     # none written yet, so none to move.
     sitemaps: tuple[int, str] | None = None
+    # Of the sitemaps laid out, those not there (they would list no page): the index of the
+    # sitemaps names the others, and is written from this, not read. None: not known (a summary
+    # written before session 29).
+    sitemaps_absent: frozenset[str] | None = None
     # Listing pages a batch left to a later one of its run (the run's last renders them): kept
     # here, so that a run that dies first leaves them to the next publish, never forgotten.
     stale: set[str] = field(default_factory=set)
@@ -227,7 +231,13 @@ class _Summary:
             "version": INDEX_VERSION,
             "sitemaps": None
             if self.sitemaps is None
-            else {"layout": self.sitemaps[0], "url": self.sitemaps[1]},
+            else {
+                "layout": self.sitemaps[0],
+                "url": self.sitemaps[1],
+                **(
+                    {} if self.sitemaps_absent is None else {"absent": sorted(self.sitemaps_absent)}
+                ),
+            },
             "total": self.total,
             "tags": {
                 page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
@@ -274,6 +284,7 @@ class _Summary:
                 if isinstance(fields.get("body"), str)
             },
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
+            sitemaps_absent=_decoded(SUMMARY, _sitemaps_absent, document.get("sitemaps")),
             stale={str(page) for page in document.get("stale", ())},
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
         )
@@ -607,6 +618,17 @@ class SiteIndex:
     def sitemaps(self, mark: tuple[int, str]) -> None:
         self._summary.sitemaps = mark
         self._dirty.add(SUMMARY)
+
+    @property
+    def sitemaps_absent(self) -> frozenset[str] | None:
+        """Of the sitemaps laid out, those not there, as last written (None: not known)."""
+        return self._summary.sitemaps_absent
+
+    @sitemaps_absent.setter
+    def sitemaps_absent(self, absent: frozenset[str] | None) -> None:
+        if absent != self._summary.sitemaps_absent:
+            self._summary.sitemaps_absent = absent
+            self._dirty.add(SUMMARY)
 
     @property
     def stale(self) -> set[str]:
@@ -1039,6 +1061,18 @@ def _split_marker() -> dict[str, Any]:
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
     return None if document is None else (int(document["layout"]), str(document["url"]))
+
+
+def _sitemaps_absent(document: Any) -> frozenset[str] | None:
+    if not isinstance(document, Mapping) or "absent" not in document:
+        return None
+    absent = frozenset(map(str, document["absent"]))
+    if not all(_SITEMAP_FILE.fullmatch(path) for path in absent):
+        raise ValueError(f"absent names a file that is not a sitemap: {sorted(absent)}")
+    return absent
+
+
+_SITEMAP_FILE = re.compile(r"sitemaps/(home|pages-\d+)\.xml")
 
 
 def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:

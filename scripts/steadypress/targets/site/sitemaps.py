@@ -9,7 +9,10 @@ more (2^i <= S < 2^(i+1)). One sitemap more splits one in two, one fewer merges 
 other page moves. So a publish reads and rewrites the sitemaps of the pages it adds, changes or
 removes, each of some 50 articles' pages at any size, and no file comes near the protocol's
 50,000 URLs. The index names the sitemaps without dates (as WordPress's own sitemaps do), so it
-changes only when a sitemap appears or goes.
+changes only when a sitemap appears or goes. It is written from what the site's index says of
+the sitemaps (their number, and those of them that hold no page, which are not there), never
+read: it names N/50 sitemaps (170 KB at 10^5), and a publish read it whenever it may have
+changed, even where it then had not.
 """
 
 from __future__ import annotations
@@ -94,11 +97,17 @@ class Sitemaps:
     """Changes to the sitemaps of the site at `url`, applied by `flush` in one pass over the
     files they touch; `articles`: how many articles the site had when it was read."""
 
-    def __init__(self, files: SiteWriter, url: str, *, articles: int) -> None:
+    def __init__(
+        self, files: SiteWriter, url: str, *, articles: int, absent: frozenset[str] | None
+    ) -> None:
+        """`absent`: of the sitemaps there are for `articles` articles, those not there (they
+        would list no page); None: not known, and the index is read to learn it when a
+        sitemap appears or goes."""
         self._files = files
         self._url = url
         self.laid_out_for = articles  # the articles the sitemaps there are laid out for
         self._before = sitemap_count(articles)
+        self.absent = absent  # as the sitemaps stand after `flush`
         self._changes: Changes = {}
         self._rebuild: dict[str, datetime | None] | None = None
         self._moved: list[str] = []  # the sitemaps `migrate` moved the pages out of
@@ -148,15 +157,18 @@ class Sitemaps:
         self._rebuild, self._moved = every, paths
         self._changes = {}
 
-    def reads(self, pages: Iterable[str], *, articles: int) -> list[str]:
+    def reads(self, pages: Iterable[str], *, articles: int) -> tuple[list[str], list[str]]:
         """The sitemaps `flush` will read to change `pages` when the site then has `articles`
-        articles: for the caller to fetch with other files."""
+        articles, and those it will replace unread (texts, oids): for the caller to fetch with
+        other files. A sitemap appearing or going rewrites the index, whose text is read only
+        where the summary does not say which sitemaps are there."""
         after = sitemap_count(articles)
         addresses = {*map(address_of, pages), *self._changes}
         reads = self._old_files(addresses, after) | self._created(after)
-        if after != self._before:  # a sitemap appears or goes: the index is rewritten
-            reads.add(SITEMAP)
-        return sorted(reads)
+        index = [SITEMAP] if after != self._before else []
+        if self.absent is None:
+            return sorted({*reads, *index}), []
+        return sorted(reads), index
 
     def flush(self, *, articles: int) -> None:
         """Write the changes, the site now having `articles` articles."""
@@ -221,7 +233,7 @@ class Sitemaps:
     ) -> None:
         """Each of `paths` made to hold the pages of `listed` that are its now (`count`
         sitemaps), or removed when it holds none; the index rewritten when a file appears or
-        goes."""
+        goes (`reindex`: whatever it named)."""
         held: dict[str, dict[str, datetime | None]] = {path: {} for path in paths}
         for address, changed in listed.items():
             path = sitemap_file(address, count)
@@ -237,10 +249,21 @@ class Sitemaps:
             elif path in existing:
                 self._files.remove(path)
                 gone.add(path)
-        if reindex or appeared or gone:
-            kept = set() if reindex else set(self._listed())
-            now = (kept | {p for p, pages in held.items() if pages}) - gone
-            self._files.put(SITEMAP, sitemap_index([(self._url + p, None) for p in now]))
+        if self.absent is None and not (reindex or appeared or gone):
+            return  # the index stays as it is, and what it names unknown
+        there_before = set() if reindex else self._there(self._before)
+        there = {path for path in _laid_out(count)
+                 if (bool(held[path]) if path in held else path in there_before)}  # fmt: skip
+        self.absent = frozenset(_laid_out(count) - there)
+        if reindex or there != there_before:
+            self._files.put(SITEMAP, sitemap_index([(self._url + p, None) for p in there]))
+
+    def _there(self, count: int) -> set[str]:
+        """Of the sitemaps laid out for `count`, those there: all but the absent, where that is
+        known; else those the index names (a site written before its index said which)."""
+        if self.absent is not None:
+            return _laid_out(count) - self.absent
+        return set(self._listed()) & _laid_out(count)
 
     def _listed(self) -> list[str]:
         """The site paths of the sitemaps the index lists."""
@@ -265,6 +288,12 @@ class Sitemaps:
             for location, changed in found.items()
             if location.startswith(site)
         }
+
+
+def _laid_out(count: int) -> set[str]:
+    """The sitemaps there are when there are `count` numbered ones (one may list no page, and
+    not be there)."""
+    return {LISTINGS_SITEMAP, *map(_numbered, range(count))}
 
 
 def _is_new(path: str, before: int) -> bool:

@@ -833,14 +833,21 @@ class SiteTarget:
         pages of their crowded listings' parts are there; None: the listings and sitemaps are
         most likely left to a later write, and read only if not."""
         relink = {path: entry for path, entry in beside if path not in written}
+        sitemap_texts, sitemap_oids = (
+            ([], [])
+            if pages is None
+            else sitemaps.reads(
+                [*pages, *_appearing_or_going(index, listings)], articles=index.total
+            )
+        )
         # Through the index: of a crowded listing read, the parts its pages show come next.
         index.want((), texts=[
             *(page_path(entry.slug) for entry in relink.values()),
             *listing_reads(index, listings),
-            *(() if pages is None else sitemaps.reads(
-                [*pages, *_appearing_or_going(index, listings)], articles=index.total
-            )),
-        ], oids=() if pages is None else [*listings, *part_pages(index, listings)])  # fmt: skip
+            *sitemap_texts,
+        ], oids=() if pages is None else [
+            *listings, *part_pages(index, listings), *sitemap_oids
+        ])  # fmt: skip
         return relink
 
     def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed]) -> None:
@@ -899,9 +906,10 @@ class SiteTarget:
                 ),
             )
         index.sitemaps_behind = carried.behind
-        index.flush()
         if carried.behind is None:
             sitemaps.flush(articles=index.total)
+            index.sitemaps_absent = sitemaps.absent
+        index.flush()
         return carried
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
@@ -1015,14 +1023,16 @@ class SiteTarget:
             index, sitemaps = self._open_index(files)
             if not (index.stale or index.sitemaps_behind):
                 return
-            index.want((), texts=[
-                *listing_reads(index, stale_pages(index)),
-                *sitemaps.reads((), articles=index.total),
-            ])  # fmt: skip
+            sitemap_texts, sitemap_oids = sitemaps.reads((), articles=index.total)
+            index.want(
+                (), texts=[*listing_reads(index, stale_pages(index)), *sitemap_texts],
+                oids=sitemap_oids,
+            )  # fmt: skip
             self._render_listings(files, index, ())
             index.sitemaps_behind = None
-            index.flush()
             sitemaps.flush(articles=index.total)
+            index.sitemaps_absent = sitemaps.absent
+            index.flush()
 
         # Superseded: a run of a later commit wrote the site; its next write renders them.
         with contextlib.suppress(Superseded):
@@ -1097,7 +1107,10 @@ class SiteTarget:
         index = self._writing_index(files)
         behind = index.sitemaps_behind
         sitemaps = Sitemaps(
-            files, self._address.url, articles=index.total if behind is None else behind.articles
+            files,
+            self._address.url,
+            articles=index.total if behind is None else behind.articles,
+            absent=index.sitemaps_absent,
         )
         mark = (SITEMAPS_LAYOUT, self._address.url)
         if index.sitemaps != mark:
