@@ -17,10 +17,13 @@ holds as many at every size (what grows with N is the number of months and of ta
 --per-day K dates K a day instead (27: 10^5 articles in ten years, a busy blog's months);
 --common-tag also tags every article `news` (a blog's one tag on everything, whose year holds
 as many articles as the blog's year); --newest DATE dates the newest articles, and the pushed
-one, that day instead of 2026-01-28 (2026-12-28: a year as full as it gets).
+one, that day instead of 2026-01-28 (2026-12-28: a year as full as it gets); --prose gives each
+article a text of its own, words drawn from a vocabulary of 1,000 (the same length: by default
+every article has the same text, which compresses to nothing where a GitHub answer is gzipped,
+as the feed read back with a publish was).
 
 Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1]
-       [--common-tag] [--newest 2026-01-28] [--files] [--restyle]
+       [--common-tag] [--newest 2026-01-28] [--prose] [--files] [--restyle]
 (--files: list on stderr each site file the local publish wrote, with its size; --restyle:
  push an edit of the theme's base.html last, which publishes every article again)
 """
@@ -32,6 +35,7 @@ import contextlib
 import functools
 import io
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -75,6 +79,30 @@ class Shape:
     per_day: int = 1
     common_tag: bool = False
     newest: date = date(2026, 1, 28)
+    prose: bool = False  # a text of its own for each article (`body`), else BODY for all
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    return [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        for _ in range(1000)
+    ]
+
+
+_VOCABULARY = _vocabulary(random.Random(16))
+
+
+def body(n: int, shape: Shape) -> str:
+    """Article n's text: BODY, or with `prose` BODY's shape (paragraphs, `code`, a link) in
+    words drawn from a vocabulary, as many as BODY has, of article n's own."""
+    if not shape.prose:
+        return BODY
+    rng = random.Random(n)
+    paragraph = "{} `code` {} [link](https://example.org/).\n\n"
+    return "".join(
+        paragraph.format(*(" ".join(rng.choices(_VOCABULARY, k=k)) for k in (6, 4)))
+        for _ in range(8)
+    )
 
 
 def tags(n: int, shape: Shape) -> tuple[str, ...]:
@@ -84,7 +112,7 @@ def tags(n: int, shape: Shape) -> tuple[str, ...]:
 def text(n: int, shape: Shape) -> str:
     written = f"{day(n, shape):%Y-%m-%d}"
     return (f"---\ntitle: Article {n}\ndate: {written}\ntags: [{', '.join(tags(n, shape))}]\n"
-            f"---\n\n{BODY}")  # fmt: skip
+            f"---\n\n{body(n, shape)}")  # fmt: skip
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -155,14 +183,15 @@ def site(folder: Path, head: str, blobs: dict[str, str], shape: Shape) -> None:
     for n, (path, blob) in enumerate(sorted(blobs.items())):
         title, slug = f"Article {n}", path[len("content/") : -len(".md")]
         if n < 25:
-            work.append((Article(path=path, blob=blob, title=title, body=BODY, tags=tags(n, shape),
+            work.append((Article(path=path, blob=blob, title=title, body=body(n, shape),
+                                 tags=tags(n, shape),
                                  date=day(n, shape), updated=day(n, shape), commit=head),
                          None))  # fmt: skip
             continue
         entries[path] = Entry(
             blob=blob, slug=slug, title=title, date=day(n, shape), updated=day(n, shape),
-            description=None,
-            summary=BODY[:240], tags=tags(n, shape), cover=None, assets=(), sha256="0" * 64,
+            description=None, summary=body(n, shape)[:240], tags=tags(n, shape), cover=None,
+            assets=(), sha256="0" * 64,
         )  # fmt: skip
     folder.mkdir()
     (folder / MANIFEST).write_bytes(old_site_manifest(entries))
@@ -350,12 +379,15 @@ def main_() -> None:
     parser.add_argument("--common-tag", action="store_true", help="tag every article `news`")
     parser.add_argument("--newest", type=date.fromisoformat, default=Shape.newest,
                         help="the newest articles' day, and the pushed one's")  # fmt: skip
+    parser.add_argument("--prose", action="store_true", help="a text of its own for each article")
     parser.add_argument("--files", action="store_true", help="list the site files written")
     parser.add_argument(
         "--restyle", action="store_true", help="push a base.html edit last (every article again)"
     )
     args = parser.parse_args()
-    shape = Shape(per_day=args.per_day, common_tag=args.common_tag, newest=args.newest)
+    shape = Shape(
+        per_day=args.per_day, common_tag=args.common_tag, newest=args.newest, prose=args.prose
+    )
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
         "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
