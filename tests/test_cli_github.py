@@ -597,3 +597,25 @@ def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
     new = {"content/new.md": article("New", "New.", date="2025-02-01")}
     assert _pushed(repo, github, before, **edit, **new) == 1
     assert _feed_texts(github) == {"New": "<p>New.</p>", **dict(list(texts.items())[:19])}
+
+
+def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A month's rows keep no summary of the text (only the feed shows it, of the newest, whose
+    rows in the summary keep it): the article that comes into the feed from its month when a
+    newer one is removed is rendered from the content, its text and summary both there."""
+    before = _twenty_two(repo, github)
+    month = json.loads(github.repository.git("show", "gh-pages:.steadypress/months/2025-01.json"))
+    summary = json.loads(github.repository.git("show", "gh-pages:.steadypress/summary.json"))
+    assert not any("summary" in row for row in month["articles"].values())
+    assert [row["summary"] for _path, row in summary["newest"]] == [
+        f"Text {n} ." for n in range(21, 1, -1)
+    ]
+    repo.git("rm", "-q", "content/p21.md")
+    result = gh(repo, "drain", "--push", before, repo.commit())
+    assert result.code == 0, result.out + result.err
+    feed = feedparser.parse(github.repository.git("show", "gh-pages:feed.xml"))
+    assert [entry.title for entry in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
+    assert feed.entries[-1].content[0].value == "<p>Text <strong>1</strong>.</p>"
+    assert feed.entries[-1].summary == "Text 1 ."

@@ -5,11 +5,10 @@
   by a hash of its path that split as they fill (`shardtree.py`);
 - `urls/XYZ.json`: which articles use each page, image and redirect page, in files by a hash of
   the site path, split the same way (a URL has one owner; an image may serve several articles);
-- `months/YYYY-MM.json`: the rows (`Listed`: what a listing and the feed show) of a month's
-  articles, which its archive page lists; a month of more than `PART_ROWS` articles keeps
-  them in parts instead (`parts.py`), each a range of dates (`months/YYYY-MM/N.json`), and
-  this file names the parts and where each begins, so that a publish into a crowded month
-  rewrites one part;
+- `months/YYYY-MM.json`: the rows (`Listed`: what a listing shows) of a month's articles,
+  which its archive page lists; a month of more than `PART_ROWS` articles keeps them in parts
+  instead (`parts.py`), each a range of dates (`months/YYYY-MM/N.json`), and this file names
+  the parts and where each begins, so that a publish into a crowded month rewrites one part;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
@@ -766,7 +765,7 @@ class SiteIndex:
     def _add(self, path: str, entry: Entry) -> None:
         self._edit(self._shard(ARTICLES, path), "articles")[path] = entry.to_json()
         listed = entry.listed
-        row = listed.to_json()  # one document in the month's file and every tag's
+        row = _listing_row(listed)  # one document in the month's file and every tag's
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
@@ -1018,12 +1017,23 @@ def _tag_year_beside(tag_years: str, year: str) -> str:
     return f"{tag_years.removesuffix('years.json')}{year}.json"
 
 
+# What a month's and a tag's year's rows leave out: what only an article's own file needs, and
+# the summary made of its text, which only the feed shows, of the newest (the summary's rows
+# keep it): two thirds of a row, which a publish reads and writes some thirty of.
+_NOT_LISTED = ENTRY_ONLY | {"summary"}
+
+
+def _listing_row(listed: Listed) -> dict[str, Any]:
+    """An article's row in a month's and a tag's year's files."""
+    return {key: value for key, value in listed.to_json().items() if key not in _NOT_LISTED}
+
+
 def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
-    """A listing's rows as written, the fields of a whole entry that a listing written before
-    rows were slimmed holds left out (once: the next write finds none)."""
-    if not any(ENTRY_ONLY & row.keys() for row in section.values()):
+    """A listing's rows as written, what a listing written before rows were slimmed holds
+    beyond them left out (once: the next write finds none)."""
+    if not any(_NOT_LISTED & row.keys() for row in section.values()):
         return section
-    return {path: {k: v for k, v in row.items() if k not in ENTRY_ONLY}
+    return {path: {k: v for k, v in row.items() if k not in _NOT_LISTED}
             for path, row in section.items()}  # fmt: skip
 
 

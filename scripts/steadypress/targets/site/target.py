@@ -223,6 +223,9 @@ class SiteTarget:
         self._theme_files = theme_files
         self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
+        # The content commit `look` last saw (the run's): where a removal renders the text of
+        # an article coming into the feed (a publish, where its articles were read).
+        self._looked_at: str | None = None
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
@@ -265,6 +268,7 @@ class SiteTarget:
         it has one of (`SINGLE_TEMPLATES`) on their templates alone, of the user's theme and the
         shipped one."""
         theme = self._theme_files(commit)
+        self._looked_at = commit
         if self._theme_read is not None and theme != self._theme_read:
             # A process that lives on (live mode) compiled the templates as they were; the
             # pages of this look are rendered from them as they are now.
@@ -536,10 +540,10 @@ class SiteTarget:
     ) -> None:
         """The newest articles with their whole text: this batch's from its rendering, the
         others' rendered again from the content at `commit` where that is the text the feed
-        shows (its digest is the index's), else read from the feed as it was (an article
-        entering the feed whose text is not known, after a newer one was removed, shows its
-        summary alone). The feed is as long as its articles: not reading it back spares a
-        publish on GitHub as many bytes again."""
+        shows (its digest is the index's), else read from the feed as it was; one the feed
+        has no text of (it came in from its month, after a newer one was removed) is rendered
+        from the content at `commit` as it is there. The feed is as long as its articles: not
+        reading it back spares a publish on GitHub as many bytes again."""
         rows, digests = index.newest, index.newest_bodies()
         texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
         texts |= self._rendered_again(
@@ -554,10 +558,15 @@ class SiteTarget:
                 relative = self._absolute(page_path(row.slug)).removeprefix(self._address.url)
                 if row.slug not in texts and relative in known:
                     texts[row.slug] = known[relative]
+            texts |= self._rendered_again(
+                {path: (row.slug, None) for path, row in rows if row.slug not in texts}, commit
+            )
         feed = [
             FeedEntry(
                 title=row.title, url=self._absolute(page_path(row.slug)), published=row.date,
-                updated=row.updated, summary=row.summary, tags=row.tags,
+                updated=row.updated, tags=row.tags,
+                # A month's rows keep no summary: one that came in from there is made again.
+                summary=row.summary or _summary(texts.get(row.slug, "")),
                 cover=self._absolute(row.cover) if row.cover else None,
                 content=texts.get(row.slug),
             )
@@ -571,13 +580,14 @@ class SiteTarget:
         }
 
     def _rendered_again(
-        self, wanted: Mapping[str, tuple[str, str]], commit: str | None
+        self, wanted: Mapping[str, tuple[str, str | None]], commit: str | None
     ) -> dict[str, str]:
         """The text of each of these articles (path -> (slug, `_body_digest`)) by slug, where
         this run rendered it, or rendering it again from the content at `commit` gives that
-        digest: the version the feed shows is still there, and so are its images."""
+        digest: the version the feed shows is still there, and so are its images. (None for
+        a digest: whatever the content renders.)"""
         found = {slug: self._bodies[slug, digest] for slug, digest in wanted.values()
-                 if (slug, digest) in self._bodies}  # fmt: skip
+                 if digest is not None and (slug, digest) in self._bodies}  # fmt: skip
         unread = [path for path, (slug, _digest) in wanted.items() if slug not in found]
         if not unread or commit is None or self._read_texts is None:
             return found
@@ -588,7 +598,7 @@ class SiteTarget:
             with contextlib.suppress(PublishError):
                 article = replace(parse_article(path, blob, data), commit=commit)
                 text = self._body(article, {})
-                if _body_digest(text) == digest:
+                if digest is None or _body_digest(text) == digest:
                     found[slug] = text
         return found
 
@@ -993,7 +1003,9 @@ class SiteTarget:
         )  # fmt: skip
         self._relink(files, index, relink)
         gone = dict.fromkeys((old.slug for old in touched), None)
-        carried = self._write_listings(files, index, sitemaps, existed=existed, changed=gone)
+        carried = self._write_listings(
+            files, index, sitemaps, existed=existed, changed=gone, commit=self._looked_at
+        )
         _remove_unused(files, index, unused)
         return carried
 
