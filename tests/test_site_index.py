@@ -285,6 +285,23 @@ def test_a_summary_naming_a_month_that_is_not_one_is_refused(tmp_path: Path, mon
     assert site_folder(site) == before
 
 
+@pytest.mark.parametrize("absent", [["index.html"], ["sitemaps/../feed.xml"], ["sitemap.xml"]])
+def test_a_summary_naming_an_absent_sitemap_that_is_not_one_is_refused(
+    tmp_path: Path, absent: list[str]
+) -> None:
+    """The sitemaps the summary says are not there decide what the index names: anything but
+    one of the site's sitemaps stops the publish, writing nothing."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:5])
+    summary = json.loads((site / SUMMARY).read_bytes())
+    summary["sitemaps"]["absent"] = absent
+    (site / SUMMARY).write_text(json.dumps(summary))
+    before = site_folder(site)
+    with pytest.raises(TransientError, match=r"summary.json in the site cannot be read"):
+        site_target(DirectorySiteFiles(site)).publish(post(6), None)
+    assert site_folder(site) == before
+
+
 def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> None:
     """The index is on a branch anyone with push access can edit; a page it names as stale is
     written or removed, so one that is not a listing page stops the publish, deleting

@@ -54,6 +54,7 @@ from steadypress.targets.site.parts import (
     repaged,
     start_json,
 )
+from steadypress.targets.site.sitemaps import is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
@@ -1077,12 +1078,9 @@ def _sitemaps_absent(document: Any) -> frozenset[str] | None:
     if not isinstance(document, Mapping) or "absent" not in document:
         return None
     absent = frozenset(map(str, document["absent"]))
-    if not all(_SITEMAP_FILE.fullmatch(path) for path in absent):
+    if not all(map(is_sitemap, absent)):
         raise ValueError(f"absent names a file that is not a sitemap: {sorted(absent)}")
     return absent
-
-
-_SITEMAP_FILE = re.compile(r"sitemaps/(home|pages-\d+)\.xml")
 
 
 def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:

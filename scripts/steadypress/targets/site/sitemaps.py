@@ -18,6 +18,7 @@ changed, even where it then had not.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 
@@ -33,6 +34,7 @@ __all__ = [
     "Changes",
     "Sitemaps",
     "address_of",
+    "is_sitemap",
     "sitemap_count",
     "sitemap_file",
 ]
@@ -72,6 +74,14 @@ def sitemap_file(address: str, count: int) -> str:
 
 def _numbered(bucket: int) -> str:
     return f"sitemaps/pages-{bucket}.xml"
+
+
+_NUMBERED = re.compile(r"sitemaps/pages-\d+\.xml")
+
+
+def is_sitemap(path: str) -> bool:
+    """Whether `path` names one of the site's sitemaps (not the index)."""
+    return path == LISTINGS_SITEMAP or _NUMBERED.fullmatch(path) is not None
 
 
 def _bucket(address: str, count: int) -> int:
