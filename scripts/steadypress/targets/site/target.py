@@ -397,6 +397,7 @@ class SiteTarget:
             theme=self._theme,
             assets=self._assets,
             read_version=self._read_version,
+            read_texts=self._read_texts,
             theme_files=self._theme_files,
         )
         rehearsal._ahead = dict(self._ahead)
