@@ -1,12 +1,13 @@
 """Articles: front matter validated, versions read from commits, pushes diffed."""
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from steadypress import content, gitio
-from steadypress.content import ContentSource, parse_article
+from steadypress.content import Article, ContentSource, parse_article
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
 from tests.helpers import Repo, article
@@ -218,26 +219,31 @@ def test_articles_prefetched_together_read_exactly_as_one_by_one(
     assert edited.date is not None and edited.updated is not None and edited.updated > edited.date
 
 
-def test_texts_read_at_a_commit_are_its_regular_files_bytes_without_their_history(
+def test_articles_parsed_at_a_commit_are_its_regular_files_without_their_history(
     repo: Repo,
 ) -> None:
-    """What the site renders the feed's articles again from: each file's blob id and bytes at
-    the commit asked, none for a file not there or a symlink (whose bytes are a path), and not
-    one walk of the history."""
+    """What the site renders the feed's articles again from: each file as it is at the commit
+    asked (its blob, its text, read there), parsed as a version of it is anywhere; none for a
+    file not there or a symlink (whose bytes are a path); one that does not parse, its error;
+    and not one walk of the history."""
     first = repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B")})
     (repo.root / "content" / "link.md").symlink_to("a.md")
-    head = repo.commit(**{"content/a.md": article("A", body="Edited.")})
+    head = repo.commit(**{"content/a.md": article("A", body="Edited."),
+                          "content/bad.md": "---\ntitle: [\n---\n"})  # fmt: skip
     source = ContentSource(Git(repo.root), "content")
     wanted = ["content/a.md", "content/b.md", "content/link.md", "content/none.md"]
-    assert source.texts(first, wanted) == {
-        "content/a.md": (repo.blob("content/a.md", first), article("A").encode()),
-        "content/b.md": (repo.blob("content/b.md", first), article("B").encode()),
+    assert source.parse_at(first, wanted) == {
+        path: replace(
+            parse_article(path, repo.blob(path, first), article(title).encode()), commit=first
+        )
+        for path, title in (("content/a.md", "A"), ("content/b.md", "B"))
     }
-    assert source.texts(head, wanted)["content/a.md"] == (
-        repo.blob("content/a.md"),
-        article("A", body="Edited.").encode(),
-    )
-    assert set(source.texts(head, wanted)) == {"content/a.md", "content/b.md"}
+    at_head = source.parse_at(head, [*wanted, "content/bad.md"])
+    edited = at_head["content/a.md"]
+    assert isinstance(edited, Article) and edited.blob == repo.blob("content/a.md")
+    assert edited.body == "Edited." and edited.commit == head and edited.updated is None
+    assert set(at_head) == {"content/a.md", "content/b.md", "content/bad.md"}
+    assert isinstance(at_head["content/bad.md"], ArticleError)
     assert source._history == {}, "no history walked"
 
 

@@ -566,19 +566,22 @@ class ContentSource:
         undated = [path for path, oid, data in entries if not self._written_date(path, oid, data)]
         self._walk(commit, [path for path, _oid, _data in entries], undated)
 
-    def texts(self, commit: str, paths: Collection[str]) -> dict[str, tuple[str, bytes]]:
-        """The blob id and bytes of each of these files at `commit` that is a regular file, in
-        two git processes, with no history: what a page shows of an article's text, not of its
+    def parse_at(self, commit: str, paths: Collection[str]) -> dict[str, Article | ArticleError]:
+        """Each of these articles that is a regular file at `commit`, parsed from two git
+        processes and read there (`Article.commit`), with no history: no `updated`, and a `date`
+        only where the version writes one. What a page shows of an article's text, not of its
         dates."""
         self._read_files(commit, paths)
-        found = {path: self._files.get((commit, path)) for path in paths}
-        return {
-            path: (oid, data)
-            for path, file in found.items()
-            if file is not None
-            for mode, oid, data in [file]
-            if mode != SYMLINK_MODE
-        }
+        parsed: dict[str, Article | ArticleError] = {}
+        for path in paths:
+            file = self._files.get((commit, path))
+            if file is None or file[0] == SYMLINK_MODE:
+                continue
+            try:
+                parsed[path] = replace(parse_article(path, file[1], file[2]), commit=commit)
+            except ArticleError as error:
+                parsed[path] = error
+        return parsed
 
     def _read_files(
         self, commit: str, paths: Collection[str]

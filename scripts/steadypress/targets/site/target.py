@@ -26,8 +26,9 @@ from urllib.parse import urlparse
 
 from markupsafe import Markup
 
-from steadypress.content import ContentSource, parse_article
+from steadypress.content import ContentSource
 from steadypress.errors import (
+    ArticleError,
     GitFailed,
     PermanentError,
     PublishError,
@@ -144,7 +145,7 @@ def build_site(
         else Theme(),
         assets=content.asset,
         read_version=lambda path, blob, commit: content.read(path, blob, commit=commit),
-        read_texts=content.texts,
+        parse_at=content.parse_at,
         theme_files=lambda commit: (
             content.entries(commit, settings.theme) if settings.theme else {}
         ),
@@ -199,15 +200,16 @@ class SiteTarget:
         theme: Theme,
         assets: Callable[..., tuple[str, bytes] | None],
         read_version: Callable[[str, str, str], Article] | None = None,
-        read_texts: Callable[[str, Collection[str]], Mapping[str, tuple[str, bytes]]] | None = None,
+        parse_at: Callable[[str, Collection[str]], Mapping[str, Article | ArticleError]]
+        | None = None,
         theme_files: Callable[[str], Mapping[str, str]] = lambda _commit: {},
         history: History | None = None,
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
-        site holds of the version gone: None, and it reads the site to learn it); `read_texts`
-        articles' blob ids and bytes at a commit (commit, paths), with no history (the feed's
-        newest articles rendered again: None, and it reads them from the feed);
+        site holds of the version gone: None, and it reads the site to learn it); `parse_at`
+        articles as they are at a commit (commit, paths), with no history (the feed's newest
+        articles rendered again: None, and it reads them from the feed);
         `theme_files` the git ids of the theme folder's files at a commit, by name; `history`
         orders this run's look after or before the one the site was written with (None: it
         is neither recorded nor compared)."""
@@ -219,7 +221,7 @@ class SiteTarget:
         self._theme = theme
         self._assets = assets
         self._read_version = read_version
-        self._read_texts = read_texts
+        self._parse_at = parse_at
         self._theme_files = theme_files
         self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
@@ -397,7 +399,7 @@ class SiteTarget:
             theme=self._theme,
             assets=self._assets,
             read_version=self._read_version,
-            read_texts=self._read_texts,
+            parse_at=self._parse_at,
             theme_files=self._theme_files,
         )
         rehearsal._ahead = dict(self._ahead)
@@ -590,14 +592,15 @@ class SiteTarget:
         found = {slug: self._bodies[slug, digest] for slug, digest in wanted.values()
                  if digest is not None and (slug, digest) in self._bodies}  # fmt: skip
         unread = [path for path, (slug, _digest) in wanted.items() if slug not in found]
-        if not unread or commit is None or self._read_texts is None:
+        if not unread or commit is None or self._parse_at is None:
             return found
-        for path, (blob, data) in self._read_texts(commit, unread).items():
+        for path, article in self._parse_at(commit, unread).items():
             slug, digest = wanted[path]
             # The versions the feed shows were published: one that no longer parses or renders
             # here (an image gone) is read from the feed instead.
+            if isinstance(article, ArticleError):
+                continue
             with contextlib.suppress(PublishError):
-                article = replace(parse_article(path, blob, data), commit=commit)
                 text = self._body(article, {})
                 if digest is None or _body_digest(text) == digest:
                     found[slug] = text
@@ -1212,8 +1215,9 @@ def _announced(
 ) -> tuple[list[str], list[str]]:
     """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
     record, the index's files of those entries, and the feed where it is `feed_read`: a
-    removal has no content to render the feed's articles from) and replaces (their pages,
-    listing pages, and the feed), asked for in the site's first read."""
+    removal knows the commit to render the feed's articles from only where the run has
+    looked at one, `look`) and replaces (their pages, listing pages, and the feed), asked for
+    in the site's first read."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
     texts = {SUMMARY, STYLED, LISTINGS_SITEMAP, *([FEED] if feed_read else [])}
