@@ -8,6 +8,7 @@ from typing import Protocol
 
 from steadypress.codec import LEGACY_PUBLISHED_FILE
 from steadypress.ledger import Ledger
+from steadypress.published import Layout
 
 __all__ = ["LastSnapshot", "LedgerStore", "Snapshot"]
 
@@ -33,6 +34,12 @@ class Snapshot:
         if self.version is None or LEGACY_PUBLISHED_FILE in self.handles:
             return None
         return self.ledger
+
+    def layout_of(self, ledger: Ledger) -> Layout:
+        """The shard files a write of `ledger` on this snapshot makes (every shard, when it
+        is `written_over` nothing)."""
+        previous = self.written_over
+        return ledger.published.laid_out_since(None if previous is None else previous.published)
 
 
 class LastSnapshot:

@@ -121,8 +121,7 @@ class LocalGitStore:
         return ids
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-        previous = based_on.written_over
-        layout = ledger.published.laid_out_since(None if previous is None else previous.published)
+        layout = based_on.layout_of(ledger)
         try:
             root, written = self._root_tree(ledger, based_on, layout)
             commit = self._git.write_commit(root, based_on.version, message)
