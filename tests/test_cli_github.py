@@ -426,10 +426,7 @@ def test_a_refresh_that_records_its_look_late_puts_the_single_files_again(
     front = github.repository.text("show", "gh-pages:index.html")
 
     def an_older_run_writes_the_front_page() -> None:
-        store = github.repository
-        head = store.text("rev-parse", "gh-pages").strip()
-        tree = store.write_tree({"index.html": store.write_blob(b"older")}, store.tree_of(head))
-        assert store.move_branch("gh-pages", store.write_commit(tree, [head], "older"), head)
+        assert github.repository.edit("gh-pages", {"index.html": b"older"}, "older")
 
     github.before_write = an_older_run_writes_the_front_page  # before the listings' commit
     assert gh(repo, "drain", "--push", before, after).code == 0
@@ -569,13 +566,11 @@ def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
     reads them from the feed, as before, and records their digests, so that the push after it
     reads the feed no more; every text is kept."""
     before = _twenty_two(repo, github)
-    store, head = github.repository, github.repository.text("rev-parse", "gh-pages")
-    summary = json.loads(store.git("show", "gh-pages:.steadypress/summary.json"))
+    summary = json.loads(github.repository.git("show", "gh-pages:.steadypress/summary.json"))
     for _path, row in summary["newest"]:
         del row["body"]
-    written = store.write_blob(json.dumps(summary).encode())
-    tree = store.write_tree({".steadypress/summary.json": written}, store.tree_of(head))
-    assert store.move_branch("gh-pages", store.write_commit(tree, [head], "older"), head)
+    written = {".steadypress/summary.json": json.dumps(summary).encode()}
+    assert github.repository.edit("gh-pages", written, "older")
     texts = _feed_texts(github)
     pushed = {"content/new.md": article("New", "New.", date="2025-02-01")}
     assert _pushed(repo, github, before, **pushed) == 1

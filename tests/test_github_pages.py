@@ -161,11 +161,7 @@ def test_the_sitemap_index_is_written_from_the_summary_never_read(
     assert github.texts_read["sitemap.xml"] == read, "never read"
     summary = json.loads(branch_files(github)[SUMMARY])
     del summary["sitemaps"]["absent"]
-    store, head = github.repository, github.repository.text("rev-parse", "gh-pages")
-    tree = store.write_tree(
-        {SUMMARY: store.write_blob(json.dumps(summary).encode())}, store.tree_of(head)
-    )
-    assert store.move_branch("gh-pages", store.write_commit(tree, [head], "before"), head)
+    assert github.repository.edit("gh-pages", {SUMMARY: json.dumps(summary).encode()}, "before")
     for n in (10, 11, 12):
         site(pages(github)).publish(post(f"content/p{n}.md", f"P{n}", day=n), None)
         assert named() == there()

@@ -272,11 +272,7 @@ def test_corrupt_state_on_github_is_refused_and_never_overwritten(github: FakeGi
     """A pending.json that is not JSON stops the store before any write."""
     transact(github_store(github), add("content/a.md"), message="first")
     repo = github.repository
-    head = repo.head_of("steadypress-state")
-    assert head is not None
-    blob = repo.write_blob(b"{not json")
-    tree = repo.write_tree({"state/pending.json": blob}, base_tree=repo.tree_of(head))
-    repo.move_branch("steadypress-state", repo.write_commit(tree, [head], "hand edit"), head)
+    assert repo.edit("steadypress-state", {"state/pending.json": b"{not json"}, "hand edit")
     moved = repo.head_of("steadypress-state")
     with pytest.raises(StateError, match=r"state/pending\.json: not valid JSON"):
         transact(github_store(github), add("content/b.md"), message="x")
