@@ -114,10 +114,9 @@ class GitHubStore:
         return decode_shards(texts)
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-        previous = based_on.written_over
-        layout = ledger.published.laid_out_since(None if previous is None else previous.published)
+        layout = based_on.layout_of(ledger)
         changed = {
-            **self._encoder.small_files(ledger, previous),
+            **self._encoder.small_files(ledger, based_on.written_over),
             **self._encoder.shards(layout),
         }
         additions = {path: data for path, data in changed.items() if data is not None}
