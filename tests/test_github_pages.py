@@ -168,6 +168,29 @@ def test_the_sitemap_index_is_written_from_the_summary_never_read(
     assert github.texts_read["sitemap.xml"] == read + 1, "once, by the 11th"
 
 
+def test_what_a_write_wants_is_read_with_the_next_file_it_needs(github: FakeGitHub) -> None:
+    """A write announces files at different moments (`want`): they are read together with the
+    next file it needs, in one request; one it never needs is not read, nor the text of one
+    whose blob id alone it needs (whether a page is there)."""
+    site(pages(github)).publish(post("content/a.md", "A"), None)
+    files = pages(github)
+    page_read = github.texts_read["a/index.html"]
+
+    def change(writer: SiteWriter) -> None:
+        writer.want(texts=["index.html"])
+        writer.want(texts=["feed.xml"], oids=["style.css"])
+        assert writer.read("feed.xml") and writer.read("index.html")
+        assert writer.exists("style.css") and writer.exists("a/index.html")
+
+    with github.counting() as calls:
+        files.apply(change)
+    assert calls == {"graphql LoadBranch": 3}  # the first read, the wanted, the page's id
+    with github.counting() as calls:
+        files.apply(lambda writer: writer.want(texts=["index.html"]))
+    assert calls == {"graphql LoadBranch": 1}
+    assert github.texts_read["a/index.html"] == page_read
+
+
 def test_an_article_that_splits_a_file_of_the_index_costs_no_more_requests(
     github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

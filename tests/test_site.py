@@ -194,7 +194,7 @@ def test_a_file_left_where_a_write_puts_its_temporary_is_replaced_not_followed(
     (root / f".tmp-{os.getpid()}-0").symlink_to(elsewhere)
 
     def change(files: SiteWriter) -> None:
-        files.put("index.html", b"page", new=True)
+        files.put("index.html", b"page", unread=True)
 
     DirectorySiteFiles(root).apply(change)
     assert elsewhere.read_text() == "secret"

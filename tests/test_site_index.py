@@ -874,8 +874,10 @@ def test_a_write_that_dies_once_the_month_names_its_parts_loses_no_row(
     monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     real_put = files_module._DirectoryWriter.put
 
-    def dies_after_naming_parts(writer: Any, path: str, data: bytes, *, new: bool = False) -> None:
-        real_put(writer, path, data, new=new)
+    def dies_after_naming_parts(
+        writer: Any, path: str, data: bytes, *, unread: bool = False
+    ) -> None:
+        real_put(writer, path, data, unread=unread)
         if path == ".steadypress/months/2000-01.json" and b'"parts"' in data:
             raise KeyboardInterrupt  # the process killed between two files
 

@@ -60,7 +60,15 @@ class BranchSiteFiles:
             if number > 1:  # the branch moved: what was read ahead is as stale as the rest
                 self._branch.forget_ahead()
             at = self._branch.read(texts, oids)
-            staged = _Staged(self._branch.read, at, texts=set(texts), oids=set(oids))
+            known_texts, known_ids = {*texts}, {*oids}
+            if (ahead := self._branch.peek()) is not None and ahead.read.head == at.head:
+                # Read ahead at this head, and so known: a read the change makes later asks
+                # for what it lacks alone, not again for all it asks.
+                at.texts.update(ahead.read.texts)
+                at.oids.update(ahead.read.oids)
+                known_texts |= ahead.texts
+                known_ids |= ahead.ids
+            staged = _Staged(self._branch.read, at, texts=known_texts, oids=known_ids)
             result = change(staged)
             if staged.changes or staged.deletions:
                 self._commit(staged)
@@ -154,6 +162,9 @@ class _Staged:
         self.at = at
         self._texts_known = texts  # paths whose text was read (absent paths included)
         self._ids_known = texts | oids  # paths whose blob id was read
+        # Wanted, not read yet: read with the next read the change needs (`want`).
+        self._wanted_texts: dict[str, None] = {}
+        self._wanted_ids: dict[str, None] = {}
         self.changes: dict[str, bytes] = {}
         self.deletions: set[str] = set()
 
@@ -172,16 +183,16 @@ class _Staged:
         if path in self.deletions:
             return False
         if path not in self._ids_known:
-            self._fetch_unannounced([path])
+            self._fetch_unannounced((), [path])
         return path in self.at.oids
 
-    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
+    def put(self, path: str, data: bytes, *, unread: bool = False) -> None:
         self.deletions.discard(path)
-        if new and path not in self._ids_known:
+        if unread and path not in self._ids_known:
             self.changes[path] = data
             return
         if path not in self._ids_known:
-            self._fetch_unannounced([path])
+            self._fetch_unannounced((), [path])
         if self.at.oids.get(path) == blob_oid(data):
             self.changes.pop(path, None)
         else:
@@ -190,7 +201,7 @@ class _Staged:
     def remove(self, path: str) -> None:
         self.changes.pop(path, None)
         if path not in self._ids_known:
-            self._fetch_unannounced([path])
+            self._fetch_unannounced((), [path])
         if path in self.at.oids:
             self.deletions.add(path)
 
@@ -199,17 +210,26 @@ class _Staged:
         return bool(self.changes or self.deletions)
 
     def want(self, *, texts: Iterable[str] = (), oids: Iterable[str] = ()) -> None:
+        """Files the change will read: read together with the next file it needs that is not
+        known yet, so that what a write announces at different moments (a listing's sitemaps,
+        then the page of an article beside a change) costs one request, and what it then
+        finds it does not need, none."""
         texts = [path for path in texts if path not in self._texts_known]
         oids = [path for path in oids if path not in self._ids_known and path not in texts]
         if texts or oids:
-            self._fetch(texts, oids)
+            self._wanted(texts, oids)
+
+    def _wanted(self, texts: Sequence[str], oids: Sequence[str]) -> None:
+        self._wanted_texts.update(dict.fromkeys(texts))
+        self._wanted_ids.update(dict.fromkeys(oids))
 
     def _fetch_unannounced(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
-        """Files the change reads without having announced them (`want`)."""
-        self._fetch(texts, oids)
+        """Files the change needs now that were not read yet, with every file it wanted."""
+        self._fetch([*self._wanted_texts, *texts], [*self._wanted_ids, *oids])
 
     def _fetch(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
         """Files the caller did not ask for first: one more read, which must see the same head."""
+        self._wanted_texts, self._wanted_ids = {}, {}
         extra = self._fetch_files(texts=texts, oids=oids)
         if extra.head != self.at.head:
             raise Conflict(self.at.head, extra.head)
@@ -235,6 +255,9 @@ class _Rehearsal(_Staged):
         self.texts += texts
         self.oids += oids
         return BranchRead(head=self.at.head)
+
+    def _wanted(self, texts: Sequence[str], oids: Sequence[str]) -> None:
+        self._fetch(texts, oids)  # noted at once, as absent: the change goes on past it
 
     def _fetch_unannounced(self, texts: Sequence[str], oids: Sequence[str] = ()) -> None:
         raise _Unannounced(texts, oids)

@@ -28,9 +28,10 @@ class SiteWriter(Protocol):
         """Whether `path` holds a file, known without reading it where possible."""
         ...
 
-    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
-        """Make `path` hold `data`; nothing is written when it already does. `new`: the
-        caller knows no file is there, so there is nothing to compare with (no read)."""
+    def put(self, path: str, data: bytes, *, unread: bool = False) -> None:
+        """Make `path` hold `data`; nothing is written when it already does. `unread`: the
+        caller knows no file is there, or that the one there differs, so it is written
+        without comparing (no read)."""
         ...
 
     def remove(self, path: str) -> None: ...
@@ -158,7 +159,7 @@ class _DirectoryWriter:
         self._made: set[str] = set()  # folders this write made or found there
         self._temporary = itertools.count()
         self._changes: dict[str, bytes | None] = {}  # site path -> its bytes (None: removed)
-        self._new: set[str] = set()  # of `_changes`, the files put where the caller knows none is
+        self._unread: set[str] = set()  # of `_changes`, those put unread (`put`)
 
     def _inside(self, path: str) -> str:
         if (checked := self._checked.get(path)) is not None:
@@ -191,11 +192,11 @@ class _DirectoryWriter:
         except FileNotFoundError:
             return False
 
-    def put(self, path: str, data: bytes, *, new: bool = False) -> None:
+    def put(self, path: str, data: bytes, *, unread: bool = False) -> None:
         self._inside(path)  # a path that may not be written is refused now, within the change
         self._changes[path] = data
-        if new:
-            self._new.add(path)
+        if unread:
+            self._unread.add(path)
 
     @property
     def may_change(self) -> bool:
@@ -207,7 +208,7 @@ class _DirectoryWriter:
     def remove(self, path: str) -> None:
         self._inside(path)
         self._changes[path] = None
-        self._new.discard(path)
+        self._unread.discard(path)
 
     def land(self) -> None:
         """Write what the change made that the site does not hold yet: the journal of it first
@@ -234,7 +235,7 @@ class _DirectoryWriter:
             if data is None:
                 if os.path.lexists(target):
                     differing[path] = None
-            elif path in self._new or self._on_disk(target) != data:
+            elif path in self._unread or self._on_disk(target) != data:
                 differing[path] = data
         return differing
 

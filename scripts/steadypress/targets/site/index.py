@@ -842,7 +842,7 @@ class SiteIndex:
             if data is None:
                 self._files.remove(name)
             else:
-                self._files.put(name, data, new=new)
+                self._files.put(name, data, unread=new)
         self._laid_out.clear()
         for name in sorted(self._dirty):
             if name in (SUMMARY, STYLED, YEARS):
@@ -979,13 +979,13 @@ class SiteIndex:
         # The deeper files cannot exist yet (`name` held their keys): written unread.
         for marker in sorted(markers):
             path = shardtree.file_of(folder, marker)
-            self._files.put(path, _dumps(_split_marker()), new=marker != name)
+            self._files.put(path, _dumps(_split_marker()), unread=marker != name)
             self._split.add(path)
             self._documents.pop(path, None)
         for leaf, held in sorted(leaves.items()):
             path = shardtree.file_of(folder, leaf)
             self._documents[path] = held
-            self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), new=True)
+            self._files.put(path, _dumps({"version": INDEX_VERSION, key: held}), unread=True)
         return True
 
 
