@@ -614,3 +614,98 @@ def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
     assert [entry.title for entry in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
     assert feed.entries[-1].content[0].value == "<p>Text <strong>1</strong>.</p>"
     assert feed.entries[-1].summary == "Text 1 ."
+
+
+def _page(github: FakeGitHub, slug: str) -> str:
+    return github.repository.text("show", f"gh-pages:{slug}/index.html")
+
+
+def _article_pages(github: FakeGitHub) -> dict[str, str]:
+    """Every article's page on the Pages branch, by its path there."""
+    names = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split()
+    return {name: github.repository.text("show", f"gh-pages:{name}") for name in names
+            if re.fullmatch(r"p\d+/index\.html|back/index\.html", name)}  # fmt: skip
+
+
+def test_a_back_dated_article_inside_a_crowded_month_costs_four_requests_and_reads_no_page(
+    repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article dated inside a crowded month (parts of at most 8 rows here) lands in one of
+    its older parts, beside articles known only once that part is read. Their pages, whose
+    links to it change, are rendered again from the content (a month's row keeps its page's
+    digest) instead of read: that read would come after the two the state's requests carry.
+    The push costs the four requests of one at the end of the blog, and leaves the pages a
+    whole build makes."""
+    monkeypatch.setattr(parts_module, "PART_ROWS", 8)
+    monkeypatch.setattr(parts_module, "PART_KEEP", 6)
+    before = repo.commit(**{
+        f"content/p{n:02d}.md": article(f"P{n}", f"Text {n}.", date=f"2025-01-{1 + n // 2:02d}")
+        for n in range(40)
+    })  # fmt: skip
+    assert "40 published" in gh(repo, "sweep").out
+    after = repo.commit(**{"content/back.md": article("Back", "Late.", date="2025-01-05")})
+    read = github.texts_read.copy()
+    with github.counting() as calls:
+        result = gh(repo, "drain", "--push", before, after)
+    assert result.code == 0 and "1 published" in result.out, result.out + result.err
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, calls
+    assert not [path for path in github.texts_read - read if re.fullmatch(r"p\d+/.*", path)]
+    # Dated the 5th like p08 and p09, and before them by its slug: between p07 and p08.
+    assert "<span>Newer</span> Back" in _page(github, "p07")
+    assert "<span>Older</span> Back" in _page(github, "p08")
+    pushed = _article_pages(github)
+    github.repository.text("update-ref", "-d", "refs/heads/gh-pages")
+    assert "41 published" in gh(repo, "sweep").out
+    assert _article_pages(github) == pushed
+
+
+def test_an_edit_that_keeps_an_articles_title_and_date_leaves_its_neighbours_pages_alone(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The pages beside an article link to it by its title, in date order: an edit of its text
+    alone changes neither, so its push neither reads nor writes their pages."""
+    before = repo.commit(**{
+        f"content/p{n}.md": article(f"P{n}", date=f"2025-01-0{n}") for n in (1, 2, 3)
+    })  # fmt: skip
+    assert "3 published" in gh(repo, "sweep").out
+    head = github.repository.text("rev-parse", "gh-pages").strip()
+    read = github.texts_read.copy()
+    after = repo.commit(**{"content/p2.md": article("P2", "Other words.", date="2025-01-02")})
+    assert "1 published" in gh(repo, "drain", "--push", before, after).out
+    changed = github.repository.text("diff", "--name-only", head, "gh-pages").split()
+    assert "p2/index.html" in changed
+    assert not {"p1/index.html", "p3/index.html"} & {*changed, *(github.texts_read - read)}
+
+
+def test_a_neighbour_whose_page_the_content_no_longer_makes_is_read_and_relinked(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Where rendering a neighbour again does not give the page its month's row records, its
+    page is read, as before, and only its links change: a row written before rows kept the
+    digest, and a neighbour edited since in a way that cannot be published (an image gone),
+    whose page keeps its published text."""
+    before = repo.commit(**{
+        f"content/p{n}.md": article(f"P{n}", f"Text {n}.", date=f"2025-01-0{n}") for n in (1, 2)
+    })  # fmt: skip
+    assert "2 published" in gh(repo, "sweep").out
+    month_file = ".steadypress/months/2025-01.json"
+    month = json.loads(github.repository.git("show", f"gh-pages:{month_file}"))
+    for row in month["articles"].values():
+        del row["page"]
+    assert github.repository.edit("gh-pages", {month_file: json.dumps(month).encode()}, "older")
+    read = github.texts_read["p2/index.html"]
+    after = repo.commit(**{"content/p3.md": article("P3", date="2025-01-03")})
+    assert "1 published" in gh(repo, "drain", "--push", before, after).out
+    assert github.texts_read["p2/index.html"] == read + 1
+    assert "<span>Newer</span> P3" in _page(github, "p2")
+
+    read = github.texts_read["p3/index.html"]
+    pushed = repo.commit(**{
+        "content/p3.md": article("P3", "Now ![a](gone.png).", date="2025-01-03"),
+        "content/p4.md": article("P4", date="2025-01-04"),
+    })  # fmt: skip
+    result = gh(repo, "drain", "--push", after, pushed)
+    assert "1 published, 0 deferred, 1 dead-lettered" in result.out, result.out + result.err
+    assert github.texts_read["p3/index.html"] == read + 1
+    page = _page(github, "p3")
+    assert "<span>Newer</span> P4" in page and "Some words." in page and "gone.png" not in page

@@ -6,9 +6,11 @@
 - `urls/XYZ.json`: which articles use each page, image and redirect page, in files by a hash of
   the site path, split the same way (a URL has one owner; an image may serve several articles);
 - `months/YYYY-MM.json`: the rows (`Listed`: what a listing shows) of a month's articles,
-  which its archive page lists; a month of more than `PART_ROWS` articles keeps them in parts
-  instead (`parts.py`), each a range of dates (`months/YYYY-MM/N.json`), and this file names
-  the parts and where each begins, so that a publish into a crowded month rewrites one part;
+  which its archive page lists, each with 64 bits of its page's digest (a neighbour's page
+  is made again from the content rather than read where that gives it); a month of more
+  than `PART_ROWS` articles keeps them in parts instead (`parts.py`), each a range of dates
+  (`months/YYYY-MM/N.json`), and this file names the parts and where each begins, so that a
+  publish into a crowded month rewrites one part;
 - `years/YYYY.json`: how many articles each month of a year has;
 - `years.json`: the years that have articles (no counts: it changes when a year appears or
   goes, not with every article);
@@ -44,7 +46,14 @@ from steadypress import shardtree
 from steadypress.errors import TransientError
 from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import SiteWriter
-from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed, page_path, tag_path
+from steadypress.targets.site.manifest import (
+    ENTRY_ONLY,
+    Entry,
+    Listed,
+    page_fingerprint,
+    page_path,
+    tag_path,
+)
 from steadypress.targets.site.parts import (
     Part,
     chunked,
@@ -70,6 +79,7 @@ __all__ = [
     "Styled",
     "article_files",
     "index_files",
+    "linked_as",
     "month_file",
     "month_of",
     "tag_year_file",
@@ -168,6 +178,12 @@ def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
 def _order(entry: Listed) -> tuple[float, str]:
     """Date order, the slug breaking a tie: how neighbours and lists are ranked."""
     return (entry.date.timestamp(), entry.slug)
+
+
+def linked_as(entry: Listed) -> tuple[float, str, str]:
+    """Where an article stands among its neighbours and what their links to it show: a change
+    to anything else of it leaves their pages as they are."""
+    return (*_order(entry), entry.title)
 
 
 def uses(entry: Entry) -> tuple[str, ...]:
@@ -704,6 +720,18 @@ class SiteIndex:
             (newer[1].slug, newer[1].title) if newer else (None, None),
         )
 
+    def page_digest(self, path: str, entry: Listed) -> str | None:
+        """What the row of `path` (at `entry`) in its month's file keeps of the digest of its
+        page (`page_fingerprint`), where that file has been read; None where it has not, or
+        was written before rows kept it. It reads nothing: reading the row would cost a read
+        as the page's does."""
+        listing = month_file(month_of(entry))
+        parts = self._parts.get(listing)
+        file = listing if parts is None else parts[_part_at(parts, _order(entry))].file
+        row = self._documents.get(file, {}).get(path)
+        digest = row.get(_PAGE) if isinstance(row, dict) else None
+        return digest if isinstance(digest, str) else None
+
     def beside(self, path: str, entry: Listed) -> list[tuple[str, Listed]]:
         """The older and the newer article of `path` (at `entry`), as (path, entry) pairs."""
         found = []
@@ -714,13 +742,14 @@ class SiteIndex:
         return found
 
     def _beside_row(self, path: str, entry: Listed, *, newer: bool) -> tuple[str, Listed] | None:
-        """The next article of the index in date order after (`newer`) or before `entry`, an
-        article of the index: among the newest when it is one of them (every newer one is
-        too), else in its month, else in the nearest month that has any."""
+        """The next article of the index in date order after (`newer`) or before `entry` (an
+        article of the index, or a version just taken out of it): among the newest when it
+        ranks among them (every newer one is there too), else in its month, else in the
+        nearest month that has any."""
         key = _order(entry)
         pick = min if newer else max
         newest = self._summary.newest
-        if any(row[0] == path for row in newest):
+        if newest and key >= _order(newest[-1][1]):
             side = [row for row in newest if row[0] != path and (_order(row[1]) > key) == newer]
             if side or newer or len(newest) == self.total:
                 return pick(side, key=lambda row: _order(row[1])) if side else None
@@ -766,11 +795,13 @@ class SiteIndex:
     def _add(self, path: str, entry: Entry) -> None:
         self._edit(self._shard(ARTICLES, path), "articles")[path] = entry.to_json()
         listed = entry.listed
-        row = _listing_row(listed)  # one document in the month's file and every tag's
+        row = _listing_row(listed)  # one document in every tag's year's file
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
-        for listing in _listings_of(entry):
+        month, *tag_years = _listings_of(entry)
+        self._listing_edit(month, listed)[path] = {**row, _PAGE: page_fingerprint(entry)}
+        for listing in tag_years:
             self._listing_edit(listing, listed)[path] = row
         self._tally(entry, 1)
         newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: _order(r[1]))
@@ -1038,6 +1069,9 @@ def _rows_only(section: dict[str, Any]) -> dict[str, Any]:
             for path, row in section.items()}  # fmt: skip
 
 
+# A month's row's digest of the article's page: where its neighbours' pages are made again
+# rather than read (`SiteTarget._relink`). A tag's rows have none: no page links by tags.
+_PAGE = "page"
 _SPLIT = "split"
 _PARTS = "parts"
 _NEWEST_PARTS = "newest_parts"

@@ -5,9 +5,10 @@ the sitemaps (`sitemaps.py`), in the theme's templates.
 The site keeps its own index (`index.py`), so publishing is idempotent without asking the
 ledger, and incremental: one article's new version rewrites its page, its images, the listing
 pages of its month, year and tags (old and new), the feed, the sitemaps of the pages that
-changed, and the links in the pages of the neighbours it changed, from the index's files of
-those articles alone. The same content gives the same bytes, and identical bytes are not
-written.
+changed, and the links in the pages of the neighbours whose links change (their pages made
+again from the content where that gives the page the index records, else read), from the
+index's files of those articles alone. The same content gives the same bytes, and identical
+bytes are not written.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from steadypress.targets.site.index import (
     SitemapsBehind,
     article_files,
     index_files,
+    linked_as,
     month_file,
     month_of,
     uses,
@@ -81,6 +83,7 @@ from steadypress.targets.site.manifest import (
     Listed,
     article_slug,
     is_site_path,
+    page_fingerprint,
     page_path,
     path_slug_source,
     read_manifest,
@@ -592,19 +595,36 @@ class SiteTarget:
         found = {slug: self._bodies[slug, digest] for slug, digest in wanted.values()
                  if digest is not None and (slug, digest) in self._bodies}  # fmt: skip
         unread = [path for path, (slug, _digest) in wanted.items() if slug not in found]
-        if not unread or commit is None or self._parse_at is None:
-            return found
-        for path, article in self._parse_at(commit, unread).items():
+        for path, article in self._articles_at(commit, unread).items():
             slug, digest = wanted[path]
-            # The versions the feed shows were published: one that no longer parses or renders
-            # here (an image gone) is read from the feed instead.
-            if isinstance(article, ArticleError):
-                continue
+            # The versions the feed shows were published: one that no longer renders here (an
+            # image gone) is read from the feed instead.
             with contextlib.suppress(PublishError):
                 text = self._body(article, {})
                 if digest is None or _body_digest(text) == digest:
                     found[slug] = text
         return found
+
+    def _pages_again(self, digests: Mapping[str, str], commit: str | None) -> dict[str, bytes]:
+        """The pages of these articles (path -> what its month's row keeps of its page's
+        digest) rendered again from the content at `commit`, by path, where that gives the
+        page the index records: the version published is still there, its images too, and
+        the site's look has not changed since."""
+        pages = {}
+        for path, article in self._articles_at(commit, digests).items():
+            with contextlib.suppress(PublishError):
+                rendered = self._render(article)
+                if page_fingerprint(rendered.entry) == digests[path]:
+                    pages[path] = rendered.page
+        return pages
+
+    def _articles_at(self, commit: str | None, paths: Collection[str]) -> dict[str, Article]:
+        """The articles at `paths` as the content is at `commit`, by path: none without a
+        commit or a way to read one (`parse_at`), nor one that no longer parses."""
+        if not paths or commit is None or self._parse_at is None:
+            return {}
+        parsed = self._parse_at(commit, paths)
+        return {path: a for path, a in parsed.items() if not isinstance(a, ArticleError)}
 
     def _listing_pages(self) -> ListingPages:
         return ListingPages(self._theme, self._site(), href=self._href, absolute=self._absolute)
@@ -771,12 +791,6 @@ class SiteTarget:
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
         existed = listings_existing(index, listing_pages(touched))
         stale = stale_pages(index) if final else set()
-        beside = [
-            row
-            for _n, a, _r in changes
-            if (old := olds[a.path])
-            for row in index.beside(a.path, old)
-        ]
         unused: list[str] = []
         accepted = []
         for number, article, rendered in changes:
@@ -786,15 +800,13 @@ class SiteTarget:
                 continue
             unused += index.put(article.path, rendered.entry)
             accepted.append((number, article, rendered))
-        beside += [row for _n, a, r in accepted for row in index.beside(a.path, r.entry)]
         pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
-        relink = self._neighbours_to_relink(
-            index, beside, {a.path for _n, a, _r in accepted},
-            listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps,
+        self._want_listings(
+            index, listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps,
             pages=pages if final else None,
         )  # fmt: skip
         changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-        published, written = [], {}
+        published, written, moved = [], {}, []
         for number, article, rendered in accepted:
             old, entry = olds[article.path], rendered.entry
             page = self._linked(rendered.page, index.nav(article.path, entry))
@@ -808,13 +820,16 @@ class SiteTarget:
             changed[entry.slug] = rendered.html
             published.append(entry)
             written[article.path] = article.blob
+            if old is None or linked_as(old) != linked_as(entry):
+                moved += [(article.path, version) for version in (old, entry) if version]
+        commit = batch[0][1].commit
         self._put_static(files)
-        self._relink(files, index, relink)
+        self._relink(files, index, _beside(index, moved, written), commit)
         carried = None
         if changed or stale or again:
             carried = self._write_listings(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
-                commit=batch[0][1].commit, final=final,
+                commit=commit, final=final,
             )  # fmt: skip
         elif index.unflushed:
             index.flush()  # the look recorded
@@ -831,22 +846,21 @@ class SiteTarget:
         )
 
     @staticmethod
-    def _neighbours_to_relink(
+    def _want_listings(
         index: SiteIndex,
-        beside: Iterable[tuple[str, Listed]],
-        written: Collection[str],
         *,
         listings: Mapping[str, bool],
         sitemaps: Sitemaps,
         pages: Iterable[str] | None,
-    ) -> dict[str, Listed]:
-        """The articles beside those that changed (before and after), but for those `written`
-        anew; their pages are fetched together with what rendering `listings` reads (each
-        mapped to whether it existed before), the sitemaps of the changed `pages` and of the
-        listing pages that appear or go (which sitemap, the index now says), and whether the
-        pages of their crowded listings' parts are there; None: the listings and sitemaps are
-        most likely left to a later write, and read only if not."""
-        relink = {path: entry for path, entry in beside if path not in written}
+    ) -> None:
+        """Fetch together what rendering `listings` reads (each mapped to whether it existed
+        before), the sitemaps of the changed `pages` and of the listing pages that appear or
+        go (which sitemap, the index now says), and whether the pages of their crowded
+        listings' parts are there; None: the listings and sitemaps are most likely left to a
+        later write, and read only if not. Asked before the articles beside the changes are
+        looked for, a crowded month's parts read one at a time: a write rehearsed on what was
+        read ahead stops at its first read it did not announce (`github/pages.py`), and what
+        it asked by then rides with the state's next request."""
         sitemap_texts, sitemap_oids = (
             ([], [])
             if pages is None
@@ -855,23 +869,31 @@ class SiteTarget:
             )
         )
         # Through the index: of a crowded listing read, the parts its pages show come next.
-        index.want((), texts=[
-            *(page_path(entry.slug) for entry in relink.values()),
-            *listing_reads(index, listings),
-            *sitemap_texts,
-        ], oids=() if pages is None else [
-            *listings, *part_pages(index, listings), *sitemap_oids
-        ])  # fmt: skip
-        return relink
+        index.want((), texts=[*listing_reads(index, listings), *sitemap_texts], oids=(
+            () if pages is None else [*listings, *part_pages(index, listings), *sitemap_oids]
+        ))  # fmt: skip
 
-    def _relink(self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed]) -> None:
+    def _relink(
+        self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed], commit: str | None
+    ) -> None:
         """The links of the pages of `relink` to their older and newer article, as the index
-        stands now; a page steadypress did not write is left alone."""
+        stands now. A page is rendered again from the content at `commit` where that gives
+        the page the index records (its month's row keeps the page's digest), and written
+        without reading it: the page of an article beside a back-dated one is known only once
+        a crowded month's part is read, and reading it too would be a request of its own.
+        Else it is read, and one steadypress did not write is left alone."""
+        rendered = self._pages_again(
+            {path: digest for path, entry in relink.items()
+             if (digest := index.page_digest(path, entry)) is not None},
+            commit,
+        )  # fmt: skip
+        files.want(texts=[page_path(e.slug) for path, e in relink.items() if path not in rendered])
         for path, entry in relink.items():
-            page = files.read(page_path(entry.slug))
-            if page is None or GENERATOR not in page:
-                continue
-            files.put(page_path(entry.slug), self._linked(page, index.nav(path, entry)))
+            site_path, nav = page_path(entry.slug), index.nav(path, entry)
+            if (page := rendered.get(path)) is not None:
+                files.put(site_path, self._linked(page, nav), unread=True)
+            elif (page := files.read(site_path)) is not None and GENERATOR in page:
+                files.put(site_path, self._linked(page, nav))
 
     def _write_listings(
         self,
@@ -999,13 +1021,12 @@ class SiteTarget:
         self._want_replaced(index, olds)
         existed = listings_existing(index, listing_pages(touched))
         stale = dict.fromkeys(stale_pages(index), True)
-        beside = [row for path, old in olds for row in index.beside(path, old)]
         unused = [used for path, _old in olds for used in index.put(path, None)]
-        relink = self._neighbours_to_relink(
-            index, beside, paths, listings={**stale, **existed}, sitemaps=sitemaps,
+        self._want_listings(
+            index, listings={**stale, **existed}, sitemaps=sitemaps,
             pages=[page_path(old.slug) for old in touched],
         )  # fmt: skip
-        self._relink(files, index, relink)
+        self._relink(files, index, _beside(index, olds, paths), self._looked_at)
         gone = dict.fromkeys((old.slug for old in touched), None)
         carried = self._write_listings(
             files, index, sitemaps, existed=existed, changed=gone, commit=self._looked_at
@@ -1178,6 +1199,20 @@ def page_digest(page: bytes) -> str:
     if 0 <= start < end:
         page = page[: start + len(_NAV_START)] + page[end:]
     return hashlib.sha256(page).hexdigest()
+
+
+def _beside(
+    index: SiteIndex, moved: Iterable[tuple[str, Listed]], written: Collection[str]
+) -> dict[str, Listed]:
+    """The articles now beside where the `moved` (path, version) pairs are or were, whose
+    links to their neighbours change, but for those `written` anew. Looked for once the index
+    holds the changes: beside a version gone are the two it left side by side."""
+    return {
+        path: entry
+        for moved_path, version in moved
+        for path, entry in index.beside(moved_path, version)
+        if path not in written
+    }
 
 
 def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[str, bool]:
