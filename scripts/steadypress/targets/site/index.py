@@ -335,6 +335,8 @@ class SiteIndex:
         self._parts_read: dict[str, set[int]] = {}  # listing -> its parts read, by date order
         # Per listing in parts, the parts whose page changed as laid out (`repaged`).
         self._repaged: dict[str, set[int]] = {}
+        # Per listing in parts, those that had no page of their own before (`unpaged`).
+        self._unpaged: dict[str, set[int]] = {}
         # The writes of the listings laid out, in the order `flush` makes them: (file, its
         # bytes or None to remove it, whether it is new).
         self._laid_out: list[tuple[str, bytes | None, bool]] = []
@@ -460,6 +462,12 @@ class SiteIndex:
         """The parts of a listing whose own page (every part's but the newest's) laying them
         out changed: to be written, or removed when the part is gone or now the newest."""
         return set(self._repaged.get(listing, ()))
+
+    def unpaged(self, listing: str) -> set[int]:
+        """The parts of a listing that had no page of their own before it was laid out: the
+        parts it made, and the one that was its newest (which the listing's page shows); a
+        page of theirs is written without a look at what is there, and none is removed."""
+        return set(self._unpaged.get(listing, ()))
 
     def _listing_files(self, listing: str) -> list[str]:
         """The files that hold a listing's rows, in date order: its own, or its parts."""
@@ -966,6 +974,8 @@ class SiteIndex:
         written = {part.number for part, _rows, _new in changed}
         pages = repaged(before, [part.number for part in after], written)
         self._repaged.setdefault(listing, set()).update(pages)
+        made = {part.number for part in after} - {*before}
+        self._unpaged.setdefault(listing, set()).update({*made, *before[-1:]})
 
     def _name_parts(self, listing: str, laid_out: list[Part]) -> None:
         """The listing's own file written again when its parts (in date order) changed: the

@@ -288,30 +288,32 @@ class ListingPages:
         (`SiteIndex.lay_out`); a page that lists nothing any more is removed. The pages of a
         crowded listing's older parts are rewritten as laying them out changed them
         (`repaged`), or every one of them for a page in `whole` (changed by another write)."""
-        # The pages of parts to write or remove, by listing page, and the listing's parts.
-        work: dict[str, tuple[list[int], list[int]]] = {}
+        # The pages of parts to write or remove, by listing page: the listing's parts, those
+        # whose pages change, and those that had no page (`SiteIndex.unpaged`).
+        work: dict[str, tuple[list[int], list[int], set[int]]] = {}
         every_part: list[str] = []  # the rows of each part of a listing rendered whole
         for page in pages:
             if (listing := _listing_of_page(page)) is not None:
                 parts = index.listing_parts(listing) or []
                 changed = set(parts[:-1]) if page in whole else index.repaged(listing)
-                work[page] = (parts, sorted(changed))
+                work[page] = (parts, sorted(changed), index.unpaged(listing))
                 every_part += index.part_files(listing) if page in whole else []
         # Announced together: a part's page is read only when its part splits or empties.
-        files.want(
-            texts=every_part,
-            oids=[*pages, *(part_page(page, n) for page, (_parts, ns) in work.items() for n in ns)],
-        )
+        files.want(texts=every_part, oids=[*pages, *(
+            part_page(page, n) for page, (_p, numbers, unpaged) in work.items()
+            for n in numbers if n not in unpaged
+        )])  # fmt: skip
         for page in sorted(pages):
             if listing_exists(index, page):
                 files.put(page, self._render(index, page))
             else:
                 files.remove(page)
-            parts, numbers = work.get(page, ([], []))
+            parts, numbers, unpaged = work.get(page, ([], [], set()))
             for number in numbers:
                 if number in parts[:-1]:
-                    files.put(part_page(page, number), self._render_part(index, page, number))
-                else:  # gone, or now the newest, which `page` shows
+                    rendered = self._render_part(index, page, number)
+                    files.put(part_page(page, number), rendered, unread=number in unpaged)
+                elif number not in unpaged:  # gone, or now the newest, which `page` shows
                     files.remove(part_page(page, number))
 
     def _render_part(self, index: SiteIndex, page: str, number: int) -> bytes:
