@@ -616,6 +616,25 @@ def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
     assert feed.entries[-1].summary == "Text 1 ."
 
 
+def test_an_article_coming_into_the_feed_is_shown_as_published_not_as_pending(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The article that comes into the feed from its month when a newer one is removed is
+    rendered from the content; where that is not the version its page shows (an edit in the
+    same push that cannot be published: its new URL is taken), the feed shows neither the
+    edit's text nor its summary, only its title and link, as its page shows it."""
+    before = _twenty_two(repo, github)
+    repo.git("rm", "-q", "content/p21.md")
+    taken = article("P1", "Not published.", date="2025-01-02", slug="p05")
+    result = gh(repo, "drain", "--push", before, repo.commit(**{"content/p01.md": taken}))
+    assert "1 dead-lettered" in result.out, result.out + result.err
+    feed = feedparser.parse(github.repository.git("show", "gh-pages:feed.xml"))
+    assert [entry.title for entry in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
+    assert feed.entries[-1].link == "https://octo.github.io/blog/p01/"
+    assert "content" not in feed.entries[-1] and "Not published" not in str(feed.entries[-1])
+    assert "Not published" not in _page(github, "p01")
+
+
 def _page(github: FakeGitHub, slug: str) -> str:
     return github.repository.text("show", f"gh-pages:{slug}/index.html")
 

@@ -548,8 +548,11 @@ class SiteTarget:
         others' rendered again from the content at `commit` where that is the text the feed
         shows (its digest is the index's), else read from the feed as it was; one the feed
         has no text of (it came in from its month, after a newer one was removed) is rendered
-        from the content at `commit` as it is there. The feed is as long as its articles: not
-        reading it back spares a publish on GitHub as many bytes again."""
+        from the content at `commit` where that gives the page its month's row records (a
+        version not published yet is not shown before its page is; a row written before rows
+        kept the digest: as the content is there), else shown by its summary alone. The feed
+        is as long as its articles: not reading it back spares a publish on GitHub as many
+        bytes again."""
         rows, digests = index.newest, index.newest_bodies()
         texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
         texts |= self._rendered_again(
@@ -564,8 +567,14 @@ class SiteTarget:
                 relative = self._absolute(page_path(row.slug)).removeprefix(self._address.url)
                 if row.slug not in texts and relative in known:
                     texts[row.slug] = known[relative]
+            missing = {path: row for path, row in rows if row.slug not in texts}
+            pages = {path: page for path, row in missing.items()
+                     if (page := index.page_digest(path, row)) is not None}  # fmt: skip
+            again = self._renderings_again(pages, commit)
+            texts |= {missing[path].slug: rendered.html for path, rendered in again.items()}
             texts |= self._rendered_again(
-                {path: (row.slug, None) for path, row in rows if row.slug not in texts}, commit
+                {path: (row.slug, None) for path, row in missing.items() if path not in pages},
+                commit,
             )
         feed = [
             FeedEntry(
@@ -605,18 +614,20 @@ class SiteTarget:
                     found[slug] = text
         return found
 
-    def _pages_again(self, digests: Mapping[str, str], commit: str | None) -> dict[str, bytes]:
-        """The pages of these articles (path -> what its month's row keeps of its page's
-        digest) rendered again from the content at `commit`, by path, where that gives the
-        page the index records: the version published is still there, its images too, and
-        the site's look has not changed since."""
-        pages = {}
+    def _renderings_again(
+        self, digests: Mapping[str, str], commit: str | None
+    ) -> dict[str, _Rendered]:
+        """These articles (path -> what its month's row keeps of its page's digest) rendered
+        again from the content at `commit`, by path, where that gives the page the index
+        records: the version published is still there, its images too, and the site's look
+        has not changed since."""
+        found = {}
         for path, article in self._articles_at(commit, digests).items():
             with contextlib.suppress(PublishError):
                 rendered = self._render(article)
                 if page_fingerprint(rendered.entry) == digests[path]:
-                    pages[path] = rendered.page
-        return pages
+                    found[path] = rendered
+        return found
 
     def _articles_at(self, commit: str | None, paths: Collection[str]) -> dict[str, Article]:
         """The articles at `paths` as the content is at `commit`, by path: none without a
@@ -882,7 +893,7 @@ class SiteTarget:
         without reading it: the page of an article beside a back-dated one is known only once
         a crowded month's part is read, and reading it too would be a request of its own.
         Else it is read, and one steadypress did not write is left alone."""
-        rendered = self._pages_again(
+        rendered = self._renderings_again(
             {path: digest for path, entry in relink.items()
              if (digest := index.page_digest(path, entry)) is not None},
             commit,
@@ -890,8 +901,8 @@ class SiteTarget:
         files.want(texts=[page_path(e.slug) for path, e in relink.items() if path not in rendered])
         for path, entry in relink.items():
             site_path, nav = page_path(entry.slug), index.nav(path, entry)
-            if (page := rendered.get(path)) is not None:
-                files.put(site_path, self._linked(page, nav), unread=True)
+            if (again := rendered.get(path)) is not None:
+                files.put(site_path, self._linked(again.page, nav), unread=True)
             elif (page := files.read(site_path)) is not None and GENERATOR in page:
                 files.put(site_path, self._linked(page, nav))
 
