@@ -546,13 +546,13 @@ class SiteTarget:
     ) -> None:
         """The newest articles with their whole text: this batch's from its rendering, the
         others' rendered again from the content at `commit` where that is the text the feed
-        shows (its digest is the index's), else read from the feed as it was; one the feed
-        has no text of (it came in from its month, after a newer one was removed) is rendered
-        from the content at `commit` where that gives the page its month's row records (a
-        version not published yet is not shown before its page is; a row written before rows
-        kept the digest: as the content is there), else shown by its summary alone. The feed
-        is as long as its articles: not reading it back spares a publish on GitHub as many
-        bytes again."""
+        shows (its digest is the index's), or the page its month's row records (one that came
+        in from its month, after a newer one was removed, has no text in the feed: a version
+        not published yet is not shown before its page is), else read from the feed as it
+        was; one the feed has no text of is then shown by its title and link alone (where its
+        row was written before rows kept a page's digest: rendered as the content is). The
+        feed is as long as its articles: not reading it back spares a publish on GitHub as
+        many bytes again."""
         rows, digests = index.newest, index.newest_bodies()
         texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
         texts |= self._rendered_again(
@@ -560,6 +560,11 @@ class SiteTarget:
              if row.slug not in texts and path in digests},
             commit,
         )  # fmt: skip
+        missing = {path: row for path, row in rows if row.slug not in texts}
+        pages = {path: page for path, row in missing.items()
+                 if (page := index.page_digest(path, row)) is not None}  # fmt: skip
+        again = self._renderings_again(pages, commit)
+        texts |= {missing[path].slug: rendered.html for path, rendered in again.items()}
         if any(row.slug not in texts for _path, row in rows):
             files.want(texts=[FEED])
             known = feed_contents(files.read(FEED))
@@ -567,15 +572,11 @@ class SiteTarget:
                 relative = self._absolute(page_path(row.slug)).removeprefix(self._address.url)
                 if row.slug not in texts and relative in known:
                     texts[row.slug] = known[relative]
-            missing = {path: row for path, row in rows if row.slug not in texts}
-            pages = {path: page for path, row in missing.items()
-                     if (page := index.page_digest(path, row)) is not None}  # fmt: skip
-            again = self._renderings_again(pages, commit)
-            texts |= {missing[path].slug: rendered.html for path, rendered in again.items()}
             texts |= self._rendered_again(
-                {path: (row.slug, None) for path, row in missing.items() if path not in pages},
+                {path: (row.slug, None) for path, row in rows
+                 if row.slug not in texts and path not in pages},
                 commit,
-            )
+            )  # fmt: skip
         feed = [
             FeedEntry(
                 title=row.title, url=self._absolute(page_path(row.slug)), published=row.date,
@@ -674,10 +675,7 @@ class SiteTarget:
         backend that reads them with an earlier request (the state's). Only such a backend
         reads the `articles`, and renders them, once: `publish_batch` uses the renderings."""
         if removals:
-            self._files.read_ahead(
-                lambda: self._removal_read(removals),
-                functools.partial(self._unpublish_from, paths=[path for path, _ in removals]),
-            )
+            self._files.read_ahead(lambda: self._removal_read(removals), self._removal(removals))
         else:
             self._files.read_ahead(
                 lambda: _first_read(self._rendered_ok(articles()), self._static_files()),
@@ -1013,17 +1011,30 @@ class SiteTarget:
         """Remove several articles in one write, the listings rewritten once: a push that
         removes ten articles costs what one that adds ten does."""
         texts, oids = self._removal_read(work)
-        carried = self._files.apply(
-            functools.partial(self._unpublish_from, paths=[p for p, _ in work]),
-            texts=texts,
-            oids=oids,
-        )
+        carried = self._files.apply(self._removal(work), texts=texts, oids=oids)
         self._carried = carried or self._carried
 
-    def _unpublish_from(self, files: SiteWriter, *, paths: Sequence[str]) -> _Carried | None:
+    def _removal(
+        self, work: Sequence[tuple[str, PublishedRecord | None]]
+    ) -> Callable[[SiteWriter], _Carried | None]:
+        """The write removing `work`. What it renders again (the feed's articles, the pages
+        beside those removed) it renders from the content at the commit the run looked at,
+        or, before a look (a push's removal read ahead), at the commit of the versions
+        removed as recorded: each is checked against the digest the site keeps of it."""
+        recorded = (previous.commit for _path, previous in work if previous is not None)
+        return functools.partial(
+            self._unpublish_from,
+            paths=[path for path, _previous in work],
+            commit=self._looked_at or next(recorded, None),
+        )
+
+    def _unpublish_from(
+        self, files: SiteWriter, *, paths: Sequence[str], commit: str | None
+    ) -> _Carried | None:
         """Inside the site's write: the articles at `paths` taken off the index, their pages
         and images removed, their neighbours relinked, the listings and sitemaps rewritten
-        once (None: none of them was on the site, and nothing was written)."""
+        once (None: none of them was on the site, and nothing was written); what is rendered
+        again, from the content at `commit`."""
         index, sitemaps = self._open_index(files)
         olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
         if not olds:
@@ -1037,10 +1048,10 @@ class SiteTarget:
             index, listings={**stale, **existed}, sitemaps=sitemaps,
             pages=[page_path(old.slug) for old in touched],
         )  # fmt: skip
-        self._relink(files, index, _beside(index, olds, paths), self._looked_at)
+        self._relink(files, index, _beside(index, olds, paths), commit)
         gone = dict.fromkeys((old.slug for old in touched), None)
         carried = self._write_listings(
-            files, index, sitemaps, existed=existed, changed=gone, commit=self._looked_at
+            files, index, sitemaps, existed=existed, changed=gone, commit=commit
         )
         _remove_unused(files, index, unused)
         return carried
@@ -1059,7 +1070,7 @@ class SiteTarget:
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
-        texts, oids = _announced(recorded, feed_read=True)
+        texts, oids = _announced(recorded)
         return [*texts, *_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
@@ -1249,24 +1260,20 @@ def _first_read(
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
     the `static` files each write puts (`SiteTarget._static_files`)."""
-    texts, oids = _announced(
-        [(article.path, rendered.entry) for article, rendered in batch], feed_read=False
-    )
+    texts, oids = _announced([(article.path, rendered.entry) for article, rendered in batch])
     assets = {path for _article, rendered in batch for path in rendered.assets}
     return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
 
 
-def _announced(
-    batch: Sequence[tuple[str, Entry]], *, feed_read: bool
-) -> tuple[list[str], list[str]]:
+def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
     """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
-    record, the index's files of those entries, and the feed where it is `feed_read`: a
-    removal knows the commit to render the feed's articles from only where the run has
-    looked at one, `look`) and replaces (their pages, listing pages, and the feed), asked for
-    in the site's first read."""
+    record, the index's files of those entries) and replaces (their pages, listing pages, and
+    the feed), asked for in the site's first read. Not the feed's text: the feed's articles
+    are rendered again from the content (a removal's, at the commit the run looked at), and
+    the feed is read only where that does not give the text it shows."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, STYLED, LISTINGS_SITEMAP, *([FEED] if feed_read else [])}
+    texts = {SUMMARY, STYLED, LISTINGS_SITEMAP}
     texts |= set(index_files(batch))
     return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries), *pages})
 
