@@ -701,22 +701,25 @@ def test_a_neighbour_whose_page_the_content_no_longer_makes_is_read_and_relinked
 ) -> None:
     """Where rendering a neighbour again does not give the page its month's row records, its
     page is read, as before, and only its links change: a row written before rows kept the
-    digest, and a neighbour edited since in a way that cannot be published (an image gone),
-    whose page keeps its published text."""
+    digest (which it keeps from then on, its month's file being written anyway), and a
+    neighbour edited since in a way that cannot be published (an image gone), whose page
+    keeps its published text."""
     before = repo.commit(**{
         f"content/p{n}.md": article(f"P{n}", f"Text {n}.", date=f"2025-01-0{n}") for n in (1, 2)
     })  # fmt: skip
     assert "2 published" in gh(repo, "sweep").out
     month_file = ".steadypress/months/2025-01.json"
     month = json.loads(github.repository.git("show", f"gh-pages:{month_file}"))
-    for row in month["articles"].values():
-        del row["page"]
+    digests = {path: row.pop("page") for path, row in month["articles"].items()}
     assert github.repository.edit("gh-pages", {month_file: json.dumps(month).encode()}, "older")
     read = github.texts_read["p2/index.html"]
     after = repo.commit(**{"content/p3.md": article("P3", date="2025-01-03")})
     assert "1 published" in gh(repo, "drain", "--push", before, after).out
     assert github.texts_read["p2/index.html"] == read + 1
     assert "<span>Newer</span> P3" in _page(github, "p2")
+    rows = json.loads(github.repository.git("show", f"gh-pages:{month_file}"))["articles"]
+    assert rows["content/p2.md"]["page"] == digests["content/p2.md"]
+    assert "page" not in rows["content/p1.md"]  # its page was not read
 
     read = github.texts_read["p3/index.html"]
     pushed = repo.commit(**{

@@ -733,12 +733,26 @@ class SiteIndex:
         page (`page_fingerprint`), where that file has been read; None where it has not, or
         was written before rows kept it. It reads nothing: reading the row would cost a read
         as the page's does."""
-        listing = month_file(month_of(entry))
-        parts = self._parts.get(listing)
-        file = listing if parts is None else parts[_part_at(parts, _order(entry))].file
-        row = self._documents.get(file, {}).get(path)
+        row = self._documents.get(self._month_file_of(entry), {}).get(path)
         digest = row.get(_PAGE) if isinstance(row, dict) else None
         return digest if isinstance(digest, str) else None
+
+    def keep_page_digest(self, path: str, entry: Listed, sha256: str) -> None:
+        """Where the row of `path` (at `entry`) lacks its page's digest and its month's file is
+        written anyway, keep `sha256`, the digest of its page as read: a row written before
+        rows kept it gains it the first time its page is read, at no cost."""
+        file = self._month_file_of(entry)
+        rows = self._documents.get(file, {})
+        row = rows.get(path)
+        if file in self._dirty and isinstance(row, dict) and _PAGE not in row:
+            rows[path] = {**row, _PAGE: page_fingerprint(sha256)}
+
+    def _month_file_of(self, entry: Listed) -> str:
+        """The file of its month's listing that holds the row of `entry`: the month's own,
+        or the part whose range of dates holds it, where the month's file has been read."""
+        listing = month_file(month_of(entry))
+        parts = self._parts.get(listing)
+        return listing if parts is None else parts[_part_at(parts, _order(entry))].file
 
     def beside(self, path: str, entry: Listed) -> list[tuple[str, Listed]]:
         """The older and the newer article of `path` (at `entry`), as (path, entry) pairs."""
@@ -808,7 +822,7 @@ class SiteIndex:
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
         month, *tag_years = _listings_of(entry)
-        self._listing_edit(month, listed)[path] = {**row, _PAGE: page_fingerprint(entry)}
+        self._listing_edit(month, listed)[path] = {**row, _PAGE: page_fingerprint(entry.sha256)}
         for listing in tag_years:
             self._listing_edit(listing, listed)[path] = row
         self._tally(entry, 1)

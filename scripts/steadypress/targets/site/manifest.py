@@ -154,10 +154,11 @@ class Entry(Listed):
         )
 
 
-def page_fingerprint(entry: Entry) -> str:
-    """What a month's row keeps of the digest of its article's page: 64 bits of it, enough
-    that no accident repeats it, a sixth of the row's bytes less than the whole."""
-    return entry.sha256[:16]
+def page_fingerprint(sha256: str) -> str:
+    """What a month's row keeps of the digest of its article's page (`Entry.sha256`): 64 bits
+    of it, enough that no accident repeats it, a sixth of the row's bytes less than the
+    whole."""
+    return sha256[:16]
 
 
 # What an entry has that its row in a listing does not.

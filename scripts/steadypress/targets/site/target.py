@@ -626,7 +626,7 @@ class SiteTarget:
         for path, article in self._articles_at(commit, digests).items():
             with contextlib.suppress(PublishError):
                 rendered = self._render(article)
-                if page_fingerprint(rendered.entry) == digests[path]:
+                if page_fingerprint(rendered.entry.sha256) == digests[path]:
                     found[path] = rendered
         return found
 
@@ -890,7 +890,8 @@ class SiteTarget:
         the page the index records (its month's row keeps the page's digest), and written
         without reading it: the page of an article beside a back-dated one is known only once
         a crowded month's part is read, and reading it too would be a request of its own.
-        Else it is read, and one steadypress did not write is left alone."""
+        Else it is read (its row keeps the digest of the page read where the write rewrites
+        its month's file anyway), and one steadypress did not write is left alone."""
         rendered = self._renderings_again(
             {path: digest for path, entry in relink.items()
              if (digest := index.page_digest(path, entry)) is not None},
@@ -903,6 +904,7 @@ class SiteTarget:
                 files.put(site_path, self._linked(again.page, nav), unread=True)
             elif (page := files.read(site_path)) is not None and GENERATOR in page:
                 files.put(site_path, self._linked(page, nav))
+                index.keep_page_digest(path, entry, page_digest(page))
 
     def _write_listings(
         self,
