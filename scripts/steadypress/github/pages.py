@@ -177,6 +177,9 @@ class _Staged:
             self._fetch_unannounced([path])
         return self.at.texts.get(path)
 
+    def at_hand(self, path: str) -> bool:
+        return path in self._texts_known or path in self.changes or path in self.deletions
+
     def exists(self, path: str) -> bool:
         if path in self.changes:
             return True

@@ -24,6 +24,11 @@ R = TypeVar("R")
 class SiteWriter(Protocol):
     def read(self, path: str) -> bytes | None: ...
 
+    def at_hand(self, path: str) -> bool:
+        """Whether reading `path` costs nothing more: a folder's file, or a file of the
+        branch this write has read already."""
+        ...
+
     def exists(self, path: str) -> bool:
         """Whether `path` holds a file, known without reading it where possible."""
         ...
@@ -183,6 +188,9 @@ class _DirectoryWriter:
         if path in self._changes:
             return self._changes[path]
         return self._on_disk(self._inside(path))
+
+    def at_hand(self, path: str) -> bool:
+        return True
 
     def exists(self, path: str) -> bool:
         if path in self._changes:

@@ -886,15 +886,17 @@ class SiteTarget:
         self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed], commit: str | None
     ) -> None:
         """The links of the pages of `relink` to their older and newer article, as the index
-        stands now. A page is rendered again from the content at `commit` where that gives
-        the page the index records (its month's row keeps the page's digest), and written
-        without reading it: the page of an article beside a back-dated one is known only once
-        a crowded month's part is read, and reading it too would be a request of its own.
-        Else it is read (its row keeps the digest of the page read where the write rewrites
-        its month's file anyway), and one steadypress did not write is left alone."""
+        stands now. A page not at hand (on GitHub: not read yet) is rendered again from the
+        content at `commit` where that gives the page the index records (its month's row
+        keeps the page's digest), and written without reading it: the page of an article
+        beside a back-dated one is known only once a crowded month's part is read, and
+        reading it too would be a request of its own. Else it is read (its row keeps the
+        digest of the page read where the write rewrites its month's file anyway), and one
+        steadypress did not write is left alone."""
         rendered = self._renderings_again(
             {path: digest for path, entry in relink.items()
-             if (digest := index.page_digest(path, entry)) is not None},
+             if not files.at_hand(page_path(entry.slug))
+             and (digest := index.page_digest(path, entry)) is not None},
             commit,
         )  # fmt: skip
         files.want(texts=[page_path(e.slug) for path, e in relink.items() if path not in rendered])
