@@ -544,15 +544,14 @@ class SiteTarget:
         changed: Mapping[str, str | None],
         commit: str | None,
     ) -> None:
-        """The newest articles with their whole text: this batch's from its rendering, the
-        others' rendered again from the content at `commit` where that is the text the feed
-        shows (its digest is the index's), or the page its month's row records (one that came
-        in from its month, after a newer one was removed, has no text in the feed: a version
-        not published yet is not shown before its page is), else read from the feed as it
-        was; one the feed has no text of is then shown by its title and link alone (where its
-        row was written before rows kept a page's digest: rendered as the content is). The
-        feed is as long as its articles: not reading it back spares a publish on GitHub as
-        many bytes again."""
+        """The newest articles with their whole text: this batch's from its rendering; each
+        other's rendered again from the content at `commit` where that gives the text the
+        feed shows (its digest in the summary) or, for one without (it came in from its month
+        after a newer one was removed), the page its month's row records, so that a version
+        not published yet is never shown; else read from the feed as it was. One the feed has
+        no text of either is shown by its title and link alone (rendered as the content is,
+        where its row predates page digests). The feed is as long as its articles: not
+        reading it back spares a publish on GitHub as many bytes again."""
         rows, digests = index.newest, index.newest_bodies()
         texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
         texts |= self._rendered_again(
