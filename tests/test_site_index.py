@@ -787,6 +787,30 @@ def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
             assert 0 < len({path for path in read if path.startswith(folder)}) <= 8, read
 
 
+def test_a_back_dated_publish_reads_nothing_of_the_newest_year(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An article dated into a year before the newest, between articles of its own year,
+    changes neither the front page's nor the feed's newest: the newest year's files are not
+    read (its month counts among them, which refilling the newest would walk)."""
+    in_2001 = [post(n, day=400 + n) for n in range(25)]
+    in_2000 = [post(100 + day, day=day) for day in (10, 50, 60)]
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch(
+        [(article, None) for article in [*in_2001, *in_2000]]
+    )
+    read: list[str] = []
+    real_read = files_module._DirectoryWriter.read
+
+    def counted(writer: Any, path: str) -> bytes | None:
+        read.append(path)
+        return real_read(writer, path)
+
+    monkeypatch.setattr(files_module._DirectoryWriter, "read", counted)
+    site_target(DirectorySiteFiles(tmp_path)).publish(post(99, day=30), None)  # in 2000
+    assert ".steadypress/years/2000.json" in read
+    assert not [path for path in read if path.startswith(".steadypress/") and "2001" in path]
+
+
 @pytest.mark.parametrize(
     "parts",
     [[{"part": 1, "from": ["2000-01-05T00:00:00Z", "p5"]}],

@@ -851,11 +851,14 @@ class SiteIndex:
                 del self._summary.names[page]
 
     def refill_newest(self) -> None:
-        """After a removal from the newest: the next ones, from the months (newest first)."""
+        """After a removal from the newest: the next ones, from the months (newest first). The
+        months are not looked at otherwise: a back-dated publish reads nothing of the newest
+        year."""
         have = {path for path, _entry in self._summary.newest}
         wanted = min(NEWEST, self.total)
         newest = max(self.years, default="0000")
-        for month in self._months_from(f"{newest}/99", newer=False):
+        months = self._months_from(f"{newest}/99", newer=False) if len(have) < wanted else ()
+        for month in months:
             if len(have) >= wanted:
                 break
             for path, entry in self._rows_beside(month_file(month), _AFTER_ALL, newer=False):
