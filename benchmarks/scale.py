@@ -3,10 +3,11 @@
 For a blog of N published articles (10^3, 10^4 and 10^5 by default), built directly (the
 ledger's records, the site's files) rather than published one by one:
   GitHub     against the loopback fake (tests/fakes/github; `make schemas` first): one pushed
-             article (`drain --push`), then an idle sweep, then a push of an edit to the
-             blog's stylesheet (`theme/style.css`), then one of its front page's template
-             (`theme/index.html`), then one of its month pages' (`theme/month.html`: every
-             listing page written again); requests, and bytes up and down, for
+             article (`drain --push`), then one dated 45 days back (inside the month before,
+             beside articles whose pages it relinks), then an idle sweep, then a push of an
+             edit to the blog's stylesheet (`theme/style.css`), then one of its front page's
+             template (`theme/index.html`), then one of its month pages' (`theme/month.html`:
+             every listing page written again); requests, and bytes up and down, for
              the state branch and for the Pages branch (the claim, a state request, carries the
              site's first read: those bytes count as the state's);
   local      the bytes one new article writes: new blobs on the state branch, files written
@@ -169,11 +170,22 @@ def day(n: int, shape: Shape) -> datetime:
     return newest - timedelta(days=n // shape.per_day)
 
 
+def back_dated(shape: Shape) -> int:
+    """The article whose day a back-dated push takes: 45 days back, inside the month before
+    the newest (as crowded as any with --per-day 2 or more), beside articles whose pages it
+    relinks."""
+    return 45 * shape.per_day
+
+
+def _in_back_dated_month(n: int, shape: Shape) -> bool:
+    return f"{day(n, shape):%Y-%m}" == f"{day(back_dated(shape), shape):%Y-%m}"
+
+
 def site(folder: Path, head: str, blobs: dict[str, str], shape: Shape) -> None:
-    """The site of every article: the newest 25 rendered, the others as an earlier layout's
-    manifest recorded them, moved into the index by that first publish (rendering 10^5 pages
-    would take the benchmark's time and change no figure: a publish reads only its neighbour's
-    page, the newest)."""
+    """The site of every article: the newest 25 and those of the back-dated push's month
+    rendered, the others as an earlier layout's manifest recorded them, moved into the index by
+    that first publish (rendering 10^5 pages would take the benchmark's time and change no
+    figure: a publish relinks only its neighbours' pages)."""
     target = SiteTarget(
         "site", DirectorySiteFiles(folder), settings=SiteSettings(),
         address=SiteAddress(url="https://blog.example/", base_url="/"), content_dir="content",
@@ -182,7 +194,9 @@ def site(folder: Path, head: str, blobs: dict[str, str], shape: Shape) -> None:
     work, entries = [], {}
     for n, (path, blob) in enumerate(sorted(blobs.items())):
         title, slug = f"Article {n}", path[len("content/") : -len(".md")]
-        if n < 25:
+        # The newest 25 by the site's order, date then slug: whole days of them, since the
+        # later slugs of a day are the newer (the feed's newest must have pages and texts).
+        if n < -(-25 // shape.per_day) * shape.per_day or _in_back_dated_month(n, shape):
             work.append((Article(path=path, blob=blob, title=title, body=body(n, shape),
                                  tags=tags(n, shape),
                                  date=day(n, shape), updated=day(n, shape), commit=head),
@@ -253,9 +267,11 @@ def push_base_template(repo: Path) -> tuple[str, str]:
     return before, git(repo, "rev-parse", "HEAD")
 
 
-def push_one(repo: Path, name: str, shape: Shape) -> tuple[str, str]:
+def push_one(repo: Path, name: str, shape: Shape, *, like: int = 0) -> tuple[str, str]:
+    """Push a new article dated as article `like` is (the newest by default)."""
     before = git(repo, "rev-parse", "HEAD")
-    (repo / "content" / f"{name}.md").write_text(text(0, shape).replace("Article 0", name, 1))
+    written = text(like, shape).replace(f"Article {like}", name, 1)
+    (repo / "content" / f"{name}.md").write_text(written)
     git(repo, "add", "content")  # not _site, which is not the blog's source
     git(repo, "commit", "-qm", name)
     return before, git(repo, "rev-parse", "HEAD")
@@ -288,6 +304,10 @@ def on_github(
                 figures[label] = wire(
                     github, functools.partial(run, repo, *drain, backend="github")
                 )
+            back = ["drain", "--push", *push_one(repo, "back", shape, like=back_dated(shape))]
+            figures["back-dated"] = wire(
+                github, functools.partial(run, repo, *back, backend="github")
+            )
             figures["idle sweep"] = wire(github, lambda: run(repo, "sweep", backend="github"))
             for label, push in (
                 ("stylesheet", push_stylesheet),
@@ -390,14 +410,16 @@ def main_() -> None:
     )
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
-        "| total | one push in 50, adding a sitemap: total | idle sweep (req, bytes) "
+        "| total | one push in 50, adding a sitemap: total "
+        "| a back-dated article, 45 days back: total | idle sweep (req, bytes) "
         "| local, one new article: state | _site | a stylesheet edit pushed: total "
         "| a front page template edit pushed: total | a month page template edit pushed: total |"
     )
-    print("| ---: | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |")
+    print("| ---: | --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |")
     for size in args.sizes:
         remote, local = measure(size, shape=shape, show_files=args.files, restyle=args.restyle)
         push, split, idle = remote["push"], remote["push adding a sitemap"], remote["idle sweep"]
+        back = remote["back-dated"]
         style, front, month = remote["stylesheet"], remote["front page"], remote["month page"]
         idle_requests = idle["state requests"] + idle["pages requests"]
         print(
@@ -408,6 +430,8 @@ def main_() -> None:
             f"({kb(push['state up'] + push['pages up'])} up) "
             f"| {split['state requests'] + split['pages requests']:.0f}, "
             f"{kb(split['state bytes'] + split['pages bytes'])} "
+            f"| {back['state requests'] + back['pages requests']:.0f}, "
+            f"{kb(back['state bytes'] + back['pages bytes'])} "
             f"| {idle_requests:.0f}, {kb(idle['state bytes'] + idle['pages bytes'])} "
             f"| {kb(local['state bytes'])} | {kb(local['site bytes'])} "
             f"| {style['state requests'] + style['pages requests']:.0f}, "
