@@ -759,6 +759,19 @@ def test_a_part_page_is_written_when_its_rows_or_its_neighbours_change(
     assert parts_module.repaged(before, after, written) == repaged
 
 
+def reads_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths a folder site's writes read from now on, in order."""
+    read: list[str] = []
+    real_read = files_module._DirectoryWriter.read
+
+    def counted(writer: Any, path: str) -> bytes | None:
+        read.append(path)
+        return real_read(writer, path)
+
+    monkeypatch.setattr(files_module._DirectoryWriter, "read", counted)
+    return read
+
+
 def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -769,14 +782,7 @@ def test_a_publish_into_a_crowded_month_reads_a_few_of_its_parts(
     monkeypatch.setattr(parts_module, "PART_KEEP", 6)
     crowded = [post(n, day=n // 7, tags=("busy",)) for n in range(200)]
     site_target(DirectorySiteFiles(tmp_path)).publish_batch([(a, None) for a in crowded])
-    read: list[str] = []
-    real_read = files_module._DirectoryWriter.read
-
-    def counted(writer: Any, path: str) -> bytes | None:
-        read.append(path)
-        return real_read(writer, path)
-
-    monkeypatch.setattr(files_module._DirectoryWriter, "read", counted)
+    read = reads_counted(monkeypatch)
     folders = (".steadypress/months/2000-01/", ".steadypress/tags/busy/2000/")
     for n, day in ((200, 28), (201, 14)):
         read.clear()
@@ -798,14 +804,7 @@ def test_a_back_dated_publish_reads_nothing_of_the_newest_year(
     site_target(DirectorySiteFiles(tmp_path)).publish_batch(
         [(article, None) for article in [*in_2001, *in_2000]]
     )
-    read: list[str] = []
-    real_read = files_module._DirectoryWriter.read
-
-    def counted(writer: Any, path: str) -> bytes | None:
-        read.append(path)
-        return real_read(writer, path)
-
-    monkeypatch.setattr(files_module._DirectoryWriter, "read", counted)
+    read = reads_counted(monkeypatch)
     site_target(DirectorySiteFiles(tmp_path)).publish(post(99, day=30), None)  # in 2000
     assert ".steadypress/years/2000.json" in read
     assert not [path for path in read if path.startswith(".steadypress/") and "2001" in path]
