@@ -547,9 +547,7 @@ class ContentSource:
             if found is None:
                 raise ArticleError(path, f"blob {blob} is not in the repository")
             data = found[1]
-        article = self._parsed.get((path, blob))
-        if article is None:
-            article = self._parsed[path, blob] = parse_article(path, blob, data)
+        article = self._parse(path, blob, data)
         updated = self._last_commit_time(commit, path) or self.commit_time(commit)
         date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
         return replace(article, date=date, updated=updated, commit=commit)
@@ -578,10 +576,18 @@ class ContentSource:
             if file is None or file[0] == SYMLINK_MODE:
                 continue
             try:
-                parsed[path] = replace(parse_article(path, file[1], file[2]), commit=commit)
+                parsed[path] = replace(self._parse(path, file[1], file[2]), commit=commit)
             except ArticleError as error:
                 parsed[path] = error
         return parsed
+
+    def _parse(self, path: str, blob: str, data: bytes) -> Article:
+        """A version parsed once: a write's rehearsal and the write itself, or a run's
+        batches, ask for the same articles again."""
+        article = self._parsed.get((path, blob))
+        if article is None:
+            article = self._parsed[path, blob] = parse_article(path, blob, data)
+        return article
 
     def _read_files(
         self, commit: str, paths: Collection[str]
