@@ -487,10 +487,13 @@ class SiteIndex:
         """The rows of the file of `listing` where `entry`'s row is (or goes), to change: the
         listing's own, or the part whose range of dates holds it."""
         self._known(listing)
+        return self._edit(self._file_holding(listing, entry), "articles")
+
+    def _file_holding(self, listing: str, entry: Listed) -> str:
+        """The file of `listing` where `entry`'s row is or goes: the listing's own, or the
+        part whose range of dates holds it (known once the listing's own file is read)."""
         parts = self._parts.get(listing)
-        if parts is None:
-            return self._edit(listing, "articles")
-        return self._edit(parts[_part_at(parts, _order(entry))].file, "articles")
+        return listing if parts is None else parts[_part_at(parts, _order(entry))].file
 
     def _shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way."""
@@ -748,11 +751,9 @@ class SiteIndex:
             rows[path] = {**row, _PAGE: page_fingerprint(sha256)}
 
     def _month_file_of(self, entry: Listed) -> str:
-        """The file of its month's listing that holds the row of `entry`: the month's own,
-        or the part whose range of dates holds it, where the month's file has been read."""
-        listing = month_file(month_of(entry))
-        parts = self._parts.get(listing)
-        return listing if parts is None else parts[_part_at(parts, _order(entry))].file
+        """The file of its month's listing that holds the row of `entry`, where the month's
+        file has been read (else the month's file, as if it held its rows)."""
+        return self._file_holding(month_file(month_of(entry)), entry)
 
     def beside(self, path: str, entry: Listed) -> list[tuple[str, Listed]]:
         """The older and the newer article of `path` (at `entry`), as (path, entry) pairs."""
