@@ -228,8 +228,9 @@ class SiteTarget:
         self._theme_files = theme_files
         self._keeper = LookKeeper(history, self.look) if history is not None else None
         self._theme_read: dict[str, str] | None = None  # the theme files `look` last saw
-        # The content commit `look` last saw (the run's): where a removal renders the text of
-        # an article coming into the feed (a publish, where its articles were read).
+        # The content commit `look` last saw (the run's): where a removal renders again what it
+        # does not read (the feed's texts, its neighbours' pages); a publish renders at its
+        # articles' commit.
         self._looked_at: str | None = None
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
