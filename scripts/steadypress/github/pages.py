@@ -185,28 +185,28 @@ class _Staged:
             return True
         if path in self.deletions:
             return False
-        if path not in self._ids_known:
-            self._fetch_unannounced((), [path])
-        return path in self.at.oids
+        return self._oid_at_head(path) is not None
 
     def put(self, path: str, data: bytes, *, unread: bool = False) -> None:
         self.deletions.discard(path)
         if unread and path not in self._ids_known:
             self.changes[path] = data
             return
-        if path not in self._ids_known:
-            self._fetch_unannounced((), [path])
-        if self.at.oids.get(path) == blob_oid(data):
+        if self._oid_at_head(path) == blob_oid(data):
             self.changes.pop(path, None)
         else:
             self.changes[path] = data
 
     def remove(self, path: str) -> None:
         self.changes.pop(path, None)
+        if self._oid_at_head(path) is not None:
+            self.deletions.add(path)
+
+    def _oid_at_head(self, path: str) -> str | None:
+        """`path`'s blob id at the head read (None: absent), asked for when not known yet."""
         if path not in self._ids_known:
             self._fetch_unannounced((), [path])
-        if path in self.at.oids:
-            self.deletions.add(path)
+        return self.at.oids.get(path)
 
     @property
     def may_change(self) -> bool:
