@@ -96,6 +96,7 @@ from steadypress.targets.site.sitemaps import (
     SITEMAPS_LAYOUT,
     Changes,
     Sitemaps,
+    address_of,
 )
 from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
@@ -569,9 +570,9 @@ class SiteTarget:
             files.want(texts=[FEED])
             known = feed_contents(files.read(FEED))
             for _path, row in rows:
-                relative = self._absolute(page_path(row.slug)).removeprefix(self._address.url)
-                if row.slug not in texts and relative in known:
-                    texts[row.slug] = known[relative]
+                address = address_of(page_path(row.slug))
+                if row.slug not in texts and address in known:
+                    texts[row.slug] = known[address]
             texts |= self._rendered_again(
                 {path: (row.slug, None) for path, row in rows
                  if row.slug not in texts and path not in pages},
