@@ -352,17 +352,19 @@ class SiteTarget:
         self._put_single_files(files, index)
         if not index.exists:
             return
-        if listings is None:
-            if index.unflushed:
-                index.flush()  # the look recorded
-            return
-        pages = [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
+        pages = (
+            []
+            if listings is None
+            else [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
+        )
         # A write that changes nothing but the look's record cost a commit of its own: when
         # listing writes follow, the first records it, and puts these files again (an older run
         # may write them meanwhile, the record still its look).
         deferred = index.unflushed and bool(pages) and not files.may_change
         if index.unflushed and not deferred:
             index.flush()
+        if listings is None:
+            return
         for start in range(0, len(pages), _LISTINGS_PER_WRITE):
             chunk = pages[start : start + _LISTINGS_PER_WRITE]
             listings.append(
