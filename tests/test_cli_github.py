@@ -173,25 +173,27 @@ def test_a_push_of_five_articles_is_one_commit_on_the_pages_branch(
     assert all(f"n{n}/index.html" in pages(github) for n in range(5))
 
 
-def test_a_push_of_nothing_steadypress_reads_moves_the_marker_alone(
-    repo: Repo, github: FakeGitHub
-) -> None:
+def test_a_push_of_nothing_steadypress_reads_writes_nothing(repo: Repo, github: FakeGitHub) -> None:
     """Every push wakes publish.yml (no path filter): one that changes no article, theme or
-    configuration reads the state and moves the reconcile's marker on to its commit, in one
-    commit that changes nothing else (the next sweep would write it otherwise: then it is
-    idle, one request)."""
+    configuration reads the state and writes nothing, not even the reconcile's marker, which
+    stays behind; the next push of an article moves it on past both, and the sweeps between
+    and after are idle, one request each."""
     before = repo.commit(**{"content/a.md": article("A"), "README.md": "A blog."})
     gh(repo, "drain", "--push", ZERO, before)
     state = github.repository.head_of("steadypress-state")
-    assert state is not None
     after = repo.commit(**{"README.md": "A blog about things."})
     with github.counting() as calls:
         assert gh(repo, "drain", "--push", before, after).code == 0
-    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 1}
-    changed = github.repository.text(
-        "diff", "--name-only", state, "steadypress-state"
-    ).split()  # fmt: skip
-    assert changed == ["state/reconciled.json"]
+    assert calls == {"graphql LoadBranch": 1}
+    assert github.repository.head_of("steadypress-state") == state
+    with github.counting() as calls:
+        assert gh(repo, "sweep").code == 0
+    assert calls == {"graphql LoadBranch": 1}
+    assert github.repository.head_of("steadypress-state") == state
+    pushed = repo.commit(**{"content/b.md": article("B")})
+    assert gh(repo, "drain", "--push", after, pushed).code == 0
+    reconciled = remote(github).reconciled
+    assert reconciled is not None and reconciled.commit == pushed
     with github.counting() as calls:
         assert gh(repo, "sweep").code == 0
     assert calls == {"graphql LoadBranch": 1}

@@ -38,6 +38,27 @@ def test_committing_only_the_missing_image_publishes_the_article_with_no_retry(
     assert letter.startswith("Status: resolved\n\n`site:content/post.md` was published at http")
 
 
+def test_a_sweep_revives_an_article_whose_image_came_in_a_commit_changing_no_article(
+    repo: Repo,
+) -> None:
+    """The image's push run was missed: the sweep's reconcile, finding no article in the diff
+    from its marker, still retries what died for the image, and records the new commit."""
+    repo.commit(
+        **{"content/other.md": article("Other"),
+           "content/post.md": "---\ntitle: P\n---\n\n![x](images/x.png)\n"}
+    )  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    assert "site:content/post.md" in repo.ledger().dead
+    repo.write("content/images/x.png", IMAGE)
+    fixed = repo.commit("add the image")
+    result = run_cli(repo, "sweep")
+    assert result.code == 0, result.err
+    assert "retrying site:content/post.md: content/images/x.png changed" in result.err
+    ledger = repo.ledger()
+    assert "site:content/post.md" in ledger.published and not ledger.dead
+    assert ledger.reconciled is not None and ledger.reconciled.commit == fixed
+
+
 def test_a_dead_item_whose_dependencies_did_not_change_stays_dead(repo: Repo) -> None:
     """Another article's commit changes nothing it depended on: no retry, no state commit."""
     repo.commit(**{"content/post.md": "---\ntitle: P\n---\n\n![x](images/x.png)\n"})

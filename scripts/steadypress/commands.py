@@ -391,7 +391,8 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         _enqueue(pipeline, args, report)
     elif command == "drain":
         prepare = push_prepare(pipeline, *args.push) if args.push else None
-        drain(pipeline, report, prepare=prepare)
+        # A push's plan read the ledger, even when it found nothing to enqueue.
+        drain(pipeline, report, prepare=prepare, just_read=bool(args.push))
     elif command == "sweep":
         sweep(pipeline, report, grace=pipeline.config.timings.grace)
     elif command == "retry":

@@ -307,8 +307,10 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
         # (planned there, not here as well).
         return reconcile(pipeline, ledger=ledger)
     planned = plan(pipeline, articles, after, removed=removed, ledger=ledger, room=ADMISSION)
+    if not planned and _covers(pipeline, last, marker):
+        return None  # nothing to enqueue, and nothing for the next reconcile to compare
     prepare = planned.apply if planned else None
-    return _advancing(prepare, before, replace(marker, backlog=_backlog(before, planned)))
+    return _advancing(pipeline, prepare, before, replace(marker, backlog=_backlog(before, planned)))
 
 
 def _backlog(
@@ -426,9 +428,11 @@ def _keeping(
     return replace(marker, looks=looks)
 
 
-def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prepare:
+def _advancing(
+    pipeline: Pipeline, prepare: Prepare | None, before: str, marker: Reconciled
+) -> Prepare:
     """`prepare`, moving the reconcile's marker on to the push's commit when the push starts
-    where the marker is (under the same targets and configuration, with no backlog): the diff
+    where the marker is, or past it by commits that changed no article (`_covers`): the diff
     it enqueued (and the backlog `marker` names) is all that changed, so the next sweep has
     nothing else to compare."""
 
@@ -437,11 +441,25 @@ def _advancing(prepare: Prepare | None, before: str, marker: Reconciled) -> Prep
         last = ledger.reconciled
         # A marker written before looks were recorded takes the push's (`_restyled`).
         looks = marker.looks if last is not None and last.looks else ()
-        if last is not None and last == replace(marker, commit=before, backlog=None, looks=looks):
+        if _covers(pipeline, last, replace(marker, commit=before, backlog=None, looks=looks)):
             ledger = replace(ledger, reconciled=marker)
         return ledger, fresh
 
     return apply
+
+
+def _covers(pipeline: Pipeline, last: Reconciled | None, marker: Reconciled) -> bool:
+    """Whether the reconcile that recorded `last` compared all `marker` would: the same
+    targets, configuration and looks, no backlog, and `marker`'s commit that one or a later
+    one changing no article (a README's edit). So a run of such a commit writes nothing, not
+    even the marker: it stays where it is, and the next reconcile finds no article in the
+    diff from it."""
+    if last is None or last != replace(marker, commit=last.commit):
+        return False
+    if last.commit == marker.commit:
+        return True
+    changes = pipeline.content.changed_articles(last.commit, marker.commit)
+    return changes is not None and not changes.changed and not changes.removed
 
 
 def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | None:
@@ -533,7 +551,7 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
         )
         since = None
     marker = replace(marker, backlog=_backlog(since, planned, restyle=restyle))
-    return _marking(planned.apply if planned else None, last, marker)
+    return _recording(pipeline, planned, last, marker)
 
 
 def admission(pipeline: Pipeline) -> Prepare:
@@ -634,6 +652,16 @@ def _still_to_come(
     # A path outside the backlog (only a state edited by hand names one) leaves all of it to
     # come: comparing it again costs time, and an article the ledger knows is not enqueued twice.
     return content.import_order(last.commit, backlog.since).after(backlog.after), at_head
+
+
+def _recording(
+    pipeline: Pipeline, planned: Plan, last: Reconciled | None, marker: Reconciled
+) -> Prepare | None:
+    """A reconcile's `planned` with its `marker` (`_marking`); None when it has nothing to
+    enqueue or revive and `last` already covers what `marker` would record (`_covers`)."""
+    if not planned and _covers(pipeline, last, marker):
+        return None
+    return _marking(planned.apply if planned else None, last, marker)
 
 
 def _marking(prepare: Prepare | None, last: Reconciled | None, marker: Reconciled) -> Prepare:
