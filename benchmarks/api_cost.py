@@ -6,6 +6,7 @@ For a blog with N articles already published (10, 100, 1,000), against the loopb
   push 10    `drain --push` of a push adding ten articles, per article
   remove 10  `drain --push` of a push deleting those ten, per article (goal, issue 16: the
              same requests as adding them)
+  push of nothing  `drain --push` of a push changing no article (a README edit)
   idle sweep `sweep` when nothing is to do
 Each row splits state requests (the ledger) from the Pages branch's (the site target's own),
 and gives the bytes up and down of the whole push on both branches.
@@ -55,8 +56,12 @@ def commit_articles(repo: Path, names: list[str], *, remove: bool = False) -> st
             path.unlink()
         else:
             path.write_text(f"---\ntitle: {name}\ndate: 2026-01-01\n---\n\n" + "Words. " * 100)
+    return commit_all(repo)
+
+
+def commit_all(repo: Path) -> str:
     subprocess.run([*GIT, "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "articles"], check=True)
+    subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "a push"], check=True)
     return Git(repo).text("rev-parse", "HEAD")
 
 
@@ -137,6 +142,10 @@ def measure(size: int) -> dict[str, Cost]:
                 push = ("drain", "--push", before, after)
                 results[label] = cost(github, new, functools.partial(run, repo, *push))
                 before = after
+            (repo / "README.md").write_text("A blog.\n")
+            after = commit_all(repo)
+            push = ("drain", "--push", before, after)
+            results["push of nothing"] = cost(github, 1, functools.partial(run, repo, *push))
             run(repo, "sweep")  # what the pushes left to compare, if anything: then idle
             results["idle sweep"] = cost(github, 1, lambda: run(repo, "sweep"))
     return results
@@ -163,13 +172,14 @@ def main_() -> None:
     args = parser.parse_args()
     print("requests per article: state + Pages (+ other), and the push's KB up and down; "
           "idle sweep: requests")  # fmt: skip
-    print("| published | push of 1 | push of 10 | push removing those 10 | idle sweep |")
-    print("| ---: | --- | --- | --- | ---: |")
+    print("| published | push of 1 | push of 10 | push removing those 10 | push of nothing "
+          "| idle sweep |")  # fmt: skip
+    print("| ---: | --- | --- | --- | --- | ---: |")
     for size in args.sizes:
         r = measure(size)
         cells = [
             f"{s:.1f} + {p:.1f} (+{o:.1f}), {kb:,.0f} KB"
-            for s, p, o, kb in (r["push 1"], r["push 10"], r["remove 10"])
+            for s, p, o, kb in (r["push 1"], r["push 10"], r["remove 10"], r["push of nothing"])
         ]
         idle = sum(r["idle sweep"][:3])
         print(f"| {size:,} | {' | '.join(cells)} | {idle:.0f} |", flush=True)
