@@ -121,6 +121,29 @@ def test_a_push_outside_content_publishes_nothing(
     assert remote(github) == state
 
 
+def test_what_runs_cost_of_the_tokens_hourly_limits(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """The README's figures for GITHUB_TOKEN's two hourly limits (1,000 REST requests, 1,000
+    GraphQL points): a pushed article's run makes 4 GraphQL requests and 1 REST one (the
+    schedule's check), a push that changes no article 1 and 1, an idle sweep 1 GraphQL."""
+    base = repo.commit(**{"steadypress.yml": FAST})
+    before = repo.commit(**{"content/a.md": article("A")})
+    assert push(runner, base, before).outcome == "success"
+    schedule = "GET /repos/{repo}/actions/workflows/{workflow}"
+    after = repo.commit(**{"content/b.md": article("B")})
+    with github.counting() as calls:
+        assert push(runner, before, after).outcome == "success"
+    assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 3, schedule: 1}
+    nothing = repo.commit(**{"README.md": "A blog."})
+    with github.counting() as calls:
+        assert push(runner, after, nothing).outcome == "success"
+    assert calls == {"graphql LoadBranch": 1, schedule: 1}
+    with github.counting() as calls:
+        assert sweep(runner, repo).outcome == "success"
+    assert calls == {"graphql LoadBranch": 1}
+
+
 def test_an_article_only_push_starts_publish_and_nothing_else(
     repo: Repo, runner: WorkflowRunner
 ) -> None:
