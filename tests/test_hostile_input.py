@@ -4,6 +4,7 @@ outside the repository, and a bad article fails alone with a reason a person can
 from __future__ import annotations
 
 import os
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -297,3 +298,38 @@ def test_an_uncommitted_configuration_is_not_used_and_the_run_says_so(repo: Repo
     assert result.code == 0
     assert "steadypress.yml has changes that are not committed" in result.err
     assert (repo.root / "_site/a/index.html").exists() and not (repo.root / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("broken", [".steadypress/months/2026-01.json", "sitemaps/pages-0.xml"])
+def test_a_site_file_steadypress_cannot_read_stops_the_publish_with_a_remedy_that_works(
+    repo: Repo, broken: str
+) -> None:
+    """A file of the site's index, or a sitemap, that no longer parses: the publish is put off,
+    naming the file and how to recover, and the file is left as it is (rewriting it would
+    forget the articles it lists). Doing what the error says brings back the whole site: its
+    month page and its sitemaps list every article, the one put off too."""
+    fast = "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+    repo.commit(
+        **{"steadypress.yml": fast,
+           "content/a.md": article("A", date="2026-01-02"),
+           "content/b.md": article("B", date="2026-01-03")}
+    )  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    site = repo.root / "_site"
+    (site / broken).write_text("{not what it was")
+    repo.commit(**{"content/c.md": article("C", date="2026-01-04")})
+    result = run_cli(repo, "run")
+    assert result.code == 1
+    assert f"{broken} in the site cannot be read" in result.err
+    remedy = "delete .steadypress/, sitemaps/ and sitemap.xml from the site together"
+    assert remedy in result.err
+    assert (site / broken).read_text() == "{not what it was"
+    for kept in (".steadypress", "sitemaps", "sitemap.xml"):
+        path = site / kept
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    month = (site / "archive/2026/01/index.html").read_text()
+    assert all(f'href="/{slug}/"' in month for slug in "abc"), month
+    listed = "".join(path.read_text() for path in (site / "sitemaps").glob("*.xml"))
+    assert all(f"/{slug}/</loc>" in listed for slug in "abc"), listed

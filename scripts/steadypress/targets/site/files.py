@@ -13,12 +13,25 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from steadypress.errors import PermanentError
+from steadypress.errors import PermanentError, TransientError
 from steadypress.filelock import exclusive_lock
 
-__all__ = ["DirectorySiteFiles", "SiteFiles", "SiteWriter"]
+__all__ = ["DirectorySiteFiles", "SiteFiles", "SiteWriter", "unreadable"]
 
 R = TypeVar("R")
+
+
+def unreadable(name: str, error: object) -> TransientError:
+    """A file steadypress keeps in the site (its index, a sitemap) that cannot be read: the
+    publish stops, and the site is left as it is, since rewriting a file it could not read
+    would forget pages. Deleting that file alone would too (the articles it listed would be
+    missing until they change); what is kept beside the pages, deleted together, is made anew
+    by the next run, which publishes every article again (`SiteTarget.lost`)."""
+    return TransientError(
+        f"{name} in the site cannot be read ({error}); restore it from the site's history, or "
+        "delete .steadypress/, sitemaps/ and sitemap.xml from the site together: the next run "
+        "then publishes every article again and writes them anew"
+    )
 
 
 class SiteWriter(Protocol):

@@ -43,9 +43,8 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from steadypress import shardtree
-from steadypress.errors import TransientError
 from steadypress.gitio import OBJECT_ID
-from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.files import SiteWriter, unreadable
 from steadypress.targets.site.manifest import (
     ENTRY_ONLY,
     Entry,
@@ -523,8 +522,7 @@ class SiteIndex:
                 raise ValueError(f"not a version {INDEX_VERSION} file with {key!r}")
             return document  # type: ignore[no-any-return]
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            # The site is left as it is: rewriting a file we could not read would forget pages.
-            raise TransientError(f"{name} in the site cannot be read ({error}); fix it") from None
+            raise unreadable(name, error) from None
 
     def entry(self, path: str) -> Entry | None:
         name = self._shard(ARTICLES, path)
@@ -1150,8 +1148,7 @@ def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:
     try:
         return decode(document)
     except (ValueError, KeyError, TypeError, AttributeError) as error:
-        # The site is left as it is: rewriting a file we could not read would forget pages.
-        raise TransientError(f"{name} in the site cannot be read ({error!r}); fix it") from None
+        raise unreadable(name, repr(error)) from None
 
 
 def _sitemaps_behind(document: Any) -> SitemapsBehind | None:

@@ -22,9 +22,8 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 
-from steadypress.errors import TransientError
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
-from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.files import SiteWriter, unreadable
 
 __all__ = [
     "LISTINGS_SITEMAP",
@@ -291,7 +290,7 @@ class Sitemaps:
         try:
             found = sitemap_locations(data)
         except ValueError as error:
-            raise TransientError(f"{path} in the site cannot be read ({error}); fix it") from None
+            raise unreadable(path, error) from None
         site = self._url if site is None else site
         return {
             location.removeprefix(site): changed
