@@ -133,6 +133,33 @@ def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> No
     assert changes.removed == {"content/old-name.md", "content/gone.md"}
 
 
+def test_the_same_diff_asked_again_is_not_made_again(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan compares a diff's articles, then asks whether it changed any: one `diff-tree`
+    for both, and each caller gets a copy of its own to change."""
+    before = repo.commit(**{"content/a.md": article("A")})
+    after = repo.commit(**{"content/b.md": article("B")})
+    diffs: list[str] = []
+    real_run = Git.run
+
+    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
+        diffs.extend(args[:1] if args[0] == "diff-tree" else ())
+        return real_run(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "run", counted)
+    source = ContentSource(Git(repo.root), "content")
+    first = source.changed_articles(before, after)
+    assert first is not None
+    first.changed.clear()
+    again = source.changed_articles(before, after)
+    assert again is not None and again.changed == {"content/b.md": repo.blob("content/b.md")}
+    assert diffs == ["diff-tree"]
+    assert source.changed_articles(ZERO_OID, after) is None
+    source.changed_articles(after, after)
+    assert diffs == ["diff-tree", "diff-tree"]
+
+
 @pytest.mark.parametrize("before", [None, "", ZERO_OID, "f" * 40])
 def test_a_push_without_a_usable_before_falls_back_to_reconciling(
     repo: Repo, before: str | None

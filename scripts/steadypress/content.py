@@ -69,6 +69,11 @@ class Changes:
     removed: set[str] = field(default_factory=set)
 
 
+def _copied(changes: Changes) -> Changes:
+    """A copy for a caller to keep or change, where `changes` is kept too."""
+    return Changes(dict(changes.changed), set(changes.removed))
+
+
 @dataclass(frozen=True)
 class Article:
     path: str
@@ -404,6 +409,9 @@ class ContentSource:
         # reconcile's first window and the backlog after it (`import_order`) ask for one order.
         self._last_order: tuple[tuple[str, frozenset[tuple[str, str]]], list[str]] | None = None
         self._import_order: tuple[tuple[str, str | None], ImportOrder] | None = None
+        # The last diff found, by its two commit ids: a plan compares a diff's articles, then
+        # asks whether it changed any (`planning._covers`), of the same two commits.
+        self._last_diff: tuple[tuple[str, str], Changes] | None = None
         self._commits: set[str] = set()
 
     @property
@@ -465,12 +473,21 @@ class ContentSource:
         """
         if not before or before == ZERO_OID or (base := self.resolve(before)) is None:
             return None
+        if self._last_diff is not None and self._last_diff[0] == (base, after):
+            return _copied(self._last_diff[1])
+        changes = self._diff(base, after)
+        if changes is not None and OBJECT_ID.match(after):
+            self._last_diff = ((base, after), _copied(changes))
+        return changes
+
+    def _diff(self, base: str, after: str) -> Changes | None:
+        """`changed_articles` from the commit `base`, asked of git."""
         head, parents = self._commit_and_parents(after)
-        if parents != [base] and not self._descends(after, before):
+        if parents != [base] and not self._descends(after, base):
             return None
         raw = self._git.run(
             "diff-tree", "-r", "-z", "--no-commit-id", "-M", "--diff-filter=AMRD",
-            before, after, "--", self._content_dir,
+            base, after, "--", self._content_dir,
         )  # fmt: skip
         fields = [part.decode("utf-8", errors="surrogateescape") for part in raw.split(b"\0")]
         changes = Changes()
