@@ -31,10 +31,12 @@ class ClosingHTTPServer(ThreadingHTTPServer):
         super().__init__(*args, **kwargs)
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
+        self.accepted = 0  # connections, kept-alive ones counted once
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._open_lock:
             self._open.add(request)
+            self.accepted += 1
         super().process_request(request, client_address)
 
     def shutdown_request(self, request: Any) -> None:
@@ -83,14 +85,19 @@ def serving_folder(folder: Path) -> Iterator[str]:
 
 
 class LoopbackServer:
-    def __init__(self) -> None:
-        self._server = ClosingHTTPServer(("127.0.0.1", 0), _handler(self))
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._server = ClosingHTTPServer((host, 0), _handler(self))
         self._serving = serving(self._server)
 
     @property
     def origin(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    @property
+    def connections(self) -> int:
+        """Connections clients opened to this server so far."""
+        return self._server.accepted
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
         raise NotImplementedError

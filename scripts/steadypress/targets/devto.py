@@ -204,7 +204,9 @@ class DevtoTarget:
             page = 1
             while True:
                 response = self._send("GET", f"/articles/me/all?page={page}&per_page=1000", None)
-                posts = response.json()
+                posts = self._api.json(response)
+                if not isinstance(posts, list):
+                    raise TransientError("dev.to listed the posts as something not a list")
                 for post in posts:
                     ident = (str(post["id"]), str(post.get("url") or ""))
                     found = _MARKER.search(str(post.get("body_markdown") or ""))
@@ -223,7 +225,7 @@ class DevtoTarget:
 
     def _receipt(self, response: requests.Response) -> Receipt:
         try:
-            post = response.json()
+            post = self._api.json(response)
             return Receipt(url=str(post["url"]), id=str(post["id"]))
         except (ValueError, KeyError, TypeError):
             raise TransientError(f"dev.to answered {response.status_code} without a post") from None

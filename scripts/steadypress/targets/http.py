@@ -3,10 +3,13 @@ weather (transient) or a refusal (permanent); pacing under a platform's document
 checking that an image or a page is served before a platform is told to fetch it.
 
 One reading for every platform, so dev.to, Mastodon, Bluesky and Hashnode fail alike:
-- not reached (connection refused or dropped, a timeout): transient. This is also a write whose
+- not reached (connection refused or dropped, no whole answer within the platform's timeout,
+  an answer too large to read): transient. This is also a write whose
   answer was lost; each target looks for what it wrote before writing again;
 - 401/403: the credential is wrong, a dead letter naming the secret to fix;
 - 429: transient, after `Retry-After`, or the reset moment the platform names instead;
+- a redirect: a dead letter naming where it pointed (no credential follows it, see
+  `exchange.py`);
 - 5xx: transient; 404 is handed back (a post deleted by hand means different things per call);
 - any other 4xx: the platform refuses this article, a dead letter with the platform's words.
 """
@@ -23,6 +26,13 @@ import requests
 from steadypress.backoff import reset_seconds, retry_after_seconds
 from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.targets.exchange import (
+    Redirected,
+    bounded_session,
+    describe,
+    exchange,
+    same_origin,
+)
 
 __all__ = ["Pace", "Platform", "PlatformApi", "whole_number"]
 
@@ -60,7 +70,7 @@ class Platform:
     name: str  # as messages name it: "dev.to", "Mastodon"
     root: str  # the API's root URL; a request's path is appended to it
     secret_env: str  # the secret a 401/403 blames
-    timeout: float
+    timeout: float  # seconds for a whole answer, not for each read of it
 
 
 class PlatformApi:
@@ -77,7 +87,7 @@ class PlatformApi:
         self.platform = platform
         self._clock = clock
         self._headers = {"User-Agent": "steadypress", **headers}
-        self._session = session or requests.Session()
+        self._session = session or bounded_session()
         self._served: set[str] = set()  # URLs seen served in this run
 
     def send(
@@ -94,18 +104,27 @@ class PlatformApi:
         """The platform's answer, or the error it means; statuses in `passing` are handed back
         for the caller to read."""
         name = self.platform.name
+        url = f"{self.platform.root.rstrip('/')}{path}"
+        if not same_origin(url, self.platform.root):  # the credential goes to its host only
+            raise PermanentError(f"{name}: refusing to send a request off {self.platform.root}")
         try:
-            response = self._session.request(
+            response = exchange(
+                self._session,
                 method,
-                f"{self.platform.root.rstrip('/')}{path}",
+                url,
+                seconds=self.platform.timeout,
                 json=json,
                 data=data,
                 params=params,
                 headers={**self._headers, **(headers or {})},
-                timeout=self.platform.timeout,
             )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            raise TransientError(f"{name} not reached: {type(error).__name__}") from None
+        except Redirected as redirect:
+            raise PermanentError(
+                f"{name} {redirect}; steadypress sends a credential to no other address: "
+                f"set the API root to the address the platform answers at"
+            ) from None
+        except requests.RequestException as error:
+            raise TransientError(f"{name} not reached: {describe(error)}") from None
         status = response.status_code
         if status < 300 or status in passing:
             return response
@@ -143,12 +162,12 @@ class PlatformApi:
         too), so it is told of an image or a page only once that is there."""
         if url in self._served:
             return
-        try:
-            answer = self._session.head(url, allow_redirects=True, timeout=self.platform.timeout)
-        except (requests.ConnectionError, requests.Timeout) as error:
-            raise TransientError(
-                f"{what} not reachable yet at {url} ({type(error).__name__})"
-            ) from None
+        try:  # a public page, asked with no credential: a redirect (to a folder's /) is followed
+            answer = exchange(
+                self._session, "HEAD", url, seconds=self.platform.timeout, follow_redirects=True
+            )
+        except requests.RequestException as error:
+            raise TransientError(f"{what} not reachable yet at {url} ({describe(error)})") from None
         if answer.status_code != 200:
             raise TransientError(f"{what} not served yet at {url} (HTTP {answer.status_code})")
         self._served.add(url)

@@ -8,7 +8,8 @@ The receiver can trust and deduplicate what it gets:
 - `event`: "publish", or "unpublish" for an article removed from content/ (or made a draft),
   keyed `<target>:<path>:unpublish:<the blob last delivered>`.
 A 2xx answer is success, and a JSON body's `url` and `id` are recorded; 408, 429 and 5xx are
-transient (a `Retry-After` is honoured); any other 4xx is permanent for that version.
+transient (a `Retry-After` is honoured); any other 4xx, or a redirect (not followed: it would
+re-send the article elsewhere), is permanent for that version.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import text_settings
 from steadypress.render import render_markdown
 from steadypress.targets.base import Receipt, missing_secret
+from steadypress.targets.exchange import Redirected, bounded_session, describe, exchange
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -99,7 +101,7 @@ class WebhookTarget:
         self._settings = settings
         self._secret = secret
         self._clock = clock
-        self._session = session or requests.Session()
+        self._session = session or bounded_session()
 
     @property
     def name(self) -> str:
@@ -143,14 +145,20 @@ class WebhookTarget:
             SIGNATURE_HEADER: sign(self._secret or "", body),
         }
         try:
-            response = self._session.post(
+            response = exchange(
+                self._session,
+                "POST",
                 self._settings.url,
+                seconds=float(self._settings.timeout),
                 data=body,
                 headers=headers,
-                timeout=float(self._settings.timeout),
             )
-        except (requests.ConnectionError, requests.Timeout) as error:
-            raise TransientError(f"webhook not reached: {type(error).__name__}") from None
+        except Redirected as redirect:  # a redirect re-sends the article and its signature
+            raise PermanentError(
+                f"webhook {redirect}; set the target's url to the address that answers"
+            ) from None
+        except requests.RequestException as error:
+            raise TransientError(f"webhook not reached: {describe(error)}") from None
         if response.status_code in TRANSIENT_STATUS:
             raise TransientError(
                 f"webhook answered {response.status_code}",
