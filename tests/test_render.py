@@ -4,6 +4,9 @@ added only where cmark wrote it, never inside an author's own raw HTML."""
 from __future__ import annotations
 
 import hashlib
+import re
+
+import pytest
 
 from steadypress.render import RENDER_VERSION, image_references, prerender, render_markdown
 
@@ -74,12 +77,13 @@ def test_the_same_text_gives_the_same_bytes() -> None:
 # The HTML of these samples under each RENDER_VERSION: every site publishes its articles again
 # when the number changes (`theme.shipped_look`), so HTML that changes under the same number
 # would reach only the articles published after it.
-RENDERED = {1: "7ce541384ac401605435179d243b45e7705883743b9681f8877bf328fca921c0"}
+RENDERED = {2: "a854f586a4a9a39456db197cd79c129ac479278e90fc72df1249dc0863e29ed7"}
 SAMPLES = [
     "# T\n\n## Set *up* `it`\n\n## Set up it\n\nwww.example.org ~~gone~~\n",
     '```python\nx = "<b>"\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n',
     "- [ ] to do\n- [x] done\n\nA note[^1].\n\n[^1]: The note.\n",
     '![a](images/a.png "A") <img src="raw.png"> [l](https://example.org/)\n',
+    '[s](javascript:alert(1)) <a href="javascript:kept()">raw</a>\n',
 ]
 
 
@@ -92,3 +96,40 @@ def test_html_that_changes_takes_a_new_render_version() -> None:
         "the HTML of Markdown changed: give render.RENDER_VERSION the next number and record "
         f"{digest.hexdigest()} for it here"
     )
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[a](javascript:alert(1))",
+        "[a](JaVaScRiPt:alert(1))",
+        "[a](java&#x73;cript:alert(1))",
+        "[a](<java\tscript:alert(1)>)",
+        "[a](da&Tab;ta:text/html,x)",
+        "<vbscript:msgbox(1)>",
+        "[a][r]\n\n[r]: file:///etc/passwd",
+        "![a](data:text/html;base64,PHNjcmlwdD4=)",
+        "| t |\n|---|\n| [a](javascript:1) |",
+        "A[^1]\n\n[^1]: [a](javascript:1)",
+    ],
+)
+def test_a_markdown_link_to_a_script_is_written_with_an_empty_url(link: str) -> None:
+    """Whatever way the scheme is spelled (case, references, a tab a browser drops, a
+    reference definition, a table, a footnote): the link stays, its URL is cmark's safe one."""
+    html = render_markdown(link)
+    urls = re.findall(r'(?:href|src)="([^"]*)"', html)
+    assert "" in urls
+    assert not [url for url in urls if re.search("script|file:|text/html", url, re.IGNORECASE)]
+
+
+def test_raw_html_and_safe_schemes_are_left_as_the_author_wrote_them() -> None:
+    """An author's own `<a href="javascript:...">` is raw HTML, an explicit choice; images in
+    data URLs of the four image types, mail and ordinary links are not dangerous."""
+    html = render_markdown(
+        '<a href="javascript:kept()">raw</a> ![i](data:image/png;base64,AA) '
+        "[m](mailto:a@example.org) [w](https://example.org/data:x) [f](profile:x)\n"
+    )
+    assert '<a href="javascript:kept()">raw</a>' in html
+    assert '<img src="data:image/png;base64,AA" alt="i" />' in html
+    assert 'href="mailto:a@example.org"' in html and 'href="https://example.org/data:x"' in html
+    assert 'href="profile:x"' in html

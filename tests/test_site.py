@@ -24,12 +24,20 @@ def make_site(root: Path) -> SiteTarget:
     return site_target(DirectorySiteFiles(root))
 
 
-def post(path: str, title: str, *, blob: str = "b1", day: int = 1, **extra: Any) -> Article:
+def post(
+    path: str,
+    title: str,
+    *,
+    blob: str = "b1",
+    day: int = 1,
+    body: str = "Hello *world*.",
+    **extra: Any,
+) -> Article:
     return Article(
         path=path,
         blob=blob,
         title=title,
-        body="Hello *world*.",
+        body=body,
         date=datetime(2026, 1, day, tzinfo=UTC),
         **extra,
     )
@@ -458,3 +466,13 @@ def test_a_listings_refresh_run_again_after_a_conflict_writes_each_page_once(
                 *(f"archive/{2024 + n % 2}/{1 + n % 3:02d}/index.html" for n in range(6)),
                 "tags/news/2024/index.html", "tags/news/2025/index.html"}  # fmt: skip
     assert set(pages) == expected
+
+
+def test_a_markdown_link_to_a_script_is_dead_on_the_page_and_in_the_feed(tmp_path: Path) -> None:
+    """The full-content feed carries the page's HTML, and a feed reader follows links too."""
+    site = make_site(tmp_path)
+    site.publish(post("content/a.md", "A", body="[click](javascript:alert(document.cookie))"), None)
+    page = (tmp_path / "a" / "index.html").read_text()
+    feed = (tmp_path / "feed.xml").read_text()
+    assert '<a href="">click</a>' in page and '<a href="">click</a>' in feed
+    assert "javascript" not in page and "javascript" not in feed

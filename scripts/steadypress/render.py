@@ -5,7 +5,8 @@ task lists, autolinks and footnotes: an article renders as GitHub's preview of i
 GitHub adds after its parser is added here the same way, to the HTML it wrote: ids on headings
 (anchors), fenced code highlighted by Pygments at build time (no JavaScript on the page), and
 the classes of task list items. Authors are trusted with raw HTML in their own articles (no tag
-filter); titles, tags and descriptions are not markup and the templates always escape them.
+filter), but a markdown link or image to `javascript:` and the like is written with an empty
+URL; titles, tags and descriptions are not markup and the templates always escape them.
 """
 
 from __future__ import annotations
@@ -40,23 +41,26 @@ WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 # The HTML this module makes of Markdown, numbered: a change that changes it (to what it adds
 # to cmark's HTML, or a new pin of cmarkgfm or Pygments that does) takes the next number, and
 # every site publishes its articles again (`theme.shipped_look`).
-RENDER_VERSION = 1
+RENDER_VERSION = 2  # 2: markdown links to javascript: and the like written with an empty URL
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
 
 @functools.cache
 def _renderer() -> Callable[[str, bool], str]:
     """cmark-gfm, loaded on first use: a command that renders nothing (an idle sweep) does not
-    pay for it. The function takes a text and whether its raw HTML is kept (else omitted)."""
-    import cmarkgfm  # noqa: PLC0415 (only when something renders)
-    from cmarkgfm.cmark import Options  # noqa: PLC0415
+    pay for it. The function takes a text and whether its raw HTML is kept (else omitted);
+    a markdown link's dangerous URL is emptied either way (`markdown_html.py`)."""
+    from cmarkgfm.cmark import Options  # noqa: PLC0415 (only when something renders)
+
+    from steadypress.markdown_html import render_html  # noqa: PLC0415
 
     # Footnotes as GitHub has them; table alignment as a style (HTML5 has no `align`).
     common = Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_TABLE_PREFER_STYLE_ATTRIBUTES
 
     def render(text: str, raw_html: bool) -> str:
-        options = common | (Options.CMARK_OPT_UNSAFE if raw_html else 0)
-        return str(cmarkgfm.markdown_to_html_with_extensions(text, options, _EXTENSIONS))
+        return render_html(
+            text, common | (Options.CMARK_OPT_UNSAFE if raw_html else 0), _EXTENSIONS
+        )
 
     return render
 
