@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -333,3 +335,42 @@ def test_a_site_file_steadypress_cannot_read_stops_the_publish_with_a_remedy_tha
     assert all(f'href="/{slug}/"' in month for slug in "abc"), month
     listed = "".join(path.read_text() for path in (site / "sitemaps").glob("*.xml"))
     assert all(f"/{slug}/</loc>" in listed for slug in "abc"), listed
+
+
+def test_workflow_commands_stop_before_a_buffered_process_prints_a_file_name(
+    repo: Repo,
+) -> None:
+    """A real process as a runner starts it (stdout to a pipe, so buffered; no
+    PYTHONUNBUFFERED), its two streams in one log in the order they arrive: the stop comes
+    first, the author's text never arrives while commands are on, and they are off again
+    after steadypress's own annotations."""
+    repo.commit(**{"content/x\n::error::pwned.md": "no front matter", "content/a.md": article("A")})
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "steadypress",
+            "run",
+            "--backend",
+            "local",
+            "--repo",
+            str(repo.root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**environment, "GITHUB_ACTIONS": "true"},
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = process.stdout.splitlines()
+    assert lines[0].startswith("::stop-commands::"), lines[:3]
+    token = lines[0].removeprefix("::stop-commands::")
+    resume = lines.index(f"::{token}::")
+    pwned = [n for n, line in enumerate(lines) if line.startswith("::error::pwned")]
+    assert pwned and all(n < resume for n in pwned)
+    stopped_again = next(
+        n for n, line in enumerate(lines) if n > resume and "stop-commands" in line
+    )
+    assert all(line.startswith("::error ") for line in lines[resume + 1 : stopped_again])

@@ -353,10 +353,7 @@ def _report_check(
 
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
-    if shell.commands_token and problems:
-        print(f"::{shell.commands_token}::")
-        for line in problem_annotations(problems):
-            print(line)
+    _annotate(problem_annotations(problems), shell)
     append_job_summary(job_summary(problems, checked, whole_site=whole_site),
                        redact=shell.redact, environ=shell.environ)  # fmt: skip
     built = ", the whole site built" if whole_site else ""
@@ -400,11 +397,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     elif command == "live":
         pipeline = _live(pipeline, args, report, shell)
     report.deferred += pipeline.unfinished
-    annotations = annotate(report, environ=shell.environ)
-    if annotations and shell.commands_token:
-        print(f"::{shell.commands_token}::")
-    for line in annotations:
-        print(line)
+    _annotate(annotate(report, environ=shell.environ), shell)
     write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
     print(closing_line(command, report, pipeline.stats))
     return EXIT_OK if command in ("enqueue", "live") else report.exit_code
@@ -431,7 +424,7 @@ def run(
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = RedactingStream(out, shell.redact), RedactingStream(err, shell.redact)
     if shell.commands_token:  # GitHub's "Stopping and starting workflow commands"
-        print(f"::stop-commands::{shell.commands_token}")
+        _stop_commands(shell.commands_token)
     try:
         code = _run(args, shell)
         sys.stdout.flush()
@@ -440,6 +433,24 @@ def run(
     finally:
         sys.stdout, sys.stderr = out, err
     return code
+
+
+def _stop_commands(token: str) -> None:
+    """Workflow commands off until `::TOKEN::`. Sent at once: stdout is buffered on a runner
+    while stderr is not, and a line of stderr naming an author's file must not reach the log
+    before the stop does."""
+    print(f"::stop-commands::{token}", flush=True)
+
+
+def _annotate(annotations: Sequence[str], shell: _Shell) -> None:
+    """steadypress's own annotations, the only workflow commands it lets through: commands on
+    for them alone, then off again under a new token, before anything else is printed."""
+    if not annotations or shell.commands_token is None:  # outside Actions, no annotation
+        return
+    print(f"::{shell.commands_token}::")
+    for line in annotations:
+        print(line)
+    _stop_commands(secrets.token_hex(16))
 
 
 def _quiet_after_broken_pipe(stream: TextIO) -> int:
