@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from steadypress.init import WORKFLOWS, Setup, render_workflow
 from tests.helpers import Repo, run_cli
@@ -110,3 +111,76 @@ def test_an_environment_name_github_would_refuse_is_refused(tmp_path: Path, name
     result = run_cli(repo, "init", "--action", PINNED, "--environment", name)
     assert result.code == 2 and "--environment" in result.err
     assert not (repo.root / ".github").exists()
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        ".github/workflows/steadypress-publish.yml",
+        "steadypress.yml",
+        ".github",
+        ".github/workflows",
+    ],
+)
+def test_init_writes_nothing_through_a_symlink(tmp_path: Path, link: str) -> None:
+    """A symlink at a file init writes (dangling, so `exists()` is false) or at a folder on the
+    way: refused by name, nothing written here or where it points."""
+    repo = Repo(tmp_path / "blog")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    where = repo.root / link
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.symlink_to(elsewhere / "x.yml" if link.endswith(".yml") else elsewhere)
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 2 and f"{link}: a symlink" in result.err
+    assert list(elsewhere.iterdir()) == []
+    assert not (repo.root / "steadypress.yml").exists() or link == "steadypress.yml"
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["posts\nstate_branch: main", 'posts"', "posts#x", "a:b", "posts\\x", " posts"],
+)
+def test_a_content_folder_that_would_break_yaml_is_refused(tmp_path: Path, content: str) -> None:
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", PINNED, "--content", content)
+    assert result.code == 2 and "--content" in result.err
+    assert not (repo.root / "steadypress.yml").exists()
+
+
+@pytest.mark.parametrize("content", ["Блог/посты", "my posts", "1.0", "true"])
+def test_a_content_folder_any_script_names_is_written_so_it_reads_back(
+    tmp_path: Path, content: str
+) -> None:
+    """Letters of any script and spaces are fine; a name YAML would read as a number or a
+    boolean is quoted."""
+    repo = Repo(tmp_path / "blog")
+    assert run_cli(repo, "init", "--action", PINNED, "--content", content).code == 0
+    config = yaml.safe_load((repo.root / "steadypress.yml").read_text(encoding="utf-8"))
+    assert config["content_dir"] == content
+
+
+@pytest.mark.parametrize("branch", ["main,gh-pages", "*", "release/{a,b}", "main]#", "a+b", "!x"])
+def test_a_branch_the_workflow_filter_would_read_as_a_pattern_is_refused(
+    tmp_path: Path, branch: str
+) -> None:
+    """git allows these names; in `branches: [...]` they match other branches, or no YAML."""
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", PINNED, "--branch", branch)
+    assert result.code == 2 and "--branch" in result.err and "patterns" in result.err
+    assert not (repo.root / ".github").exists()
+
+
+def test_a_detected_branch_is_checked_as_a_given_one_is(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.git("checkout", "-q", "-b", "feature+x")
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 2 and "the branch found, 'feature+x'" in result.err
+
+
+@pytest.mark.parametrize("branch", ["release/2.0", "1.0", "main"])
+def test_a_branch_name_reads_back_from_the_workflow_as_itself(tmp_path: Path, branch: str) -> None:
+    repo = Repo(tmp_path / "blog")
+    assert run_cli(repo, "init", "--action", PINNED, "--branch", branch).code == 0
+    publish = (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
+    assert yaml.safe_load(publish)[True]["push"]["branches"] == [branch]  # `on:` is YAML's True

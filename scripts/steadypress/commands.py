@@ -45,6 +45,7 @@ from steadypress.init import (
     Setup,
     branch_to_publish,
     check_action,
+    check_branch,
     check_content,
     check_environment,
     next_steps,
@@ -290,7 +291,11 @@ def _init(args: argparse.Namespace) -> None:
     action = check_action(args.action)
     setup = Setup(
         content=check_content(args.content),
-        branch=args.branch or branch_to_publish(git),
+        branch=(
+            check_branch(args.branch)
+            if args.branch is not None
+            else check_branch(branch_to_publish(git), found=True)
+        ),
         action=(
             "./  # zizmor: ignore[self-repository]"
             if action == "./"

@@ -7,10 +7,15 @@ The workflows are rendered from the templates in `workflows/`, from which this r
 
 from __future__ import annotations
 
+import errno
+import json
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
+
+import yaml
 
 from steadypress import __version__
 from steadypress.contentref import checked_out_branch, remote_default_branch
@@ -21,6 +26,7 @@ __all__ = [
     "Setup",
     "branch_to_publish",
     "check_action",
+    "check_branch",
     "check_content",
     "check_environment",
     "next_steps",
@@ -33,6 +39,12 @@ WORKFLOWS = ("publish", "sweep", "retry", "check")
 _ACTION = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
 _PLACEHOLDER = re.compile(r"@[A-Z]+@")
 _ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
+# A branch a workflow's `branches:` filter matches as itself: git allows `*`, `?`, `+`, `[`,
+# `]`, `!`, `{`, `,` in a name, which the filter reads as patterns (or YAML as syntax).
+_BRANCH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/-]*$")
+# A content folder's parts: letters of any script, digits, spaces and a few marks; no quote,
+# backslash, colon, `#` or control character (the folder is named in YAML and in comments).
+_FOLDER_PART = re.compile(r"^\w[\w .+@-]*$")
 
 
 @dataclass(frozen=True)
@@ -64,7 +76,7 @@ def render_workflow(name: str, setup: Setup) -> str:
     template = resources.files("steadypress").joinpath(f"workflows/{name}.yml").read_text()
     values = {
         "@ACTION@": setup.action,
-        "@BRANCH@": setup.branch,
+        "@BRANCH@": _yaml_string(setup.branch),
         "@CONTENT@": setup.content,
         "@SWEEP@": f"{setup.prefix}sweep.yml",
         "@ENVIRONMENT@": _environment_lines(setup.environment),
@@ -74,7 +86,7 @@ def render_workflow(name: str, setup: Setup) -> str:
 
 def _config(setup: Setup) -> str:
     return f"""# steadypress configuration: every key is optional; the comments give the defaults.
-content_dir: {setup.content}
+content_dir: {_yaml_string(setup.content)}
 # state_branch: steadypress-state   # the pending ledger (an orphan branch)
 # max_attempts: 5
 # timings: {{lease: 10m, grace: 5m, backoff_initial: 30s, backoff_max: 30m}}
@@ -92,6 +104,16 @@ targets:
 """
 
 
+def _yaml_string(value: str) -> str:
+    """`value` as YAML reads it back: plain where it would be the same string, else quoted
+    (`1.0`, `true` or `null` plain are a number, a boolean, nothing)."""
+    try:
+        plain_reads_as = yaml.safe_load(f"[{value}]")
+    except yaml.YAMLError:
+        plain_reads_as = None
+    return value if plain_reads_as == [value] else json.dumps(value, ensure_ascii=False)
+
+
 def branch_to_publish(git: Git) -> str:
     """The branch init wires the workflows to: the remote's default branch when there is a
     remote, else the branch checked out (init runs where the blog is being set up), else
@@ -103,7 +125,26 @@ def check_content(content: str) -> str:
     path = PurePosixPath(content.strip("/"))
     if not str(path) or path.is_absolute() or ".." in path.parts or str(path) == ".":
         raise UsageError("--content", f"{content!r} must be a folder inside the repository")
+    if not all(_FOLDER_PART.match(part) and part == part.strip() for part in path.parts):
+        raise UsageError(
+            "--content",
+            f"{content!r}: a folder named with letters, digits, spaces, '.', '+', '@', '-' "
+            "and '_' (it is written into steadypress.yml and the workflows)",
+        )
     return str(path)
+
+
+def check_branch(name: str, *, found: bool = False) -> str:
+    """A branch name a workflow's filter matches exactly, and git allows."""
+    valid_for_git = ".." not in name and "//" not in name and not name.endswith(("/", ".lock", "."))
+    if _BRANCH.match(name) and valid_for_git:
+        return name
+    where = f"the branch found, {name!r}" if found else repr(name)
+    raise UsageError(
+        "--branch",
+        f"{where}: letters, digits, '.', '_', '-' and '/' only; a workflow's branch filter "
+        "reads '*', '?', '+', '!', ',', '[' and '{' as patterns (name the branch with --branch)",
+    )
 
 
 def check_environment(name: str | None) -> str | None:
@@ -125,20 +166,56 @@ def check_action(action: str) -> str:
 
 
 def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
-    """Write the workflows and steadypress.yml; an existing file is kept unless `force`."""
+    """Write the workflows and steadypress.yml; an existing file is kept unless `force`. No
+    file or folder is written through a symlink (a dangling one included), so nothing lands
+    outside the repository; what would be is refused before anything is written."""
     files = {
         repo / ".github" / "workflows" / f"{setup.prefix}{name}.yml": render_workflow(name, setup)
         for name in WORKFLOWS
     }
     files[repo / "steadypress.yml"] = _config(setup)
+    linked = sorted({link for path in files for link in _symlinks_on_the_way(repo, path)})
+    if linked:
+        names = ", ".join(str(path.relative_to(repo)) for path in linked)
+        raise UsageError(
+            "init", f"{names}: a symlink; init writes nothing through one, and nothing was written"
+        )
     existing = [path for path in files if path.exists()]
     if existing and not force:
         names = ", ".join(str(path.relative_to(repo)) for path in existing)
         raise UsageError("init", f"would overwrite {names}; nothing was written (--force to)")
     for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        _write_inside(repo, path, text)
     return list(files)
+
+
+def _symlinks_on_the_way(repo: Path, path: Path) -> list[Path]:
+    """The folders below `repo` on the way to `path`, and `path` itself, that are symlinks."""
+    parts = path.relative_to(repo).parts
+    steps = [repo.joinpath(*parts[:n]) for n in range(1, len(parts) + 1)]
+    return [step for step in steps if step.is_symlink()]
+
+
+def _write_inside(repo: Path, path: Path, text: str) -> None:
+    """`text` into `path`, each folder made and the file opened without following a symlink:
+    one put there since the check is refused, not followed."""
+    folder = repo
+    for part in path.relative_to(repo).parts[:-1]:
+        folder = folder / part
+        folder.mkdir(exist_ok=True)
+        if folder.is_symlink():
+            raise UsageError("init", f"{folder.relative_to(repo)} became a symlink; stopped")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        handle = os.open(path, flags, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UsageError(
+                "init", f"{path.relative_to(repo)} became a symlink; stopped"
+            ) from None
+        raise
+    with os.fdopen(handle, "w", encoding="utf-8") as written:
+        written.write(text)
 
 
 def next_steps(setup: Setup, written: list[Path], repo: Path) -> str:
