@@ -13,7 +13,7 @@ from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
-from steadypress.targets.site.files import JOURNAL
+from steadypress.targets.site.files import JOURNAL, SET_ASIDE_JOURNAL
 from steadypress.targets.site.settings import SiteAddress
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
@@ -378,32 +378,50 @@ def test_a_write_killed_midway_is_finished_by_the_next_one(tmp_path: Path, lande
     assert {name: data for name, (data, _) in snapshot(tmp_path / "cut").items()} == files
 
 
-def test_a_journal_that_cannot_be_read_stops_the_writes_and_is_kept(tmp_path: Path) -> None:
-    """A journal cut short or written by something else is never landed from a guess: every
-    write is refused, naming it, and the site and the journal are left as they are."""
+def test_a_journal_that_cannot_be_read_is_set_aside_once_never_landed(tmp_path: Path) -> None:
+    """A journal cut short or written by something else is never landed from a guess, nor
+    tried again on every write: the write that meets it sets it aside, naming where, and
+    publishes nothing; the next one goes on."""
     make_site(tmp_path).publish(post("content/a.md", "A"), None)
     before = snapshot(tmp_path)
     journal = tmp_path / JOURNAL
     journal.write_bytes(b'{"version": 1, "changes": [["index.html", 100]]}\nshort')
-    with pytest.raises(
-        PermanentError, match=r"journal .*cannot be read \(it names 100 bytes and holds 5\)"
-    ):
+    with pytest.raises(TransientError, match=r"cannot be read: it names 100 bytes and holds 5"):
         make_site(tmp_path).publish(post("content/b.md", "B"), None)
-    assert journal.read_bytes().endswith(b"short")
-    assert {k: v for k, v in snapshot(tmp_path).items() if k != JOURNAL} == before
+    assert not journal.exists()
+    assert (tmp_path / SET_ASIDE_JOURNAL).read_bytes().endswith(b"short")
+    after = {k: v for k, v in snapshot(tmp_path).items() if k != SET_ASIDE_JOURNAL}
+    assert after == before
+    make_site(tmp_path).publish(post("content/b.md", "B"), None)
+    assert (tmp_path / "b/index.html").exists()
+
+
+def test_a_journal_that_cannot_be_replayed_is_set_aside(tmp_path: Path) -> None:
+    """A whole journal naming a write the site cannot take (a file under a path that is a
+    file): set aside with the error, not replayed on every write."""
+    make_site(tmp_path).publish(post("content/a.md", "A"), None)
+    (tmp_path / JOURNAL).write_bytes(
+        b'{"version": 1, "changes": [["feed.xml/index.html", 1], ["x.html", 1]]}\nab'
+    )
+    with pytest.raises(TransientError, match="could not be replayed"):
+        make_site(tmp_path).publish(post("content/b.md", "B"), None)
+    assert (tmp_path / SET_ASIDE_JOURNAL).exists() and (tmp_path / "feed.xml").is_file()
+    make_site(tmp_path).publish(post("content/b.md", "B"), None)
+    assert (tmp_path / "b/index.html").exists()
 
 
 def test_a_journal_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
-    """A journal planted as a symlink (to a file shaped like one) is refused, naming it: no
-    write follows it anywhere."""
+    """A journal planted as a symlink (to a file shaped like one) is set aside, the link
+    itself: no write follows it anywhere, and what it points to is left as it is."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_bytes(b'{"version": 1, "changes": [["index.html", 5]]}\nowned')
     root = tmp_path / "site"
     root.mkdir()
     (root / JOURNAL).symlink_to(elsewhere)
-    with pytest.raises(PermanentError, match=r"symlink .*steadypress-site\.journal"):
+    with pytest.raises(TransientError, match=r"symlink .*steadypress-site\.journal"):
         make_site(root).publish(post("content/a.md", "A"), None)
-    assert not (root / "index.html").exists()
+    assert not (root / "index.html").exists() and (root / SET_ASIDE_JOURNAL).is_symlink()
+    assert elsewhere.read_bytes().endswith(b"owned")
 
 
 def test_a_write_asks_for_every_file_beside_the_pages_with_its_first_read(

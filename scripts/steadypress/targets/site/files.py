@@ -16,7 +16,14 @@ from typing import Protocol, TypeVar
 from steadypress.errors import PermanentError, TransientError
 from steadypress.filelock import exclusive_lock
 
-__all__ = ["DirectorySiteFiles", "SiteFiles", "SiteWriter", "unreadable"]
+__all__ = [
+    "JOURNAL",
+    "SET_ASIDE_JOURNAL",
+    "DirectorySiteFiles",
+    "SiteFiles",
+    "SiteWriter",
+    "unreadable",
+]
 
 R = TypeVar("R")
 
@@ -112,6 +119,8 @@ SITE_FILE_MODE = 0o644
 # What a local write is about to change, written whole before any of it: a write stopped midway
 # (the process killed, ^C) is finished from it by the next, under the site's lock.
 JOURNAL = ".steadypress-site.journal"
+# Where a journal that cannot be replayed is moved, so that it is not tried again on every write.
+SET_ASIDE_JOURNAL = f"{JOURNAL}.set-aside"
 _JOURNAL_VERSION = 1
 
 
@@ -330,18 +339,28 @@ def _journal(changes: Mapping[str, bytes | None]) -> list[bytes]:
 
 
 def _finish_journal(root: Path) -> None:
-    """Land what a write stopped midway left in its journal, before anything else is written."""
+    """Land what a write stopped midway left in its journal, before anything else is written.
+    A journal that cannot be read or replayed (a write of a path the site cannot hold) is set
+    aside, once, with a message: the site is not written from a guess, nor stopped for good."""
     journal = root / JOURNAL
-    raw = _DirectoryWriter._on_disk(os.fspath(journal))  # never through a symlink
-    if raw is None:
-        return
-    _DirectoryWriter(root).replay(_changes_of(raw, journal))
+    try:
+        raw = _DirectoryWriter._on_disk(os.fspath(journal))  # never through a symlink
+        if raw is None:
+            return
+        _DirectoryWriter(root).replay(_changes_of(raw, journal))
+    except (ValueError, OSError, PermanentError) as error:
+        os.replace(journal, root / SET_ASIDE_JOURNAL)
+        raise TransientError(
+            f"the site's journal of a write stopped midway could not be replayed ({error}); it "
+            f"is set aside as {root / SET_ASIDE_JOURNAL} and the next write goes on (what that "
+            "write left undone returns as its articles change; delete the file once read)"
+        ) from None
     journal.unlink()
 
 
 def _changes_of(raw: bytes, journal: Path) -> dict[str, bytes | None]:
-    """The changes a journal holds; one that is not whole is refused, naming it, and left as
-    it is (the site is not written from a guess)."""
+    """The changes a journal holds; one that is not whole raises ValueError naming what is
+    wrong with it."""
     line, _newline, body = raw.partition(b"\n")
     try:
         head = json.loads(line)
@@ -360,10 +379,5 @@ def _changes_of(raw: bytes, journal: Path) -> dict[str, bytes | None]:
         if at != len(body):
             raise ValueError(f"it names {at:,} bytes and holds {len(body):,}")
     except (ValueError, TypeError, KeyError) as error:
-        raise PermanentError(
-            f"the site's journal {journal} of a write stopped midway cannot be read ({error}); "
-            "nothing is written to the site until it is restored, or deleted (the site then "
-            "stays as that write left it: some of its articles may be missing from the "
-            "listings and sitemaps until they change)"
-        ) from None
+        raise ValueError(f"{journal} cannot be read: {error}") from None
     return changes

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_URL_SEGMENT",
     "NOT_FOUND",
     "NO_JEKYLL",
+    "RESERVED_NAMES",
     "STYLESHEET",
     "TAGS_INDEX",
     "Entry",
@@ -62,6 +63,12 @@ GENERATOR = b'<meta name="generator" content="steadypress">'
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
 GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steadypress"})
+# The names at the site's root that the site writes or keeps itself: no article's page, image or
+# redirect may be one, or a folder of that name (`/feed.xml/` made the feed a folder).
+RESERVED_NAMES = GENERATED_FOLDERS | {
+    INDEX, FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, "sitemap.xml", "robots.txt",
+    ".steadypress-site.lock", ".steadypress-site.journal", ".steadypress-site.journal.set-aside",
+}  # fmt: skip
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
 

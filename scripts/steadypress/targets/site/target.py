@@ -71,12 +71,12 @@ from steadypress.targets.site.listings import (
 from steadypress.targets.site.manifest import (
     CNAME,
     FEED,
-    GENERATED_FOLDERS,
     GENERATOR,
     INDEX,
     MANIFEST,
     NO_JEKYLL,
     NOT_FOUND,
+    RESERVED_NAMES,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
@@ -504,7 +504,7 @@ class SiteTarget:
             cover=cover,
             assets=tuple(sorted(assets)),
             sha256=page_digest(page),
-            aliases=tuple(sorted(redirects := self._redirects(article, url))),
+            aliases=tuple(sorted(redirects := self._redirects(article, url, page_path(slug)))),
         )
         return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
 
@@ -521,15 +521,23 @@ class SiteTarget:
         prerender("")
         self._theme.compile("article.html", "base.html", "neighbours.html")
 
-    def _redirects(self, article: Article, url: str) -> dict[str, bytes]:
+    def _redirects(self, article: Article, url: str, page: str) -> dict[str, bytes]:
         """A page at each old URL of the article that sends readers (and search engines, by
-        the canonical link) to where it is now."""
+        the canonical link) to `url`, where its `page` is now. An old URL on a name the site
+        itself writes is refused, unwritten."""
         pages = {}
         for alias in article.aliases:
             relative = alias.removeprefix(self._address.base_url).lstrip("/")
             path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
-            if not relative or not is_site_path(path) or path.split("/")[0] in GENERATED_FOLDERS:
+            if not relative or not is_site_path(path):
                 raise PermanentError(f"alias {alias!r} is not a path this site can hold")
+            if path.split("/")[0] in RESERVED_NAMES:
+                raise PermanentError(
+                    f"alias {alias!r} would replace /{path.split('/')[0]}, which the site "
+                    "itself writes; remove the alias"
+                )
+            if path == page:
+                raise PermanentError(f"alias {alias!r} is the article's own URL; remove it")
             target = escape(url, quote=True)
             pages[path] = (
                 f'<!doctype html>\n<html lang="{escape(self._settings.language, quote=True)}">'
@@ -805,8 +813,16 @@ class SiteTarget:
         stale = stale_pages(index) if final else set()
         unused: list[str] = []
         accepted = []
+        batch_pages = {page_path(r.entry.slug): a.path for _n, a, r in changes}
         for number, article, rendered in changes:
-            refusal = _refusal(files, index, article.path, rendered.entry, olds[article.path])
+            refusal = _refusal(
+                files,
+                index,
+                article.path,
+                rendered.entry,
+                olds[article.path],
+                batch_pages=batch_pages,
+            )
             if refusal is not None:
                 refused[number] = refusal
                 continue
@@ -1297,13 +1313,29 @@ def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -
 
 
 def _refusal(
-    files: SiteWriter, index: SiteIndex, path: str, entry: Entry, old: Entry | None
+    files: SiteWriter,
+    index: SiteIndex,
+    path: str,
+    entry: Entry,
+    old: Entry | None,
+    *,
+    batch_pages: Mapping[str, str],
 ) -> PermanentError | None:
     """Why the article may not take its URL: another article has it, or a file is there that
-    steadypress did not write."""
+    steadypress did not write; or one of its old URLs is another article's (`batch_pages`:
+    the pages of this batch's articles, by the path of each, which a redirect may not replace
+    even where the index does not name them yet)."""
     others = [owner for owner in index.owners(page_path(entry.slug)) if owner != path]
     if others:
         return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
+    for alias in entry.aliases:
+        holders = [*index.owners(alias), batch_pages.get(alias)]
+        others = [holder for holder in holders if holder is not None and holder != path]
+        if others:
+            return PermanentError(
+                f"alias /{alias.removesuffix('index.html')} is the URL of {others[0]}; a "
+                "redirect never replaces another article's page: remove the alias"
+            )
     return _foreign_file(files, entry, old)
 
 
