@@ -3,6 +3,7 @@ outside the repository, and a bad article fails alone with a reason a person can
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -374,3 +375,70 @@ def test_workflow_commands_stop_before_a_buffered_process_prints_a_file_name(
         n for n, line in enumerate(lines) if n > resume and "stop-commands" in line
     )
     assert all(line.startswith("::error ") for line in lines[resume + 1 : stopped_again])
+
+
+def test_a_name_that_is_not_utf8_and_a_tag_too_long_for_a_folder_fail_alone(repo: Repo) -> None:
+    """Each is refused at the start, saying why; the healthy article of the same push
+    publishes (both once stopped the whole batch, then made every article a dead letter)."""
+    (repo.root / "content").mkdir(parents=True)
+    with open(repo.root.as_posix().encode() + b"/content/caf\xe9.md", "wb") as handle:
+        handle.write(article("Café").encode())
+    repo.commit(**{
+        "steadypress.yml": "max_attempts: 1\ntargets:\n  site: {kind: site}\n",
+        "content/a.md": article("A"),
+        "content/t.md": article("T", tags="[" + "x" * 300 + "]"),
+    })  # fmt: skip
+    result = run_cli(repo, "run")
+    assert result.code == 0 and "Traceback" not in result.err
+    assert sorted(repo.ledger().published) == ["site:content/a.md"]
+    assert "file name is not UTF-8" in dead_reason(repo, "site:content/caf\udce9.md")
+    assert "300 bytes as a URL; at most 200" in dead_reason(repo, "site:content/t.md")
+
+
+def test_an_article_whose_write_fails_fails_alone(repo: Repo) -> None:
+    """A write the file system refuses for one article (its folder is a file someone put in
+    the site) fails the batch's write whole; the write is made again in halves, so that
+    article alone is the failure and the others publish."""
+    files = {f"content/p{n}.md": article(f"P{n}") for n in range(6)}
+    repo.commit(**{
+        "steadypress.yml": "max_attempts: 1\ntargets:\n  site: {kind: site}\n",
+        **files,
+        "content/blocked/post.md": article("Blocked"),
+    })  # fmt: skip
+    (repo.root / "_site").mkdir()
+    (repo.root / "_site/blocked").write_text("someone's file\n")
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    ledger = repo.ledger()
+    assert sorted(ledger.published) == sorted(f"site:{path}" for path in files)
+    assert "Not a directory" in dead_reason(repo, "site:content/blocked/post.md")
+    assert (repo.root / "_site/blocked").read_text() == "someone's file\n"
+
+
+def test_pending_work_for_files_the_content_never_had_is_dropped_unpublished(repo: Repo) -> None:
+    """A tampered or foreign ledger names articles that do not exist, with a real blob id:
+    nothing is published for them (it once published a page for each), each is dropped with a
+    line saying so, and the run exits 0."""
+    repo.commit(
+        **{"steadypress.yml": "targets:\n  site: {kind: site}\n", "content/a.md": article("A")}
+    )
+    assert run_cli(repo, "run").code == 0
+    blob, head = repo.blob("content/a.md"), repo.head()
+    ghosts = {
+        f"site:content/ghost{n}.md": {
+            "target": "site", "path": f"content/ghost{n}.md", "blob": blob, "commit": head,
+            "enqueued_at": "2026-01-01T00:00:00Z", "not_before": "2026-01-01T00:00:00Z",
+            "attempts": 0,
+        }
+        for n in range(5)
+    }  # fmt: skip
+    repo.overwrite_state_file(
+        "state/pending.json", json.dumps({"version": 2, "pending": ghosts}).encode()
+    )
+    result = run_cli(repo, "run")
+    assert result.code == 0 and "5 dropped (no such file)" in result.out
+    assert "dropped site:content/ghost0.md" in result.err
+    ledger = repo.ledger()
+    assert not ledger.pending and not ledger.dead
+    assert sorted(ledger.published) == ["site:content/a.md"]
+    assert not (repo.root / "_site/ghost0").exists()

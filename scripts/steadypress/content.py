@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from steadypress.errors import ArticleError, GitFailed, PermanentError
+from steadypress.errors import ArticleError, GitFailed, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
@@ -255,10 +255,21 @@ def require_configured_targets(article: Article, configured: Collection[str]) ->
         )
 
 
+def _is_utf8(path: str) -> bool:
+    """Whether a path read from git (undecodable bytes kept as surrogates) was UTF-8."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_article(path: str, blob: str, data: bytes) -> Article:
     """Parse one article version; any problem is an ArticleError naming the file. Without a
     `date`, a name that begins with a day dates it, as Jekyll's posts are dated
     (`2019-05-01-title.md`): a Jekyll blog keeps its dates when it is adopted in one commit."""
+    if not _is_utf8(path):  # git keeps any bytes; a URL, an index or a platform cannot
+        raise ArticleError(path, "its file name is not UTF-8; rename the file")
     try:
         text = _text(data)
     except UnicodeDecodeError as error:
@@ -548,11 +559,13 @@ class ContentSource:
         for name, oid in (("blob", blob), ("commit", commit)):
             if not OBJECT_ID.match(oid):  # git would read "--output=..." as an option
                 raise ArticleError(path, f"the ledger's {name} {oid!r} is not a git object id")
-        at_commit = self._read_file(newest, path) if newest else None
+        at_head = at_commit = self._read_file(newest, path) if newest else None
         if at_commit is not None and at_commit[1] == blob:
             commit = newest or commit  # the same version, read where everything is newest
         else:
             at_commit = self._read_file(commit, path)
+            if at_commit is None and at_head is None:
+                raise NotInContent(path, "the ledger names it, but the content holds no such file")
         if at_commit is not None and at_commit[1] == blob:
             if at_commit[0] == SYMLINK_MODE:
                 raise ArticleError(

@@ -21,6 +21,7 @@ __all__ = [
     "GitFailed",
     "GitHubError",
     "GraphQLErrors",
+    "NotInContent",
     "PermanentError",
     "PublishError",
     "RateLimited",
@@ -125,6 +126,11 @@ class ArticleError(PermanentError):
         super().__init__(f"{path}: {message}")
         self.path = path
         self.message = message
+
+
+class NotInContent(ArticleError):
+    """The ledger names a file the content holds neither at the item's commit nor at the head
+    (a hand-edited or foreign ledger): there is nothing to publish, and the item is dropped."""
 
 
 class GitFailed(SteadypressError):

@@ -27,6 +27,7 @@ from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, require_configured_targets
 from steadypress.errors import (
     ArticleError,
+    NotInContent,
     PermanentError,
     PublishError,
     Superseded,
@@ -347,22 +348,8 @@ class _Batch:
                     ready.append((item, article, previous))
             self._keep_leases()
             ready = [entry for entry in ready if entry[0].key in self.held]
-            results: list[Receipt | Exception]
-            try:
-                self.batched[name] = target
-                results = [
-                    *target.publish_batch(
-                        [(article, prior) for _, article, prior in ready],
-                        final=self.final,
-                        keep_alive=self._keep_leases,
-                    )
-                ]
-                written = [(n, r) for n, r in enumerate(results) if isinstance(r, Receipt)]
-                problems = target.verify_batch([(ready[n][1], receipt) for n, receipt in written])
-                for (n, _receipt), problem in zip(written, problems, strict=True):
-                    results[n] = problem or results[n]
-            except Exception as error:  # the whole write failed: each article failed with it
-                results = [error] * len(ready)
+            self.batched[name] = target
+            results = self._publish_apart(target, ready)
             for (item, _article, _prior), result in zip(ready, results, strict=True):
                 outcomes[item.key] = (
                     self._failure(item, result)
@@ -370,6 +357,39 @@ class _Batch:
                     else self._completion(item, result)
                 )
         return outcomes
+
+    def _publish_apart(
+        self,
+        target: BatchTarget,
+        ready: Sequence[tuple[PendingItem, Article, PublishedRecord | None]],
+    ) -> list[Receipt | Exception]:
+        """Each article's result of one write of them all. A write that fails whole with an
+        error that is not weather (a name a file system refuses, a bug one article meets)
+        wrote nothing, so it is made again in halves: the article behind it fails alone, and
+        the others publish (a failing write of n articles costs about 2 log2 n more)."""
+        try:
+            results: list[Receipt | Exception] = [
+                *target.publish_batch(
+                    [(article, prior) for _, article, prior in ready],
+                    final=self.final,
+                    keep_alive=self._keep_leases,
+                )
+            ]
+            written = [(n, r) for n, r in enumerate(results) if isinstance(r, Receipt)]
+            problems = target.verify_batch([(ready[n][1], receipt) for n, receipt in written])
+            for (n, _receipt), problem in zip(written, problems, strict=True):
+                results[n] = problem or results[n]
+        except TransientError as error:  # the weather fails the write whole, whoever is in it
+            return [error] * len(ready)
+        except Exception as error:
+            if len(ready) == 1:
+                return [error]
+            half = len(ready) // 2
+            return [
+                *self._publish_apart(target, ready[:half]),
+                *self._publish_apart(target, ready[half:]),
+            ]
+        return results
 
     def _remove_together(
         self, removals: dict[str, tuple[BatchTarget, Claimed]]
@@ -435,6 +455,8 @@ class _Batch:
         permanent, retry_after = False, None
         if isinstance(error, PublishError):
             self.depends_on[item.key] = error.depends_on
+        if isinstance(error, NotInContent):
+            return Failure(item.key, item.blob, self.token, redact(str(error)), gone=True)
         if isinstance(error, ArticleError):  # names its file already
             return Failure(item.key, item.blob, self.token, redact(str(error)), permanent=True)
         if isinstance(error, Superseded):
@@ -592,6 +614,9 @@ def _tell(
         if failure.superseded:
             report.handed_over.append((failure.key, failure.error))
             pipeline.log(f"left to a newer run: {failure.key}: {failure.error}")
+        elif failure.gone:
+            report.dropped.append((failure.key, failure.error))
+            pipeline.log(f"dropped {failure.key}: {failure.error}")
         elif not failure.permanent and failure.key not in dead_keys:
             report.deferred.append((failure.key, failure.error))
             pipeline.log(f"deferred {failure.key}: {failure.error}")

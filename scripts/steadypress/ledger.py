@@ -294,6 +294,7 @@ class Failure:
     retry_after: float | None = None
     depends: Depends = ()
     superseded: bool = False  # not a failure of the version: let go, due at once (`Superseded`)
+    gone: bool = False  # the item names no file of the content: dropped (`NotInContent`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -630,7 +631,8 @@ def fail(
     A failure counts only against the version it was about and only if its lease was not taken
     over by another executor; otherwise it is news about old work and changes nothing but the
     lease it held. So does a `superseded` one: the executor was too old to do the work, which
-    any newer one may take at once. Returns the items that died.
+    any newer one may take at once. A `gone` one is dropped: it names no file to publish.
+    Returns the items that died.
     """
     pending_updates: dict[str, PendingItem | None] = {}
     dead = dict(ledger.dead)
@@ -644,6 +646,9 @@ def fail(
             continue
         if item.blob != failure.blob or failure.superseded:
             pending_updates[failure.key] = replace(item, lease=None)
+            continue
+        if failure.gone:
+            pending_updates[failure.key] = None
             continue
         attempts = item.attempts + 1
         history = (*item.history, Attempt(at=now, error=failure.error))[-HISTORY_LIMIT:]

@@ -32,6 +32,8 @@ class Report:
     deferred: list[tuple[str, str]] = field(default_factory=list)
     # Items a run of a later commit had overtaken (`Superseded`): no failure, theirs to finish.
     handed_over: list[tuple[str, str]] = field(default_factory=list)
+    # Items naming no file of the content (`NotInContent`): nothing to publish, no failure.
+    dropped: list[tuple[str, str]] = field(default_factory=list)
     dead: list[DeadItem] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
     skipped_targets: dict[str, str] = field(default_factory=dict)
@@ -48,6 +50,7 @@ def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
         + (f"{len(report.unpublished)} unpublished, " if report.unpublished else "")
         + f"{len(report.deferred)} deferred, "
         + (f"{len(report.handed_over)} left to a newer run, " if report.handed_over else "")
+        + (f"{len(report.dropped)} dropped (no such file), " if report.dropped else "")
         + f"{len(report.dead)} dead-lettered, "
         f"{len(report.enqueued)} enqueued; {stats.commits} state commit(s), "
         f"{stats.conflicts} conflict retr{'y' if stats.conflicts == 1 else 'ies'}"
@@ -66,6 +69,7 @@ def _job_summary(command: str, report: Report) -> str:
         or report.unpublished
         or report.deferred
         or report.handed_over
+        or report.dropped
         or report.dead
         or report.skipped_targets
     ):
@@ -76,6 +80,7 @@ def _job_summary(command: str, report: Report) -> str:
     rows += [(key, "unpublished", "") for key in report.unpublished]
     rows += [(key, "deferred (will retry)", _cell(error)) for key, error in report.deferred]
     rows += [(key, "left to a newer run", _cell(error)) for key, error in report.handed_over]
+    rows += [(key, "dropped (no such file)", _cell(error)) for key, error in report.dropped]
     rows += [
         (
             item.key,

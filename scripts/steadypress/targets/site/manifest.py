@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -38,6 +38,7 @@ __all__ = [
     "Entry",
     "Listed",
     "article_slug",
+    "check_tags",
     "is_site_path",
     "page_fingerprint",
     "page_path",
@@ -195,8 +196,12 @@ def _listed_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def is_site_path(path: str) -> bool:
+    """A relative path inside the site whose every name a file system can hold."""
     parts = path.split("/")
-    return all(part not in ("", ".", "..") and "\\" not in part for part in parts)
+    return all(
+        part not in ("", ".", "..") and "\\" not in part and len(part.encode()) <= MAX_URL_SEGMENT
+        for part in parts
+    )
 
 
 def article_slug(article: Article, content_dir: str) -> str:
@@ -228,6 +233,17 @@ def url_slug(source: str) -> str:
 
 def page_path(slug: str) -> str:
     return f"{slug}/index.html"
+
+
+def check_tags(tags: Iterable[str]) -> None:
+    """Each tag's page is a folder named by its slug: one too long for a file system's name
+    is refused, before anything is written."""
+    for tag in tags:
+        if len(slugify(tag).encode()) > MAX_URL_SEGMENT:
+            raise PermanentError(
+                f"tag {tag[:40]!r}... is {len(slugify(tag).encode())} bytes as a URL; at most "
+                f"{MAX_URL_SEGMENT} (a folder name on disk)"
+            )
 
 
 @functools.lru_cache(maxsize=1024)  # a blog has tens of tags, each asked for per row listed

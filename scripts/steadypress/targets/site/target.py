@@ -82,6 +82,7 @@ from steadypress.targets.site.manifest import (
     Entry,
     Listed,
     article_slug,
+    check_tags,
     is_site_path,
     page_fingerprint,
     page_path,
@@ -469,6 +470,7 @@ class SiteTarget:
         if cover and is_relative_reference(cover):
             cover = self._asset(article, cover, assets)
         date = _date_of(article)
+        check_tags(article.tags)
         tags = [{"name": tag, "href": self._href(tag_path(tag))} for tag in article.tags]
         url = self._absolute(page_path(slug))
         page = self._theme.render(
