@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, article, run_cli
 
@@ -442,3 +443,33 @@ def test_pending_work_for_files_the_content_never_had_is_dropped_unpublished(rep
     assert not ledger.pending and not ledger.dead
     assert sorted(ledger.published) == ["site:content/a.md"]
     assert not (repo.root / "_site/ghost0").exists()
+
+
+def test_a_stale_git_lock_on_the_state_branch_is_named_with_the_way_out(repo: Repo) -> None:
+    """A lock file a killed git left: the run stops at once (no retrying a lock that will not
+    go), exit 3, naming the file and what to do; once it is deleted the run goes on."""
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    repo.commit(**{"content/b.md": article("B")})
+    lock = repo.root / ".git/refs/heads/steadypress-state.lock"
+    lock.write_text("")
+    os.utime(lock, (1_000_000_000, 1_000_000_000))
+    result = run_cli(repo, "run")
+    assert result.code == 3
+    assert f"git's lock {lock} is there" in result.err and "delete that file" in result.err
+    assert "Traceback" not in result.err
+    lock.unlink()
+    assert run_cli(repo, "run").code == 0
+    assert "site:content/b.md" in repo.ledger().published
+
+
+def test_a_git_lock_held_meanwhile_is_retried_and_named_if_it_stays(repo: Repo) -> None:
+    """A fresh lock may be another git's for a moment: retried as a lost race, and if it
+    stays for every retry, the message names it."""
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+    repo.commit(**{"content/b.md": article("B")})
+    (repo.root / ".git/refs/heads/steadypress-state.lock").write_text("")
+    result = run_cli(repo, "run", clock=ManualClock())
+    assert result.code == 3
+    assert "conflicting writes: git's lock" in result.err

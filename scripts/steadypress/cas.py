@@ -26,17 +26,19 @@ def retry_conflicts(
     rng: random.Random,
     wait_initial: float,
     wait_max: float,
-    gave_up: Callable[[], Exception],
+    gave_up: Callable[[Conflict], Exception],
 ) -> R:
-    """`attempt(n)` for n = 1, 2, ... until it returns without a `Conflict`; `gave_up()` is
-    raised after `tries` conflicts."""
+    """`attempt(n)` for n = 1, 2, ... until it returns without a `Conflict`; `gave_up(last)`
+    is raised after `tries` conflicts."""
+    last = Conflict(None, None)
     for number in range(1, tries + 1):
         try:
             return attempt(number)
-        except Conflict:
+        except Conflict as conflict:
+            last = conflict
             sleep(
                 backoff_seconds(
                     number, wait_initial=wait_initial, wait_max=wait_max, jitter=rng.random()
                 )
             )
-    raise gave_up()
+    raise gave_up(last)

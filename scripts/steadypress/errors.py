@@ -69,6 +69,8 @@ class Conflict(SteadypressError):
         super().__init__(f"branch moved: expected {expected}, found {actual}")
         self.expected = expected
         self.actual = actual
+        # What kept the write out when that is more than another writer (a lock left behind).
+        self.reason: str | None = None
 
 
 class PublishError(SteadypressError):

@@ -82,7 +82,7 @@ class BranchSiteFiles:
                 rng=self._rng,
                 wait_initial=0.05,
                 wait_max=2,
-                gave_up=lambda: TransientError(
+                gave_up=lambda _last: TransientError(
                     f"branch {self._branch.branch!r} kept moving; {self._attempts} tries"
                 ),
             )

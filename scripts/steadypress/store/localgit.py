@@ -12,6 +12,9 @@ and reuses every other blob and every tree of `state/published/` it did not touc
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import time
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -44,6 +47,11 @@ _LISTED_ENTRIES_KEPT = 50_000
 
 # What git says when update-ref lost a race: the ref moved, or another writer holds its lock.
 _RACE_SIGNS = ("but expected", "already exists", "unable to create", "cannot lock ref")
+# The lock git could not take: "Unable to create '/repo/.git/refs/heads/x.lock': File exists."
+_HELD_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+# A git writing a ref holds its lock for milliseconds: one this old was left by a git stopped
+# midway (killed, out of disk), and no retry will see it go.
+_STALE_LOCK_SECONDS = 60.0
 
 
 class LocalGitStore:
@@ -135,7 +143,7 @@ class LocalGitStore:
             )
         except GitFailed as failure:
             if any(sign in failure.stderr.lower() for sign in _RACE_SIGNS):
-                raise Conflict(based_on.version, self._git.resolve(self._ref)) from None
+                raise self._lost_race(failure.stderr, based_on.version) from None
             raise StateError(
                 self.where, f"could not be written: {failure.stderr.strip()}"
             ) from None
@@ -148,6 +156,26 @@ class LocalGitStore:
         )
         self._tidy()
         return commit
+
+    def _lost_race(self, said: str, expected: str | None) -> Conflict | StateError:
+        """The Conflict of a lost race; one whose lock a stopped git left behind is named, with
+        the way out (at once where the lock is old: retrying cannot help)."""
+        conflict = Conflict(expected, self._git.resolve(self._ref))
+        held = _HELD_LOCK.search(said)
+        if held is None:
+            return conflict
+        lock = held.group(1)
+        conflict.reason = (
+            f"git's lock {lock} is there; a git stopped while writing the branch leaves it: if "
+            "no git is running in this repository, delete that file"
+        )
+        try:
+            age = time.time() - os.lstat(lock).st_mtime  # the file's clock, not the run's
+        except OSError:
+            return conflict  # gone meanwhile: the writer holding it finished
+        if age >= _STALE_LOCK_SECONDS:
+            return StateError(self.where, f"cannot be written: {conflict.reason}")
+        return conflict
 
     def _tidy(self) -> None:
         """What `git commit` does after each commit, which plumbing does not: `git gc --auto`,

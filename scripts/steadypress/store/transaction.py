@@ -83,7 +83,9 @@ def transact(
         rng=rng or random.Random(),
         wait_initial=wait_initial,
         wait_max=wait_max,
-        gave_up=lambda: StateError(
-            store.where, f"gave up after {max_conflicts} conflicting writes"
+        gave_up=lambda last: StateError(
+            store.where,
+            f"gave up after {max_conflicts} conflicting writes"
+            + (f": {last.reason}" if last.reason else ""),
         ),
     )
