@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import jwt
 import pytest
 import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.fakes.github import FakeGitHub
 from tests.fakes.github.apps import FakeApp, key_pair
@@ -87,3 +89,41 @@ def test_the_app_answers_match_the_description(github: FakeGitHub) -> None:
         errors = sorted(validator.iter_errors(answer.json()), key=str)
         assert not errors, f"{method} {path}: {errors[0].message}"
     assert (found.status_code, created.status_code) == (200, 201)
+
+
+def _ec_key() -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    return pem.decode()
+
+
+MALFORMED_KEYS = {
+    "PEM around garbage": lambda: (
+        "-----BEGIN RSA PRIVATE KEY-----\nnot a key at all\n-----END RSA PRIVATE KEY-----"
+    ),
+    "pasted with literal \\n": lambda: key_pair()[0].replace("\n", "\\n"),
+    "half a key": lambda: key_pair()[0][:800] + "\n-----END PRIVATE KEY-----",
+    "an EC key": _ec_key,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED_KEYS))
+def test_a_malformed_app_key_is_one_line_naming_the_secret(
+    github: FakeGitHub, repo: Repo, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Configuration, not a crash: exit 2, one line that names the secret and what to paste,
+    no traceback, and nothing asked of GitHub."""
+    monkeypatch.setenv("STEADYPRESS_APP_ID", str(APP_ID))
+    monkeypatch.setenv("STEADYPRESS_APP_PRIVATE_KEY", MALFORMED_KEYS[kind]())
+    repo.commit(**{"content/a.md": article("A")})
+    with github.counting() as calls:
+        result = run_cli(repo, "run", "--backend", "github")
+    assert result.code == 2, result.err
+    assert "STEADYPRESS_APP_PRIVATE_KEY" in result.err and ".pem file whole" in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+    assert ("literal \\n" in result.err) == (kind == "pasted with literal \\n")
+    assert not calls

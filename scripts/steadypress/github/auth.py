@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import jwt
 from github import Auth
 
 from steadypress.credentials import Secrets
@@ -21,6 +22,8 @@ from steadypress.errors import ConfigError
 from steadypress.github.client import GitHubClient
 
 __all__ = ["client_for"]
+
+_KEY = "STEADYPRESS_APP_PRIVATE_KEY"
 
 
 def client_for(
@@ -40,10 +43,10 @@ def client_for(
         return GitHubClient(token=token, **settings)
     if not app_id.isdigit():
         raise ConfigError("STEADYPRESS_APP_ID", f"{app_id!r} is not an app id (a number)")
-    key = secrets.read_key("STEADYPRESS_APP_PRIVATE_KEY")
+    key = secrets.read_key(_KEY)
     if key is None:
-        raise ConfigError("STEADYPRESS_APP_PRIVATE_KEY", "not set: STEADYPRESS_APP_ID names an app")
-    app = Auth.AppAuth(int(app_id), key)
+        raise ConfigError(_KEY, "not set: STEADYPRESS_APP_ID names an app")
+    app = _signing(int(app_id), key)
     installation = environ.get("STEADYPRESS_APP_INSTALLATION_ID", "").strip()
     if not installation:
         as_app = GitHubClient(token="", auth=app, **settings)
@@ -65,3 +68,22 @@ def client_for(
     )
     secrets.redact.add(token)
     return client
+
+
+def _signing(app_id: int, key: str) -> Auth.AppAuth:
+    """The app's credentials, once its key has signed a JWT: a key that cannot (cut short, a
+    pasted `\\n` for each line break, not RSA) is a configuration error saying so, not a
+    traceback from the first request."""
+    app = Auth.AppAuth(app_id, key)
+    try:
+        app.create_jwt()
+    except jwt.PyJWTError as error:
+        pasted = (
+            " (it holds a literal \\n: paste the line breaks themselves)" if "\\n" in key else ""
+        )
+        raise ConfigError(
+            _KEY,
+            f"cannot sign with this key ({error}): paste the app's .pem file whole, the RSA "
+            f"key GitHub gives{pasted}",
+        ) from None
+    return app
