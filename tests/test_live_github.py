@@ -14,7 +14,7 @@ import pytest
 
 from steadypress.timefmt import parse_time
 from tests.fakes.clock import ManualClock
-from tests.fakes.github import FakeGitHub
+from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import Repo, article, github_environment, github_store, run_cli
 
 INTERVAL = 30.0
@@ -139,3 +139,38 @@ def test_a_configuration_pushed_while_live_is_the_one_it_publishes_with(
         assert "After</title>" in text and "Before" not in text, page
     swept = run_cli(repo, "sweep", "--backend", "github")
     assert swept.code == 0 and "0 published" in swept.out, swept.out + swept.err
+
+
+def test_github_out_of_reach_is_a_line_a_poll_and_live_goes_on(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """Every answer to the first two polls lost (GitHub out of reach): one line each, no
+    traceback, and the next poll that reaches GitHub publishes as usual."""
+    repo.commit(**{"content/first.md": article("First")})
+    repo.git("remote", "add", "origin", str(github.repository.path))
+    repo.git("push", "-q", "origin", "main")
+    github.inject(Fault.lost_answer(REF, times=8))  # a poll tries each read four times
+    result = run_cli(
+        repo, "live", "--backend", "github", "--ticks", "4", "--interval", str(INTERVAL),
+        clock=ScriptedClock(github, {}),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    assert result.err.count("live: GitHub not reached: GET /repos/{repo}/git/ref") == 2
+    assert "site:content/first.md" in github_store(github).load().ledger.published
+
+
+def test_a_run_with_github_out_of_reach_is_one_line_exit_3(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing listens where the API should be: exit 3, one line saying so, nothing changed."""
+    monkeypatch.setenv("GITHUB_REPOSITORY", "owner/blog")
+    monkeypatch.setenv("GITHUB_TOKEN", "a-token")
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("GITHUB_GRAPHQL_URL", "http://127.0.0.1:9/graphql")
+    repo.commit(**{"content/a.md": article("A")})
+    result = run_cli(repo, "run", "--backend", "github", clock=ManualClock())
+    assert result.code == 3 and "Traceback" not in result.err
+    (line,) = result.err.strip().splitlines()
+    assert "GitHub not reached: graphql LoadBranch, 4 tries (ConnectionError)" in line
+    assert "nothing was changed" in line

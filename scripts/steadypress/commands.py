@@ -35,6 +35,7 @@ from steadypress.errors import (
     ConfigError,
     GitFailed,
     GitHubError,
+    GitHubUnreachable,
     StateError,
     SteadypressError,
     UsageError,
@@ -482,6 +483,8 @@ def _explained(error: SteadypressError, shell: _Shell) -> tuple[str, int]:
         return str(error), EXIT_USAGE
     if isinstance(error, ConfigError):
         return f"configuration error: {error}", EXIT_USAGE
+    if isinstance(error, GitHubUnreachable):
+        return f"{error}; {_what_changed(shell)}", EXIT_STATE
     if isinstance(error, GitHubError):
         return f"GitHub refused, {_what_changed(shell)}: {error}", EXIT_STATE
     if isinstance(error, GitFailed):

@@ -20,6 +20,7 @@ __all__ = [
     "Conflict",
     "GitFailed",
     "GitHubError",
+    "GitHubUnreachable",
     "GraphQLErrors",
     "NotInContent",
     "PermanentError",
@@ -152,6 +153,15 @@ class GitHubError(SteadypressError):
         super().__init__(f"GitHub answered {status} to {method} {path}: {message}".strip())
         self.status = status
         self.message = message
+
+
+class GitHubUnreachable(GitHubError):
+    """No answer from GitHub to a read after every try it gets (refused, dropped, timed out)."""
+
+    def __init__(self, label: str, tries: int, cause: str) -> None:
+        SteadypressError.__init__(self, f"GitHub not reached: {label}, {tries} tries ({cause})")
+        self.status = 0
+        self.message = f"not reached ({cause})"
 
 
 class AuthFailed(GitHubError):

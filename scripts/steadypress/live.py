@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 
 from steadypress.config import CONFIG_FILE
+from steadypress.errors import GitHubUnreachable, RateLimited
 from steadypress.executor import drain
 from steadypress.ledger import next_wake
 from steadypress.pipeline import Pipeline
@@ -43,31 +44,55 @@ def live(
     configured = _configuration(pipeline, pipeline.content.head())
     done = 0
     while not stop.is_set() and (ticks is None or done < ticks):
-        heads = watch.heads()
-        known = pipeline.store.last_known()
-        now = pipeline.clock.now()
-        wake = next_wake(known.ledger, now=now) if known is not None else None
-        content_moved = done == 0 or heads.content != acted_on
-        state_moved = known is None or heads.state != known.version
-        if content_moved and rebuild is not None and heads.content is not None:
-            pushed = _configuration(pipeline, heads.content)
-            if pushed != configured:
-                pipeline.log(f"{CONFIG_FILE} changed at {heads.content[:12]}: working with it")
-                rebuilt = rebuild()
-                rebuilt.unfinished.extend(pipeline.unfinished)
-                pipeline, configured = rebuilt, pushed
-        if content_moved or state_moved or (wake is not None and wake <= now):
-            drain(pipeline, report, prepare=reconcile(pipeline) if content_moved else None)
-            acted_on = heads.content
-            known = pipeline.store.last_known()
-            now = pipeline.clock.now()
-            wake = next_wake(known.ledger, now=now) if known is not None else None
+        try:
+            pipeline, acted_on, configured, wait = _tick(
+                pipeline, report, watch=watch, interval=interval, first=done == 0,
+                acted_on=acted_on, configured=configured, rebuild=rebuild,
+            )  # fmt: skip
+        except (GitHubUnreachable, RateLimited) as weather:
+            # Only an accelerator: a network that fails now is tried again, not a reason to die.
+            pipeline.log(f"live: {weather}; polling again in {interval:g} s")
+            wait = interval
         done += 1
-        wait = interval if wake is None else min(interval, max(0.0, (wake - now).total_seconds()))
-        wait = max(wait, heads.poll_interval or 0.0)
         if ticks is None or done < ticks:
             pipeline.clock.sleep(wait, interrupt=stop)
     return pipeline
+
+
+def _tick(
+    pipeline: Pipeline,
+    report: Report,
+    *,
+    watch: Watch,
+    interval: float,
+    first: bool,
+    acted_on: str | None,
+    configured: str,
+    rebuild: Callable[[], Pipeline] | None,
+) -> tuple[Pipeline, str | None, str, float]:
+    """One poll, and the work it finds; returns the pipeline, the content head acted on, the
+    configuration worked with, and the seconds to wait before the next poll."""
+    heads = watch.heads()
+    known = pipeline.store.last_known()
+    now = pipeline.clock.now()
+    wake = next_wake(known.ledger, now=now) if known is not None else None
+    content_moved = first or heads.content != acted_on
+    state_moved = known is None or heads.state != known.version
+    if content_moved and rebuild is not None and heads.content is not None:
+        pushed = _configuration(pipeline, heads.content)
+        if pushed != configured:
+            pipeline.log(f"{CONFIG_FILE} changed at {heads.content[:12]}: working with it")
+            rebuilt = rebuild()
+            rebuilt.unfinished.extend(pipeline.unfinished)
+            pipeline, configured = rebuilt, pushed
+    if content_moved or state_moved or (wake is not None and wake <= now):
+        drain(pipeline, report, prepare=reconcile(pipeline) if content_moved else None)
+        acted_on = heads.content
+        known = pipeline.store.last_known()
+        now = pipeline.clock.now()
+        wake = next_wake(known.ledger, now=now) if known is not None else None
+    wait = interval if wake is None else min(interval, max(0.0, (wake - now).total_seconds()))
+    return pipeline, acted_on, configured, max(wait, heads.poll_interval or 0.0)
 
 
 def _configuration(pipeline: Pipeline, commit: str) -> str:

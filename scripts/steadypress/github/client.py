@@ -36,7 +36,14 @@ from github import Auth, Github, GithubException
 
 from steadypress.backoff import backoff_seconds, retry_after_seconds
 from steadypress.clock import Clock, SystemClock
-from steadypress.errors import AmbiguousWrite, AuthFailed, GitHubError, GraphQLErrors, RateLimited
+from steadypress.errors import (
+    AmbiguousWrite,
+    AuthFailed,
+    GitHubError,
+    GitHubUnreachable,
+    GraphQLErrors,
+    RateLimited,
+)
 
 __all__ = ["Answer", "GitHubClient"]
 
@@ -159,7 +166,7 @@ class GitHubClient:
                     raise AmbiguousWrite(f"{label}: no answer ({type(error).__name__})") from None
                 failures += 1
                 if failures >= self.read_attempts:
-                    raise
+                    raise GitHubUnreachable(label, failures, type(error).__name__) from None
                 waited += self._pause(
                     backoff_seconds(failures, wait_initial=0.5, wait_max=8), waited
                 )
