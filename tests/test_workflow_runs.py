@@ -473,3 +473,13 @@ def test_with_a_github_app_configured_the_publish_run_acts_as_the_app(
     assert "hello/index.html" in pages(github)
     # Two steps talk to GitHub (the drain and the schedule check), each as the app.
     assert calls["POST /app/installations/{installation_id}/access_tokens"] == 2
+
+
+def test_a_dispatch_s_paths_are_read_on_every_line(repo: Repo, runner: WorkflowRunner) -> None:
+    """Paths pasted one a line are all read: the second line's path outside content/ is
+    refused by name (it once was never read)."""
+    repo.commit(**{"content/a.md": article("A")})
+    run = sweep(runner, repo, retry="content/a.md\n../etc/passwd")
+    step = run.jobs["sweep"].step("Retry by hand")
+    assert step.outcome == "failure"
+    assert "../etc/passwd: not an article path" in step.output
