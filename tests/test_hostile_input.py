@@ -10,9 +10,11 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from steadypress.targets.site.target import SiteTarget
 from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, article, run_cli
@@ -473,3 +475,22 @@ def test_a_git_lock_held_meanwhile_is_retried_and_named_if_it_stays(repo: Repo) 
     result = run_cli(repo, "run", clock=ManualClock())
     assert result.code == 3
     assert "conflicting writes: git's lock" in result.err
+
+
+def test_a_write_that_fails_whatever_it_holds_is_tried_three_times_not_once_an_article(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Splitting is for one article's fault: when both halves fail as the whole did, the
+    fault is the write's, and the run stops splitting (each article fails with it)."""
+    calls: list[int] = []
+
+    def failing(self: SiteTarget, work: list[Any], **_options: Any) -> list[Any]:
+        calls.append(len(work))
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(SiteTarget, "publish_batch", failing)
+    files = {f"content/p{n}.md": article(f"P{n}") for n in range(7)}
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site}\n", **files})
+    result = run_cli(repo, "run")
+    assert result.code == 1 and "7 deferred" in result.out
+    assert calls == [7, 3, 4]

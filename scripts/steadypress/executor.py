@@ -62,6 +62,8 @@ __all__ = ["CHECKPOINT_SECONDS", "drain"]
 CHECKPOINT_SECONDS = 20.0
 
 Claimed = list[tuple[PendingItem, PublishedRecord | None]]
+# Articles read for one write: the item, the article, what the target held before.
+_Ready = Sequence[tuple[PendingItem, Article, PublishedRecord | None]]
 
 
 def _usable_targets(pipeline: Pipeline, report: Report) -> set[str]:
@@ -358,15 +360,43 @@ class _Batch:
                 )
         return outcomes
 
-    def _publish_apart(
-        self,
-        target: BatchTarget,
-        ready: Sequence[tuple[PendingItem, Article, PublishedRecord | None]],
-    ) -> list[Receipt | Exception]:
+    def _publish_apart(self, target: BatchTarget, ready: _Ready) -> list[Receipt | Exception]:
         """Each article's result of one write of them all. A write that fails whole with an
-        error that is not weather (a name a file system refuses, a bug one article meets)
-        wrote nothing, so it is made again in halves: the article behind it fails alone, and
-        the others publish (a failing write of n articles costs about 2 log2 n more)."""
+        error that is no verdict on the write (a `PublishError`: weather, a refusal, a newer
+        run's work) but something one article may meet (a name a file system refuses, a bug)
+        wrote nothing, so it is made again in halves: the article behind it fails alone and
+        the others publish. Where both halves fail as the whole did, the fault is the write's
+        own, and splitting stops (3 writes, not one an article)."""
+        outcome = self._publish_batch(target, ready)
+        if not isinstance(outcome, Exception):
+            return outcome
+        if isinstance(outcome, PublishError) or len(ready) == 1:
+            return [outcome] * len(ready)
+        return self._bisect(target, ready, outcome)
+
+    def _bisect(
+        self, target: BatchTarget, ready: _Ready, error: Exception
+    ) -> list[Receipt | Exception]:
+        half = len(ready) // 2
+        parts = [ready[:half], ready[half:]]
+        outcomes = [self._publish_batch(target, part) for part in parts]
+        if all(isinstance(o, Exception) and str(o) == str(error) for o in outcomes):
+            return [error] * len(ready)
+        results: list[Receipt | Exception] = []
+        for part, outcome in zip(parts, outcomes, strict=True):
+            if not isinstance(outcome, Exception):
+                results += outcome
+            elif isinstance(outcome, PublishError) or len(part) == 1:
+                results += [outcome] * len(part)
+            else:
+                results += self._bisect(target, part, outcome)
+        return results
+
+    def _publish_batch(
+        self, target: BatchTarget, ready: _Ready
+    ) -> list[Receipt | Exception] | Exception:
+        """Each article's result of one write of `ready`, or the error the whole write failed
+        with."""
         try:
             results: list[Receipt | Exception] = [
                 *target.publish_batch(
@@ -379,16 +409,8 @@ class _Batch:
             problems = target.verify_batch([(ready[n][1], receipt) for n, receipt in written])
             for (n, _receipt), problem in zip(written, problems, strict=True):
                 results[n] = problem or results[n]
-        except TransientError as error:  # the weather fails the write whole, whoever is in it
-            return [error] * len(ready)
-        except Exception as error:
-            if len(ready) == 1:
-                return [error]
-            half = len(ready) // 2
-            return [
-                *self._publish_apart(target, ready[:half]),
-                *self._publish_apart(target, ready[half:]),
-            ]
+        except Exception as error:  # the whole write failed: each article failed with it
+            return error
         return results
 
     def _remove_together(
