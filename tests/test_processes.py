@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from steadypress.targets.site.files import JOURNAL
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import GENERATED_FOLDERS
 from tests.fakes.clock import ManualClock
+from tests.fakes.webhook import WebhookReceiver
 from tests.helpers import Repo, article, cli_process, publications, run_cli, spawn_cli
 from tests.schema import invalid_state_files
 
@@ -346,3 +347,88 @@ def test_every_state_commit_of_a_run_is_valid_against_the_schema(repo: Repo) -> 
     commits = repo.git("rev-list", "steadypress-state").split()
     assert len(commits) >= 4
     assert invalid_state_files(repo.root, "steadypress-state") == []
+
+
+HOOK_SECRET = "signal-story-secret"
+
+
+def _when(condition: Callable[[], bool], *, seconds: float = 60.0) -> None:
+    """Wait for `condition`, checking every 20 ms (a generous bound: a loaded machine)."""
+    ends = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < ends, "timed out waiting"
+        time.sleep(0.02)
+
+
+def _slow_hook_blog(repo: Repo, hook: WebhookReceiver, count: int) -> None:
+    files = {f"content/p{n:02d}.md": article(f"P{n}") for n in range(count)}
+    config = (
+        "timings: {grace: 0s}\n"
+        f"targets:\n  hook: {{kind: webhook, url: '{hook.url}', secret_env: WEBHOOK_SECRET}}\n"
+    )
+    repo.commit(**files, **{"steadypress.yml": config})
+
+
+STOPPING = [
+    ("run", signal.SIGINT),
+    ("run", signal.SIGTERM),
+    ("drain", signal.SIGTERM),
+    ("sweep", signal.SIGTERM),
+    ("live", signal.SIGTERM),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "signum"), STOPPING, ids=[f"{c}-{s.name}" for c, s in STOPPING]
+)
+def test_a_signal_mid_batch_records_what_finished_and_gives_back_the_rest(
+    repo: Repo, command: str, signum: int
+) -> None:
+    """A command asked to stop while it delivers ten articles: it finishes the one in hand,
+    records every delivery made, gives back the rest (no lease left, no attempt or lapse
+    counted) and exits 128 + the signal; the next run delivers the rest, none twice."""
+    with WebhookReceiver(HOOK_SECRET) as hook:
+        hook.delay = 0.2
+        _slow_hook_blog(repo, hook, 10)
+        if command == "drain":
+            paths = [f"content/p{n:02d}.md" for n in range(10)]
+            assert cli_process(repo, "enqueue", *paths).code == 0
+        extra = ["--interval", "1"] if command == "live" else []
+        process = spawn_cli(repo, command, *extra, env={"WEBHOOK_SECRET": HOOK_SECRET})
+        _when(lambda: hook.requests >= 3)
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 128 + signum, err
+        assert f"stopped by {signal.Signals(signum).name}" in out
+        ledger = repo.ledger()
+        assert len(ledger.published) == len(hook.deliveries) >= 3
+        assert len(ledger.pending) == 10 - len(ledger.published)
+        assert all(
+            item.lease is None and item.attempts == 0 and item.lapses == 0
+            for item in ledger.pending.values()
+        )
+        hook.delay = 0.0
+        assert cli_process(repo, "run", env={"WEBHOOK_SECRET": HOOK_SECRET}).code == 0
+    assert len(repo.ledger().published) == 10 and len(hook.deliveries) == 10
+    assert hook.requests == 10, "no article delivered twice"
+
+
+def test_a_second_signal_stops_the_article_in_hand_too(repo: Repo) -> None:
+    """Actions cancels with SIGINT, then SIGTERM 7.5 s later: the second stops a delivery that
+    hangs, which is given back unrecorded with the rest, and the process is gone at once."""
+    with WebhookReceiver(HOOK_SECRET) as hook:
+        _slow_hook_blog(repo, hook, 5)
+        hook.delay, hook.delay_from = 30.0, 2  # the third delivery hangs
+        process = spawn_cli(repo, "run", env={"WEBHOOK_SECRET": HOOK_SECRET})
+        _when(lambda: hook.requests >= 2)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=60)
+        assert time.monotonic() - started < 20
+        assert process.returncode == 128 + signal.SIGINT, err
+        ledger = repo.ledger()
+        assert len(ledger.published) == 2 and len(ledger.pending) == 3
+        assert not any(item.lease or item.attempts for item in ledger.pending.values())

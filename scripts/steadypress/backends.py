@@ -45,6 +45,7 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
         holder=run.holder,
         clock=run.clock,
+        stopping=run.stopping,
         redact=run.redact,
         stats=run.stats,
     )

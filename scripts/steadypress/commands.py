@@ -17,9 +17,10 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from signal import SIGINT, SIGTERM
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
@@ -95,6 +96,9 @@ class _Shell:
     # What this run's transactions did, for the exit message: "nothing was changed" is said
     # only when it is true.
     stats: TransactionStats = field(default_factory=TransactionStats)
+    # Set by the first SIGINT or SIGTERM (`_stopped_by_signals`); `stopped_by` names it.
+    stopping: threading.Event = field(default_factory=threading.Event)
+    stopped_by: list[int] = field(default_factory=list)
 
     def run_context(self, content: ContentRef | None = None) -> RunContext:
         return RunContext(
@@ -105,6 +109,7 @@ class _Shell:
             stats=self.stats,
             content_revision=content.revision if content else "HEAD",
             content_branch=content.name if content and not content.explicit else None,
+            stopping=self.stopping,
         )
 
 
@@ -273,17 +278,10 @@ def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
 def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell) -> Pipeline:
     if pipeline.watch is None:
         raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
-    stop = threading.Event()
-
-    def request_stop(_signum: int, _frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, request_stop)
-    signal.signal(signal.SIGINT, request_stop)
     # A configuration given as a file is not the one pushed: there is nothing to follow.
     rebuild = None if args.config else functools.partial(_pipeline, args, shell)
     return live(pipeline, report, watch=pipeline.watch, interval=args.interval,
-                ticks=args.ticks, stop=stop, rebuild=rebuild)  # fmt: skip
+                ticks=args.ticks, stop=shell.stopping, rebuild=rebuild)  # fmt: skip
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -406,6 +404,10 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     _annotate(annotate(report, environ=shell.environ), shell)
     write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
     print(closing_line(command, report, pipeline.stats))
+    if shell.stopped_by:
+        signal_name = signal.Signals(shell.stopped_by[0]).name
+        print(f"steadypress {command}: stopped by {signal_name}; what finished is recorded")
+        return 128 + shell.stopped_by[0]
     return EXIT_OK if command in ("enqueue", "live") else report.exit_code
 
 
@@ -432,13 +434,43 @@ def run(
     if shell.commands_token:  # GitHub's "Stopping and starting workflow commands"
         _stop_commands(shell.commands_token)
     try:
-        code = _run(args, shell)
+        with _stopped_by_signals(shell, enabled=args.command in _STOPPABLE):
+            code = _run(args, shell)
         sys.stdout.flush()
     except BrokenPipeError:  # `steadypress status | head`: the reader left; end quietly
         code = _quiet_after_broken_pipe(out)
     finally:
         sys.stdout, sys.stderr = out, err
     return code
+
+
+# The commands that publish: asked to stop, they record what they finished and give back what
+# they hold. The others end as the signal's default says.
+_STOPPABLE = frozenset({"run", "drain", "sweep", "retry", "enqueue", "live"})
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(shell: _Shell, *, enabled: bool) -> Iterator[None]:
+    """SIGINT and SIGTERM ask the command to stop (`Pipeline.stopping`): the article in hand is
+    finished, what finished is recorded, the leases held are given back, and the command
+    exits 128 + the signal's number. A second signal stops the article in hand too (Actions
+    sends SIGINT, then SIGTERM 7.5 s later, then kills). The handlers before are restored."""
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        if shell.stopping.is_set():
+            raise KeyboardInterrupt  # the second: stop the article in hand too
+        shell.stopped_by.append(signum)
+        shell.stopping.set()
+
+    before = {number: signal.signal(number, request_stop) for number in (SIGINT, SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 def _stop_commands(token: str) -> None:
@@ -475,6 +507,11 @@ def _run(args: argparse.Namespace, shell: _Shell) -> int:
         message, code = _explained(error, shell)
         print(f"steadypress: {message}", file=sys.stderr)
         return code
+    except KeyboardInterrupt:  # a second signal, or ^C in a command that is not stoppable
+        number = shell.stopped_by[0] if shell.stopped_by else SIGINT
+        print(f"steadypress: stopped by {signal.Signals(number).name}, {_what_changed(shell)}",
+              file=sys.stderr)  # fmt: skip
+        return 128 + number
 
 
 def _explained(error: SteadypressError, shell: _Shell) -> tuple[str, int]:

@@ -45,6 +45,7 @@ from steadypress.ledger import (
     claim,
     complete,
     fail,
+    release,
     renew,
     select,
     split_key,
@@ -115,6 +116,8 @@ def drain(
     # (one state commit less a batch).
     unrecorded: _Batch | None = None
     while True:
+        if _stopped(pipeline, unrecorded):
+            return report
         record = unrecorded.record() if unrecorded is not None else None
         try:
             token, taken = _claim(
@@ -153,8 +156,8 @@ def drain(
                 unfinished.pop(name, None)
             else:
                 unfinished[name] = target
-        if not last:
-            unrecorded = batch
+        if not last or pipeline.stopping.is_set():
+            unrecorded = batch  # recorded by the next claim, or given back by the stop
             continue
         batch.checkpoint()
         if not batch.newer_pending:
@@ -163,6 +166,17 @@ def drain(
             break
     _finish(pipeline, unfinished)
     return report
+
+
+def _stopped(pipeline: Pipeline, unrecorded: _Batch | None) -> bool:
+    """Whether the drain was asked to stop; if so the batch not recorded yet is, and its leases
+    still held are given back. Nothing more is claimed, and what waits for a target's `finish`
+    is kept by the target for its next write."""
+    if not pipeline.stopping.is_set():
+        return False
+    if unrecorded is not None:
+        unrecorded.stop()
+    return True
 
 
 @dataclass(frozen=True)
@@ -310,17 +324,27 @@ class _Batch:
         self.depends_on: dict[str, Sequence[str]] = {}
 
     def work(self) -> None:
-        together = self._publish_together()
-        for item, previous in self.claimed:
-            self._keep_leases()
-            if item.key not in self.held:
-                continue  # its lease lapsed and another executor took it over: theirs now
-            outcome = together.get(item.key) or self._attempt(item, previous)
-            if isinstance(outcome, Completion):
-                self.completions.append(outcome)
-            else:
-                self.failures.append(outcome)
-            self.held.remove(item.key)
+        """Each item worked, one after the other, until the command is asked to stop (then
+        the items not worked stay held, for `stop` to give back). A second signal stops the
+        article in hand too: its outcome is unknown, and it is given back with the rest (a
+        target looks for what it wrote before writing again)."""
+        stopping = self.pipeline.stopping
+        try:
+            together = self._publish_together()
+            for item, previous in self.claimed:
+                if stopping.is_set():
+                    return
+                self._keep_leases()
+                if item.key not in self.held:
+                    continue  # its lease lapsed and another executor took it over: theirs now
+                outcome = together.get(item.key) or self._attempt(item, previous)
+                if isinstance(outcome, Completion):
+                    self.completions.append(outcome)
+                else:
+                    self.failures.append(outcome)
+                self.held.remove(item.key)
+        except KeyboardInterrupt:
+            stopping.set()
 
     def _keep_leases(self) -> None:
         """Record outcomes and renew the leases when a checkpoint is due."""
@@ -340,6 +364,8 @@ class _Batch:
                 chosen.setdefault(item.target, (target, []))[1].append((item, previous))
         outcomes: dict[str, Completion | Failure] = self._remove_together(removals)
         for name, (target, work) in groups.items():
+            if pipeline.stopping.is_set():
+                break
             ready: list[tuple[PendingItem, Article, PublishedRecord | None]] = []
             for item, previous in work:
                 try:
@@ -527,6 +553,12 @@ class _Batch:
         if (record := self.record()) is not None:
             self._write(record)
 
+    def stop(self) -> None:
+        """Asked to stop: record the outcomes so far and give back the leases still held (no
+        attempt counted, no lapse: another run takes them at once), in one transaction."""
+        if (record := self.record(give_back=True)) is not None:
+            self._write(record)
+
     def record_alone(self, record: _Record, *, after: Exception) -> None:
         """Write `record`, which the next claim's write was to carry, in a write of its own:
         that claim failed (`after`), and what this batch published is still recorded."""
@@ -544,10 +576,11 @@ class _Batch:
         )
         self.recorded(recorded)
 
-    def record(self) -> _Record | None:
+    def record(self, *, give_back: bool = False) -> _Record | None:
         """The ledger change that records the outcomes so far and renews the leases still
-        held, for one transaction (`recorded` then takes its result); None when there is
-        nothing to record. The outcomes are handed over: a second call has none of them."""
+        held (gives them back, with `give_back`), for one transaction (`recorded` then takes
+        its result); None when there is nothing to record. The outcomes are handed over: a
+        second call has none of them."""
         pipeline = self.pipeline
         completions, still_working = self.completions, list(self.held)
         failures = self._with_depends(self.failures)
@@ -561,9 +594,12 @@ class _Batch:
             ledger, newly_dead = fail(
                 ledger, failures, now=now, policy=pipeline.config.retry_policy, rng=pipeline.rng
             )
-            ledger = renew(
-                ledger, still_working, token=self.token, now=now, lease_ttl=pipeline.lease_ttl
-            )
+            if give_back:
+                ledger = release(ledger, still_working, token=self.token)
+            else:
+                ledger = renew(
+                    ledger, still_working, token=self.token, now=now, lease_ttl=pipeline.lease_ttl
+                )
             newer = any(done.key in ledger.pending for done in completions)
             return ledger, _Recorded(
                 completions=completions,
@@ -574,6 +610,7 @@ class _Batch:
                 newer_pending=newer,
                 held=_held(ledger, self.token),
                 at=now,
+                given_back=give_back,
             )
 
         return record
@@ -582,7 +619,11 @@ class _Batch:
         """After the write that recorded outcomes: what the executor tells and raises."""
         pipeline, report = self.pipeline, self.report
         lost = [key for key in outcome.still_working if key not in outcome.held]
-        if lost:
+        if outcome.given_back:
+            report.given_back.extend(lost)
+            if lost:
+                pipeline.log(f"asked to stop: given back, not worked: {', '.join(lost)}")
+        elif lost:
             pipeline.log(f"leases taken over by another executor, left to it: {', '.join(lost)}")
         self.held = [key for key in self.held if key in outcome.held]
         self.renewed_at = outcome.at
@@ -604,6 +645,7 @@ class _Recorded:
     newer_pending: bool  # a newer version of an article it completed is waiting
     held: set[str]  # the keys still leased to the batch
     at: datetime
+    given_back: bool = False  # the leases still working were given back, not renewed
 
 
 _Record = Callable[[Ledger], tuple[Ledger, _Recorded]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -40,6 +41,8 @@ class RunContext:
     stats: TransactionStats
     content_revision: str = "HEAD"  # the content branch's ref: what is published
     content_branch: str | None = None  # its name, when it is a branch (live mode watches it)
+    # Set when the command is asked to stop (SIGINT, SIGTERM): see `Pipeline.stopping`.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -61,6 +64,9 @@ class Pipeline:
     # Work outside the ledger that failed in this run and that the next one does again (a
     # site's stylesheet), as (what, why): the command reports each as deferred.
     unfinished: list[tuple[str, str]] = field(default_factory=list)
+    # Set when the command is asked to stop (SIGINT, SIGTERM): the executor finishes the
+    # article in hand, records what finished, gives back the leases it holds, claims no more.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
     def lease_ttl(self) -> timedelta:

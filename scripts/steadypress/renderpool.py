@@ -24,6 +24,7 @@ workers render, the longest chain of a first build, so when both want a core it 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -173,6 +174,10 @@ _render_in_worker: Callable[[Any], Any] | None = None
 
 def _start_worker(render: Callable[[Any], Any], warm: Callable[[], object]) -> None:
     global _render_in_worker  # noqa: PLW0603 - one renderer a worker process, set once
+    # ^C and a cancelled job signal the whole process group: the parent decides what stops
+    # (it finishes the article in hand), and a worker dying under it would fail its items.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     os.nice(WORKER_NICENESS)
     _render_in_worker = render
     warm()  # the renderer built (libraries loaded, templates compiled) before any item comes

@@ -34,6 +34,8 @@ class Report:
     handed_over: list[tuple[str, str]] = field(default_factory=list)
     # Items naming no file of the content (`NotInContent`): nothing to publish, no failure.
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    # Items given back unworked when the command was asked to stop (SIGINT, SIGTERM).
+    given_back: list[str] = field(default_factory=list)
     dead: list[DeadItem] = field(default_factory=list)
     retried: list[str] = field(default_factory=list)
     skipped_targets: dict[str, str] = field(default_factory=dict)
@@ -51,6 +53,7 @@ def closing_line(command: str, report: Report, stats: TransactionStats) -> str:
         + f"{len(report.deferred)} deferred, "
         + (f"{len(report.handed_over)} left to a newer run, " if report.handed_over else "")
         + (f"{len(report.dropped)} dropped (no such file), " if report.dropped else "")
+        + (f"{len(report.given_back)} given back unworked, " if report.given_back else "")
         + f"{len(report.dead)} dead-lettered, "
         f"{len(report.enqueued)} enqueued; {stats.commits} state commit(s), "
         f"{stats.conflicts} conflict retr{'y' if stats.conflicts == 1 else 'ies'}"
@@ -70,6 +73,7 @@ def _job_summary(command: str, report: Report) -> str:
         or report.deferred
         or report.handed_over
         or report.dropped
+        or report.given_back
         or report.dead
         or report.skipped_targets
     ):
@@ -81,6 +85,7 @@ def _job_summary(command: str, report: Report) -> str:
     rows += [(key, "deferred (will retry)", _cell(error)) for key, error in report.deferred]
     rows += [(key, "left to a newer run", _cell(error)) for key, error in report.handed_over]
     rows += [(key, "dropped (no such file)", _cell(error)) for key, error in report.dropped]
+    rows += [(key, "given back (asked to stop)", "") for key in report.given_back]
     rows += [
         (
             item.key,

@@ -25,13 +25,26 @@ class WebhookReceiver(LoopbackServer):
         self.requests = 0
         self.bad_signatures = 0
         self.script: list[tuple[int, dict[str, str], str]] = []  # answers to give first
+        self.delay = 0.0  # seconds each delivery takes to be answered (a slow receiver)
+        self.delay_from = 0  # the number of the first request delayed (counting from 0)
+        self._arrived = 0  # requests come in so far, answered or not
+        self._closing = threading.Event()  # ends every delay: the server is shutting down
         self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
         return f"{self.origin}/hooks/publish"
 
+    def __exit__(self, *exc: Any) -> None:
+        self._closing.set()
+        super().__exit__(*exc)
+
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        with self._lock:
+            number = self._arrived
+            self._arrived += 1
+        if number >= self.delay_from:
+            self._closing.wait(self.delay)
         with self._lock:
             self.requests += 1
             expected = "sha256=" + hmac.new(self.secret.encode(), body, hashlib.sha256).hexdigest()

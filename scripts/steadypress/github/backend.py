@@ -98,6 +98,7 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         ),
         holder=run.holder,
         clock=run.clock,
+        stopping=run.stopping,
         redact=run.redact,
         stats=run.stats,
     )
