@@ -21,6 +21,7 @@ from steadypress.ledger import (
 from steadypress.pipeline import Pipeline
 from steadypress.store.base import Snapshot
 from steadypress.store.memory import MemoryStore
+from steadypress.worklease import WorkLease
 from tests.fakes.clock import ManualClock
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
@@ -61,9 +62,11 @@ class RecordingChannel:
 
 def pipeline(store: MemoryStore, channel: RecordingChannel) -> Pipeline:
     nothing: Any = None  # the letters touch neither content nor targets
+    clock = ManualClock(NOW)
     return Pipeline(
         config=Config(), store=store, content=nothing, targets={}, alerts=channel, holder="test",
-        clock=ManualClock(NOW), rng=random.Random(0), log=lambda _line: None,
+        lease=WorkLease(clock=clock, ttl=Config().timings.lease), clock=clock,
+        rng=random.Random(0), log=lambda _line: None,
     )  # fmt: skip
 
 

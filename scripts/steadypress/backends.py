@@ -16,6 +16,7 @@ from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.watch import LocalWatch
+from steadypress.worklease import WorkLease
 
 __all__ = ["default_backend", "local_pipeline"]
 
@@ -28,7 +29,9 @@ def default_backend(environ: Mapping[str, str]) -> str:
 
 def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
+    lease = WorkLease(clock=run.clock, ttl=config.timings.lease)
     context = TargetContext(
+        lease=lease,
         source=config.source,
         content=content,
         clock=run.clock,
@@ -46,6 +49,7 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         holder=run.holder,
         clock=run.clock,
         stopping=run.stopping,
+        lease=lease,
         redact=run.redact,
         stats=run.stats,
     )

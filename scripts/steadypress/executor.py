@@ -148,7 +148,7 @@ def drain(
         if taken.more:
             _render_next_window(pipeline)
         batch = _Batch(
-            pipeline, report, taken.claimed, token=token, leased_at=taken.leased_at, final=last
+            pipeline, report, taken.claimed, token=token, final=last
         )
         batch.work()
         for name, target in batch.batched.items():
@@ -185,7 +185,6 @@ class _Taken:
 
     fresh: list[str]  # the keys its plan enqueued
     claimed: Claimed
-    leased_at: datetime
     limit: int  # the most it could take
     more: bool  # whether more is waiting for a later claim of the drain
     recorded: _Recorded | None  # the outcomes of the batch before it recorded, if any
@@ -232,7 +231,7 @@ def _claim(
         # lapsed keep it small).
         left_some = len(keys) == limit or len(items) + len(buried) < len(keys)
         more = backlog or (left_some and bool(chosen(ledger, limit=1)))
-        return ledger, _Taken(fresh, claimed, now, limit, more, recorded, buried)
+        return ledger, _Taken(fresh, claimed, limit, more, recorded, buried)
 
     taken = pipeline.transact(
         take,
@@ -304,7 +303,6 @@ class _Batch:
         claimed: Claimed,
         *,
         token: str,
-        leased_at: datetime,
         final: bool = True,
     ) -> None:
         self.pipeline = pipeline
@@ -316,9 +314,9 @@ class _Batch:
         self.completions: list[Completion] = []
         self.failures: list[Failure] = []
         self.held = [item.key for item, _ in claimed]  # leased to us, not yet worked
-        self.renewed_at = leased_at
+        pipeline.lease.renewed()  # claimed just now
         self.newer_pending = False
-        self.every = min(timedelta(seconds=CHECKPOINT_SECONDS), pipeline.lease_ttl / 3)
+        self.every = min(CHECKPOINT_SECONDS, pipeline.lease_ttl.total_seconds() / 3)
         self.head: str | None = None  # the content head, read once for the batch
         # Per failed key, the repository paths its error said a fix may change (an image).
         self.depends_on: dict[str, Sequence[str]] = {}
@@ -332,12 +330,14 @@ class _Batch:
         try:
             together = self._publish_together()
             for item, previous in self.claimed:
-                if stopping.is_set():
-                    return
+                outcome = together.get(item.key)
+                if outcome is None and stopping.is_set():
+                    continue  # not started: given back; what was done together is recorded
                 self._keep_leases()
                 if item.key not in self.held:
                     continue  # its lease lapsed and another executor took it over: theirs now
-                outcome = together.get(item.key) or self._attempt(item, previous)
+                self.pipeline.lease.working_on(taken_over=item.lapses > 0)
+                outcome = outcome or self._attempt(item, previous)
                 if isinstance(outcome, Completion):
                     self.completions.append(outcome)
                 else:
@@ -348,7 +348,8 @@ class _Batch:
 
     def _keep_leases(self) -> None:
         """Record outcomes and renew the leases when a checkpoint is due."""
-        if self.pipeline.clock.now() - self.renewed_at >= self.every:
+        # On the monotonic clock: a UTC time stepped back would put the renewal off for good.
+        if self.pipeline.lease.since_renewed() >= self.every:
             self.checkpoint()
 
     def _publish_together(self) -> dict[str, Completion | Failure]:
@@ -626,7 +627,8 @@ class _Batch:
         elif lost:
             pipeline.log(f"leases taken over by another executor, left to it: {', '.join(lost)}")
         self.held = [key for key in self.held if key in outcome.held]
-        self.renewed_at = outcome.at
+        if not outcome.given_back:
+            pipeline.lease.renewed()
         self.newer_pending |= outcome.newer_pending
         _tell(pipeline, report, outcome.completions, outcome.failures, outcome.newly_dead)
         settle_alerts(pipeline, outcome.resolutions)

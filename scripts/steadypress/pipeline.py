@@ -20,6 +20,7 @@ from steadypress.store import LedgerStore, TransactionStats, transact
 from steadypress.store.transaction import Change
 from steadypress.targets import Target
 from steadypress.watch import Watch
+from steadypress.worklease import WorkLease
 
 __all__ = ["Pipeline", "RunContext"]
 
@@ -53,6 +54,7 @@ class Pipeline:
     targets: Mapping[str, Target]
     alerts: AlertChannel
     holder: str  # who is working, for humans reading the ledger; never used to decide anything
+    lease: WorkLease  # the lease each article is worked under, shared with the targets
     clock: Clock = field(default_factory=SystemClock)
     rng: random.Random = field(default_factory=random.Random)
     stats: TransactionStats = field(default_factory=TransactionStats)

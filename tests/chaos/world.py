@@ -55,6 +55,7 @@ from steadypress.targets.site.assets import PublicLinks
 from steadypress.targets.site.index import INDEX_FOLDER
 from steadypress.targets.site.target import build_site
 from steadypress.timefmt import parse_time
+from steadypress.worklease import WorkLease
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.clock import ManualClock
@@ -263,7 +264,9 @@ class _Platforms:
         return {"dev.to": self.forem, "Mastodon": self.mastodon, "Bluesky": self.bluesky,
                 "Hashnode": self.hashnode}  # fmt: skip
 
-    def targets(self, content: ContentSource, clock: ManualClock) -> dict[str, Target]:
+    def targets(
+        self, content: ContentSource, clock: ManualClock, lease: WorkLease
+    ) -> dict[str, Target]:
         links = PublicLinks(content, site="site", site_url=self.web.origin + "/")
         mastodon = MastodonSettings(instance=self.mastodon.instance)
         bluesky = BlueskySettings(handle=self.bluesky.handle, service=self.bluesky.service)
@@ -273,17 +276,18 @@ class _Platforms:
         return {
             "devto": DevtoTarget(
                 "devto", DevtoSettings(api_url=self.forem.api_url), api_key=self.forem.api_key,
-                clock=clock,
+                clock=clock, lease=lease,
             ),
             "mastodon": MastodonTarget(
-                "mastodon", mastodon, token=self.mastodon.token, clock=clock, links=links
+                "mastodon", mastodon, token=self.mastodon.token, clock=clock, links=links,
+                lease=lease,
             ),
             "bluesky": BlueskyTarget(
                 "bluesky", bluesky, password=self.bluesky.password, clock=clock, links=links
             ),
             "hashnode": HashnodeTarget(
                 "hashnode", hashnode, token=self.hashnode.token, clock=clock,
-                content_dir="content", links=links,
+                content_dir="content", links=links, lease=lease,
             ),
         }  # fmt: skip
 
@@ -392,7 +396,11 @@ class _World:
             default_url="https://octo.github.io/blog/",
         )
         content = ContentSource(Git(self.repo.root), "content")
-        targets: dict[str, Target] = {"site": site, **self.platforms.targets(content, self.clock)}
+        lease = WorkLease(clock=self.clock, ttl=self.config.timings.lease)
+        targets: dict[str, Target] = {
+            "site": site,
+            **self.platforms.targets(content, self.clock, lease),
+        }
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
             targets = {
                 name: _DyingBatch(target, run.kill, landing=_landing(run))
@@ -407,6 +415,7 @@ class _World:
             targets=targets,
             alerts=self._alerts(client),
             holder=run.holder,
+            lease=lease,
             clock=self.clock,
             rng=random.Random(self.rng.random()),
             log=self.log.append,

@@ -27,6 +27,7 @@ from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.targets.registry import TargetContext, build_targets
+from steadypress.worklease import WorkLease
 
 __all__ = ["github_client_from", "github_pipeline"]
 
@@ -64,7 +65,9 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
     content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
     # The state's commits carry the reads the site asks ahead (a claim, the site's first read).
     read_ahead = ReadAhead()
+    lease = WorkLease(clock=run.clock, ttl=config.timings.lease)
     context = TargetContext(
+        lease=lease,
         source=config.source,
         content=content,
         clock=clock,
@@ -99,6 +102,7 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         holder=run.holder,
         clock=run.clock,
         stopping=run.stopping,
+        lease=lease,
         redact=run.redact,
         stats=run.stats,
     )

@@ -35,6 +35,7 @@ from steadypress.options import text_settings
 from steadypress.render import image_references, is_relative_reference, rewrite_image_references
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
+from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -88,6 +89,7 @@ class DevtoTarget:
         clock: Clock,
         session: requests.Session | None = None,
         links: PublicLinks | None = None,
+        lease: WorkLease | None = None,
     ) -> None:
         self._name = name
         self._links = links
@@ -102,7 +104,9 @@ class DevtoTarget:
         window = parse_duration(settings.window, key="window", source=name).total_seconds()
         self._creates = Pace(int(settings.creates_per_window), window, clock=clock)
         self._updates = Pace(int(settings.updates_per_window), window, clock=clock)
+        self._lease = lease
         self._mine: dict[str, tuple[str, str]] | None = None  # marker or canonical URL -> (id, url)
+        self._mine_looked = 0.0  # when `_mine` was listed (the lease's monotonic moment)
 
     @property
     def name(self) -> str:
@@ -119,6 +123,9 @@ class DevtoTarget:
             if known and previous
             else self._find(article.path, article.canonical_url)
         )
+        if found is None and self._lease is not None and self._lease.stale(self._mine_looked):
+            self._mine = None  # looked again: another run may have posted it since
+            found = self._find(article.path, article.canonical_url)
         if found is not None:
             post_id, _url = found
             self._updates.wait()
@@ -129,6 +136,8 @@ class DevtoTarget:
             if response.status_code != 404:  # a post deleted by hand is created again
                 return self._receipt(response)
         self._creates.wait()
+        if self._lease is not None:
+            self._lease.before_create()
         try:
             response = self._send("POST", "/articles", payload)
         finally:
@@ -218,6 +227,7 @@ class DevtoTarget:
                     break
                 page += 1
             self._mine = mine
+            self._mine_looked = self._lease.looked() if self._lease is not None else 0.0
         return self._mine.get(marker(path)) or (self._mine.get(canonical) if canonical else None)
 
     def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:
@@ -238,4 +248,5 @@ def build(name: str, settings: DevtoSettings, context: TargetContext) -> DevtoTa
         api_key=context.secrets.read(settings.api_key_env),
         clock=context.clock,
         links=context.links,
+        lease=context.lease,
     )

@@ -36,6 +36,7 @@ from steadypress.slugs import slugify
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.site.manifest import path_slug_source
+from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -137,12 +138,14 @@ class HashnodeTarget:
         content_dir: str,
         links: PublicLinks | None = None,
         session: requests.Session | None = None,
+        lease: WorkLease | None = None,
     ) -> None:
         self._name = name
         self._settings = settings
         self._token = token
         self._content_dir = content_dir
         self._links = links
+        self._lease = lease
         self._api = PlatformApi(
             Platform("Hashnode", settings.api_url, settings.token_env, float(settings.timeout)),
             clock=clock,
@@ -269,6 +272,8 @@ class HashnodeTarget:
 
     def _create(self, fields: dict[str, Any], publication: Mapping[str, Any], slug: str) -> Receipt:
         wanted = self._input(fields, publication, publicationId=publication["id"])
+        if self._lease is not None:
+            self._lease.before_create()
         created = self._mutate(PUBLISH, wanted)
         post = created["publishPost"]["post"]
         if post["slug"] != slug:
@@ -338,4 +343,5 @@ def build(name: str, settings: HashnodeSettings, context: TargetContext) -> Hash
         clock=context.clock,
         content_dir=context.content.content_dir,
         links=context.links,
+        lease=context.lease,
     )

@@ -35,6 +35,7 @@ from steadypress.options import http_url, one_of, text_settings
 from steadypress.targets.announce import DEFAULT_TEMPLATE, announce, check_template
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
+from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -102,6 +103,7 @@ class MastodonTarget:
         clock: Clock,
         links: PublicLinks | None = None,
         session: requests.Session | None = None,
+        lease: WorkLease | None = None,
     ) -> None:
         self._name = name
         self._settings = settings
@@ -116,7 +118,9 @@ class MastodonTarget:
         )
         self._requests = Pace(300, 300.0, clock=clock)
         self._deletions = Pace(30, 1800.0, clock=clock)
+        self._lease = lease
         self._mine: dict[str, _Status] | None = None  # the article's link -> our status
+        self._mine_looked = 0.0  # when `_mine` was listed (the lease's monotonic moment)
 
     @property
     def name(self) -> str:
@@ -134,12 +138,17 @@ class MastodonTarget:
             if previous is not None and previous.id
             else self._find(announcement.url)
         )
+        if known is None and self._lease is not None and self._lease.stale(self._mine_looked):
+            self._mine = None  # looked again: another run may have posted it since
+            known = self._find(announcement.url)
         if known is not None:
             if self._settings.on_edit == "leave":
                 return Receipt(url=known.url, id=known.id)
             edited = self._edit(known, announcement.text)
             if edited is not None:  # else it was deleted by hand: post it again
                 return edited
+        if self._lease is not None:
+            self._lease.before_create()
         answer = self._call(
             "POST",
             "/api/v1/statuses",
@@ -194,6 +203,7 @@ class MastodonTarget:
         that this application posted; listed once per run."""
         if self._mine is None:
             self._mine = self._list_mine()
+            self._mine_looked = self._lease.looked() if self._lease is not None else 0.0
         return self._mine.get(link)
 
     def _list_mine(self) -> dict[str, _Status]:
@@ -256,4 +266,5 @@ def build(name: str, settings: MastodonSettings, context: TargetContext) -> Mast
         token=context.secrets.read(settings.token_env),
         clock=context.clock,
         links=context.links,
+        lease=context.lease,
     )

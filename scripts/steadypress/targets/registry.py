@@ -18,6 +18,7 @@ from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.targets.base import Target
 from steadypress.targets.site.assets import PublicLinks
+from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
     from steadypress.targets.site import SiteFiles, SiteSettings
@@ -50,6 +51,8 @@ class TargetContext:
     # for an image of an article the site does not publish.
     raw_base: str | None = None
     links: PublicLinks | None = None  # set by build_targets, from the site it builds
+    # The lease the executor works each article under (None: no executor, nothing to guard).
+    lease: WorkLease | None = None
 
 
 @dataclass(frozen=True)
