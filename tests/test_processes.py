@@ -28,12 +28,12 @@ pytestmark = pytest.mark.slow
 SHORT_LEASES = "timings: {lease: 2s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
 
 
-def many_articles(repo: Repo, count: int) -> None:
+def many_articles(repo: Repo, count: int, *, timings: str = SHORT_LEASES) -> None:
     files = {
         f"content/post-{n:03d}.md": article(f"Post {n}", body=f"Body {n}. " * 50)
         for n in range(count)
     }
-    repo.commit(**files, **{"steadypress.yml": SHORT_LEASES})
+    repo.commit(**files, **{"steadypress.yml": timings})
 
 
 def months_listed(repo: Repo) -> str:
@@ -275,16 +275,23 @@ def _starved() -> None:
     os.nice(10)
 
 
+# Leases for drains starved of CPU: renewed every 2 s (a third of a lease), so a drain must go
+# 6 s without the CPU to lose one. With 2 s leases, a 2-core machine that also ran a second copy
+# of the suite let a drain go that long, and an article was published twice; idle, the starved
+# drains take some 13 s together, so 6 s still leaves them slowed past a lease.
+STARVED_LEASES = "timings: {lease: 6s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+
+
 def test_drains_starved_of_cpu_still_renew_their_leases_in_time(repo: Repo) -> None:
-    """Four drains squeezed onto one core beside two busy loops, with 2-second leases: each
-    batch takes longer than a lease, yet renewals keep up and every article is published by
+    """Four drains squeezed onto one core beside two busy loops, with 6-second leases: the
+    drains take longer than a lease, yet renewals keep up and every article is published by
     exactly one of them."""
-    many_articles(repo, 60)
+    many_articles(repo, 60, timings=STARVED_LEASES)
     assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
     with _cpu_0_to_ourselves():
         outputs, took = _starved_drains(repo)
     assert all(code == 0 for code, _out, _err in outputs), outputs
-    assert took > 2, "the drains were not slowed past a lease: the test proves nothing"
+    assert took > 6, "the drains were not slowed past a lease: the test proves nothing"
     published = publications([(out, err) for _code, out, err in outputs])
     assert len(published) == 60 and set(published.values()) == {1}, published
     assert len(repo.ledger().published) == 60 and not repo.ledger().pending
