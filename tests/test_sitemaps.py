@@ -149,3 +149,33 @@ def test_a_url_of_another_site_in_a_sitemap_is_dropped_not_a_blocker(tmp_path: P
     only.write_bytes(sitemap([("https://elsewhere.example/x/", None), *pages]))
     site.publish(post(3), None)
     check_sitemaps(tmp_path, 4)
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["a", "b", "a", "b-final", "a-finish"],
+        ["a", "b", "b", "a", "a-finish", "b-finish"],
+        ["a", "b", "a-final", "b", "b-finish"],
+    ],
+)
+def test_runs_whose_batches_interleave_lose_no_page_from_the_sitemaps(
+    tmp_path: Path, order: list[str]
+) -> None:
+    """Two runs publishing in batches into the same month, their writes interleaved: each
+    leaves the sitemaps behind for its last write, and neither's last write may take the
+    other's pages for its own (once an equal record of what was behind made a run flush its
+    own changes alone, and the other run's pages were missing for good)."""
+    root = tmp_path / "site"
+    runs = {name: site_target(DirectorySiteFiles(root)) for name in ("a", "b")}
+    batches = iter(range(0, 100, 2))
+    for step in order:
+        name, _, how = step.partition("-")
+        if how == "finish":
+            runs[name].finish()
+            continue
+        first = next(batches)
+        work = [(post(n), None) for n in range(first, first + 2)]
+        runs[name].publish_batch(work, final=how == "final")
+    published = 2 * len([step for step in order if not step.endswith("finish")])
+    check_sitemaps(root, published)

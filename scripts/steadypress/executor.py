@@ -147,9 +147,7 @@ def drain(
         last = not taken.more
         if taken.more:
             _render_next_window(pipeline)
-        batch = _Batch(
-            pipeline, report, taken.claimed, token=token, final=last
-        )
+        batch = _Batch(pipeline, report, taken.claimed, token=token, final=last)
         batch.work()
         for name, target in batch.batched.items():
             if last:

@@ -196,10 +196,14 @@ class SitemapsBehind:
     pages of the articles of `months` (`YYYY/MM`) and of the stale listing pages. A first build
     in many batches writes the sitemaps once, at its end, instead of every sitemap once a batch
     (a batch of 500 new articles touches them all, and their number grows with the blog); a run
-    that dies first leaves this for the next write, which lists those months' pages again."""
+    that dies first leaves this for the next write, which lists those months' pages again.
+    `writer` is the run that wrote it: the changes that run carries are the ones missing only
+    while it is the last to have written (another run's batch between its writes has changes
+    of its own missing too, so that run lists the months' pages again)."""
 
     articles: int
     months: frozenset[str]
+    writer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -275,6 +279,11 @@ class _Summary:
                     "sitemaps_behind": {
                         "articles": self.sitemaps_behind.articles,
                         "months": sorted(self.sitemaps_behind.months),
+                        **(
+                            {"writer": self.sitemaps_behind.writer}
+                            if self.sitemaps_behind.writer is not None
+                            else {}
+                        ),
                     }
                 }
             ),
@@ -1158,7 +1167,12 @@ def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
     # Named months become file names: anything but YYYY/MM is refused, never read.
     if any(not _MONTH.fullmatch(month) for month in months):
         raise ValueError(f"sitemaps_behind names a month that is not YYYY/MM: {sorted(months)}")
-    return SitemapsBehind(articles=int(document["articles"]), months=months)
+    writer = document.get("writer")
+    return SitemapsBehind(
+        articles=int(document["articles"]),
+        months=months,
+        writer=None if writer is None else str(writer),
+    )
 
 
 def _styled(document: Any) -> Styled:

@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
@@ -249,6 +250,8 @@ class SiteTarget:
         self._bodies: dict[tuple[str, str], str] = {}
         # Set only once a write has landed, so a write run again (a conflict) starts the same.
         self._carried = _Carried()
+        # Who this run is, in what its writes leave the sitemaps missing (`SitemapsBehind`).
+        self._writer = secrets.token_hex(8)
         # The site index's split markers this run has read: one is never merged back, so each
         # batch need not read again the markers on the way to its files.
         self._markers_read: set[str] = set()
@@ -973,6 +976,7 @@ class SiteTarget:
                     months=frozenset(map(month_of, published)).union(
                         () if behind is None else behind.months
                     ),
+                    writer=self._writer,
                 ),
             )
         index.sitemaps_behind = carried.behind
@@ -1156,9 +1160,10 @@ class SiteTarget:
 
     def _catch_up(self, index: SiteIndex, sitemaps: Sitemaps) -> None:
         """The sitemap changes earlier writes left to this one: those this run carries when the
-        index says exactly what its last write said; else (a run that died, another
-        executor's batches since) the pages of every month it names and the stale listing
-        pages, listed again from the index (a page listed already changes nothing)."""
+        index says exactly what its last write said, this run named as its writer; else (a
+        run that died, another executor's batches since) the pages of every month it names
+        and the stale listing pages, listed again from the index (a page listed already
+        changes nothing)."""
         behind = index.sitemaps_behind
         if behind is None:
             return
