@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,11 +21,31 @@ settings.register_profile("thorough", max_examples=3000, stateful_step_count=60)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The template's test first: it runs the whole suite again in a copy, for minutes, and
-    started first it overlaps the rest of the suite on the other worker instead of running on
-    alone after it."""
-    items.sort(key=lambda item: item.path.name != "test_template.py")
+# content/ belongs to the blog: the template's sample articles today, a user's own tomorrow. No
+# test may read it (its tests would pass on the samples and fail on the user's articles), and
+# an audit hook holds every test process to that: any open or listing of a path under it fails.
+PROJECT_CONTENT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "content"
+)
+_WATCHED = frozenset({"open", "os.listdir", "os.scandir"})
+
+
+class ReadTheBlogsContent(AssertionError):
+    """A test read the repository's own content/."""
+
+
+def _refuse_reading_content(event: str, args: tuple[object, ...]) -> None:
+    if event not in _WATCHED or not args or not isinstance(args[0], str | bytes | os.PathLike):
+        return
+    named = os.fsdecode(args[0])
+    if not os.path.isabs(named) and os.sep not in named:
+        return  # one name, maybe relative to a folder's descriptor (shutil.rmtree's), not cwd
+    path = os.path.abspath(named)
+    if path == PROJECT_CONTENT or path.startswith(PROJECT_CONTENT + os.sep):
+        raise ReadTheBlogsContent(f"a test read {path}: content/ is the blog's, never a test's")
+
+
+sys.addaudithook(_refuse_reading_content)
 
 
 @pytest.fixture
