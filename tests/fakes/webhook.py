@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import threading
+from collections import Counter
 from typing import Any
 
 from tests.fakes.loopback import Answer, LoopbackServer
@@ -22,6 +23,8 @@ class WebhookReceiver(LoopbackServer):
         super().__init__()
         self.secret = secret
         self.deliveries: dict[str, dict[str, Any]] = {}  # by Idempotency-Key
+        # Every signed delivery by its key, counted before the receiver's own deduplication.
+        self.posts: Counter[str] = Counter()
         self.requests = 0
         self.bad_signatures = 0
         self.script: list[tuple[int, dict[str, str], str]] = []  # answers to give first
@@ -55,6 +58,7 @@ class WebhookReceiver(LoopbackServer):
                 status, extra, text = self.script.pop(0)
                 return status, {**_JSON, **extra}, text.encode()
             key = headers.get("idempotency-key", "")
+            self.posts[key] += 1
             if key not in self.deliveries:
                 document = json.loads(body)
                 slug = document["path"].removeprefix("content/").removesuffix(".md")
