@@ -7,6 +7,7 @@ lost, a post duplicated, a dead letter for anything but a poison article, a leas
 item left at the end, a state commit invalid against state/schema.
 
 Usage: .venv/bin/python benchmarks/chaos.py [--articles 1000] [--seed 1] [--backend both]
+       [--clock-skew SECONDS]   each run's UTC clock off by up to this either way
 """
 
 from __future__ import annotations
@@ -33,17 +34,21 @@ def main() -> int:
     parser.add_argument("--hours", type=float, default=24.0, help="pushes spread over this")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--backend", choices=("local", "github", "both"), default="both")
+    parser.add_argument(
+        "--clock-skew", type=float, default=0.0, help="seconds; README's bound is 580"
+    )
     args = parser.parse_args()
     settings = Settings(
-        articles=args.articles, poison=args.poison, hours=args.hours, seed=args.seed
-    )
+        articles=args.articles, poison=args.poison, hours=args.hours, seed=args.seed,
+        clock_skew=args.clock_skew,
+    )  # fmt: skip
     scenario = draw(settings)
     print(
         f"scenario: seed {settings.seed}, {settings.articles} articles in {len(scenario.pushes)} "
         f"pushes over {settings.hours:g} h ({sum(len(p.edits) for p in scenario.pushes)} edits, "
         f"{len(scenario.removed)} removals), {len(scenario.runs)} executor runs, "
         f"{len(scenario.stale_leases)} leftover leases, {len(scenario.live_sessions)} live-mode "
-        f"sessions",
+        f"sessions, clocks off by up to {settings.clock_skew:g} s",
         flush=True,
     )
     outcomes: list[Outcome] = []

@@ -13,11 +13,17 @@ from tests.chaos.world import run_scenario
 
 pytestmark = pytest.mark.chaos
 
-# Denser faults than the full run, so that 80 articles meet every kind (checked below).
+# Denser faults than the full run, so that 80 articles meet every kind (checked below), and
+# every run's clock off by up to README's bound (the lease less a renewal interval).
 SHORT = Settings(
     articles=80, poison=3, hours=2.5, stale_leases=6, seed=7, kill=0.06, api_fault=0.2,
     race=0.1, edit=0.3, remove=0.1,
 )  # fmt: skip
+
+
+# The same with every run's UTC clock off by up to README's bound (the lease less a renewal
+# interval); another seed, whose story meets every kill point and fault kind with the skews.
+SKEWED = Settings(**{**SHORT.__dict__, "seed": 8, "clock_skew": 580})
 
 
 def test_a_scenario_is_the_same_story_for_the_same_seed() -> None:
@@ -26,15 +32,24 @@ def test_a_scenario_is_the_same_story_for_the_same_seed() -> None:
 
 
 @pytest.mark.parametrize("backend", ["local", "github"])
-@pytest.mark.parametrize("window", [None, 3], ids=["windows of 500", "windows of 3"])
+@pytest.mark.parametrize(
+    ("window", "settings"),
+    [(None, SHORT), (3, SHORT), (None, SKEWED)],
+    ids=["windows of 500", "windows of 3", "clocks skewed"],
+)
 def test_nothing_lost_nothing_twice_no_stall_on_a_dead_owner(
-    backend: str, window: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    backend: str,
+    window: int | None,
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With windows of 3 items, every push and sweep of the story is a large import: its
-    backlog, the poison articles' dead letters and the kills meet all along the way."""
+    backlog, the poison articles' dead letters and the kills meet all along the way. With
+    clocks skewed, each executor's UTC time is off by up to 580 s either way."""
     if window is not None:
         monkeypatch.setattr(planning, "ADMISSION", window)
-    scenario = draw(SHORT)
+    scenario = draw(settings)
     outcome = run_scenario(scenario, tmp_path, backend=backend)
     owner = play_owner_model(scenario)
     print(table([outcome], owner, scenario))  # shown with -s, or when the test fails

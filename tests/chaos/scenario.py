@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = [
     "API_FAULTS",
@@ -80,6 +80,9 @@ class Settings:
     live_down_hours: float = 3.0  # mean gap between sessions
     live_interval: float = 120.0  # live mode's poll
     tail_hours: float = 6.0  # fault-free schedule after the last push, to let everything settle
+    # Each run's UTC clock is off by up to this many seconds either way (its monotonic clock is
+    # true): README's bound is the lease less a renewal interval, 580 s for the world's leases.
+    clock_skew: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class Run:
     kill: Kill = Kill.NONE
     api_fault: str | None = None
     push: int | None = None  # the push this run was started by
+    skew: float = 0.0  # seconds its UTC clock is off by
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,12 @@ def draw(settings: Settings) -> Scenario:
         for _ in range(settings.stale_leases)
     ]
     runs.sort(key=lambda run: run.at)
+    if settings.clock_skew:  # drawn apart: the rest of the story is the same with or without
+        skews = random.Random(settings.seed + 2)
+        runs = [
+            replace(run, skew=skews.uniform(-settings.clock_skew, settings.clock_skew))
+            for run in runs
+        ]
     stale.sort(key=lambda lease: lease.at)
     return Scenario(
         settings=settings,

@@ -26,6 +26,7 @@ from typing import Any
 
 from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
+from steadypress.clock import Clock
 from steadypress.config import Config, Timings
 from steadypress.content import Article, ContentSource
 from steadypress.errors import PublishError, TransientError
@@ -58,7 +59,7 @@ from steadypress.timefmt import parse_time
 from steadypress.worklease import WorkLease
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.bluesky import FakeBluesky
-from tests.fakes.clock import ManualClock
+from tests.fakes.clock import ManualClock, SkewedClock
 from tests.fakes.devto import FakeForem
 from tests.fakes.faults import Faults
 from tests.fakes.github import FakeGitHub, Fault
@@ -264,9 +265,7 @@ class _Platforms:
         return {"dev.to": self.forem, "Mastodon": self.mastodon, "Bluesky": self.bluesky,
                 "Hashnode": self.hashnode}  # fmt: skip
 
-    def targets(
-        self, content: ContentSource, clock: ManualClock, lease: WorkLease
-    ) -> dict[str, Target]:
+    def targets(self, content: ContentSource, clock: Clock, lease: WorkLease) -> dict[str, Target]:
         links = PublicLinks(content, site="site", site_url=self.web.origin + "/")
         mastodon = MastodonSettings(instance=self.mastodon.instance)
         bluesky = BlueskySettings(handle=self.bluesky.handle, service=self.bluesky.service)
@@ -396,10 +395,11 @@ class _World:
             default_url="https://octo.github.io/blog/",
         )
         content = ContentSource(Git(self.repo.root), "content")
-        lease = WorkLease(clock=self.clock, ttl=self.config.timings.lease)
+        clock = SkewedClock(self.clock, run.skew) if run.skew else self.clock
+        lease = WorkLease(clock=clock, ttl=self.config.timings.lease)
         targets: dict[str, Target] = {
             "site": site,
-            **self.platforms.targets(content, self.clock, lease),
+            **self.platforms.targets(content, clock, lease),
         }
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
             targets = {
@@ -416,7 +416,7 @@ class _World:
             alerts=self._alerts(client),
             holder=run.holder,
             lease=lease,
-            clock=self.clock,
+            clock=clock,
             rng=random.Random(self.rng.random()),
             log=self.log.append,
         )

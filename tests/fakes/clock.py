@@ -33,3 +33,21 @@ class ManualClock:
 
     def advance_to(self, seconds: float) -> None:
         self.seconds = max(self.seconds, seconds)
+
+
+class SkewedClock:
+    """Another machine's view of a shared `ManualClock`: its UTC time off by `skew` seconds (a
+    clock no time service has corrected), its monotonic time and its sleeps the same."""
+
+    def __init__(self, inner: ManualClock, skew: float) -> None:
+        self.inner = inner
+        self.skew = skew
+
+    def now(self) -> datetime:
+        return self.inner.now() + timedelta(seconds=self.skew)
+
+    def monotonic(self) -> float:
+        return self.inner.monotonic()
+
+    def sleep(self, seconds: float, *, interrupt: threading.Event | None = None) -> None:
+        self.inner.sleep(seconds, interrupt=interrupt)
