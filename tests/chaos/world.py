@@ -55,6 +55,7 @@ from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
 from steadypress.targets.site.assets import PublicLinks
 from steadypress.targets.site.index import INDEX_FOLDER
 from steadypress.targets.site.target import build_site
+from steadypress.targets.webhook import WebhookSettings, WebhookTarget
 from steadypress.timefmt import parse_time
 from steadypress.worklease import WorkLease
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
@@ -66,6 +67,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.fakes.hashnode import FakeHashnode
 from tests.fakes.mastodon import FakeMastodon
 from tests.fakes.web import ServedEverything
+from tests.fakes.webhook import WebhookReceiver
 from tests.helpers import Repo, dying_after_renames, site_articles
 from tests.schema import invalid_state_files
 
@@ -73,7 +75,9 @@ __all__ = ["Outcome", "run_scenario"]
 
 STATE_BRANCH = "steadypress-state"
 PAGES_BRANCH = "gh-pages"
-TARGETS = ("site", "devto", "mastodon", "bluesky", "hashnode")
+TARGETS = ("site", "devto", "mastodon", "bluesky", "hashnode", "hook")
+KINDS = {"hook": "webhook"}  # a target named otherwise than its kind
+HOOK_SECRET = "chaos-hook-secret"
 
 
 class Killed(BaseException):
@@ -95,6 +99,7 @@ class Outcome:
     still_up: list[str]  # removed from content/, but still on a target
     unlisted: list[str]  # published to the site, but not once in its month's pages or sitemaps
     duplicate_posts: dict[str, int]
+    redelivered: dict[str, int]  # webhook deliveries made again, by Idempotency-Key
     dead: set[str]
     alerts: Counter[str]  # letters covering each dead item (and any stray letter)
     pending_at_end: int
@@ -248,6 +253,7 @@ class _Platforms:
     mastodon: FakeMastodon
     bluesky: FakeBluesky
     hashnode: FakeHashnode
+    hook: WebhookReceiver
     web: ServedEverything
 
     @staticmethod
@@ -257,6 +263,7 @@ class _Platforms:
             mastodon=stack.enter_context(FakeMastodon(clock=clock.monotonic)),
             bluesky=stack.enter_context(FakeBluesky(clock=clock.monotonic)),
             hashnode=stack.enter_context(FakeHashnode(clock=clock.monotonic)),
+            hook=stack.enter_context(WebhookReceiver(HOOK_SECRET)),
             web=stack.enter_context(ServedEverything()),
         )
 
@@ -288,6 +295,9 @@ class _Platforms:
                 "hashnode", hashnode, token=self.hashnode.token, clock=clock,
                 content_dir="content", links=links, lease=lease,
             ),
+            "hook": WebhookTarget(
+                "hook", WebhookSettings(url=self.hook.url), secret=HOOK_SECRET, clock=clock
+            ),
         }  # fmt: skip
 
     def duplicates(self) -> dict[str, int]:
@@ -297,6 +307,12 @@ class _Platforms:
         counts |= {f"bluesky:{rkey}": n for rkey, n in self.bluesky.creates.items()}
         counts |= {f"hashnode:{path}": n for path, n in self.hashnode.created.items()}
         return {key: n for key, n in counts.items() if n > 1}
+
+    def redelivered(self) -> dict[str, int]:
+        """Webhook deliveries made more than once, by Idempotency-Key: at least once is what a
+        webhook can promise (a run killed after the receiver answered delivers again), and the
+        key lets the receiver keep one."""
+        return {key: n for key, n in self.hook.posts.items() if n > 1}
 
     def shown(self, path: str, page: str) -> list[str]:
         """The platforms still showing the article at `path` (its site page at `page`)."""
@@ -310,6 +326,10 @@ class _Platforms:
         mark = hashnode_marker(path)
         if any(mark in p["content"]["markdown"] for p in self.hashnode.posts.values()):
             up.append("hashnode")
+        events = [d["document"] for d in self.hook.deliveries.values()]
+        last = [event["event"] for event in events if event["path"] == path][-1:]
+        if last == ["publish"]:
+            up.append("hook")
         return up
 
 
@@ -338,7 +358,7 @@ class _World:
                 backoff_initial=timedelta(seconds=30),
                 backoff_max=timedelta(minutes=30),
             ),
-            targets={name: TargetSpec(name, name, {}) for name in TARGETS},
+            targets={name: TargetSpec(name, KINDS.get(name, name), {}) for name in TARGETS},
         )
         self.races = 0
         self.kills: Counter[str] = Counter()  # kills that struck, by where
@@ -689,6 +709,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         still_up=_still_up(world, ledger),
         unlisted=_unlisted(world, ledger),
         duplicate_posts=duplicates,
+        redelivered=world.platforms.redelivered(),
         dead=set(ledger.dead),
         alerts=_alerts(world, ledger),
         pending_at_end=len(ledger.pending),
