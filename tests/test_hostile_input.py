@@ -419,17 +419,20 @@ def test_an_article_whose_write_fails_fails_alone(repo: Repo) -> None:
 
 
 def test_pending_work_for_files_the_content_never_had_is_dropped_unpublished(repo: Repo) -> None:
-    """A tampered or foreign ledger names articles that do not exist, with a real blob id:
-    nothing is published for them (it once published a page for each), each is dropped with a
-    line saying so, and the run exits 0."""
+    """A tampered or foreign ledger names articles that do not exist, with a real blob id, at
+    this repository's head or at a commit it does not hold: nothing is published for them (it
+    once published a page for each, or stopped every run at git's error), each is dropped with
+    a line saying so, and the run exits 0."""
     repo.commit(
         **{"steadypress.yml": "targets:\n  site: {kind: site}\n", "content/a.md": article("A")}
     )
     assert run_cli(repo, "run").code == 0
     blob, head = repo.blob("content/a.md"), repo.head()
+    foreign = "ab" * 20  # a commit this repository does not hold
     ghosts = {
         f"site:content/ghost{n}.md": {
-            "target": "site", "path": f"content/ghost{n}.md", "blob": blob, "commit": head,
+            "target": "site", "path": f"content/ghost{n}.md", "blob": blob,
+            "commit": head if n % 2 else foreign,
             "enqueued_at": "2026-01-01T00:00:00Z", "not_before": "2026-01-01T00:00:00Z",
             "attempts": 0,
         }

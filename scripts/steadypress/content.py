@@ -563,7 +563,9 @@ class ContentSource:
         if at_commit is not None and at_commit[1] == blob:
             commit = newest or commit  # the same version, read where everything is newest
         else:
-            at_commit = self._read_file(commit, path)
+            # A commit the repository lacks (a foreign ledger's) holds no file: it is not git's
+            # failure, which would stop the run at every item that names it.
+            at_commit = self._read_file(commit, path) if self.resolve(commit) else None
             if at_commit is None and at_head is None:
                 raise NotInContent(path, "the ledger names it, but the content holds no such file")
         if at_commit is not None and at_commit[1] == blob:
