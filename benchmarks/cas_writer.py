@@ -9,6 +9,7 @@ Usage: python benchmarks/cas_writer.py REPO WRITER_NAME TRANSACTIONS
 from __future__ import annotations
 
 import functools
+import hashlib
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,11 @@ from pathlib import Path
 from steadypress.ledger import Ledger, Sighting, enqueue
 from steadypress.store import TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
+
+
+def _oid(text: str) -> str:
+    """A git object id made of `text`, as the state files hold (no repository has it)."""
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
 def _enqueue(sighting: Sighting, ledger: Ledger) -> tuple[Ledger, list[str]]:
@@ -26,7 +32,9 @@ def main(repo: Path, writer: str, count: int) -> None:
     store = LocalGitStore(repo, "steadypress-state")
     stats = TransactionStats()
     for n in range(count):
-        sighting = Sighting("site", f"content/{writer}-{n}.md", f"blob-{writer}-{n}", "c")
+        sighting = Sighting(
+            "site", f"content/{writer}-{n}.md", _oid(f"blob-{writer}-{n}"), _oid("c")
+        )
         transact(
             store,
             functools.partial(_enqueue, sighting),

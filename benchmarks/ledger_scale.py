@@ -15,6 +15,7 @@ Usage: .venv/bin/python benchmarks/ledger_scale.py [--sizes 1000 10000 100000] [
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import subprocess
 import tempfile
@@ -37,6 +38,11 @@ from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def _oid(text: str) -> str:
+    """A git object id made of `text`, as the state files hold (no repository has it)."""
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
 def seeded_store(root: Path, size: int) -> LocalGitStore:
@@ -68,7 +74,7 @@ class Round:
     """One new article taken through enqueue, claim and complete on a given store."""
 
     def __init__(self, name: str) -> None:
-        self.sighting = Sighting("site", f"content/{name}.md", f"blob-{name}", "c")
+        self.sighting = Sighting("site", f"content/{name}.md", _oid(f"blob-{name}"), _oid("c"))
         self.key = self.sighting.key
 
     def enqueue(self, store: LocalGitStore) -> None:
@@ -89,7 +95,7 @@ class Round:
         transact(store, take, message="claim")
 
     def complete(self, store: LocalGitStore) -> None:
-        done = Completion(self.key, self.sighting.blob, "c", "bench")
+        done = Completion(self.key, self.sighting.blob, _oid("c"), "bench")
         transact(store, lambda ledger: complete(ledger, [done], now=NOW), message="complete")
 
 

@@ -51,6 +51,12 @@ GIT_ENV = {
 }
 
 
+def oid(text: str) -> str:
+    """A git object id made of `text`: what the state files hold where a test needs a blob or a
+    commit id that no repository has."""
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
 def article(title: str, body: str = "Some words.", **front: object) -> str:
     lines = [f"title: {title!r}"] + [f"{key}: {value}" for key, value in front.items()]
     return "---\n" + "\n".join(lines) + f"\n---\n\n{body}\n"

@@ -22,6 +22,9 @@ from steadypress.ledger import (
 )
 from steadypress.published import PublishedRecords, key_digest, shard_of
 
+# Git object ids, as the state files hold them.
+B1, B2, C1, C2 = "b1" * 20, "b2" * 20, "c1" * 20, "c2" * 20
+B, C = "b" * 40, "c" * 40
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 A_SHARD = codec.shard_file(shard_of("site:content/a.md"))
 
@@ -31,14 +34,14 @@ def files_of(ledger: Ledger) -> dict[str, bytes]:
 
 
 def sample() -> Ledger:
-    return enqueue(Ledger(), [Sighting("site", "content/a.md", "b1", "c1")], now=NOW)[0]
+    return enqueue(Ledger(), [Sighting("site", "content/a.md", B1, C1)], now=NOW)[0]
 
 
 def published_sample() -> Ledger:
     ledger, _, _ = claim(
         sample(), ["site:content/a.md"], holder="h", token="t", now=NOW, lease_ttl=NOW - NOW
     )
-    done = Completion("site:content/a.md", "b1", "c1", "t", url="/a/")
+    done = Completion("site:content/a.md", B1, C1, "t", url="/a/")
     return complete(ledger, [done], now=NOW)[0]
 
 
@@ -53,12 +56,12 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
     """Reusing renderings of unchanged items never changes the bytes, whatever the change."""
     encoder = codec.PendingEncoder()
     paths = [f"content/p{n}.md" for n in range(5)]
-    ledger, _ = enqueue(Ledger(), [Sighting("site", p, "b1", "c1") for p in paths], now=NOW)
+    ledger, _ = enqueue(Ledger(), [Sighting("site", p, B1, C1) for p in paths], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
     ledger, _, _ = claim(
         ledger, ["site:content/p1.md"], holder="h", token="t", now=NOW, lease_ttl=timedelta(1)
     )
-    ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", "b2", "c2")], now=NOW)
+    ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", B2, C2)], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
     assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 2}
     assert encoder(ledger) == codec.encode_pending(ledger)
@@ -127,7 +130,7 @@ def test_a_damaged_file_is_refused_with_its_name_and_the_problem(
     name: str, mangle: Callable[[bytes], bytes], message: str
 ) -> None:
     """Corruption is a StateError naming the file, never a partial ledger that could be saved."""
-    ledger, _ = enqueue(published_sample(), [Sighting("site", "content/a.md", "b2", "c2")], now=NOW)
+    ledger, _ = enqueue(published_sample(), [Sighting("site", "content/a.md", B2, C2)], now=NOW)
     files = files_of(replace(ledger, reconciled=Reconciled("c1", ("site",), "f" * 40)))
     files[name] = mangle(files[name])
     with pytest.raises(StateError, match=message) as caught:
@@ -158,11 +161,11 @@ def test_a_shard_file_below_one_that_has_not_split_is_not_read_as_records() -> N
 
 def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips() -> None:
     paths = [f"content/p{n}.md" for n in range(50)]
-    records = {f"{target}:{path}": PublishedRecord("b", "c", None, "2026-01-01T00:00:00Z", None)
+    records = {f"{target}:{path}": PublishedRecord(B, C, None, "2026-01-01T00:00:00Z", None)
                for path in paths for target in ("site", "devto")}  # fmt: skip
     ledger = replace(
         Ledger(published=PublishedRecords.of(records)),
-        reconciled=Reconciled("c", ("a", "b"), "f" * 40, Backlog("d" * 40, "content/p1.md")),
+        reconciled=Reconciled(C, ("a", "b"), "f" * 40, Backlog("d" * 40, "content/p1.md")),
     )
     files = files_of(ledger)
     assert len([p for p in files if codec.shard_name(p)]) == len({shard_of(k) for k in records})
@@ -172,7 +175,7 @@ def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips()
 
 def test_version_1_s_single_published_file_is_still_read() -> None:
     """The layout before shards: `state/published.json` with every record, version 1."""
-    record = {"blob": "b", "commit": "c", "id": None, "url": "/a/",
+    record = {"blob": B, "commit": C, "id": None, "url": "/a/",
               "published_at": "2026-01-01T00:00:00Z"}  # fmt: skip
     old = {
         codec.PENDING_FILE: b'{"pending": {}, "version": 1}',
@@ -196,7 +199,7 @@ def test_a_missing_file_on_an_existing_branch_is_refused() -> None:
 def test_status_json_document_is_plain_json() -> None:
     """The whole ledger as one JSON document, for scripts."""
     document = codec.ledger_document(sample())
-    assert json.loads(json.dumps(document))["pending"]["site:content/a.md"]["blob"] == "b1"
+    assert json.loads(json.dumps(document))["pending"]["site:content/a.md"]["blob"] == B1
 
 
 def test_a_shard_is_exactly_the_standard_librarys_rendering() -> None:
@@ -204,8 +207,8 @@ def test_a_shard_is_exactly_the_standard_librarys_rendering() -> None:
     data = files_of(published_sample())[A_SHARD]
     assert data == (json.dumps(json.loads(data), indent=2, sort_keys=True) + "\n").encode()
     assert json.loads(data)["published"]["site:content/a.md"] == {
-        "blob": "b1",
-        "commit": "c1",
+        "blob": B1,
+        "commit": C1,
         "id": None,
         "published_at": "2026-11-29T00:00:00Z",
         "url": "/a/",
@@ -220,16 +223,16 @@ def test_an_unusual_published_record_is_still_read_strictly() -> None:
             "version": 2,
             "published": {
                 "site:content/a.md": {
-                    "blob": "b",
-                    "commit": "c",
+                    "blob": B,
+                    "commit": C,
                     "published_at": "2026-01-01T00:00:00Z",
                 },
             },
         }
     ).encode()
     assert codec.decode_state(files).published["site:content/a.md"].url is None
-    files[A_SHARD] = files[A_SHARD].replace(b'"blob": "b"', b'"blob": 7')
-    with pytest.raises(StateError, match="'blob' must be a non-empty string"):
+    files[A_SHARD] = files[A_SHARD].replace(f'"blob": "{B}"'.encode(), b'"blob": 7')
+    with pytest.raises(StateError, match="'blob' must be a git object id"):
         dict(codec.decode_state(files).published)
 
 
@@ -244,8 +247,8 @@ def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) 
             "version": 2,
             "published": {
                 "site:content/a.md": {
-                    "blob": "b",
-                    "commit": "c",
+                    "blob": B,
+                    "commit": C,
                     "id": None,
                     "url": None,
                     "published_at": stamp,
@@ -271,3 +274,22 @@ def test_a_split_marker_is_read_however_it_is_spelt_and_a_near_miss_is_refused()
         files[A_SHARD] = near_miss
         with pytest.raises(StateError, match=A_SHARD):
             dict(codec.decode_state(files).published)
+
+
+@pytest.mark.parametrize("field", ["blob", "commit"])
+@pytest.mark.parametrize("value", ["not-a-git-id", "B" * 40, "b" * 39, "--output=x"])
+def test_a_record_whose_blob_or_commit_is_no_git_id_is_refused(field: str, value: str) -> None:
+    """Pending, dead and published items hold git object ids: a hand edit that puts anything
+    else there is refused by name, never kept (nor handed to git as an option)."""
+    files = files_of(published_sample())
+    document = json.loads(files[A_SHARD])
+    document["published"]["site:content/a.md"][field] = value
+    files[A_SHARD] = json.dumps(document).encode()
+    with pytest.raises(StateError, match=f"'{field}' must be a git object id"):
+        dict(codec.decode_state(files).published)
+    pending = codec.encode_state(sample())
+    document = json.loads(pending[codec.PENDING_FILE])
+    document["pending"]["site:content/a.md"][field] = value
+    pending[codec.PENDING_FILE] = json.dumps(document).encode()
+    with pytest.raises(StateError, match=f"'{field}' must be a git object id"):
+        codec.decode_state(pending)

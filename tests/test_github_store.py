@@ -26,7 +26,7 @@ from steadypress.store import TransactionStats, transact
 from steadypress.store.transaction import Change
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub, Fault
-from tests.helpers import github_client, github_store
+from tests.helpers import github_client, github_store, oid
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -39,7 +39,7 @@ def github() -> Iterator[FakeGitHub]:
 
 def add(path: str) -> Change[list[str]]:
     def change(ledger: Ledger) -> tuple[Ledger, list[str]]:
-        return enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+        return enqueue(ledger, [Sighting("site", path, oid(f"blob-{path}"), oid("c"))], now=NOW)
 
     return change
 
@@ -98,7 +98,7 @@ def test_only_the_files_that_changed_are_sent(github: FakeGitHub) -> None:
         message="claim",
     )  # fmt: skip
     assert sent(github) == ["state/pending.json"]
-    done = Completion("site:content/a.md", "blob-content/a.md", "c", "t", url="/a/")
+    done = Completion("site:content/a.md", oid("blob-content/a.md"), oid("c"), "t", url="/a/")
     transact(store, lambda ledger: complete(ledger, [done], now=NOW), message="done")
     assert sent(github) == sorted(["state/pending.json",
                                    codec.shard_file(shard_of("site:content/a.md"))])  # fmt: skip

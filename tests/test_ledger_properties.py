@@ -31,10 +31,10 @@ from steadypress.ledger import (
 from tests.schema import validate_state_file
 
 PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]
-BLOBS = ["b1", "b2", "b3"]
+BLOBS = ["b1" * 20, "b2" * 20, "b3" * 20]  # git object ids, as the state files hold
 TTL = timedelta(minutes=10)
 POLICY = RetryPolicy(max_attempts=3, backoff_initial=30, backoff_max=1800)
-MARKER = Reconciled(commit="c0", targets=("devto", "site"), config="cfg")
+MARKER = Reconciled(commit="c0" * 20, targets=("devto", "site"), config="cf" * 20)
 
 
 class LedgerMachine(RuleBasedStateMachine):
@@ -61,7 +61,7 @@ class LedgerMachine(RuleBasedStateMachine):
     )
     def push(self, path: str, blob: str, publisher: str) -> None:
         """A new version of an article, or (ABSENT) its removal from content/."""
-        sighting = Sighting(target=publisher, path=path, blob=blob, commit=f"c{blob}")
+        sighting = Sighting(target=publisher, path=path, blob=blob, commit=f"c{blob[1:]}")
         self.ledger, _ = enqueue(self.ledger, [sighting], now=self.now)
         self.latest[sighting.key] = blob
 
@@ -115,7 +115,7 @@ class LedgerMachine(RuleBasedStateMachine):
         key, blob, token = self.held.pop(data.draw(st.integers(0, len(self.held) - 1)))
         post_id = None if blob == ABSENT else f"{key}@{blob}"
         self.ledger, _ = complete(
-            self.ledger, [Completion(key, blob, f"c{blob}", token, id=post_id)], now=self.now
+            self.ledger, [Completion(key, blob, f"c{blob[1:]}", token, id=post_id)], now=self.now
         )
         self.completed[key] = blob
         if post_id is not None:
@@ -155,7 +155,7 @@ class LedgerMachine(RuleBasedStateMachine):
         sightings = []
         for key, blob in self.latest.items():
             target, path = split_key(key)
-            sightings.append(Sighting(target=target, path=path, blob=blob, commit=f"c{blob}"))
+            sightings.append(Sighting(target=target, path=path, blob=blob, commit=f"c{blob[1:]}"))
         self.ledger, _ = enqueue(self.ledger, sightings, now=self.now)
         self.ledger = replace(self.ledger, reconciled=MARKER)
 

@@ -26,13 +26,15 @@ from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, article, github_store
+from tests.helpers import Repo, article, github_store, oid
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
 def add(path: str) -> Callable[[Ledger], tuple[Ledger, list[str]]]:
-    return lambda ledger: enqueue(ledger, [Sighting("site", path, f"blob-{path}", "c")], now=NOW)
+    return lambda ledger: enqueue(
+        ledger, [Sighting("site", path, oid(f"blob-{path}"), oid("c"))], now=NOW
+    )
 
 
 @pytest.fixture(params=["memory", "git", "github"])
@@ -122,8 +124,8 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
     and every other shard keeps its blob id."""
     repo.commit()
     store = LocalGitStore(repo.root, "steadypress-state")
-    others = {f"site:content/o{n}.md": PublishedRecord("b", "c", None, "2026-01-01T00:00:00Z", None)
-              for n in range(20)}  # fmt: skip
+    record = PublishedRecord(oid("b"), oid("c"), None, "2026-01-01T00:00:00Z", None)
+    others = {f"site:content/o{n}.md": record for n in range(20)}
     transact(store, lambda ledger: (replace(ledger, published=ledger.published.renewed(others)),
                                     None), message="others")  # fmt: skip
     transact(store, add("content/a.md"), message="add")
@@ -138,7 +140,7 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
     assert repo.ledger().pending["site:content/a.md"].lease is not None
     assert changed_files(repo) == ["state/pending.json"]
     shards = repo.git("rev-parse", "steadypress-state:state/published")
-    done = Completion("site:content/a.md", "blob-content/a.md", "c", "t", url="/a/")
+    done = Completion("site:content/a.md", oid("blob-content/a.md"), oid("c"), "t", url="/a/")
     transact(store, lambda ledger: complete(ledger, [done], now=NOW), message="done")
     assert changed_files(repo) == sorted(["state/pending.json",
                                           shard_file(shard_of("site:content/a.md"))])  # fmt: skip

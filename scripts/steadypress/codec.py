@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from steadypress import jsonfmt, shardtree
 from steadypress.errors import StateError
+from steadypress.gitio import OBJECT_ID
 from steadypress.ledger import (
     LOOK_PARTS,
     Attempt,
@@ -288,6 +289,14 @@ def _str(raw: dict[str, Any], name: str) -> str:
     return value
 
 
+def _oid(raw: dict[str, Any], name: str) -> str:
+    """A git object id (what `blob` and `commit` hold): anything else is not ours to keep."""
+    value = raw[name]
+    if not isinstance(value, str) or not OBJECT_ID.match(value):
+        raise _Invalid(f"field {name!r} must be a git object id (40 or 64 lowercase hex)")
+    return value
+
+
 def _optional(
     reader: Callable[[dict[str, Any], str], T], raw: dict[str, Any], name: str
 ) -> T | None:
@@ -369,8 +378,8 @@ def _pending_item(key: str, raw: Any) -> PendingItem:
     item = PendingItem(
         target=_str(fields, "target"),
         path=_str(fields, "path"),
-        blob=_str(fields, "blob"),
-        commit=_str(fields, "commit"),
+        blob=_oid(fields, "blob"),
+        commit=_oid(fields, "commit"),
         enqueued_at=_when(fields, "enqueued_at"),
         not_before=_optional(_when, fields, "not_before"),
         attempts=_int(fields, "attempts"),
@@ -393,8 +402,8 @@ def _dead_item(key: str, raw: Any) -> DeadItem:
     item = DeadItem(
         target=_str(fields, "target"),
         path=_str(fields, "path"),
-        blob=_str(fields, "blob"),
-        commit=_str(fields, "commit"),
+        blob=_oid(fields, "blob"),
+        commit=_oid(fields, "commit"),
         died_at=_when(fields, "died_at"),
         attempts=_int(fields, "attempts"),
         history=_attempts(fields, "history"),
@@ -427,9 +436,9 @@ def _published_record_from(key: str, raw: Any) -> PublishedRecord:
         blob, commit, url, id_ = raw["blob"], raw["commit"], raw["url"], raw["id"]
         if (
             type(blob) is str
-            and blob
+            and OBJECT_ID.match(blob)
             and type(commit) is str
-            and commit
+            and OBJECT_ID.match(commit)
             and (url is None or type(url) is str)
             and (id_ is None or type(id_) is str)
         ):
@@ -440,8 +449,8 @@ def _published_record_from(key: str, raw: Any) -> PublishedRecord:
 def _strict_published_record(_key: str, raw: Any) -> PublishedRecord:
     fields = _fields(raw, _PUBLISHED_REQUIRED, _PUBLISHED_OPTIONAL)
     return PublishedRecord(
-        blob=_str(fields, "blob"),
-        commit=_str(fields, "commit"),
+        blob=_oid(fields, "blob"),
+        commit=_oid(fields, "commit"),
         id=_optional(_text, fields, "id"),
         published_at=_stamp(fields, "published_at"),
         url=_optional(_text, fields, "url"),
