@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import pytest
 
 from steadypress.clock import SystemClock
-from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.exchange import AnswerTooLarge, bounded_session, exchange
+from steadypress.errors import GitHubUnreachable, PermanentError, TransientError
+from steadypress.exchange import AnswerTooLarge, bounded_session, exchange
+from steadypress.github.client import GitHubClient
 from steadypress.targets.http import Platform, PlatformApi
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.bystander import Bystander
+from tests.fakes.clock import ManualClock
 from tests.fakes.devto import FakeForem
 from tests.fakes.drip import DrippingServer
 from tests.fakes.faults import Faults
@@ -188,3 +190,18 @@ def test_the_deadline_of_one_exchange_does_not_reach_the_next() -> None:
             assert answer.status_code == 200
             time.sleep(0.3)  # past that exchange's deadline, on the real clock it is kept on
         assert server.connections == 1
+
+
+def test_a_github_answer_dripped_a_byte_at_a_time_ends_at_the_deadline() -> None:
+    """PyGithub times each read only; the client's connections are bounded as the platforms'
+    are: each try ends at the deadline, the read is tried again as for any lost answer, and
+    the run is told GitHub was not reached, not held."""
+    with DrippingServer() as server:
+        client = GitHubClient(
+            token="t", api_url=server.url, graphql_url=f"{server.url}/graphql", timeout=1,
+            clock=ManualClock(),
+        )  # fmt: skip
+        started = time.monotonic()
+        with pytest.raises(GitHubUnreachable, match=r"4 tries \(AnswerTooSlow\)"):
+            client.rest("GET", "/repos/o/r")
+        assert time.monotonic() - started < 30

@@ -18,6 +18,9 @@ connection handling), set up so that nothing happens behind the ledger's back:
   clock too, and only issue writes need spacing (`github/issues.py` paces them a second apart).
 - `lazy=True`, for the objects callers build from `github` (issues, labels, workflows): no
   fetch before an action.
+- its connection bounded as every exchange is (`exchange.py`): a deadline for the whole answer
+  (the `timeout`, which PyGithub gives `requests` as a per-read one) and a size cap. PyGithub
+  reads redirects itself (it follows one only on the API's own host).
 Each call of `rest` or `graphql` is one HTTP request per attempt (no retries below this
 layer), counted in `requests_made`.
 """
@@ -33,6 +36,11 @@ from typing import Any, TypeVar, cast
 
 import requests
 from github import Auth, Github, GithubException
+from github.Requester import (
+    HTTPRequestsConnectionClass,
+    HTTPSRequestsConnectionClass,
+    RequestsResponse,
+)
 
 from steadypress.backoff import backoff_seconds, retry_after_seconds
 from steadypress.clock import Clock, SystemClock
@@ -44,6 +52,7 @@ from steadypress.errors import (
     GraphQLErrors,
     RateLimited,
 )
+from steadypress.exchange import bounded_adapter, exchange
 
 __all__ = ["Answer", "GitHubClient"]
 
@@ -99,6 +108,11 @@ class GitHubClient:
             lazy=True,
         )
         self._requester = self.github.requester
+        # PyGithub makes its connection from the class its Requester keeps (chosen by the URL's
+        # scheme); only injectConnectionClasses, which is global and stops connections being
+        # kept alive, changes it otherwise. This client's requester alone gets bounded ones.
+        bounded = _BoundedHTTPS if self.api_url.startswith("https:") else _BoundedHTTP
+        self._requester._Requester__connectionClass = bounded  # type: ignore[attr-defined]
 
     def rest(
         self,
@@ -213,6 +227,45 @@ class GitHubClient:
         if status == 403 and "rate limit" not in answer.text.lower():
             return None  # a plain 403: forbidden, not limited
         return _SECONDARY_LIMIT_WAIT * 2.0**earlier
+
+
+class _Bounded:
+    """PyGithub's requests connection, each answer fetched by `exchange` (mixed into PyGithub's
+    own classes, which keep the session, the URL and the request being made)."""
+
+    session: requests.Session
+    protocol: str
+    host: str
+    port: int
+    url: str
+    verb: str
+    headers: dict[str, str]
+    input: Any
+    timeout: int | None
+    verify: Any
+
+    def _bound(self) -> None:
+        self.session.mount(f"{self.protocol}://", bounded_adapter())
+
+    def getresponse(self) -> RequestsResponse:
+        answer = exchange(
+            self.session, self.verb.upper(), f"{self.protocol}://{self.host}:{self.port}{self.url}",
+            seconds=float(self.timeout or 30), refuse_redirects=False,
+            headers=self.headers, data=self.input, verify=self.verify,
+        )  # fmt: skip
+        return RequestsResponse(answer)
+
+
+class _BoundedHTTPS(_Bounded, HTTPSRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._bound()
+
+
+class _BoundedHTTP(_Bounded, HTTPRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._bound()
 
 
 def _json(answer: Answer) -> dict[str, Any]:

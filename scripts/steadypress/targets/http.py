@@ -26,7 +26,7 @@ import requests
 from steadypress.backoff import reset_seconds, retry_after_seconds
 from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
-from steadypress.targets.exchange import (
+from steadypress.exchange import (
     Redirected,
     bounded_session,
     describe,

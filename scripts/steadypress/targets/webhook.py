@@ -28,10 +28,10 @@ import requests
 from steadypress.backoff import retry_after_seconds
 from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
+from steadypress.exchange import Redirected, bounded_session, describe, exchange
 from steadypress.options import text_settings
 from steadypress.render import render_markdown
 from steadypress.targets.base import Receipt, missing_secret
-from steadypress.targets.exchange import Redirected, bounded_session, describe, exchange
 
 if TYPE_CHECKING:
     from steadypress.content import Article

@@ -29,6 +29,7 @@ __all__ = [
     "AnswerTooLarge",
     "AnswerTooSlow",
     "Redirected",
+    "bounded_adapter",
     "bounded_session",
     "describe",
     "exchange",
@@ -44,8 +45,9 @@ class AnswerTooSlow(requests.Timeout):
     """The whole answer did not arrive within the deadline."""
 
 
-class AnswerTooLarge(requests.RequestException):
-    """The answer was larger than the cap; the rest was not read."""
+class AnswerTooLarge(requests.ConnectionError):
+    """The answer was larger than the cap; the rest was not read (for a caller, an answer not
+    had: as a dropped connection is)."""
 
 
 class Redirected(requests.RequestException):
@@ -142,10 +144,15 @@ class _WatchedAdapter(HTTPAdapter):
         return manager
 
 
+def bounded_adapter() -> HTTPAdapter:
+    """An adapter whose connections `exchange` can bound, for a session made elsewhere."""
+    return _WatchedAdapter()
+
+
 def bounded_session() -> requests.Session:
     """A session whose connections `exchange` can bound."""
     session = requests.Session()
-    adapter = _WatchedAdapter()
+    adapter = bounded_adapter()
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
@@ -158,12 +165,14 @@ def exchange(
     *,
     seconds: float,
     follow_redirects: bool = False,
+    refuse_redirects: bool = True,
     max_bytes: int = MAX_ANSWER_BYTES,
     **request: Any,
 ) -> requests.Response:
     """The whole answer to one request within `seconds`, its body read (at most `max_bytes`).
     Raises `AnswerTooSlow`, `AnswerTooLarge`, `Redirected` (a 3xx, unless `follow_redirects`:
-    only for requests that carry no credential), or what `requests` raises."""
+    only for requests that carry no credential; or handed back where the caller reads
+    redirects itself, `refuse_redirects=False`), or what `requests` raises."""
     deadline = _Deadline()
     timer = threading.Timer(seconds, deadline.expire)
     timer.daemon = True
@@ -192,7 +201,7 @@ def exchange(
         raise AnswerTooSlow(f"no whole answer within {seconds:g} s")
     # The body as `requests` keeps one it read itself: `.json()` and `.text` read it there.
     response._content = body
-    if response.is_redirect and not follow_redirects:
+    if response.is_redirect and not follow_redirects and refuse_redirects:
         raise Redirected(response.status_code, response.headers.get("Location", ""))
     return response
 
