@@ -733,3 +733,39 @@ def test_a_neighbour_whose_page_the_content_no_longer_makes_is_read_and_relinked
     assert github.texts_read["p3/index.html"] == read + 1
     page = _page(github, "p3")
     assert "<span>Newer</span> P4" in page and "Some words." in page and "gone.png" not in page
+
+
+def test_a_project_site_links_everything_under_its_path_by_default(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """octo/blog is served at https://octo.github.io/blog/: with no `url` or `base_url` set,
+    every link of every page on the Pages branch, and its stylesheet, is under /blog/ (they
+    pointed at the owner's domain root, a site with no style and dead links)."""
+    repo.commit(**{"content/a.md": article("A", tags="[news]"), "content/b.md": article("B")})
+    assert gh(repo, "run").code == 0
+    html = [name for name in pages(github) if name.endswith(".html")]
+    assert "index.html" in html and "a/index.html" in html
+    for name in html:
+        page = github.repository.text("show", f"gh-pages:{name}")
+        links = re.findall(r'(?:href|src)="(/[^"]*)"', page)
+        assert links, name
+        outside = [link for link in links if not link.startswith("/blog/")]
+        assert not outside, (name, outside)
+    assert '<link rel="stylesheet" href="/blog/style.css' in github.repository.text(
+        "show", "gh-pages:index.html"
+    )
+
+
+def test_a_custom_domain_is_the_site_s_address_and_its_root(repo: Repo, github: FakeGitHub) -> None:
+    """`cname: blog.example.org` with no `url`: the feed, the sitemaps and the records name that
+    host, and links start at its root (a project site's /blog/ would be dead there)."""
+    config = "targets:\n  site: {kind: site, cname: blog.example.org}\n"
+    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+    assert gh(repo, "run").code == 0
+    assert remote(github).published["site:content/a.md"].url == "https://blog.example.org/a/"
+    feed = github.repository.text("show", "gh-pages:feed.xml")
+    assert "https://blog.example.org/a/" in feed and "github.io" not in feed
+    sitemaps = [n for n in pages(github) if n.startswith("sitemaps/")]
+    assert all("github.io" not in github.repository.text("show", f"gh-pages:{n}") for n in sitemaps)
+    page = github.repository.text("show", "gh-pages:a/index.html")
+    assert '<link rel="stylesheet" href="/style.css' in page and 'href="/blog/' not in page

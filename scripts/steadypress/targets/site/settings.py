@@ -49,7 +49,11 @@ class SiteAddress:
 
 
 def site_address(settings: SiteSettings, *, default_url: str) -> SiteAddress:
-    url = settings.url or default_url
+    # A custom domain serves the site at its root: GitHub Pages redirects the default address
+    # there, so that is where feeds, sitemaps and canonical links must point.
+    url = settings.url or (f"https://{settings.cname}/" if settings.cname else default_url)
     url = url if url.endswith("/") else url + "/"
-    base = settings.base_url or (urlparse(url).path if settings.url else "/")
+    # A project site (OWNER.github.io/REPO/) is served under its path: its links and
+    # stylesheet are too, whether its URL was set or is GitHub's default.
+    base = settings.base_url or urlparse(url).path or "/"
     return SiteAddress(url=url, base_url=base if base.endswith("/") else base + "/")
