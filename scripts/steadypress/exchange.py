@@ -1,5 +1,6 @@
-"""One HTTP exchange with a platform or a webhook, bounded as a whole: a deadline for the whole
-answer, a cap on its size, and no redirect followed.
+"""One HTTP exchange with a platform, a webhook or GitHub, bounded as a whole: a deadline for
+the whole answer, a cap on its size, and no redirect followed (GitHub's client reads its
+redirects itself).
 
 `requests` gives neither bound by itself: its `timeout` is per read, so a server that drips one
 byte a second keeps a run waiting forever, and it reads a body of any size into memory. And it
