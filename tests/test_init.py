@@ -184,3 +184,25 @@ def test_a_branch_name_reads_back_from_the_workflow_as_itself(tmp_path: Path, br
     assert run_cli(repo, "init", "--action", PINNED, "--branch", branch).code == 0
     publish = (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
     assert yaml.safe_load(publish)[True]["push"]["branches"] == [branch]  # `on:` is YAML's True
+
+
+@pytest.mark.parametrize(
+    ("remote", "address"),
+    [
+        ("https://github.com/octo/blog.git", "https://octo.github.io/blog/"),
+        ("git@github.com:Octo/octo.github.io.git", "https://octo.github.io/"),
+    ],
+)
+def test_init_says_where_the_site_will_be(tmp_path: Path, remote: str, address: str) -> None:
+    """A project site under its path, a user site at the domain's root."""
+    repo = Repo(tmp_path / "blog")
+    repo.git("remote", "add", "origin", remote)
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 0, result.err
+    assert f"The site will be at {address}" in result.out
+
+
+def test_init_without_a_github_remote_names_no_address(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 0 and "The site will be at" not in result.out

@@ -50,6 +50,7 @@ from steadypress.init import (
     check_branch,
     check_content,
     check_environment,
+    github_repository,
     next_steps,
     write_setup,
 )
@@ -302,7 +303,8 @@ def _init(args: argparse.Namespace) -> None:
         ),
         environment=check_environment(args.environment),
     )
-    print(next_steps(setup, write_setup(repo, setup, force=args.force), repo))
+    written = write_setup(repo, setup, force=args.force)
+    print(next_steps(setup, written, repo, repository=github_repository(git)))
 
 
 def _check(args: argparse.Namespace, shell: _Shell) -> int:

@@ -19,7 +19,7 @@ import yaml
 
 from steadypress import __version__
 from steadypress.contentref import checked_out_branch, remote_default_branch
-from steadypress.errors import UsageError
+from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
 
 __all__ = [
@@ -112,6 +112,22 @@ def _yaml_string(value: str) -> str:
     except yaml.YAMLError:
         plain_reads_as = None
     return value if plain_reads_as == [value] else json.dumps(value, ensure_ascii=False)
+
+
+# origin on GitHub, as git remote get-url prints it: https://github.com/OWNER/REPO(.git) or
+# git@github.com:OWNER/REPO(.git).
+_GITHUB_REMOTE = re.compile(
+    r"^(?:https://github\.com/|git@github\.com:)([\w.-]+/[\w.-]+?)(?:\.git)?/?$"
+)
+
+
+def github_repository(git: Git) -> str | None:
+    """OWNER/REPO of the remote `origin` when it is on github.com."""
+    try:
+        found = _GITHUB_REMOTE.match(git.text("remote", "get-url", "origin"))
+    except GitFailed:
+        return None
+    return found.group(1) if found else None
 
 
 def branch_to_publish(git: Git) -> str:
@@ -218,7 +234,21 @@ def _write_inside(repo: Path, path: Path, text: str) -> None:
         written.write(text)
 
 
-def next_steps(setup: Setup, written: list[Path], repo: Path) -> str:
+def _address(repository: str | None) -> str:
+    if repository is None:
+        return ""
+    # Imported here: the GitHub modules load PyGithub, which no command needs to load init.
+    from steadypress.github.pages import pages_url  # noqa: PLC0415
+
+    return (
+        f"\nThe site will be at {pages_url(repository)} (every link under its path); on a "
+        "custom domain, set `cname:` on the site target."
+    )
+
+
+def next_steps(
+    setup: Setup, written: list[Path], repo: Path, *, repository: str | None = None
+) -> str:
     wrote = "\n".join(f"  {path.relative_to(repo)}" for path in written)
     secrets = "repository secrets"
     environment = ""
@@ -241,4 +271,4 @@ Next:
      HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
      and the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them (the
-first push, step 1, publishes every article already there)."""
+first push, step 1, publishes every article already there).{_address(repository)}"""
