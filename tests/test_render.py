@@ -22,6 +22,23 @@ def test_headings_get_ids_as_github_gives_them_numbered_when_taken() -> None:
     assert "<h5>Deeper</h5>" in html
 
 
+def test_headings_in_any_script_get_ids_of_their_letters_never_empty() -> None:
+    """As GitHub keeps them: Japanese, Russian and Korean letters as they are (lowercased),
+    Latin with accents folded as before, a heading of no letter `section`, each unique."""
+    headings = ["日本語", "Привет мир", "Привет мир", "한국어 제목", "Café", "!!!", "..."]
+    html = render_markdown("".join(f"## {heading}\n\n" for heading in headings))
+    ids = re.findall(r'<h2 id="([^"]*)">', html)
+    assert ids == [
+        "日本語",
+        "привет-мир",
+        "привет-мир-1",
+        "한국어-제목",
+        "cafe",
+        "section",
+        "section-1",
+    ]
+
+
 def test_fenced_code_of_a_known_language_is_highlighted_and_raw_html_code_is_left() -> None:
     html = render_markdown(
         '```python\nx = "<b>"\n```\n\n```nosuchlanguage\na < b\n```\n\n'
@@ -77,13 +94,14 @@ def test_the_same_text_gives_the_same_bytes() -> None:
 # The HTML of these samples under each RENDER_VERSION: every site publishes its articles again
 # when the number changes (`theme.shipped_look`), so HTML that changes under the same number
 # would reach only the articles published after it.
-RENDERED = {2: "a854f586a4a9a39456db197cd79c129ac479278e90fc72df1249dc0863e29ed7"}
+RENDERED = {3: "2672248ff25f95801293d695f830ec4bf7da330c2d300ab06cf0d20aea1f65d2"}
 SAMPLES = [
     "# T\n\n## Set *up* `it`\n\n## Set up it\n\nwww.example.org ~~gone~~\n",
     '```python\nx = "<b>"\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n',
     "- [ ] to do\n- [x] done\n\nA note[^1].\n\n[^1]: The note.\n",
     '![a](images/a.png "A") <img src="raw.png"> [l](https://example.org/)\n',
     '[s](javascript:alert(1)) <a href="javascript:kept()">raw</a>\n',
+    "## 日本語\n\n## Привет мир\n\n## Привет мир\n\n## !!!\n",
 ]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from steadypress.slugs import slugify
+from steadypress.slugs import anchor
 
 if TYPE_CHECKING:
     from pygments.formatters import HtmlFormatter
@@ -41,7 +41,9 @@ WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 # The HTML this module makes of Markdown, numbered: a change that changes it (to what it adds
 # to cmark's HTML, or a new pin of cmarkgfm or Pygments that does) takes the next number, and
 # every site publishes its articles again (`theme.shipped_look`).
-RENDER_VERSION = 2  # 2: markdown links to javascript: and the like written with an empty URL
+# 2: markdown links to javascript: and the like written with an empty URL; 3: heading ids keep
+# letters of any script (`## 日本語` had an empty id).
+RENDER_VERSION = 3
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
 
@@ -113,11 +115,12 @@ def _highlight(fenced: re.Match[str]) -> str:
 
 
 def _with_ids(text: str) -> str:
-    """Each h2 to h4 with an id, its text as a slug, made unique by a number as GitHub does."""
+    """Each h2 to h4 with an id, its text as an anchor (letters of any script kept; `section`
+    for a heading of none), made unique by a number as GitHub does."""
     taken: set[str] = set()
 
     def identified(heading: re.Match[str]) -> str:
-        slug = base = slugify(html.unescape(_TAG.sub("", heading[2])))
+        slug = base = anchor(html.unescape(_TAG.sub("", heading[2]))) or "section"
         number = 0
         while slug in taken:
             number += 1
