@@ -4,6 +4,7 @@ answer too large is not read whole."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -190,6 +191,8 @@ def test_the_deadline_of_one_exchange_does_not_reach_the_next() -> None:
             assert answer.status_code == 200
             time.sleep(0.3)  # past that exchange's deadline, on the real clock it is kept on
         assert server.connections == 1
+    # No watchdog outlives its exchange: a thread left would keep the render pool from forking.
+    assert not [t for t in threading.enumerate() if isinstance(t, threading.Timer)]
 
 
 def test_a_github_answer_dripped_a_byte_at_a_time_ends_at_the_deadline() -> None:

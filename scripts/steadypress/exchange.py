@@ -196,6 +196,9 @@ def exchange(
         raise
     finally:
         timer.cancel()
+        # Gone before the exchange returns: a thread still running would keep the render pool
+        # from forking its workers (`renderpool._other_threads`).
+        timer.join()
         deadline.finish()
         _current.deadline = None
     if deadline.expired:  # an answer without a length ends at the shutdown as if complete
