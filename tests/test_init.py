@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from steadypress.init import WORKFLOWS, Setup, render_workflow
-from tests.helpers import Repo, run_cli
+from tests.helpers import Repo, article, run_cli
 
 PROJECT = Path(__file__).resolve().parent.parent
 PINNED = "acme/steadypress@0123456789abcdef0123456789abcdef01234567"
@@ -206,3 +206,41 @@ def test_init_without_a_github_remote_names_no_address(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "blog")
     result = run_cli(repo, "init", "--action", PINNED)
     assert result.code == 0 and "The site will be at" not in result.out
+
+
+def test_a_content_folder_with_no_article_is_refused_naming_those_with_some(
+    tmp_path: Path,
+) -> None:
+    """A Jekyll blog's posts are in _posts/: `init` with the default content/ would publish
+    nothing (and `check` would call that healthy); it names the folders that hold articles."""
+    repo = Repo(tmp_path / "blog")
+    repo.commit(**{
+        "_posts/2024-01-05-hello.md": article("Hello"),
+        "_posts/2024-02-01-more.md": article("More"),
+        "docs/guide.md": "# Guide\n",
+        "README.md": "# My blog\n",
+    })  # fmt: skip
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 2 and "content/ holds no article (.md file)" in result.err
+    assert "_posts/ (2), docs/ (1)" in result.err
+    assert not (repo.root / "steadypress.yml").exists()
+    assert run_cli(repo, "init", "--action", PINNED, "--content", "_posts").code == 0
+
+
+def test_a_blog_with_no_article_yet_is_set_up(tmp_path: Path) -> None:
+    """No article anywhere (a README aside): a blog to begin, accepted."""
+    repo = Repo(tmp_path / "blog")
+    repo.commit(**{"README.md": "# Soon\n"})
+    assert run_cli(repo, "init", "--action", PINNED).code == 0
+
+
+def test_init_in_a_repository_that_runs_steadypress_already_says_so(tmp_path: Path) -> None:
+    """A blog made from the template has its own publishing workflows: a second set would
+    publish every push twice. Refused, naming them; --force adds them anyway."""
+    repo = Repo(tmp_path / "blog")
+    repo.write(".github/workflows/publish.yml", render_workflow("publish", OWN))
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 2
+    assert "runs steadypress already (.github/workflows/publish.yml)" in result.err
+    assert not (repo.root / ".github/workflows/steadypress-publish.yml").exists()
+    assert run_cli(repo, "init", "--action", PINNED, "--force").code == 0

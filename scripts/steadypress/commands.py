@@ -49,6 +49,7 @@ from steadypress.init import (
     check_action,
     check_branch,
     check_content,
+    check_content_holds_articles,
     check_environment,
     github_repository,
     next_steps,
@@ -303,6 +304,7 @@ def _init(args: argparse.Namespace) -> None:
         ),
         environment=check_environment(args.environment),
     )
+    check_content_holds_articles(repo, setup.content)
     written = write_setup(repo, setup, force=args.force)
     print(next_steps(setup, written, repo, repository=github_repository(git)))
 

@@ -11,6 +11,8 @@ import errno
 import json
 import os
 import re
+from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -18,6 +20,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from steadypress import __version__
+from steadypress.content import ARTICLE_SUFFIX
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
@@ -28,6 +31,7 @@ __all__ = [
     "check_action",
     "check_branch",
     "check_content",
+    "check_content_holds_articles",
     "check_environment",
     "next_steps",
     "render_workflow",
@@ -163,6 +167,30 @@ def check_branch(name: str, *, found: bool = False) -> str:
     )
 
 
+# Folders never searched for articles: git's, what tools install or build.
+_NOT_CONTENT = frozenset({".git", "node_modules", "_site", "public", "vendor", ".venv"})
+
+
+def check_content_holds_articles(repo: Path, content: str) -> None:
+    """Refuse a content folder with no article when other folders have some, naming them (a
+    blog whose posts are in `_posts/` would otherwise publish nothing, and `check` call it
+    healthy). A repository with no article anywhere is a blog to begin: accepted."""
+    folder = repo / content
+    if folder.is_dir() and any(folder.rglob(f"*{ARTICLE_SUFFIX}")):
+        return
+    counts: Counter[str] = Counter()
+    for root, folders, files in os.walk(repo):
+        folders[:] = sorted(f for f in folders if f not in _NOT_CONTENT and not f.startswith("."))
+        where = Path(root).relative_to(repo)
+        if where.parts and any(name.endswith(ARTICLE_SUFFIX) for name in files):
+            counts[where.parts[0]] += sum(name.endswith(ARTICLE_SUFFIX) for name in files)
+    if counts:
+        found = ", ".join(f"{name}/ ({n})" for name, n in counts.most_common(3))
+        raise UsageError(
+            "--content", f"{content}/ holds no article (.md file); these folders do: {found}"
+        )
+
+
 def check_environment(name: str | None) -> str | None:
     """A deployment environment's name as GitHub allows it, and as plain YAML needs it."""
     if name is not None and not _ENVIRONMENT.match(name):
@@ -196,6 +224,14 @@ def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
         raise UsageError(
             "init", f"{names}: a symlink; init writes nothing through one, and nothing was written"
         )
+    running = _publishing_workflows(repo, exclude=files)
+    if running and not force:
+        names = ", ".join(str(path.relative_to(repo)) for path in running)
+        raise UsageError(
+            "init",
+            f"this repository runs steadypress already ({names}): a second set of workflows "
+            "would publish every push twice; nothing was written (--force to add them anyway)",
+        )
     existing = [path for path in files if path.exists()]
     if existing and not force:
         names = ", ".join(str(path.relative_to(repo)) for path in existing)
@@ -203,6 +239,25 @@ def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
     for path, text in files.items():
         _write_inside(repo, path, text)
     return list(files)
+
+
+# The push path's step of a workflow that publishes with steadypress (the action's command).
+_PUBLISHES = re.compile(r"^\s*command:\s*[\"']?drain-push\b", re.MULTILINE)
+
+
+def _publishing_workflows(repo: Path, *, exclude: Collection[Path]) -> list[Path]:
+    """The repository's workflows, other than those init writes, that publish its pushes with
+    steadypress already (a blog made from the template has its own set)."""
+    folder = repo / ".github" / "workflows"
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path in exclude or path.suffix not in (".yml", ".yaml") or not path.is_file():
+            continue
+        if not path.is_symlink() and _PUBLISHES.search(path.read_text(errors="replace")):
+            found.append(path)
+    return found
 
 
 def _symlinks_on_the_way(repo: Path, path: Path) -> list[Path]:
