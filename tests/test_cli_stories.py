@@ -607,3 +607,14 @@ def test_a_command_that_renders_nothing_loads_no_renderer(repo: Repo) -> None:
     assert loaded_renderers(repo, "sweep") == list(RENDERERS)
     assert loaded_renderers(repo, "sweep") == []
     assert loaded_renderers(repo, "--help") == []
+
+
+def test_a_repository_with_no_commit_is_told_to_commit_its_articles_first(tmp_path: Path) -> None:
+    """The first day: `git init`, articles written, nothing committed yet. Exit 2, one line."""
+    repo = Repo(tmp_path / "blog")
+    repo.write("content/a.md", article("A"))
+    for command in ("run", "check"):
+        result = run_cli(repo, command)
+        assert result.code == 2, (command, result.err)
+        assert "has no commit to read articles from: commit your articles first" in result.err
+        assert "Traceback" not in result.err

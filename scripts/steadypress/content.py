@@ -434,7 +434,8 @@ class ContentSource:
         commit = self._git.resolve(f"{self._revision}^{{commit}}")
         if commit is None:
             raise ArticleError(
-                self._revision, f"{self._git.repo} has no commit to read articles from"
+                self._revision,
+                f"{self._git.repo} has no commit to read articles from: commit your articles first",
             )
         return commit
 
