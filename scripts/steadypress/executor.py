@@ -19,7 +19,7 @@ import secrets
 import traceback
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
 from steadypress.claims import MAX_CLAIM, claim_size
@@ -392,30 +392,27 @@ class _Batch:
         wrote nothing, so it is made again in halves: the article behind it fails alone and
         the others publish. Where both halves fail as the whole did, the fault is the write's
         own, and splitting stops (3 writes, not one an article)."""
-        outcome = self._publish_batch(target, ready)
+        return self._results(target, ready, self._publish_batch(target, ready))
+
+    def _results(
+        self, target: BatchTarget, ready: _Ready, outcome: list[Receipt | Exception] | Exception
+    ) -> list[Receipt | Exception]:
+        """The results of `ready` from the `outcome` of its write, split as `_publish_apart`
+        says where the write failed whole."""
         if not isinstance(outcome, Exception):
             return outcome
         if isinstance(outcome, PublishError) or len(ready) == 1:
             return [outcome] * len(ready)
-        return self._bisect(target, ready, outcome)
-
-    def _bisect(
-        self, target: BatchTarget, ready: _Ready, error: Exception
-    ) -> list[Receipt | Exception]:
         half = len(ready) // 2
         parts = [ready[:half], ready[half:]]
         outcomes = [self._publish_batch(target, part) for part in parts]
-        if all(isinstance(o, Exception) and str(o) == str(error) for o in outcomes):
-            return [error] * len(ready)
-        results: list[Receipt | Exception] = []
-        for part, outcome in zip(parts, outcomes, strict=True):
-            if not isinstance(outcome, Exception):
-                results += outcome
-            elif isinstance(outcome, PublishError) or len(part) == 1:
-                results += [outcome] * len(part)
-            else:
-                results += self._bisect(target, part, outcome)
-        return results
+        if all(isinstance(o, Exception) and str(o) == str(outcome) for o in outcomes):
+            return [outcome] * len(ready)
+        return [
+            result
+            for part, part_outcome in zip(parts, outcomes, strict=True)
+            for result in self._results(target, part, part_outcome)
+        ]
 
     def _publish_batch(
         self, target: BatchTarget, ready: _Ready
@@ -608,7 +605,6 @@ class _Batch:
                 resolutions=resolutions,
                 newer_pending=newer,
                 held=_held(ledger, self.token),
-                at=now,
                 given_back=give_back,
             )
 
@@ -644,7 +640,6 @@ class _Recorded:
     resolutions: list[Resolution]
     newer_pending: bool  # a newer version of an article it completed is waiting
     held: set[str]  # the keys still leased to the batch
-    at: datetime
     given_back: bool = False  # the leases still working were given back, not renewed
 
 
