@@ -29,6 +29,11 @@ class WorkLease:
         self._renewed = clock.monotonic()
         self._taken_over = False
 
+    @classmethod
+    def unbounded(cls, clock: Clock) -> WorkLease:
+        """The lease of a target no executor works (one built alone): it never runs out."""
+        return cls(clock=clock, ttl=timedelta.max)
+
     def renewed(self) -> None:
         """The executor's leases were taken or renewed now."""
         self._renewed = self._clock.monotonic()

@@ -104,7 +104,7 @@ class DevtoTarget:
         window = parse_duration(settings.window, key="window", source=name).total_seconds()
         self._creates = Pace(int(settings.creates_per_window), window, clock=clock)
         self._updates = Pace(int(settings.updates_per_window), window, clock=clock)
-        self._lease = lease
+        self._lease = lease or WorkLease.unbounded(clock)
         self._mine: dict[str, tuple[str, str]] | None = None  # marker or canonical URL -> (id, url)
         self._mine_looked = 0.0  # when `_mine` was listed (the lease's monotonic moment)
 
@@ -123,7 +123,7 @@ class DevtoTarget:
             if known and previous
             else self._find(article.path, article.canonical_url)
         )
-        if found is None and self._lease is not None and self._lease.stale(self._mine_looked):
+        if found is None and self._lease.stale(self._mine_looked):
             self._mine = None  # looked again: another run may have posted it since
             found = self._find(article.path, article.canonical_url)
         if found is not None:
@@ -136,8 +136,7 @@ class DevtoTarget:
             if response.status_code != 404:  # a post deleted by hand is created again
                 return self._receipt(response)
         self._creates.wait()
-        if self._lease is not None:
-            self._lease.before_create()
+        self._lease.before_create()
         try:
             response = self._send("POST", "/articles", payload)
         finally:
@@ -227,7 +226,7 @@ class DevtoTarget:
                     break
                 page += 1
             self._mine = mine
-            self._mine_looked = self._lease.looked() if self._lease is not None else 0.0
+            self._mine_looked = self._lease.looked()
         return self._mine.get(marker(path)) or (self._mine.get(canonical) if canonical else None)
 
     def _send(self, method: str, path: str, payload: dict[str, Any] | None) -> requests.Response:

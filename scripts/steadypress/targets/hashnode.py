@@ -145,7 +145,7 @@ class HashnodeTarget:
         self._token = token
         self._content_dir = content_dir
         self._links = links
-        self._lease = lease
+        self._lease = lease or WorkLease.unbounded(clock)
         self._api = PlatformApi(
             Platform("Hashnode", settings.api_url, settings.token_env, float(settings.timeout)),
             clock=clock,
@@ -272,8 +272,7 @@ class HashnodeTarget:
 
     def _create(self, fields: dict[str, Any], publication: Mapping[str, Any], slug: str) -> Receipt:
         wanted = self._input(fields, publication, publicationId=publication["id"])
-        if self._lease is not None:
-            self._lease.before_create()
+        self._lease.before_create()
         created = self._mutate(PUBLISH, wanted)
         post = created["publishPost"]["post"]
         if post["slug"] != slug:

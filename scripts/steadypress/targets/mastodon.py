@@ -118,7 +118,7 @@ class MastodonTarget:
         )
         self._requests = Pace(300, 300.0, clock=clock)
         self._deletions = Pace(30, 1800.0, clock=clock)
-        self._lease = lease
+        self._lease = lease or WorkLease.unbounded(clock)
         self._mine: dict[str, _Status] | None = None  # the article's link -> our status
         self._mine_looked = 0.0  # when `_mine` was listed (the lease's monotonic moment)
 
@@ -138,7 +138,7 @@ class MastodonTarget:
             if previous is not None and previous.id
             else self._find(announcement.url)
         )
-        if known is None and self._lease is not None and self._lease.stale(self._mine_looked):
+        if known is None and self._lease.stale(self._mine_looked):
             self._mine = None  # looked again: another run may have posted it since
             known = self._find(announcement.url)
         if known is not None:
@@ -147,8 +147,7 @@ class MastodonTarget:
             edited = self._edit(known, announcement.text)
             if edited is not None:  # else it was deleted by hand: post it again
                 return edited
-        if self._lease is not None:
-            self._lease.before_create()
+        self._lease.before_create()
         answer = self._call(
             "POST",
             "/api/v1/statuses",
@@ -203,7 +202,7 @@ class MastodonTarget:
         that this application posted; listed once per run."""
         if self._mine is None:
             self._mine = self._list_mine()
-            self._mine_looked = self._lease.looked() if self._lease is not None else 0.0
+            self._mine_looked = self._lease.looked()
         return self._mine.get(link)
 
     def _list_mine(self) -> dict[str, _Status]:
