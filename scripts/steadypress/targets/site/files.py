@@ -18,6 +18,7 @@ from steadypress.filelock import exclusive_lock
 
 __all__ = [
     "JOURNAL",
+    "LOCK",
     "SET_ASIDE_JOURNAL",
     "DirectorySiteFiles",
     "SiteFiles",
@@ -119,6 +120,8 @@ SITE_FILE_MODE = 0o644
 # What a local write is about to change, written whole before any of it: a write stopped midway
 # (the process killed, ^C) is finished from it by the next, under the site's lock.
 JOURNAL = ".steadypress-site.journal"
+# The lock that makes one process at a time a local site's writer.
+LOCK = ".steadypress-site.lock"
 # Where a journal that cannot be replayed is moved, so that it is not tried again on every write.
 SET_ASIDE_JOURNAL = f"{JOURNAL}.set-aside"
 _JOURNAL_VERSION = 1
@@ -151,7 +154,7 @@ class DirectorySiteFiles:
     ) -> R:
         if self.root.is_symlink():  # not even the lock file is written through it
             raise PermanentError(f"refusing to write through the symlink {self.root}")
-        with exclusive_lock(self.root / ".steadypress-site.lock"):
+        with exclusive_lock(self.root / LOCK):
             _finish_journal(self.root)
             writer = _DirectoryWriter(self.root)
             result = change(writer)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import slugify
-from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
+from steadypress.targets.site.sitemaps import SITEMAP
 from steadypress.timefmt import format_time, parse_time
 
 if TYPE_CHECKING:
@@ -67,8 +68,8 @@ GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steady
 # The names at the site's root that the site writes or keeps itself: no article's page, image or
 # redirect may be one, or a folder of that name (`/feed.xml/` made the feed a folder).
 RESERVED_NAMES = GENERATED_FOLDERS | {
-    INDEX, FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, "sitemap.xml", "robots.txt",
-    ".steadypress-site.lock", ".steadypress-site.journal", ".steadypress-site.journal.set-aside",
+    INDEX, FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, SITEMAP, "robots.txt",
+    LOCK, JOURNAL, SET_ASIDE_JOURNAL,
 }  # fmt: skip
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
@@ -239,10 +240,11 @@ def check_tags(tags: Iterable[str]) -> None:
     """Each tag's page is a folder named by its slug: one too long for a file system's name
     is refused, before anything is written."""
     for tag in tags:
-        if len(slugify(tag).encode()) > MAX_URL_SEGMENT:
+        size = len(slugify(tag).encode())
+        if size > MAX_URL_SEGMENT:
             raise PermanentError(
-                f"tag {tag[:40]!r}... is {len(slugify(tag).encode())} bytes as a URL; at most "
-                f"{MAX_URL_SEGMENT} (a folder name on disk)"
+                f"tag {tag[:40]!r}... is {size} bytes as a URL; at most {MAX_URL_SEGMENT} (a "
+                "folder name on disk)"
             )
 
 
