@@ -424,6 +424,7 @@ class ContentSource:
         # asks whether it changed any (`planning._covers`), of the same two commits.
         self._last_diff: tuple[tuple[str, str], Changes] | None = None
         self._commits: set[str] = set()
+        self._lacking: set[str] = set()  # commit ids asked after that the repository lacks
 
     @property
     def content_dir(self) -> str:
@@ -446,6 +447,16 @@ class ContentSource:
         if commit is not None and commit == revision:  # an id, not a name that may move
             self._commits.add(commit)
         return commit
+
+    def _holds(self, commit: str) -> bool:
+        """Whether the repository holds the commit object `commit`; one it lacks is asked
+        after once (a foreign ledger names the same missing commit on every item)."""
+        if commit in self._lacking:
+            return False
+        if self.resolve(commit) is None:
+            self._lacking.add(commit)
+            return False
+        return True
 
     def is_article(self, path: str) -> bool:
         return path.startswith(f"{self._content_dir}/") and path.endswith(ARTICLE_SUFFIX)
@@ -566,7 +577,7 @@ class ContentSource:
         else:
             # A commit the repository lacks (a foreign ledger's) holds no file: it is not git's
             # failure, which would stop the run at every item that names it.
-            at_commit = self._read_file(commit, path) if self.resolve(commit) else None
+            at_commit = self._read_file(commit, path) if self._holds(commit) else None
             if at_commit is None and at_head is None:
                 raise NotInContent(path, "the ledger names it, but the content holds no such file")
         if at_commit is not None and at_commit[1] == blob:
