@@ -35,7 +35,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--backend", choices=("local", "github", "both"), default="both")
     parser.add_argument(
-        "--clock-skew", type=float, default=0.0, help="seconds; README's bound is 580"
+        "--clock-skew",
+        type=float,
+        default=0.0,
+        help="seconds; the stated bound (docs/how-it-works.md) is 580",
     )
     args = parser.parse_args()
     settings = Settings(

@@ -13,16 +13,16 @@ from tests.chaos.world import run_scenario
 
 pytestmark = pytest.mark.chaos
 
-# Denser faults than the full run, so that 80 articles meet every kind (checked below), and
-# every run's clock off by up to README's bound (the lease less a renewal interval).
+# Denser faults than the full run, so that 80 articles meet every kind (checked below).
 SHORT = Settings(
     articles=80, poison=3, hours=2.5, stale_leases=6, seed=7, kill=0.06, api_fault=0.2,
     race=0.1, edit=0.3, remove=0.1,
 )  # fmt: skip
 
 
-# The same with every run's UTC clock off by up to README's bound (the lease less a renewal
-# interval); another seed, whose story meets every kill point and fault kind with the skews.
+# The same with every run's UTC clock off by up to the stated bound (the lease less a renewal
+# interval: docs/how-it-works.md, "Clocks"); another seed, whose story meets every kill point
+# and fault kind with the skews.
 SKEWED = Settings(**{**SHORT.__dict__, "seed": 8, "clock_skew": 580})
 
 

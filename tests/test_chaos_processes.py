@@ -1,8 +1,8 @@
 """Chaos with real processes on the local backend, beside the simulated executors of
 tests/chaos/: four drains at once, whose claims and site writes interleave batch by batch,
-two of them with clocks skewed within the bound README states (libfaketime: their UTC time
-off by 15 s either way), one stopped by SIGTERM midway; then the
-sweeps a schedule would run. Counted at each fake before its own deduplication: every article
+two of them with clocks skewed within the bound docs/how-it-works.md states (libfaketime:
+their UTC time off by 15 s either way), one stopped by SIGTERM midway; then the sweeps a
+schedule would run. Counted at each fake before its own deduplication: every article
 once on every target, and every page in the sitemaps and the month's listing."""
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ pytestmark = [pytest.mark.chaos, pytest.mark.slow]
 FAKETIME = shutil.which("faketime")
 ARTICLES = 30
 SECRET = "chaos-hook-secret"
-# Leases of 30 s are renewed every 10 s: clocks may disagree by 20 s (README, "Clocks").
+# Leases of 30 s are renewed every 10 s: clocks may disagree by 20 s
+# (docs/how-it-works.md, "Clocks").
 SKEWS = ["+15s", "-15s", None, None]
 
 

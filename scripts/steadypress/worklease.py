@@ -2,9 +2,9 @@
 
 The ledger's leases are UTC times, written by one machine and read by others: clocks that
 disagree by more than a lease less a renewal interval let another executor take over a live
-lease (README: "Clocks"). Within one process, time is measured on the monotonic clock, which no
-time service steps: the renewals are timed on it, and so is what a target asks here before a
-create, where a duplicate post is the cost of a lease that ran out:
+lease (docs/how-it-works.md, "Clocks"). Within one process, time is measured on the monotonic
+clock, which no time service steps: the renewals are timed on it, and so is what a target
+asks here before a create, where a duplicate post is the cost of a lease that ran out:
 - `before_create` refuses (weather) a create under a lease that may have run out: not renewed
   for a whole lease, as after a process stopped past it;
 - `stale` says a look at the platform (its list of our posts) must be taken again before a

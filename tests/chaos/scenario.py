@@ -81,7 +81,8 @@ class Settings:
     live_interval: float = 120.0  # live mode's poll
     tail_hours: float = 6.0  # fault-free schedule after the last push, to let everything settle
     # Each run's UTC clock is off by up to this many seconds either way (its monotonic clock is
-    # true): README's bound is the lease less a renewal interval, 580 s for the world's leases.
+    # true): the stated bound is the lease less a renewal interval, 580 s for the world's leases
+    # (docs/how-it-works.md, "Clocks").
     clock_skew: float = 0.0
 
 
