@@ -3,7 +3,7 @@ grows (a year of weekly posts is 52 commits; 10,000 articles here are 5,000), wh
 `first_build.py`'s corpus is one commit. Each figure is the wall time of a whole `steadypress
 run` after the push, on a copy of the built blog, min and median of --runs runs; beside it, a
 walk of the whole content history (`git log --name-status`, which dated a push's articles
-before session 19) and Hugo's build of the same articles, which is what a push costs a site
+in older versions) and Hugo's build of the same articles, which is what a push costs a site
 Hugo builds in CI. On tmpfs (`TMPDIR=/dev/shm`) for the reasons `first_build.py` gives.
 
 Goal (issue 16): one pushed article costs the same time at 10,000 articles as at 1,000.

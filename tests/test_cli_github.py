@@ -332,8 +332,8 @@ def test_a_site_published_again_whole_reads_its_listings_together(
     result = gh(repo, "sweep")
     assert "40 published" in result.out, result.out + result.err
     pages_requests = github.requests_by_branch["gh-pages"] - before
-    # 10 in session 25; 109 before, a request for each tag's count and for each listing page
-    # the writes rewrote.
+    # 109 when each tag's count and each listing page the writes rewrote was a request of its
+    # own.
     assert pages_requests <= 12, pages_requests
     assert "My Blog</title>" in github.repository.text("show", "gh-pages:tags/t7/index.html")
 

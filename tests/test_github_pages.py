@@ -697,7 +697,7 @@ def test_a_rehearsal_on_what_the_load_read_asks_the_claim_for_the_rest(
 @pytest.mark.parametrize(
     "step",
     [
-        "graphql CreateCommit",  # where the images went until session 23: a second commit
+        "graphql CreateCommit",  # where the images once went: a second commit
         "POST /repos/{repo}/git/blobs",
         "POST /repos/{repo}/git/trees",
         "POST /repos/{repo}/git/commits",

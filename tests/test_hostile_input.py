@@ -130,7 +130,7 @@ def test_a_bad_article_is_dead_lettered_with_its_reason_while_others_publish(
 def test_an_article_nested_a_hundred_thousand_deep_is_published(repo: Repo, unit: str) -> None:
     """Containers nested past any real article (100 KB of `> 1. `) are rendered in the run's
     own process: cmark-gfm walks its tree without recursing. A renderer that follows them down
-    on its stack (markdown-it.rs, weighed in session 21: a segmentation fault, here and in
+    on its stack (markdown-it.rs, once weighed as the renderer: a segmentation fault, here and in
     every later run that claims the article) fails this test by killing it."""
     body = unit * (100_000 // len(unit)) + "deep"
     repo.commit(**{"content/deep.md": article("Deep", body=body)})

@@ -566,8 +566,8 @@ def _backlog(raw: dict[str, Any], name: str) -> Backlog:
 
 
 # Looks as earlier releases wrote them, whose digests are made of other parts: `pages` and
-# `static` (session 25: the files beside the pages apart), `pages` and `singles` (session 26,
-# before the listing pages were rewritten alone).
+# `static` (the files beside the pages apart), and `pages` and `singles` (before the listing
+# pages were rewritten alone).
 _LOOKS_BEFORE = ({"pages", "static"}, {"pages", "singles"})
 
 

@@ -235,7 +235,7 @@ class _Summary:
     sitemaps: tuple[int, str] | None = None
     # Of the sitemaps laid out, those not there (they would list no page): the index of the
     # sitemaps names the others, and is written from this, not read. None: not known (a summary
-    # written before session 29).
+    # written by an older version).
     sitemaps_absent: frozenset[str] | None = None
     # Listing pages a batch left to a later one of its run (the run's last renders them): kept
     # here, so that a run that dies first leaves them to the next publish, never forgotten.
