@@ -27,7 +27,15 @@ VALIDATORS = {
     name: Draft202012Validator(
         json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text()), registry=_REGISTRY
     )
-    for name in ("pending", "published", "dead", "reconciled", "status", "site-index")
+    for name in (
+        "pending",
+        "published",
+        "dead",
+        "reconciled",
+        "status",
+        "site-index",
+        "generated-site",
+    )
 }
 
 

@@ -10,8 +10,7 @@ import pytest
 
 from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
-from steadypress.github.branch import blob_oid
-from steadypress.gitio import PACK_FROM, Git
+from steadypress.gitio import PACK_FROM, Git, blob_oid
 from steadypress.ledger import (
     Completion,
     Ledger,

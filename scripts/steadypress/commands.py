@@ -51,6 +51,7 @@ from steadypress.init import (
     check_content,
     check_content_holds_articles,
     check_environment,
+    find_generator,
     github_repository,
     next_steps,
     write_setup,
@@ -290,8 +291,9 @@ def _init(args: argparse.Namespace) -> None:
     repo = _repository(args.repo)
     git = Git(repo)
     action = check_action(args.action)
+    content = check_content(args.content)
     setup = Setup(
-        content=check_content(args.content),
+        content=content,
         branch=(
             check_branch(args.branch)
             if args.branch is not None
@@ -303,6 +305,7 @@ def _init(args: argparse.Namespace) -> None:
             else f"{action}  # steadypress {__version__}"
         ),
         environment=check_environment(args.environment),
+        generator=find_generator(repo, content),
     )
     check_content_holds_articles(repo, setup.content)
     written = write_setup(repo, setup, force=args.force)

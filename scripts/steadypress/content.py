@@ -8,16 +8,22 @@ without reading it.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import re
+import tarfile
+import tempfile
+import tomllib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from frontmatter.default_handlers import YAMLHandler
+from frontmatter.default_handlers import BaseHandler, JSONHandler, YAMLHandler
 
 from steadypress.errors import ArticleError, GitFailed, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
@@ -34,6 +40,9 @@ __all__ = [
 ]
 
 ARTICLE_SUFFIX = ".md"
+# A file whose name starts so is a generator's page of a section, not an article: Hugo's
+# `_index.md` (a list page's text), and Jekyll's and Hugo's other underscored names.
+_NOT_AN_ARTICLE = "_"
 # Front matter is a few lines of metadata; more than this is a mistake or an attack.
 MAX_FRONT_MATTER = 64 * 1024
 # Article versions read at once to learn their dates: a blog of 100,000 is never in memory whole.
@@ -177,7 +186,18 @@ def _optional_text(metadata: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+class _TOMLHandler(BaseHandler):
+    """Hugo's TOML front matter, between `+++` lines, read by the standard library's `tomllib`
+    (python-frontmatter's own TOML handler needs the `toml` package, which is not kept)."""
+
+    FM_BOUNDARY = re.compile(r"^\+{3}[ \t]*$", re.MULTILINE)
+    START_DELIMITER = END_DELIMITER = "+++"
+
+
 _YAML = YAMLHandler()
+_TOML = _TOMLHandler()
+_JSON = JSONHandler()  # its split gives the object whole, braces included
+_FORMATS: tuple[BaseHandler, ...] = (_YAML, _TOML, _JSON)
 
 
 def _targets(value: Any, *, path: str) -> tuple[str, ...] | None:
@@ -218,24 +238,46 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8").removeprefix("\ufeff")
 
 
-def _front_matter(text: str) -> tuple[str, str] | None:
-    """The YAML text of the front matter and the body after it; None without front matter."""
+def _front_matter(text: str) -> tuple[BaseHandler, str, str] | None:
+    """The handler of the front matter's format (YAML `---`, TOML `+++`, JSON `{...}`, as Hugo
+    reads them), its text and the body after it; None without front matter."""
     # python-frontmatter's loads() drops front matter that is not a mapping without a word; its
     # handler API lets that be reported as what it is.
-    if not _YAML.detect(text):
-        return None
+    for handler in _FORMATS:
+        if handler.detect(text):
+            try:
+                head, body = handler.split(text)
+            except ValueError:  # an opening fence with no closing one: no front matter at all
+                return None
+            return handler, head, body
+    return None
+
+
+def _load(path: str, handler: BaseHandler, head: str) -> Any:
+    """Front matter in its format as data, bounded like YAML's."""
+    if handler is _YAML:
+        return _load_yaml(path, head)
+    if len(head) > MAX_FRONT_MATTER:
+        raise ArticleError(
+            path, f"front matter is {len(head):,} characters; at most {MAX_FRONT_MATTER:,}"
+        )
+    if handler is _TOML:
+        try:
+            return tomllib.loads(head)
+        except tomllib.TOMLDecodeError as error:
+            raise ArticleError(path, f"front matter is not valid TOML: {error}") from None
     try:
-        return _YAML.split(text)
-    except ValueError:  # an opening `---` with no closing one: no front matter at all
-        return None
+        return json.loads(head)
+    except (ValueError, RecursionError) as error:
+        raise ArticleError(path, f"front matter is not valid JSON: {error}") from None
 
 
 def _split_front_matter(path: str, text: str) -> tuple[dict[str, Any], str]:
     found = _front_matter(text)
     if found is None:
         return {}, text
-    head, body = found
-    metadata = _load_yaml(path, head)
+    handler, head, body = found
+    metadata = _load(path, handler, head)
     if metadata is None:
         return {}, body.strip()
     if not isinstance(metadata, dict):
@@ -336,7 +378,7 @@ def at_its_path_url(data: bytes) -> bool:
         return False
     if found is None:
         return True
-    head, _body = found
+    _handler, head, _body = found
     return "\\" not in head and not any(key in head for key in _URL_KEYS)
 
 
@@ -459,7 +501,11 @@ class ContentSource:
         return True
 
     def is_article(self, path: str) -> bool:
-        return path.startswith(f"{self._content_dir}/") and path.endswith(ARTICLE_SUFFIX)
+        return (
+            path.startswith(f"{self._content_dir}/")
+            and path.endswith(ARTICLE_SUFFIX)
+            and not PurePosixPath(path).name.startswith(_NOT_AN_ARTICLE)
+        )
 
     def list_articles(self, commit: str) -> Mapping[str, str]:
         """Every article path at `commit` with its blob id (read-only: the run's own copy,
@@ -802,11 +848,24 @@ class ContentSource:
 
     def entries(self, commit: str, folder: str) -> dict[str, str]:
         """The git object id of each entry of a repository folder at `commit` (a subfolder's
-        is its tree id), by its name; empty where there is no such folder."""
+        is its tree id), by its name; empty where there is no such folder. The root's, where
+        `folder` is empty."""
         if ".." in PurePosixPath(folder).parts:
             return {}
-        listed = self._git.list_tree(commit, paths=[f"{folder.strip('/')}/"])
+        inside = folder.strip("/")
+        listed = self._git.list_tree(commit, paths=[f"{inside}/"] if inside else [])
         return {PurePosixPath(path).name: oid for path, (_mode, _kind, oid) in listed.items()}
+
+    def export(self, commit: str, folder: str, into: Path) -> None:
+        """The files of `folder` (the repository's root where empty) at `commit`, written into
+        the empty folder `into`, as a generator reads a checkout: nothing of the working tree,
+        and no link that leads out of `into`."""
+        tree = f"{commit}:{folder.strip('/')}" if folder.strip("/") else commit
+        with tempfile.TemporaryDirectory() as folder_of_archive:
+            archive = os.path.join(folder_of_archive, "tree.tar")
+            self._git.run("archive", "--format=tar", "-o", archive, "--end-of-options", tree)
+            with tarfile.open(archive) as files:
+                files.extractall(into, filter="data")
 
     def text_at(self, commit: str, path: str) -> str | None:
         """An article's text at `commit` as it is stored (for showing where a problem is)."""

@@ -12,7 +12,16 @@ from pathlib import Path
 
 from steadypress.errors import GitFailed
 
-__all__ = ["OBJECT_ID", "PACK_FROM", "SYMLINK_MODE", "ZERO_OID", "Git", "SettledGit", "Trees"]
+__all__ = [
+    "OBJECT_ID",
+    "PACK_FROM",
+    "SYMLINK_MODE",
+    "ZERO_OID",
+    "Git",
+    "SettledGit",
+    "Trees",
+    "blob_oid",
+]
 
 ZERO_OID = "0" * 40
 # SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
@@ -33,6 +42,11 @@ _IDENTITY = {
     "GIT_COMMITTER_NAME": "steadypress",
     "GIT_COMMITTER_EMAIL": "steadypress@localhost",
 }
+
+
+def blob_oid(data: bytes) -> str:
+    """The id git gives these bytes as a blob: compare content without downloading it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 class Git:

@@ -24,6 +24,7 @@ from steadypress.content import ARTICLE_SUFFIX
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
+from steadypress.targets.generated.generator import HUGO_VERSION
 
 __all__ = [
     "Setup",
@@ -33,6 +34,7 @@ __all__ = [
     "check_content",
     "check_content_holds_articles",
     "check_environment",
+    "find_generator",
     "next_steps",
     "render_workflow",
     "write_setup",
@@ -59,6 +61,9 @@ class Setup:
     prefix: str = "steadypress-"  # workflow file names, beside the repository's own
     # The deployment environment holding the target secrets, or None: repository secrets.
     environment: str | None = None
+    # The blog's own generator, found in the repository (`find_generator`), at the version the
+    # action installs; None: steadypress's own site.
+    generator: str | None = None
 
 
 def _environment_lines(environment: str | None) -> str:
@@ -85,10 +90,37 @@ def render_workflow(name: str, setup: Setup) -> str:
         "@SWEEP@": f"{setup.prefix}sweep.yml",
         "@ENVIRONMENT@": _environment_lines(setup.environment),
     }
-    return _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
+    workflow = _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
+    if setup.generator == "hugo":
+        # Each step that publishes builds the site: the action installs Hugo, pinned, first.
+        workflow = _PUBLISHING_STEP.sub(
+            rf'\g<0>\g<indent>hugo-version: "{HUGO_VERSION}"\n', workflow
+        )
+    return workflow
+
+
+# A step of the action that may publish, by its `command:` line.
+_PUBLISHING_STEP = re.compile(
+    r"^(?P<indent> +)command: (?:drain-push|sweep|retry|retry-issue)\n", re.MULTILINE
+)
+# Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
+_HUGO_CONFIGS = tuple(
+    f"{stem}.{extension}"
+    for stem in ("hugo", "config")
+    for extension in ("toml", "yaml", "yml", "json")
+)
+
+
+def find_generator(repo: Path, content: str) -> str | None:
+    """The generator the repository's blog is built with: Hugo where its configuration is at
+    the root beside the content folder; None for a blog steadypress's own site serves."""
+    if (repo / content).is_dir() and any((repo / name).is_file() for name in _HUGO_CONFIGS):
+        return "hugo"
+    return None
 
 
 def _config(setup: Setup) -> str:
+    gen = _generator_line(setup)
     return f"""# steadypress configuration: every key is optional; the comments give the defaults.
 content_dir: {_yaml_string(setup.content)}
 # state_branch: steadypress-state   # the pending ledger (an orphan branch)
@@ -97,7 +129,7 @@ content_dir: {_yaml_string(setup.content)}
 targets:
   site:
     kind: site
-    branch: gh-pages     # GitHub Pages: Settings > Pages > Deploy from a branch > gh-pages
+{gen}    branch: gh-pages     # GitHub Pages: Settings > Pages > Deploy from a branch > gh-pages
     # title: My blog
     # url: https://example.org/   # where the site is served, when not OWNER.github.io/REPO
   # devto: {{kind: devto, api_key_env: DEVTO_API_KEY}}
@@ -106,6 +138,15 @@ targets:
   # bluesky: {{kind: bluesky, handle: you.bsky.social, password_env: BLUESKY_APP_PASSWORD}}
   # hook: {{kind: webhook, url: https://example.org/publish, secret_env: WEBHOOK_SECRET}}
 """
+
+
+def _generator_line(setup: Setup) -> str:
+    if setup.generator is None:
+        return ""
+    return (
+        f"    generator: {setup.generator}      # the blog's own generator builds the pages "
+        "(the workflows install it)\n"
+    )
 
 
 def _yaml_string(value: str) -> str:
@@ -315,6 +356,7 @@ def next_steps(
             "repository, or a paid plan for a private one; every run in it\n     records a "
             "deployment (the sweep alone: 144 a day)."
         )
+    generator = _generator_note(setup)
     return f"""steadypress {__version__} set up in {repo}:
 {wrote}
 
@@ -326,4 +368,13 @@ Next:
      HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
      and the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them (the
-first push, step 1, publishes every article already there).{_address(repository)}"""
+first push, step 1, publishes every article already there).{generator}{_address(repository)}"""
+
+
+def _generator_note(setup: Setup) -> str:
+    if setup.generator is None:
+        return ""
+    return (
+        f"\nThis is a Hugo blog: Hugo {HUGO_VERSION} builds its pages with its own theme and "
+        "addresses\n(`generator: hugo` in steadypress.yml); steadypress deploys what changed."
+    )

@@ -21,7 +21,9 @@ The rules that make the ledger "what is unfinished", never "who owns it":
 
 from __future__ import annotations
 
+import hashlib
 import heapq
+import json
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -58,6 +60,7 @@ __all__ = [
     "enqueue",
     "fail",
     "item_key",
+    "look_digest",
     "next_wake",
     "record_alert",
     "release",
@@ -215,6 +218,11 @@ class Look:
     def digests(self) -> tuple[str, ...]:
         """The digests of its parts, in `LOOK_PARTS` order."""
         return tuple(getattr(self, part) for part in LOOK_PARTS)
+
+
+def look_digest(document: Mapping[str, object]) -> str:
+    """A part of a `Look`: the digest of what it is made of, as JSON."""
+    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
 
 
 # The parts of a look a styled target rewrites alone when they change (`StyledTarget.refresh`).

@@ -376,13 +376,6 @@ def _alone_changed(last: Reconciled | None, marker: Reconciled) -> dict[str, lis
     }
 
 
-# What each part of a look names, for the log.
-_SHOWING = {
-    "listings": "listing pages",
-    "singles": "stylesheet, 404 page, front page, archive and tags page",
-}
-
-
 def _refresh_alone(
     pipeline: Pipeline, last: Reconciled | None, marker: Reconciled, *, restyle: Collection[str]
 ) -> tuple[Reconciled, set[str]]:
@@ -399,7 +392,7 @@ def _refresh_alone(
     for name, parts in sorted(_alone_changed(last, marker).items()):
         if name in restyle:
             continue
-        what = " and ".join(_SHOWING[part] for part in parts)
+        what = " and ".join(styled[name].showing(part) for part in parts)
         try:
             refreshed = styled[name].refresh(parts)
         except PublishError as error:

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -27,12 +26,12 @@ from steadypress.errors import AmbiguousWrite, Conflict, GitHubError, GraphQLErr
 from steadypress.github.client import GitHubClient
 from steadypress.github.queries import CREATE_COMMIT, READ_HEAD
 from steadypress.github.readahead import Asked, ReadAhead
+from steadypress.gitio import blob_oid
 
 __all__ = [
     "Ahead",
     "BranchRead",
     "GitHubBranch",
-    "blob_oid",
     "commit_mutation",
     "files_query",
     "folder_query",
@@ -40,11 +39,6 @@ __all__ = [
 ]
 
 _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
-
-
-def blob_oid(data: bytes) -> str:
-    """The id git gives these bytes as a blob: compare content without downloading it."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 _TEXT = "{ object { ... on Blob { oid text isTruncated } } }"

@@ -17,8 +17,9 @@ from typing import TypeVar
 from steadypress.cas import retry_conflicts
 from steadypress.clock import Clock, SystemClock
 from steadypress.errors import AuthFailed, Conflict, GitHubError, PermanentError, TransientError
-from steadypress.github.branch import Ahead, BranchRead, GitHubBranch, blob_oid
+from steadypress.github.branch import Ahead, BranchRead, GitHubBranch
 from steadypress.github.store import UNAVAILABLE
+from steadypress.gitio import blob_oid
 from steadypress.targets.site import SiteWriter
 
 __all__ = ["BranchSiteFiles", "pages_url"]

@@ -133,6 +133,10 @@ class StyledTarget(Target, Protocol):
         """Digests of all that, as it is at the content's `commit`."""
         ...
 
+    def showing(self, part: str) -> str:
+        """What a part of its look (of `ALONE`) shows, named for the log ("listing pages")."""
+        ...
+
     def refresh(self, parts: Collection[str]) -> Refreshed:
         """Write again alone what these parts of its look show (of `ALONE`: `Look.listings`,
         `Look.singles`), as they are at the content's head; nothing when an article's page

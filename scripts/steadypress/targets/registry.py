@@ -76,7 +76,7 @@ class _Kind:
 
 KINDS: Mapping[str, _Kind] = {
     # The site's settings are checked without loading its renderers.
-    "site": _Kind("steadypress.targets.site.settings", "steadypress.targets.site.target"),
+    "site": _Kind("steadypress.targets.site.settings", "steadypress.targets.sites"),
     "webhook": _Kind("steadypress.targets.webhook"),
     "devto": _Kind("steadypress.targets.devto"),
     "hashnode": _Kind("steadypress.targets.hashnode"),
@@ -110,4 +110,11 @@ def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> Pu
 
     settings = parse_settings(site.name, site.options, context.source)
     url = site_address(settings, default_url=context.default_site_url).url
-    return PublicLinks(context.content, site=site.name, site_url=url, raw_base=context.raw_base)
+    pages = None
+    if settings.generator:  # its pages' addresses are the generator's, from its build
+        from steadypress.targets.generated.target import builds_for  # noqa: PLC0415
+
+        pages = builds_for(settings, context.content)
+    return PublicLinks(
+        context.content, site=site.name, site_url=url, raw_base=context.raw_base, pages=pages
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
 from steadypress.errors import PermanentError
@@ -18,7 +18,7 @@ from steadypress.targets.site.manifest import article_slug, path_slug_source, ur
 if TYPE_CHECKING:
     from steadypress.content import Article, ContentSource
 
-__all__ = ["PublicLinks", "asset_site_path", "image_blob", "image_location"]
+__all__ = ["PageAddresses", "PublicLinks", "asset_site_path", "image_blob", "image_location"]
 
 
 def image_location(article_path: str, reference: str) -> str:
@@ -61,6 +61,12 @@ def asset_site_path(location: str, oid: str) -> str:
     return f"assets/{oid[:16]}/{name}"
 
 
+class PageAddresses(Protocol):
+    def url_of(self, article: Article) -> str:
+        """The article's page's address, or a PublishError saying why it has none yet."""
+        ...
+
+
 @dataclass(frozen=True)
 class PublicLinks:
     """Absolute URLs of an article and its images, for platforms that only take URLs: on the
@@ -72,6 +78,9 @@ class PublicLinks:
     site: str | None = None
     site_url: str | None = None
     raw_base: str | None = None
+    # Where a site made by the blog's generator serves each article (its addresses are the
+    # generator's; its images are wherever the generator puts them, so not named here).
+    pages: PageAddresses | None = None
 
     def _on_site(self, article: Article) -> str | None:
         wanted = article.targets is None or self.site in article.targets
@@ -84,12 +93,14 @@ class PublicLinks:
         site_url = self._on_site(article)
         if site_url is None:
             return None
+        if self.pages is not None:
+            return self.pages.url_of(article)
         return site_url + article_slug(article, self.content.content_dir) + "/"
 
     def page_url_of_path(self, path: str) -> str | None:
         """Where the site showed the article at `path` when it set no `slug` of its own: all
         that is known of an article that is gone."""
-        if not (self.site and self.site_url):
+        if not (self.site and self.site_url) or self.pages is not None:
             return None
         try:
             return self.site_url + url_slug(path_slug_source(path, self.content.content_dir)) + "/"
@@ -98,7 +109,7 @@ class PublicLinks:
 
     def image_url(self, article: Article, reference: str) -> str | None:
         location, oid, _data = image_blob(self.content.asset, article, reference)
-        site_url = self._on_site(article)
+        site_url = self._on_site(article) if self.pages is None else None
         if site_url is not None:
             return site_url + asset_site_path(location, oid)
         if self.raw_base and article.commit:

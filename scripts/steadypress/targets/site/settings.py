@@ -11,7 +11,10 @@ from urllib.parse import urlparse
 from steadypress.errors import ConfigError
 from steadypress.options import text_settings
 
-__all__ = ["SiteAddress", "SiteSettings", "parse_settings", "site_address"]
+__all__ = ["GENERATORS", "SiteAddress", "SiteSettings", "parse_settings", "site_address"]
+
+# The generators a site may be made by (`targets/generated/generator.py` runs them).
+GENERATORS = ("hugo",)
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,29 @@ class SiteSettings:
     theme: str = ""  # a folder of the repository whose templates and stylesheet win
     language: str = "en"
     cname: str = ""  # a custom domain: written to CNAME, which GitHub Pages reads
+    # The blog's own generator makes the pages instead (`GENERATORS`: "hugo"), from the project
+    # in `source` (a folder of the repository; its root by default).
+    generator: str = ""
+    source: str = ""
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
     settings = text_settings(SiteSettings, options, prefix=prefix, source=source)
-    for key in ("dir", "theme"):
+    if settings.generator and settings.generator not in GENERATORS:
+        raise ConfigError(
+            source,
+            f"targets.{name}.generator: unknown generator {settings.generator!r} (known: "
+            f"{', '.join(GENERATORS)})",
+        )
+    for key, instead in (("theme", "its own theme"), ("cname", "its static files for CNAME")):
+        if settings.generator and getattr(settings, key):
+            raise ConfigError(
+                source, f"targets.{name}.{key}: the site's generator has {instead}; leave it out"
+            )
+    if settings.source and not settings.generator:
+        raise ConfigError(source, f"targets.{name}.source: only with a `generator`")
+    for key in ("dir", "theme", "source"):
         value = getattr(settings, key)
         if ".." in PurePosixPath(value).parts or PurePosixPath(value).is_absolute():
             raise ConfigError(source, f"targets.{name}.{key}: must stay inside the repository")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import json
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -38,7 +37,7 @@ from steadypress.errors import (
     TransientError,
 )
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
-from steadypress.ledger import ABSENT, Look, PublishedRecord
+from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
 from steadypress.render import is_relative_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
 from steadypress.targets.base import Receipt, Refreshed
@@ -118,6 +117,13 @@ SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
 _LISTINGS_PER_WRITE = 200
 
 
+# What each part of the site's look shows, for the log.
+_SHOWING = {
+    "listings": "listing pages",
+    "singles": "stylesheet, 404 page, front page, archive and tags page",
+}
+
+
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
     """The site as a configuration names it: its files where the backend keeps them."""
     return build_site(
@@ -180,10 +186,6 @@ class _Carried:
 
     changes: Changes = field(default_factory=dict)
     behind: SitemapsBehind | None = None
-
-
-def _digest(document: Mapping[str, object]) -> str:
-    return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
 
 
 def _summary(html: str, limit: int = 240) -> str:
@@ -299,7 +301,12 @@ class SiteTarget:
         }
         listings = {"theme": of(LISTING_TEMPLATES.__contains__), "shipped": shipped_listings}
         singles = {"theme": of(SINGLE_TEMPLATES.__contains__), "shipped": shipped_singles}
-        return Look(pages=_digest(pages), listings=_digest(listings), singles=_digest(singles))
+        return Look(
+            pages=look_digest(pages), listings=look_digest(listings), singles=look_digest(singles)
+        )
+
+    def showing(self, part: str) -> str:
+        return _SHOWING[part]
 
     def refresh(self, parts: Collection[str]) -> Refreshed:
         """What these parts of the look show written again alone (`StyledTarget`): the files

@@ -1,0 +1,141 @@
+"""The generator's build of the content at a commit, made once and kept for the run: every
+batch of a run, and the platforms asking where an article's page is, share it.
+
+An article whose file the generator's failure names is left out of the build, which is made
+again without it: that article fails alone and the others publish."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from steadypress.content import Article, ContentSource
+from steadypress.errors import PermanentError, TransientError
+from steadypress.targets.generated.generator import BuildFailed, Generator, Page
+
+__all__ = ["Build", "Builds"]
+
+# Builds made again, each without the articles the last one's failure named, before the
+# failures are taken for the site's own.
+MAX_REBUILDS = 20
+
+
+@dataclass(frozen=True)
+class Build:
+    commit: str
+    output: Mapping[str, bytes]  # every file the generator wrote, by its path in the site
+    pages: Mapping[str, Page]  # by the source file's path in the repository
+    left_out: Mapping[str, str]  # articles left out: the failure that named each
+
+
+class Builds:
+    """Builds by `generator` of the project folder `project` of the repository (its root where
+    empty), the last one kept."""
+
+    def __init__(self, generator: Generator, content: ContentSource, project: str) -> None:
+        self.generator = generator
+        self._content = content
+        self._project = project.strip("/")
+        self._last: Build | None = None
+
+    def at(self, commit: str) -> Build:
+        if self._last is None or self._last.commit != commit:
+            self._last = None  # a build's output is the site's size: one in memory at a time
+            self._last = self._build(commit)
+        return self._last
+
+    def source_of(self, path: str) -> str:
+        """A repository path as the generator names it: from the project folder."""
+        return path[len(self._project) + 1 :] if self._project else path
+
+    def _in_repository(self, source: str) -> str:
+        return posixpath.join(self._project, source) if self._project else source
+
+    def url_of(self, article: Article) -> str:
+        """Where the generator serves the article (for the platforms that link to it)."""
+        build = self.at(article.commit or self._content.head())
+        if article.path in build.left_out:
+            raise TransientError(f"the site's build leaves it out: {build.left_out[article.path]}")
+        page = build.pages.get(article.path)
+        if page is None:
+            raise PermanentError(f"{self.generator.name} makes no page of {article.path}")
+        if page.left_out is not None:
+            raise PermanentError(f"no page on the site: {page.left_out}")
+        return page.url
+
+    def _build(self, commit: str) -> Build:
+        with tempfile.TemporaryDirectory(prefix="steadypress-build-") as work:
+            project, output = Path(work, "project"), Path(work, "output")
+            project.mkdir()
+            self._content.export(commit, self._project, project)
+            left_out: dict[str, str] = {}
+            for _attempt in range(MAX_REBUILDS + 1):
+                shutil.rmtree(output, ignore_errors=True)
+                output.mkdir()
+                try:
+                    self.generator.build(project, output)
+                    break
+                except BuildFailed as failed:
+                    named = self._articles_named(failed, left_out)
+                    if not named:
+                        raise _site_failure(failed, self._in_repository) from None
+                    for path in named:
+                        left_out[path] = failed.message
+                        _leave_out(project, self.source_of(path))
+            else:
+                raise TransientError(
+                    f"{self.generator.name} failed on more than {MAX_REBUILDS} articles in one "
+                    "build; it is tried again later"
+                )
+            pages = self.generator.pages(project, output)
+            return Build(
+                commit=commit,
+                output=_files_in(output),
+                pages={self._in_repository(s): page for s, page in pages.items()},
+                left_out=left_out,
+            )
+
+    def _articles_named(self, failed: BuildFailed, left_out: Mapping[str, str]) -> list[str]:
+        named = (self._in_repository(source) for source in failed.files)
+        return [p for p in named if self._content.is_article(p) and p not in left_out]
+
+
+def _site_failure(
+    failed: BuildFailed, in_repository: Callable[[str], str]
+) -> PermanentError | TransientError:
+    """A failure that names no article: the site's own (a template, the configuration). Where
+    it names a file, a commit that changes that file tries again; else it is tried later."""
+    if failed.files:
+        return PermanentError(failed.message, depends_on=[in_repository(f) for f in failed.files])
+    return TransientError(failed.message)
+
+
+def _leave_out(project: Path, source: str) -> None:
+    """The article's file removed from the build's copy; a page bundle's whole folder (Hugo's
+    `index.md` beside its images) where it is one."""
+    file = project / source
+    if file.name.startswith("index.") and file.parent != project:
+        shutil.rmtree(file.parent, ignore_errors=True)
+    else:
+        file.unlink(missing_ok=True)
+
+
+def _files_in(output: Path) -> dict[str, bytes]:
+    """Every file of the output by its path there. A link is refused: the site's files are
+    files, and a link could lead a deploy out of the output."""
+    files: dict[str, bytes] = {}
+    root = os.fspath(output)
+    for folder, folders, names in os.walk(root):
+        for name in names + [f for f in folders if os.path.islink(os.path.join(folder, f))]:
+            full = os.path.join(folder, name)
+            site_path = os.path.relpath(full, root).replace(os.sep, "/")
+            if os.path.islink(full):
+                raise PermanentError(f"the generator's output holds a link, {site_path}")
+            with open(full, "rb") as stream:
+                files[site_path] = stream.read()
+    return files

@@ -1,0 +1,235 @@
+"""The site target when the blog's own generator makes the pages (`generator: hugo`).
+
+A batch's articles are published by building the site at their commit (once a run: `Builds`)
+and deploying what changed of its output (`deploy`). Each article's receipt is its page's
+address as the generator gives it, once the page is in the output. An article the generator's
+failure names is left out of the build and fails alone. A change to anything of the project but
+its articles (the theme, the configuration) is a change of the site's look, and rebuilds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import asdict
+
+from steadypress.content import Article, ContentSource
+from steadypress.errors import PermanentError, PublishError, TransientError
+from steadypress.gitio import blob_oid
+from steadypress.ledger import Look, PublishedRecord, look_digest
+from steadypress.targets.base import Receipt, Refreshed
+from steadypress.targets.generated.builds import Build, Builds
+from steadypress.targets.generated.deploy import (
+    DEPLOYED,
+    Deployed,
+    deploy,
+    read_deployed,
+    with_site_files,
+)
+from steadypress.targets.generated.generator import GENERATORS
+from steadypress.targets.registry import TargetContext
+from steadypress.targets.site.files import SiteFiles, SiteWriter
+from steadypress.targets.site.settings import SiteSettings
+
+__all__ = ["GeneratedSite", "build", "builds_for"]
+
+
+def builds_for(settings: SiteSettings, content: ContentSource) -> Builds:
+    """The builds of the site these settings name (shared by the target and by the platforms
+    that link to its pages)."""
+    generator = GENERATORS[settings.generator](base_url=settings.url or None)
+    return Builds(generator, content, settings.source)
+
+
+def build(name: str, settings: SiteSettings, context: TargetContext) -> GeneratedSite:
+    shared = context.links.pages if context.links is not None else None
+    builds = shared if isinstance(shared, Builds) else builds_for(settings, context.content)
+    return GeneratedSite(
+        name, context.site_files(settings), builds, content=context.content, settings=settings
+    )
+
+
+class GeneratedSite:
+    def __init__(
+        self,
+        name: str,
+        files: SiteFiles,
+        builds: Builds,
+        *,
+        content: ContentSource,
+        settings: SiteSettings,
+    ) -> None:
+        self._name = name
+        self._files = files
+        self._builds = builds
+        self._content = content
+        self._settings = settings
+        self._deployed: str | None = None  # the commit whose build this process deployed
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def unavailable_reason(self) -> str | None:
+        return self._builds.generator.missing()
+
+    # The look (`StyledTarget`): what the pages depend on besides the articles.
+
+    def look(self, commit: str) -> Look:
+        """Every page on the generator and the settings; the rest of the project (its theme,
+        configuration, static files: everything but the content folder) is `singles`, whose
+        change rebuilds the site once (`refresh`) rather than publishing every article again."""
+        entries = self._content.entries(commit, self._settings.source)
+        content_folder = self._builds.source_of(self._content.content_dir).split("/", 1)[0]
+        outside = {name: oid for name, oid in entries.items() if name != content_folder}
+        pages = {"generator": self._builds.generator.name, "settings": asdict(self._settings)}
+        return Look(
+            pages=look_digest(pages),
+            listings=look_digest({}),
+            singles=look_digest({"project": outside}),
+        )
+
+    def showing(self, part: str) -> str:
+        return f"pages {self._builds.generator.name} makes of the project's theme and configuration"
+
+    def refresh(self, parts: Collection[str]) -> Refreshed:
+        built = self._builds.at(self._content.head())
+        return Refreshed.WRITTEN if self._deploy(built) else Refreshed.OVERTAKEN
+
+    def overtaken(self, commit: str) -> bool:
+        deployed = self._files.apply(self._read_deployed, texts=[DEPLOYED])
+        return deployed is not None and self._later(deployed, commit)
+
+    def lost(self) -> bool:
+        return self._files.holds(DEPLOYED) is False
+
+    def ask_lost(self) -> None:
+        self._files.read_ahead(lambda: ((), (DEPLOYED,)))
+
+    # Publishing.
+
+    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
+        (result,) = self.publish_batch([(article, previous)])
+        if isinstance(result, PublishError):
+            raise result
+        return result
+
+    def verify(self, article: Article, receipt: Receipt) -> None:
+        (problem,) = self.verify_batch([(article, receipt)])
+        if problem is not None:
+            raise problem
+
+    def publish_batch(
+        self,
+        work: Sequence[tuple[Article, PublishedRecord | None]],
+        *,
+        final: bool = True,
+        keep_alive: Callable[[], None] | None = None,
+    ) -> list[Receipt | PublishError]:
+        built = self._builds.at(self._commit_of([article for article, _ in work]))
+        if keep_alive is not None:
+            keep_alive()  # a build of a large site takes seconds
+        results = [self._receipt(built, article) for article, _ in work]
+        if any(isinstance(result, Receipt) for result in results):
+            self._deploy(built)
+        return results
+
+    def _receipt(self, built: Build, article: Article) -> Receipt | PublishError:
+        """Where the article's page is in this build, or why it has none."""
+        if article.path in built.left_out:
+            return PermanentError(
+                f"the site's generator failed on it, so the site is built without it: "
+                f"{built.left_out[article.path]}"
+            )
+        page = built.pages.get(article.path)
+        generator = self._builds.generator.name
+        if page is None:
+            return PermanentError(
+                f"{generator} makes no page of it (is it in the generator's content folder, "
+                "and not ignored by its configuration?)"
+            )
+        if page.left_out is not None:
+            return PermanentError(f"no page on the site: {page.left_out}")
+        if page.output not in built.output:
+            return PermanentError(f"{generator} gives its address as {page.url}, but wrote no "
+                                  f"{page.output}")  # fmt: skip
+        return Receipt(url=page.url, id=None)
+
+    def _commit_of(self, articles: Sequence[Article]) -> str:
+        """The commit a batch's articles were read from; the content's head where they differ
+        (its articles are the newest of each)."""
+        commits = {article.commit for article in articles}
+        if len(commits) == 1 and (commit := commits.pop()) is not None:
+            return commit
+        return self._content.head()
+
+    def _deploy(self, built: Build) -> bool:
+        """The build's output deployed, unless a build of a later commit was deployed
+        meanwhile (False: its pages are the newer, and stay)."""
+        if self._deployed == built.commit:
+            return True
+        output = with_site_files(built.output)
+        now = Deployed(
+            generator=self._builds.generator.name,
+            commit=built.commit,
+            made=self._content.commit_time(built.commit),
+            files={path: blob_oid(data) for path, data in output.items()},
+        )
+
+        def change(files: SiteWriter) -> bool:
+            before = self._read_deployed(files)
+            if before is not None and self._later(before, built.commit):
+                return False
+            deploy(files, before, now, output)
+            return True
+
+        if not self._files.apply(change, texts=[DEPLOYED]):
+            return False
+        self._deployed = built.commit
+        return True
+
+    @staticmethod
+    def _read_deployed(files: SiteWriter) -> Deployed | None:
+        return read_deployed(files.read(DEPLOYED))
+
+    def _later(self, deployed: Deployed, commit: str) -> bool:
+        return self._content.later(deployed.commit, deployed.made, than=commit)
+
+    def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
+        """Nothing to read back where the site's files confirm their writes (a folder, a
+        commit GitHub answered); elsewhere each page is looked for."""
+        if self._files.confirms_writes:
+            return [None] * len(work)
+        built = self._builds.at(self._commit_of([article for article, _ in work]))
+        pages = [built.pages[article.path].output for article, _ in work]
+        there = self._files.apply(lambda files: [files.exists(p) for p in pages], oids=pages)
+        return [
+            None if found else TransientError(f"{page} is not on the site yet")
+            for page, found in zip(pages, there, strict=True)
+        ]
+
+    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
+        self.unpublish_batch([(path, previous)])
+
+    def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
+        """The site built again at the content's head, where these articles are gone (or
+        drafts), and deployed: their pages go with the rest of what changed."""
+        self._deploy(self._builds.at(self._content.head()))
+
+    # What the executor tells a batch target ahead: a generated site builds when handed a
+    # batch, and reads its record of what it deployed with the state's read where it can.
+
+    def finish(self) -> None:
+        pass
+
+    def read_ahead(
+        self,
+        articles: Callable[[], Sequence[Article]],
+        removals: Sequence[tuple[str, PublishedRecord | None]] = (),
+    ) -> None:
+        self._files.read_ahead(lambda: ((DEPLOYED,), ()))
+
+    def expect(self, count: int) -> None:
+        pass
+
+    def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
+        pass

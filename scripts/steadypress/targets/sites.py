@@ -1,0 +1,24 @@
+"""The site target as its settings ask: steadypress's own pages, or the blog's generator's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from steadypress.targets.base import Target
+    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.site.settings import SiteSettings
+
+__all__ = ["build"]
+
+
+def build(name: str, settings: SiteSettings, context: TargetContext) -> Target:
+    # Each imported only when chosen: the built-in site brings its renderers, the generated
+    # one none of them.
+    if settings.generator:
+        from steadypress.targets.generated import target as generated  # noqa: PLC0415
+
+        return generated.build(name, settings, context)
+    from steadypress.targets.site import target as built_in  # noqa: PLC0415
+
+    return built_in.build(name, settings, context)

