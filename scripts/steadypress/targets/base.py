@@ -11,7 +11,15 @@ from steadypress.content import Article
 from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import Look, PublishedRecord
 
-__all__ = ["BatchTarget", "Receipt", "Refreshed", "StyledTarget", "Target", "missing_secret"]
+__all__ = [
+    "BatchTarget",
+    "OneByBatches",
+    "Receipt",
+    "Refreshed",
+    "StyledTarget",
+    "Target",
+    "missing_secret",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,24 @@ class BatchTarget(Target, Protocol):
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """`unpublish` for each path, in one write: all of them are removed, or none."""
         ...
+
+
+class OneByBatches:
+    """`Target`'s one-article methods for a `BatchTarget`, each a batch of one."""
+
+    def publish(self: BatchTarget, article: Article, previous: PublishedRecord | None) -> Receipt:
+        (result,) = self.publish_batch([(article, previous)])
+        if isinstance(result, PublishError):
+            raise result
+        return result
+
+    def verify(self: BatchTarget, article: Article, receipt: Receipt) -> None:
+        (problem,) = self.verify_batch([(article, receipt)])
+        if problem is not None:
+            raise problem
+
+    def unpublish(self: BatchTarget, path: str, previous: PublishedRecord | None) -> None:
+        self.unpublish_batch([(path, previous)])
 
 
 class Refreshed(Enum):

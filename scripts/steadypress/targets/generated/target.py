@@ -16,7 +16,7 @@ from steadypress.content import Article, ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.gitio import blob_oid
 from steadypress.ledger import Look, PublishedRecord, look_digest
-from steadypress.targets.base import Receipt, Refreshed
+from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.generated.builds import Build, Builds
 from steadypress.targets.generated.deploy import (
     DEPLOYED,
@@ -48,7 +48,7 @@ def build(name: str, settings: SiteSettings, context: TargetContext) -> Generate
     )
 
 
-class GeneratedSite:
+class GeneratedSite(OneByBatches):
     def __init__(
         self,
         name: str,
@@ -105,18 +105,7 @@ class GeneratedSite:
     def ask_lost(self) -> None:
         self._files.read_ahead(lambda: ((), (DEPLOYED,)))
 
-    # Publishing.
-
-    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
-        (result,) = self.publish_batch([(article, previous)])
-        if isinstance(result, PublishError):
-            raise result
-        return result
-
-    def verify(self, article: Article, receipt: Receipt) -> None:
-        (problem,) = self.verify_batch([(article, receipt)])
-        if problem is not None:
-            raise problem
+    # Publishing (one article at a time: `OneByBatches`).
 
     def publish_batch(
         self,
@@ -206,9 +195,6 @@ class GeneratedSite:
             None if found else TransientError(f"{page} is not on the site yet")
             for page, found in zip(pages, there, strict=True)
         ]
-
-    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
-        self.unpublish_batch([(path, previous)])
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """The site built again at the content's head, where these articles are gone (or

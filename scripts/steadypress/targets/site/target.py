@@ -40,7 +40,7 @@ from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
 from steadypress.render import is_relative_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
-from steadypress.targets.base import Receipt, Refreshed
+from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
@@ -196,7 +196,7 @@ def _summary(html: str, limit: int = 240) -> str:
     return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
-class SiteTarget:
+class SiteTarget(OneByBatches):
     def __init__(
         self,
         name: str,
@@ -677,17 +677,6 @@ class SiteTarget:
 
     # -- the Target protocol ------------------------------------------------------------------
 
-    def publish(self, article: Article, previous: PublishedRecord | None) -> Receipt:
-        (result,) = self.publish_batch([(article, previous)])
-        if isinstance(result, PublishError):
-            raise result
-        return result
-
-    def verify(self, article: Article, receipt: Receipt) -> None:
-        (problem,) = self.verify_batch([(article, receipt)])
-        if problem is not None:
-            raise problem
-
     def read_ahead(
         self,
         articles: Callable[[], Sequence[Article]],
@@ -1038,10 +1027,6 @@ class SiteTarget:
         )
         block = self._theme.render("neighbours.html", site=self._site(), older=older, newer=newer)
         return page[:start] + block.rstrip(b"\n") + page[end + len(_NAV_END) :]
-
-    def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
-        """Remove the article's page, its images, and its entries in the listings."""
-        self.unpublish_batch([(path, previous)])
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """Remove several articles in one write, the listings rewritten once: a push that
