@@ -195,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
         example="steadypress init --content posts --action OWNER/steadypress@<sha>",
     )
     init.add_argument(
-        "--content", default="content", help="the articles' folder (default: content)"
+        "--content",
+        help="the articles' folder (default: content, or _posts in a Jekyll blog)",
     )
     init.add_argument(
         "--branch", help="the branch whose pushes publish (default: the repository's)"

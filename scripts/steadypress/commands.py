@@ -291,7 +291,8 @@ def _init(args: argparse.Namespace) -> None:
     repo = _repository(args.repo)
     git = Git(repo)
     action = check_action(args.action)
-    content = check_content(args.content)
+    generator, found = find_generator(repo, args.content)
+    content = check_content(found)
     setup = Setup(
         content=content,
         branch=(
@@ -305,7 +306,7 @@ def _init(args: argparse.Namespace) -> None:
             else f"{action}  # steadypress {__version__}"
         ),
         environment=check_environment(args.environment),
-        generator=find_generator(repo, content),
+        generator=generator,
     )
     check_content_holds_articles(repo, setup.content)
     written = write_setup(repo, setup, force=args.force)

@@ -30,16 +30,19 @@ from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
 __all__ = [
+    "ARTICLE_SUFFIXES",
     "Article",
     "Changes",
     "ContentSource",
     "ImportOrder",
+    "article_stem",
     "at_its_path_url",
     "parse_article",
     "require_configured_targets",
 ]
 
-ARTICLE_SUFFIX = ".md"
+# An article is a Markdown file, named as Hugo and Jekyll name them.
+ARTICLE_SUFFIXES = (".md", ".markdown")
 # A file whose name starts so is a generator's page of a section, not an article: Hugo's
 # `_index.md` (a list page's text), and Jekyll's and Hugo's other underscored names.
 _NOT_AN_ARTICLE = "_"
@@ -306,6 +309,14 @@ def _is_utf8(path: str) -> bool:
     return True
 
 
+def article_stem(path: str) -> str:
+    """The article's path without its Markdown suffix."""
+    for suffix in ARTICLE_SUFFIXES:
+        if path.endswith(suffix):
+            return path.removesuffix(suffix)
+    return path
+
+
 def parse_article(path: str, blob: str, data: bytes) -> Article:
     """Parse one article version; any problem is an ArticleError naming the file. Without a
     `date`, a name that begins with a day dates it, as Jekyll's posts are dated
@@ -472,6 +483,11 @@ class ContentSource:
     def content_dir(self) -> str:
         return self._content_dir
 
+    @property
+    def repository(self) -> Path:
+        """The repository's folder (its working tree, where a workflow checked it out)."""
+        return self._git.repo
+
     def head(self) -> str:
         """The newest commit of the content branch: what a run publishes."""
         commit = self._git.resolve(f"{self._revision}^{{commit}}")
@@ -503,7 +519,7 @@ class ContentSource:
     def is_article(self, path: str) -> bool:
         return (
             path.startswith(f"{self._content_dir}/")
-            and path.endswith(ARTICLE_SUFFIX)
+            and path.endswith(ARTICLE_SUFFIXES)
             and not PurePosixPath(path).name.startswith(_NOT_AN_ARTICLE)
         )
 

@@ -20,11 +20,11 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from steadypress import __version__
-from steadypress.content import ARTICLE_SUFFIX
+from steadypress.content import ARTICLE_SUFFIXES
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
-from steadypress.targets.generated.generator import HUGO_VERSION
+from steadypress.targets.generated.hugo import HUGO_VERSION
 
 __all__ = [
     "Setup",
@@ -96,7 +96,21 @@ def render_workflow(name: str, setup: Setup) -> str:
         workflow = _PUBLISHING_STEP.sub(
             rf'\g<0>\g<indent>hugo-version: "{HUGO_VERSION}"\n', workflow
         )
+    elif setup.generator == "jekyll" and name in _PUBLISHING_WORKFLOWS:
+        # Jekyll and the blog's theme and plugins are the Gemfile's, installed after checkout.
+        workflow = workflow.replace(_CHECKED_OUT, _CHECKED_OUT + _SETUP_RUBY, 1)
     return workflow
+
+
+_PUBLISHING_WORKFLOWS = ("publish", "sweep", "retry")
+_CHECKED_OUT = "          persist-credentials: false\n"
+_SETUP_RUBY = """
+      - name: Set up Ruby and the blog's Gemfile (its Jekyll, theme and plugins)
+        uses: ruby/setup-ruby@0dafeac902942906541bc140009cdbf32665b601  # v1.315.0
+        with:
+          ruby-version: "3.3"
+          bundler-cache: true  # bundle install, cached on Gemfile.lock
+"""
 
 
 # A step of the action that may publish, by its `command:` line.
@@ -111,12 +125,17 @@ _HUGO_CONFIGS = tuple(
 )
 
 
-def find_generator(repo: Path, content: str) -> str | None:
-    """The generator the repository's blog is built with: Hugo where its configuration is at
-    the root beside the content folder; None for a blog steadypress's own site serves."""
-    if (repo / content).is_dir() and any((repo / name).is_file() for name in _HUGO_CONFIGS):
-        return "hugo"
-    return None
+def find_generator(repo: Path, content: str | None) -> tuple[str | None, str]:
+    """The generator the repository's blog is built with, and its articles' folder (`content`
+    where given): Jekyll where its configuration is at the root beside `_posts/`, Hugo where
+    its configuration is beside `content/`; None for a blog steadypress's own site serves."""
+    jekyll = any((repo / f"_config.{e}").is_file() for e in ("yml", "yaml", "toml"))
+    if jekyll and (repo / (content or "_posts")).is_dir():
+        return "jekyll", content or "_posts"
+    folder = content or "content"
+    if (repo / folder).is_dir() and any((repo / name).is_file() for name in _HUGO_CONFIGS):
+        return "hugo", folder
+    return None, folder
 
 
 def _config(setup: Setup) -> str:
@@ -217,14 +236,14 @@ def check_content_holds_articles(repo: Path, content: str) -> None:
     blog whose posts are in `_posts/` would otherwise publish nothing, and `check` call it
     healthy). A repository with no article anywhere is a blog to begin: accepted."""
     folder = repo / content
-    if folder.is_dir() and any(folder.rglob(f"*{ARTICLE_SUFFIX}")):
+    if folder.is_dir() and any(path.name.endswith(ARTICLE_SUFFIXES) for path in folder.rglob("*")):
         return
     counts: Counter[str] = Counter()
     for root, folders, files in os.walk(repo):
         folders[:] = sorted(f for f in folders if f not in _NOT_CONTENT and not f.startswith("."))
         where = Path(root).relative_to(repo)
-        if where.parts and any(name.endswith(ARTICLE_SUFFIX) for name in files):
-            counts[where.parts[0]] += sum(name.endswith(ARTICLE_SUFFIX) for name in files)
+        if where.parts and any(name.endswith(ARTICLE_SUFFIXES) for name in files):
+            counts[where.parts[0]] += sum(name.endswith(ARTICLE_SUFFIXES) for name in files)
     if counts:
         found = ", ".join(f"{name}/ ({n})" for name, n in counts.most_common(3))
         raise UsageError(
@@ -372,9 +391,16 @@ first push, step 1, publishes every article already there).{generator}{_address(
 
 
 def _generator_note(setup: Setup) -> str:
-    if setup.generator is None:
-        return ""
-    return (
-        f"\nThis is a Hugo blog: Hugo {HUGO_VERSION} builds its pages with its own theme and "
-        "addresses\n(`generator: hugo` in steadypress.yml); steadypress deploys what changed."
-    )
+    if setup.generator == "hugo":
+        return (
+            f"\nThis is a Hugo blog: Hugo {HUGO_VERSION} builds its pages with its own theme "
+            "and addresses\n(`generator: hugo` in steadypress.yml); steadypress deploys what "
+            "changed."
+        )
+    if setup.generator == "jekyll":
+        return (
+            "\nThis is a Jekyll blog: Jekyll builds its pages with its own theme and addresses"
+            "\n(`generator: jekyll` in steadypress.yml), from the Gemfile's gems (commit its "
+            "Gemfile.lock);\nsteadypress deploys what changed."
+        )
+    return ""

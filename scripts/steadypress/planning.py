@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
 from steadypress.config import CONFIG_FILE, Config
+from steadypress.content import ARTICLE_SUFFIXES
 from steadypress.errors import PublishError, UsageError
 from steadypress.ledger import (
     ABSENT,
@@ -677,11 +678,12 @@ def article_path(path: str, config: Config) -> str:
     if (
         posix.is_absolute()
         or ".." in posix.parts
-        or posix.suffix != ".md"
+        or posix.suffix not in ARTICLE_SUFFIXES
         or not str(posix).startswith(f"{config.content_dir}/")
     ):
         raise UsageError(
-            path, f"not an article path: must be a .md file under {config.content_dir}/"
+            path,
+            f"not an article path: must be a .md or .markdown file under {config.content_dir}/",
         )
     return str(posix)
 

@@ -114,7 +114,7 @@ def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> Pu
     if settings.generator:  # its pages' addresses are the generator's, from its build
         from steadypress.targets.generated.target import builds_for  # noqa: PLC0415
 
-        pages = builds_for(settings, context.content)
+        pages = builds_for(settings, context.content, context.clock, site_url=url)
     return PublicLinks(
         context.content, site=site.name, site_url=url, raw_base=context.raw_base, pages=pages
     )

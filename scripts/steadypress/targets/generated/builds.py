@@ -12,8 +12,10 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
+from steadypress.clock import Clock
 from steadypress.content import Article, ContentSource
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.generated.generator import BuildFailed, Generator, Page
@@ -23,11 +25,18 @@ __all__ = ["Build", "Builds"]
 # Builds made again, each without the articles the last one's failure named, before the
 # failures are taken for the site's own.
 MAX_REBUILDS = 20
+# How long a build stands for now: a run's batches share it, and a process that lives on
+# (live mode) builds again for what fell due since.
+FRESH = timedelta(minutes=5)
+# Builds kept: the run's, and the one deployed before it, which a deploy compares with.
+KEPT = 2
 
 
 @dataclass(frozen=True)
 class Build:
     commit: str
+    clock: datetime  # the moment it was built as at (`Generator.build`)
+    maker: str  # exactly what made it (`Made.maker`)
     output: Mapping[str, bytes]  # every file the generator wrote, by its path in the site
     pages: Mapping[str, Page]  # by the source file's path in the repository
     left_out: Mapping[str, str]  # articles left out: the failure that named each
@@ -35,19 +44,29 @@ class Build:
 
 class Builds:
     """Builds by `generator` of the project folder `project` of the repository (its root where
-    empty), the last one kept."""
+    empty): the run's, and the one it is compared with (what was deployed before), kept."""
 
-    def __init__(self, generator: Generator, content: ContentSource, project: str) -> None:
+    def __init__(
+        self, generator: Generator, content: ContentSource, project: str, clock: Clock
+    ) -> None:
         self.generator = generator
         self._content = content
         self._project = project.strip("/")
-        self._last: Build | None = None
+        self._clock = clock
+        self._kept: list[Build] = []  # the newest last; a build is the site's size in memory
 
-    def at(self, commit: str) -> Build:
-        if self._last is None or self._last.commit != commit:
-            self._last = None  # a build's output is the site's size: one in memory at a time
-            self._last = self._build(commit)
-        return self._last
+    def at(self, commit: str, clock: datetime | None = None) -> Build:
+        """The build of `commit` as at `clock`; as at now where not given (a build made
+        within `FRESH` is now's: what falls due meanwhile is a later run's)."""
+        now = self._clock.now().replace(microsecond=0)
+        for kept in self._kept:
+            if kept.commit == commit and (
+                kept.clock == clock if clock is not None else now - kept.clock < FRESH
+            ):
+                return kept
+        made = self._build(commit, clock or now)
+        self._kept = [*self._kept[-(KEPT - 1) :], made]
+        return made
 
     def source_of(self, path: str) -> str:
         """A repository path as the generator names it: from the project folder."""
@@ -68,7 +87,7 @@ class Builds:
             raise PermanentError(f"no page on the site: {page.left_out}")
         return page.url
 
-    def _build(self, commit: str) -> Build:
+    def _build(self, commit: str, clock: datetime) -> Build:
         with tempfile.TemporaryDirectory(prefix="steadypress-build-") as work:
             project, output = Path(work, "project"), Path(work, "output")
             project.mkdir()
@@ -78,7 +97,7 @@ class Builds:
                 shutil.rmtree(output, ignore_errors=True)
                 output.mkdir()
                 try:
-                    self.generator.build(project, output)
+                    made = self.generator.build(project, output, clock)
                     break
                 except BuildFailed as failed:
                     named = self._articles_named(failed, left_out)
@@ -92,11 +111,12 @@ class Builds:
                     f"{self.generator.name} failed on more than {MAX_REBUILDS} articles in one "
                     "build; it is tried again later"
                 )
-            pages = self.generator.pages(project, output)
             return Build(
                 commit=commit,
+                clock=clock,
+                maker=made.maker,
                 output=_files_in(output),
-                pages={self._in_repository(s): page for s, page in pages.items()},
+                pages={self._in_repository(s): page for s, page in made.pages.items()},
                 left_out=left_out,
             )
 

@@ -9,12 +9,12 @@ its articles (the theme, the configuration) is a change of the site's look, and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict
 
+from steadypress.clock import Clock
 from steadypress.content import Article, ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
-from steadypress.gitio import blob_oid
 from steadypress.ledger import Look, PublishedRecord, look_digest
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.generated.builds import Build, Builds
@@ -25,24 +25,39 @@ from steadypress.targets.generated.deploy import (
     read_deployed,
     with_site_files,
 )
-from steadypress.targets.generated.generator import GENERATORS
+from steadypress.targets.generated.generator import Generator
+from steadypress.targets.generated.hugo import Hugo
+from steadypress.targets.generated.jekyll import Jekyll
 from steadypress.targets.registry import TargetContext
 from steadypress.targets.site.files import SiteFiles, SiteWriter
-from steadypress.targets.site.settings import SiteSettings
+from steadypress.targets.site.settings import SiteSettings, site_address
 
 __all__ = ["GeneratedSite", "build", "builds_for"]
 
 
-def builds_for(settings: SiteSettings, content: ContentSource) -> Builds:
+def builds_for(
+    settings: SiteSettings, content: ContentSource, clock: Clock, *, site_url: str
+) -> Builds:
     """The builds of the site these settings name (shared by the target and by the platforms
-    that link to its pages)."""
-    generator = GENERATORS[settings.generator](base_url=settings.url or None)
-    return Builds(generator, content, settings.source)
+    that link to its pages); `site_url`: where the site is served, unless its generator's
+    configuration says."""
+    generator: Generator
+    if settings.generator == "jekyll":
+        checkout = content.repository / settings.source.strip("/")
+        generator = Jekyll(base_url=settings.url or None, site_url=site_url, checkout=checkout)
+    else:
+        generator = Hugo(base_url=settings.url or None)
+    return Builds(generator, content, settings.source, clock)
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> GeneratedSite:
     shared = context.links.pages if context.links is not None else None
-    builds = shared if isinstance(shared, Builds) else builds_for(settings, context.content)
+    address = site_address(settings, default_url=context.default_site_url).url
+    builds = (
+        shared
+        if isinstance(shared, Builds)
+        else builds_for(settings, context.content, context.clock, site_url=address)
+    )
     return GeneratedSite(
         name, context.site_files(settings), builds, content=context.content, settings=settings
     )
@@ -63,7 +78,7 @@ class GeneratedSite(OneByBatches):
         self._builds = builds
         self._content = content
         self._settings = settings
-        self._deployed: str | None = None  # the commit whose build this process deployed
+        self._deployed: Build | None = None  # the build this process deployed last
 
     @property
     def name(self) -> str:
@@ -103,7 +118,7 @@ class GeneratedSite(OneByBatches):
         return self._files.holds(DEPLOYED) is False
 
     def ask_lost(self) -> None:
-        self._files.read_ahead(lambda: ((), (DEPLOYED,)))
+        self._files.read_ahead(lambda: ((DEPLOYED,), ()))  # what a deploy reads first
 
     # Publishing (one article at a time: `OneByBatches`).
 
@@ -154,27 +169,53 @@ class GeneratedSite(OneByBatches):
     def _deploy(self, built: Build) -> bool:
         """The build's output deployed, unless a build of a later commit was deployed
         meanwhile (False: its pages are the newer, and stay)."""
-        if self._deployed == built.commit:
+        if self._deployed is built:
             return True
+        if not self._files.apply(self._deploying(built), texts=[DEPLOYED]):
+            return False
+        self._deployed = built
+        return True
+
+    def _deploying(self, built: Build) -> Callable[[SiteWriter], bool]:
+        """The write that deploys the build (False where a later commit's is deployed)."""
         output = with_site_files(built.output)
+        generator = self._builds.generator
         now = Deployed(
-            generator=self._builds.generator.name,
+            generator=generator.name,
+            version=built.maker,
+            settings=look_digest({"settings": asdict(self._settings)}),
             commit=built.commit,
             made=self._content.commit_time(built.commit),
-            files={path: blob_oid(data) for path, data in output.items()},
+            clock=built.clock,
         )
 
         def change(files: SiteWriter) -> bool:
             before = self._read_deployed(files)
             if before is not None and self._later(before, built.commit):
                 return False
-            deploy(files, before, now, output)
+            deployed, exact = self._output_of(before, now)
+            # A site with a record is steadypress's: where what it deployed cannot be made
+            # again, a file of the output already there is taken for its own.
+            ours = () if before is None else output.keys()
+            deploy(files, output, now, before=deployed, exact=exact, ours=ours)
             return True
 
-        if not self._files.apply(change, texts=[DEPLOYED]):
-            return False
-        self._deployed = built.commit
-        return True
+        return change
+
+    def _output_of(
+        self, before: Deployed | None, now: Deployed
+    ) -> tuple[Mapping[str, bytes] | None, bool]:
+        """The output deployed `before`, and whether its bytes are exact: built again from its
+        commit as at its clock, where the same generator and settings made it; else built by
+        the generator as it is now, for its paths alone; None where its commit is not here."""
+        if before is None or self._content.resolve(before.commit) is None:
+            return None, False
+        exact = before.same_maker(now)
+        try:
+            built = self._builds.at(before.commit, before.clock if exact else now.clock)
+        except PublishError:  # it fails now: its files are compared with the site's
+            return None, False
+        return with_site_files(built.output), exact
 
     @staticmethod
     def _read_deployed(files: SiteWriter) -> Deployed | None:
@@ -201,8 +242,7 @@ class GeneratedSite(OneByBatches):
         drafts), and deployed: their pages go with the rest of what changed."""
         self._deploy(self._builds.at(self._content.head()))
 
-    # What the executor tells a batch target ahead: a generated site builds when handed a
-    # batch, and reads its record of what it deployed with the state's read where it can.
+    # What the executor tells a batch target ahead.
 
     def finish(self) -> None:
         pass
@@ -212,7 +252,16 @@ class GeneratedSite(OneByBatches):
         articles: Callable[[], Sequence[Article]],
         removals: Sequence[tuple[str, PublishedRecord | None]] = (),
     ) -> None:
-        self._files.read_ahead(lambda: ((DEPLOYED,), ()))
+        """The record of what was deployed read with the state's read; then, once it is (the
+        claim's turn), the deploy rehearsed on it, which builds the site, so that the files
+        the deploy looks at ride on the claim too and the Pages branch costs its commit."""
+
+        def deploying(files: SiteWriter) -> bool:
+            read = articles()
+            commit = self._commit_of(read) if read else self._content.head()
+            return self._deploying(self._builds.at(commit))(files)
+
+        self._files.read_ahead(lambda: ((DEPLOYED,), ()), deploying)
 
     def expect(self, count: int) -> None:
         pass

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from steadypress.content import article_stem
 from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import slugify
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
@@ -212,7 +213,7 @@ def article_slug(article: Article, content_dir: str) -> str:
 
 
 def path_slug_source(path: str, content_dir: str) -> str:
-    return path.removeprefix(content_dir.strip("/") + "/").removesuffix(".md")
+    return article_stem(path.removeprefix(content_dir.strip("/") + "/"))
 
 
 def url_slug(source: str) -> str:

@@ -14,7 +14,7 @@ from steadypress.options import text_settings
 __all__ = ["GENERATORS", "SiteAddress", "SiteSettings", "parse_settings", "site_address"]
 
 # The generators a site may be made by (`targets/generated/generator.py` runs them).
-GENERATORS = ("hugo",)
+GENERATORS = ("hugo", "jekyll")
 
 
 @dataclass(frozen=True)
