@@ -38,6 +38,7 @@ from steadypress.targets.generated.generator import generator_environment
 from steadypress.targets.generated.hugo import HUGO_VERSION, Hugo
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter, parse_settings
 from steadypress.targets.site.assets import PublicLinks
+from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, run_cli
 from tests.schema import VALIDATORS
@@ -488,3 +489,27 @@ def test_a_deployed_output_that_cannot_be_built_again_is_compared_file_by_file(
         set() if key == "generator_version" else {"note/2017/06/13/a-quick-note/index.html"}
     )
     VALIDATORS["generated-site"].validate(json.loads(site[DEPLOYED]))
+
+
+def test_a_push_with_a_broken_article_is_one_dead_letter_and_dev_to_links_to_hugos_page(
+    blog: Repo, github: FakeGitHub, forem: FakeForem
+) -> None:
+    """On GitHub, with dev.to beside the site: of two pushed articles, the one Hugo fails on is
+    the site's one dead letter; dev.to's post of the other names its Hugo page as canonical."""
+    devto = f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+    blog.commit("dev.to too", **{"steadypress.yml": CONFIG + devto})
+    assert run_cli(blog, "drain", "--push", "0" * 40, blog.head(), "--backend", "github").code == 0
+    before = blog.head()
+    blog.commit("two posts", **{
+        "content/post/2026-12-01-fine.md": post("Fine", "2026-12-01", "Fine."),
+        "content/post/2026-12-02-broken.md": post("Broken", "2026-12-02", "{{< nope >}}"),
+    })  # fmt: skip
+    pushed = run_cli(blog, "drain", "--push", before, blog.head(), "--backend", "github")
+    assert pushed.code == 0, pushed.err
+    # The dead-letter channel on GitHub is an issue: one, for the site's broken article.
+    (issue,) = github.tracker.issues
+    assert "content/post/2026-12-02-broken.md" in issue["title"] and "site" in issue["title"]
+    assert 'template for shortcode "nope" not found' in issue["body"]
+    fine = next(p for p in forem.posts.values() if p["title"] == "Fine")
+    assert fine["canonical_url"] == "https://example.org/post/2026/12/01/fine/"
+    assert "post/2026/12/01/fine/index.html" in branch_files(github)

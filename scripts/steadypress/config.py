@@ -22,7 +22,16 @@ from steadypress.ledger import RetryPolicy
 from steadypress.options import reject_unknown_keys, text_option
 from steadypress.targets.registry import TargetSpec, check_target_options
 
-__all__ = ["CONFIG_FILE", "Config", "Timings", "committed_config", "load_config", "parse_config"]
+__all__ = [
+    "CONFIG_FILE",
+    "TIMING_KEYS",
+    "TOP_LEVEL_KEYS",
+    "Config",
+    "Timings",
+    "committed_config",
+    "load_config",
+    "parse_config",
+]
 
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
@@ -89,24 +98,25 @@ def _targets(raw: Any, source: str) -> dict[str, TargetSpec]:
     return targets
 
 
+# The keys of steadypress.yml, and of its `timings:` (docs/configuration.md names each).
+TOP_LEVEL_KEYS = frozenset({
+    "content_dir", "content_branch", "state_branch", "dead_letter_dir", "max_attempts",
+    "timings", "targets",
+})  # fmt: skip
+TIMING_KEYS = frozenset({"lease", "grace", "backoff_initial", "backoff_max"})
+
+
 def parse_config(raw: Any, *, source: str) -> Config:
     if raw is None:
         raw = {}
     raw = _mapping(raw, key="the configuration", source=source)
     defaults = Config()
-    known = {"content_dir", "content_branch", "state_branch", "dead_letter_dir", "max_attempts"}
-    reject_unknown_keys(
-        raw,
-        known | {"timings", "targets"},
-        prefix="",
-        source=source,
-    )
+    reject_unknown_keys(raw, TOP_LEVEL_KEYS, prefix="", source=source)
     timings_raw = _mapping(raw.get("timings", {}), key="timings", source=source)
-    known_timings = {"lease", "grace", "backoff_initial", "backoff_max"}
-    reject_unknown_keys(timings_raw, known_timings, prefix="timings.", source=source)
+    reject_unknown_keys(timings_raw, TIMING_KEYS, prefix="timings.", source=source)
     durations = {
         name: parse_duration(timings_raw[name], key=f"timings.{name}", source=source)
-        for name in known_timings & timings_raw.keys()
+        for name in TIMING_KEYS & timings_raw.keys()
     }
     timings = Timings(**durations)
     if timings.lease <= timedelta(0):

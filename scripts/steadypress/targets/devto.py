@@ -30,7 +30,7 @@ import requests
 
 from steadypress.clock import Clock
 from steadypress.durations import parse_duration
-from steadypress.errors import TransientError
+from steadypress.errors import PublishError, TransientError
 from steadypress.options import text_settings
 from steadypress.render import image_references, is_relative_reference, rewrite_image_references
 from steadypress.targets.base import Receipt, missing_secret
@@ -158,11 +158,16 @@ class DevtoTarget:
             "published": True,
             "tags": _tags(article.tags),
         }
-        for key, source in (("description", "description"), ("canonical_url", "canonical_url"),
-                            ("series", "series"), ("main_image", "cover_image")):  # fmt: skip
+        for key, source in (("description", "description"), ("series", "series"),
+                            ("main_image", "cover_image")):  # fmt: skip
             value = article.metadata.get(source)
             if isinstance(value, str) and value.strip():
                 fields_[key] = value.strip()
+        # Readers and search engines are sent to the original: the article's `canonical_url`,
+        # else its page on the site (as the site's generator addresses it), as Hashnode's is.
+        link = self._original(article)
+        if link:
+            fields_["canonical_url"] = link
         cover = str(fields_.get("main_image", ""))
         if cover in urls:
             fields_["main_image"] = urls[cover]
@@ -170,6 +175,14 @@ class DevtoTarget:
         if not str(fields_.get("main_image", "")).startswith(("https://", "http://")):
             fields_.pop("main_image", None)
         return fields_
+
+    def _original(self, article: Article) -> str | None:
+        if self._links is None:
+            return article.canonical_url
+        try:
+            return self._links.article_url(article)
+        except PublishError:  # the site's build leaves it out: the post goes without a link
+            return article.canonical_url
 
     def _image_urls(self, article: Article) -> dict[str, str]:
         """The article's relative images (and cover) by the absolute URL dev.to will fetch:
