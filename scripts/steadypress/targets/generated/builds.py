@@ -10,14 +10,15 @@ import os
 import posixpath
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from steadypress.clock import Clock
 from steadypress.content import Article, ContentSource
-from steadypress.errors import PermanentError, TransientError
+from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.targets.generated.generator import BuildFailed, Generator, Page
 
 __all__ = ["Build", "Builds"]
@@ -58,15 +59,37 @@ class Builds:
     def at(self, commit: str, clock: datetime | None = None) -> Build:
         """The build of `commit` as at `clock`; as at now where not given (a build made
         within `FRESH` is now's: what falls due meanwhile is a later run's)."""
+        (built,) = self.together([(commit, clock)])
+        if isinstance(built, PublishError):
+            raise built
+        return built
+
+    def kept(self, commit: str) -> Build | None:
+        """The build of `commit` as at now, where it is made already."""
         now = self._clock.now().replace(microsecond=0)
-        for kept in self._kept:
-            if kept.commit == commit and (
-                kept.clock == clock if clock is not None else now - kept.clock < FRESH
-            ):
-                return kept
-        made = self._build(commit, clock or now)
-        self._kept = [*self._kept[-(KEPT - 1) :], made]
-        return made
+        return next((kept for kept in self._kept if _is(kept, commit, None, now)), None)
+
+    def together(self, wanted: Sequence[tuple[str, datetime | None]]) -> list[Build | PublishError]:
+        """The builds of these commits as at these clocks (`at`), those not made yet made at
+        the same time (each generator is a process of its own: two builds take the time of
+        one on two cores); a build that fails is its error."""
+        now = self._clock.now().replace(microsecond=0)
+        found: list[Build | PublishError | None] = [
+            next((kept for kept in self._kept if _is(kept, commit, clock, now)), None)
+            for commit, clock in wanted
+        ]
+        missing = [n for n, built in enumerate(found) if built is None]
+        with ThreadPoolExecutor(max_workers=max(1, len(missing))) as workers:
+            made = [workers.submit(self._build, wanted[n][0], wanted[n][1] or now) for n in missing]
+            for n, future in zip(missing, made, strict=True):
+                try:
+                    found[n] = future.result()
+                except PublishError as error:
+                    found[n] = error
+        builds = [built for built in found if isinstance(built, Build)]
+        others = [kept for kept in self._kept if all(kept is not built for built in builds)]
+        self._kept = [*others, *builds][-KEPT:]  # by identity: an output is megabytes
+        return [built for built in found if built is not None]
 
     def source_of(self, path: str) -> str:
         """A repository path as the generator names it: from the project folder."""
@@ -123,6 +146,13 @@ class Builds:
     def _articles_named(self, failed: BuildFailed, left_out: Mapping[str, str]) -> list[str]:
         named = (self._in_repository(source) for source in failed.files)
         return [p for p in named if self._content.is_article(p) and p not in left_out]
+
+
+def _is(build: Build, commit: str, clock: datetime | None, now: datetime) -> bool:
+    """Whether `build` is that of `commit` as at `clock` (as at now: made within `FRESH`)."""
+    if build.commit != commit:
+        return False
+    return build.clock == clock if clock is not None else now - build.clock < FRESH
 
 
 def _site_failure(

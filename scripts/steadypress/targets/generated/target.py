@@ -9,8 +9,9 @@ its articles (the theme, the configuration) is a change of the site's look, and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
+from datetime import datetime
 
 from steadypress.clock import Clock
 from steadypress.content import Article, ContentSource
@@ -107,8 +108,12 @@ class GeneratedSite(OneByBatches):
         return f"pages {self._builds.generator.name} makes of the project's theme and configuration"
 
     def refresh(self, parts: Collection[str]) -> Refreshed:
-        built = self._builds.at(self._content.head())
-        return Refreshed.WRITTEN if self._deploy(built) else Refreshed.OVERTAKEN
+        head = self._content.head()
+        deployed = self._files.apply(self._deploying(head), texts=[DEPLOYED])
+        if deployed is None:
+            return Refreshed.OVERTAKEN
+        self._deployed = deployed
+        return Refreshed.WRITTEN
 
     def overtaken(self, commit: str) -> bool:
         deployed = self._files.apply(self._read_deployed, texts=[DEPLOYED])
@@ -129,13 +134,10 @@ class GeneratedSite(OneByBatches):
         final: bool = True,
         keep_alive: Callable[[], None] | None = None,
     ) -> list[Receipt | PublishError]:
-        built = self._builds.at(self._commit_of([article for article, _ in work]))
+        built = self._deploy(self._commit_of([article for article, _ in work]))
         if keep_alive is not None:
             keep_alive()  # a build of a large site takes seconds
-        results = [self._receipt(built, article) for article, _ in work]
-        if any(isinstance(result, Receipt) for result in results):
-            self._deploy(built)
-        return results
+        return [self._receipt(built, article) for article, _ in work]
 
     def _receipt(self, built: Build, article: Article) -> Receipt | PublishError:
         """Where the article's page is in this build, or why it has none."""
@@ -166,56 +168,55 @@ class GeneratedSite(OneByBatches):
             return commit
         return self._content.head()
 
-    def _deploy(self, built: Build) -> bool:
-        """The build's output deployed, unless a build of a later commit was deployed
-        meanwhile (False: its pages are the newer, and stay)."""
-        if self._deployed is built:
-            return True
-        if not self._files.apply(self._deploying(built), texts=[DEPLOYED]):
-            return False
-        self._deployed = built
-        return True
+    def _deploy(self, commit: str) -> Build:
+        """The site built at `commit` and deployed, unless a build of a later commit was
+        deployed meanwhile (its pages are the newer, and stay); that build."""
+        built = self._builds.kept(commit)
+        if built is not None and self._deployed is built:
+            return built
+        deployed = self._files.apply(self._deploying(commit), texts=[DEPLOYED])
+        if deployed is None:  # overtaken
+            return self._builds.at(commit)
+        self._deployed = deployed
+        return deployed
 
-    def _deploying(self, built: Build) -> Callable[[SiteWriter], bool]:
-        """The write that deploys the build (False where a later commit's is deployed)."""
-        output = with_site_files(built.output)
-        generator = self._builds.generator
-        now = Deployed(
-            generator=generator.name,
-            version=built.maker,
-            settings=look_digest({"settings": asdict(self._settings)}),
-            commit=built.commit,
-            made=self._content.commit_time(built.commit),
-            clock=built.clock,
-        )
+    def _deploying(self, commit: str) -> Callable[[SiteWriter], Build | None]:
+        """The write that builds `commit` and deploys it (None where a later commit's build is
+        deployed). The output deployed before is built again beside it, to compare with."""
 
-        def change(files: SiteWriter) -> bool:
+        def change(files: SiteWriter) -> Build | None:
             before = self._read_deployed(files)
-            if before is not None and self._later(before, built.commit):
-                return False
-            deployed, exact = self._output_of(before, now)
-            # A site with a record is steadypress's: where what it deployed cannot be made
-            # again, a file of the output already there is taken for its own.
-            ours = () if before is None else output.keys()
-            deploy(files, output, now, before=deployed, exact=exact, ours=ours)
-            return True
+            if before is not None and self._later(before, commit):
+                return None
+            wanted: list[tuple[str, datetime | None]] = [(commit, None)]
+            if before is not None and self._content.resolve(before.commit) is not None:
+                wanted.append((before.commit, before.clock))
+            built, *previous = self._builds.together(wanted)
+            if isinstance(built, PublishError):
+                raise built
+            now = Deployed(
+                generator=self._builds.generator.name,
+                version=built.maker,
+                settings=look_digest({"settings": asdict(self._settings)}),
+                commit=commit,
+                made=self._content.commit_time(commit),
+                clock=built.clock,
+            )
+            output = with_site_files(built.output)
+            made_before = previous[0] if previous and isinstance(previous[0], Build) else None
+            # Its bytes are the deployed ones where the same generator and settings made them;
+            # else only its paths are, and each file is compared with the site's. A site with
+            # a record is steadypress's: where what it deployed cannot be made again, a file
+            # of the output already there is taken for its own.
+            deploy(
+                files, output, now,
+                before=with_site_files(made_before.output) if made_before else None,
+                exact=made_before is not None and before is not None and before.same_maker(now),
+                ours=() if before is None else output.keys(),
+            )  # fmt: skip
+            return built
 
         return change
-
-    def _output_of(
-        self, before: Deployed | None, now: Deployed
-    ) -> tuple[Mapping[str, bytes] | None, bool]:
-        """The output deployed `before`, and whether its bytes are exact: built again from its
-        commit as at its clock, where the same generator and settings made it; else built by
-        the generator as it is now, for its paths alone; None where its commit is not here."""
-        if before is None or self._content.resolve(before.commit) is None:
-            return None, False
-        exact = before.same_maker(now)
-        try:
-            built = self._builds.at(before.commit, before.clock if exact else now.clock)
-        except PublishError:  # it fails now: its files are compared with the site's
-            return None, False
-        return with_site_files(built.output), exact
 
     @staticmethod
     def _read_deployed(files: SiteWriter) -> Deployed | None:
@@ -240,7 +241,7 @@ class GeneratedSite(OneByBatches):
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """The site built again at the content's head, where these articles are gone (or
         drafts), and deployed: their pages go with the rest of what changed."""
-        self._deploy(self._builds.at(self._content.head()))
+        self._deploy(self._content.head())
 
     # What the executor tells a batch target ahead.
 
@@ -256,10 +257,9 @@ class GeneratedSite(OneByBatches):
         claim's turn), the deploy rehearsed on it, which builds the site, so that the files
         the deploy looks at ride on the claim too and the Pages branch costs its commit."""
 
-        def deploying(files: SiteWriter) -> bool:
+        def deploying(files: SiteWriter) -> Build | None:
             read = articles()
-            commit = self._commit_of(read) if read else self._content.head()
-            return self._deploying(self._builds.at(commit))(files)
+            return self._deploying(self._commit_of(read) if read else self._content.head())(files)
 
         self._files.read_ahead(lambda: ((DEPLOYED,), ()), deploying)
 
