@@ -32,9 +32,9 @@ from steadypress.clock import Clock
 from steadypress.durations import parse_duration
 from steadypress.errors import PublishError, TransientError
 from steadypress.options import text_settings
-from steadypress.render import image_references, is_relative_reference, rewrite_image_references
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
+from steadypress.targets.images import served_images
 from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
@@ -150,11 +150,10 @@ class DevtoTarget:
         """dev.to answered with the post it holds; there is nothing more to read back."""
 
     def _fields(self, article: Article) -> dict[str, Any]:
-        urls = self._image_urls(article)
-        body = rewrite_image_references(article.body, urls)
+        images = served_images(article, self._links, self._api)
         fields_: dict[str, Any] = {
             "title": article.title,
-            "body_markdown": f"{body.rstrip()}\n\n{marker(article.path)}\n",
+            "body_markdown": f"{images.body.rstrip()}\n\n{marker(article.path)}\n",
             "published": True,
             "tags": _tags(article.tags),
         }
@@ -169,8 +168,8 @@ class DevtoTarget:
         if link:
             fields_["canonical_url"] = link
         cover = str(fields_.get("main_image", ""))
-        if cover in urls:
-            fields_["main_image"] = urls[cover]
+        if cover in images.urls:
+            fields_["main_image"] = images.urls[cover]
         # dev.to takes a cover image by URL only; one with none to give is left out.
         if not str(fields_.get("main_image", "")).startswith(("https://", "http://")):
             fields_.pop("main_image", None)
@@ -183,25 +182,6 @@ class DevtoTarget:
             return self._links.article_url(article)
         except PublishError:  # the site's build leaves it out: the post goes without a link
             return article.canonical_url
-
-    def _image_urls(self, article: Article) -> dict[str, str]:
-        """The article's relative images (and cover) by the absolute URL dev.to will fetch:
-        each must already be served there, since dev.to keeps what it first fetched (a 404
-        too). One that is not yet is a transient failure: the item waits for it."""
-        if self._links is None:
-            return {}
-        references = image_references(article.body)
-        cover = article.cover_image
-        if cover and is_relative_reference(cover):
-            references.append(cover)
-        urls = {}
-        for reference in dict.fromkeys(references):
-            url = self._links.image_url(article, reference)
-            if url is None:
-                continue
-            self._api.require_served(f"image {reference!r}", url)
-            urls[reference] = url
-        return urls
 
     def unpublish(self, path: str, previous: PublishedRecord | None) -> None:
         """Set the post to `published: false` (the Forem API deletes nothing): it leaves the

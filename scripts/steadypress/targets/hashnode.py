@@ -35,6 +35,7 @@ from steadypress.render import is_relative_reference
 from steadypress.slugs import slugify
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
+from steadypress.targets.images import served_images
 from steadypress.targets.site.manifest import path_slug_source
 from steadypress.worklease import WorkLease
 
@@ -213,9 +214,10 @@ class HashnodeTarget:
         return slug
 
     def _fields(self, article: Article, slug: str) -> dict[str, Any]:
+        images = served_images(article, self._links, self._api)
         fields: dict[str, Any] = {
             "title": article.title,
-            "contentMarkdown": f"{article.body.rstrip()}\n\n{marker(article.path)}\n",
+            "contentMarkdown": f"{images.body.rstrip()}\n\n{marker(article.path)}\n",
             "slug": slug,
             "tags": [{"slug": slugify(tag), "name": tag} for tag in article.tags if slugify(tag)][
                 :MAX_TAGS
@@ -226,21 +228,12 @@ class HashnodeTarget:
         link = self._links.article_url(article) if self._links else article.canonical_url
         if link:
             fields["originalArticleURL"] = link
-        cover = self._cover(article)
+        cover = article.cover_image
+        if cover and is_relative_reference(cover):
+            cover = images.urls.get(cover)  # a relative one only by the URL it is served at
         if cover:
             fields["coverImageOptions"] = {"coverImageURL": cover}
         return fields
-
-    def _cover(self, article: Article) -> str | None:
-        cover = article.cover_image
-        if not cover:
-            return None
-        if not is_relative_reference(cover):
-            return cover
-        url = self._links.image_url(article, cover) if self._links else None
-        if url is not None:
-            self._api.require_served(f"cover image {cover!r}", url)
-        return url
 
     def _find(self, slug: str, series: str) -> dict[str, Any]:
         wanted = {"publication": self._settings.publication_id, "slug": slug,

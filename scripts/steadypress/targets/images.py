@@ -1,0 +1,42 @@
+"""An article's images for a platform that takes only URLs (dev.to, Hashnode): each relative
+reference, in the body and a relative cover, by the absolute URL the platform will fetch,
+checked to be served there first, since a platform keeps what it first fetched (a 404 too)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from steadypress.render import image_references, is_relative_reference, rewrite_image_references
+
+if TYPE_CHECKING:
+    from steadypress.content import Article
+    from steadypress.targets.http import PlatformApi
+    from steadypress.targets.site.assets import PublicLinks
+
+__all__ = ["ServedImages", "served_images"]
+
+
+class ServedImages:
+    """The article's body with its relative images made absolute, and the URL of each
+    relative reference (the cover's too)."""
+
+    def __init__(self, article: Article, urls: dict[str, str]) -> None:
+        self.body = rewrite_image_references(article.body, urls)
+        self.urls = urls
+
+
+def served_images(article: Article, links: PublicLinks | None, api: PlatformApi) -> ServedImages:
+    """One that is not served yet is a transient failure: the item waits for it. Without
+    `links` (no site and no repository on GitHub to serve them) they are left as written."""
+    urls: dict[str, str] = {}
+    if links is not None:
+        references = image_references(article.body)
+        if article.cover_image and is_relative_reference(article.cover_image):
+            references.append(article.cover_image)
+        for reference in dict.fromkeys(references):
+            url = links.image_url(article, reference)
+            if url is None:
+                continue
+            api.require_served(f"image {reference!r}", url)
+            urls[reference] = url
+    return ServedImages(article, urls)
