@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from steadypress.errors import ConfigError
-from steadypress.targets.mastodon import parse_settings
+from steadypress.targets.mastodon import parse_settings, status_length
 from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, article, run_cli
 
@@ -165,3 +165,24 @@ def test_settings_are_checked_with_the_key_named(options: dict[str, str], messag
     with pytest.raises(ConfigError) as raised:
         parse_settings("toot", options, "steadypress.yml")
     assert message in str(raised.value)
+
+
+def test_the_length_is_counted_as_mastodon_counts_it() -> None:
+    """Graphemes, not code points (a family emoji is one); a link is 23 and ends before a
+    trailing full stop or bracket, which count; a remote mention counts as its name."""
+    assert status_length("👨‍👩‍👧 é") == 3
+    assert status_length("see https://example.org/a/very/long/path/.") == 4 + 23 + 1
+    assert status_length("(https://example.org/x)") == 1 + 23 + 1
+    assert status_length("hi @alice@mastodon.social") == len("hi @alice")
+
+
+def test_an_announcement_of_many_emoji_within_the_limit_is_posted(
+    repo: Repo, mastodon: FakeMastodon, served: str
+) -> None:
+    """470 family emoji (2,350 code points) and a link: 495 characters as Mastodon counts."""
+    title = "👨‍👩‍👧" * 470
+    text = f"---\ntitle: {title}\n---\n\nWords.\n"  # plain YAML: the joiners as they are
+    repo.commit(**{"steadypress.yml": config(mastodon, served), "content/a.md": text})
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.err
+    assert "toot:content/a.md" in repo.ledger().published, result.err

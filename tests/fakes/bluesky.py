@@ -10,9 +10,10 @@ and docs.bsky.app document them:
   ref: {$link: cid}, mimeType, size}};
 - com.atproto.repo.putRecord {repo, collection, rkey, record, swapRecord?} -> {uri, cid}: the
   record is created or replaced at its key; 400 InvalidRequest for a record the lexicon refuses
-  (a post's text over 300 graphemes, a facet outside the text, a card without uri/title/
-  description, a thumb not uploaded or over 1,000,000 bytes, an rkey that is not a TID) and
-  400 InvalidSwap when swapRecord is not the current CID (com.atproto.repo.putRecord);
+  (a post's text over 300 graphemes, extended grapheme clusters, or 3,000 bytes; a facet outside
+  the text, a card without uri/title/description, a thumb not uploaded or over 1,000,000
+  bytes, an rkey that is not a TID) and 400 InvalidSwap when swapRecord is not the current
+  CID (com.atproto.repo.putRecord);
 - com.atproto.repo.getRecord -> {uri, cid, value}, or 400 RecordNotFound;
 - com.atproto.repo.deleteRecord -> 200, also for a record that is not there;
 - write points, 5,000 an hour (create 3, update 2, delete 1): past them, 429
@@ -32,6 +33,8 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import ParseResult, parse_qs, urlparse
+
+import regex
 
 from tests.fakes.faults import Faults
 from tests.fakes.loopback import Answer, LoopbackServer
@@ -197,7 +200,8 @@ class FakeBluesky(LoopbackServer, Faults):
             yield f"{post}: $type"
             return
         text = str(record.get("text", ""))
-        if len(text) > 300 or len(text.encode()) > 3000:
+        # The lexicon's maxGraphemes 300 and maxLength (UTF-8 bytes) 3000.
+        if len(regex.findall(r"\X", text)) > 300 or len(text.encode()) > 3000:
             yield f"{post}: Record/text must not be longer than 300 graphemes"
         if "createdAt" not in record:
             yield f'{post}: Record must have the property "createdAt"'

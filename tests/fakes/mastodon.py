@@ -4,7 +4,9 @@
 - POST /api/v1/statuses (JSON or form) answers 200 with the Status; an `Idempotency-Key` seen in
   the last hour answers the status it already made, and is forgotten after that hour
   (/methods/statuses#create); 422 `{"error": "Validation failed: ..."}` for a text that is empty
-  or over 500 characters, each link counted as 23;
+  or over 500 characters (/user/posting#text: "characters" are grapheme clusters, each link
+  counts as 23 whatever its length, ending before a trailing full stop or bracket, and a
+  remote mention as its username alone);
 - GET /api/v1/statuses/:id/source (the plain text), PUT /api/v1/statuses/:id (an edit, with
   `edited_at`), DELETE /api/v1/statuses/:id (200 with the deleted status and its `text`);
   404 `{"error": "Record not found"}` for an unknown id;
@@ -29,6 +31,8 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+import regex
 
 from tests.fakes.faults import Faults
 from tests.fakes.loopback import Answer, LoopbackServer
@@ -234,9 +238,15 @@ def _params(headers: dict[str, str], body: bytes) -> dict[str, Any]:
     return {k: v[-1] for k, v in parse_qs(body.decode()).items()}
 
 
+# A link as Mastodon finds it in a text: it ends on a letter, digit or one of /=_-+#&%~@.
+_COUNTED_LINK = re.compile(r"https?://[^\s]*[\w/=+#&%~@-]")
+_REMOTE_MENTION = re.compile(r"@(\w+)@[\w.-]*\w")
+
+
 def _invalid(text: str) -> str | None:
     if not text.strip():
         return "Text can't be blank"
-    if len(_URL.sub("x" * 23, text)) > 500:
+    countable = _COUNTED_LINK.sub("x" * 23, _REMOTE_MENTION.sub(r"@\1", text))
+    if len(regex.findall(r"\X", countable)) > 500:
         return "Text character limit of 500 exceeded"
     return None

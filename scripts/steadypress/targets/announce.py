@@ -12,13 +12,22 @@ import string
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import regex
+
 from steadypress.errors import ConfigError, PermanentError
 
 if TYPE_CHECKING:
     from steadypress.content import Article
     from steadypress.targets.site.assets import PublicLinks
 
-__all__ = ["DEFAULT_TEMPLATE", "Announcement", "announce", "check_template", "hashtags"]
+__all__ = [
+    "DEFAULT_TEMPLATE",
+    "Announcement",
+    "announce",
+    "check_template",
+    "graphemes",
+    "hashtags",
+]
 
 DEFAULT_TEMPLATE = "{title}\n\n{url}\n\n{hashtags}"
 _FIELDS = frozenset({"title", "url", "description", "hashtags"})
@@ -42,6 +51,16 @@ def check_template(template: str, *, key: str, source: str) -> str:
     if "url" not in names:
         raise ConfigError(source, f"{key}: the template must show the link, {{url}}")
     return template
+
+
+# One user-perceived character: an extended grapheme cluster (Unicode's UAX #29).
+_GRAPHEME = regex.compile(r"\X")
+
+
+def graphemes(text: str) -> int:
+    """The length of a text as Mastodon and Bluesky count it: a family emoji, a flag or a
+    letter with its accents is one."""
+    return len(_GRAPHEME.findall(text))
 
 
 def hashtags(tags: tuple[str, ...]) -> tuple[str, ...]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,13 @@ from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, one_of, text_settings
 from steadypress.render import is_relative_reference
-from steadypress.targets.announce import DEFAULT_TEMPLATE, Announcement, announce, check_template
+from steadypress.targets.announce import (
+    DEFAULT_TEMPLATE,
+    Announcement,
+    announce,
+    check_template,
+    graphemes,
+)
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.site.assets import image_blob
@@ -89,16 +94,6 @@ def record_key(target: str, path: str) -> str:
     micros = _TID_EPOCH_US + (digest >> 10) % _TID_SPAN_US
     value = (micros << 10) | (digest & 0x3FF)
     return "".join(_TID_ALPHABET[(value >> shift) & 31] for shift in range(60, -1, -5))
-
-
-def graphemes(text: str) -> int:
-    """Characters as a reader counts them, closely enough for the 300 limit: combining marks,
-    variation selectors and the joiners of emoji sequences do not add one."""
-    return sum(
-        1
-        for char in text
-        if not unicodedata.combining(char) and char != "\u200d" and not "\ufe00" <= char <= "\ufe0f"
-    )
 
 
 class BlueskyTarget:

@@ -32,7 +32,7 @@ from steadypress.clock import Clock
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, one_of, text_settings
-from steadypress.targets.announce import DEFAULT_TEMPLATE, announce, check_template
+from steadypress.targets.announce import DEFAULT_TEMPLATE, announce, check_template, graphemes
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.worklease import WorkLease
@@ -49,6 +49,27 @@ VISIBILITIES = ("public", "unlisted", "private", "direct")
 ON_EDIT = ("edit", "leave")
 # Mastodon counts every link as 23 characters, whatever its length.
 _URL_WEIGHT = 23
+_URL = re.compile(r"https?://\S+")
+# What ends a link in a text is not part of it (Mastodon's URL pattern, from twitter-text, ends
+# a path on a letter, digit or one of `/=_-+#&%~@`): a full stop or a closing bracket after it.
+_NOT_LINK_END = ".,:;!?'\")]}"
+# A mention of an account elsewhere counts as its name alone (@name@instance is @name).
+_MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w")
+
+
+def status_length(text: str) -> int:
+    """A status's length as Mastodon counts it (`StatusLengthValidator`): graphemes, each link
+    23 whatever its length, and a remote mention as its name."""
+    countable = _URL.sub(_link_weight, _MENTION.sub(r"@\1", text))
+    return graphemes(countable)
+
+
+def _link_weight(found: re.Match[str]) -> str:
+    link = found.group(0)
+    kept = link.rstrip(_NOT_LINK_END)
+    return "x" * _URL_WEIGHT + link[len(kept) :]
+
+
 _LINK = re.compile(r'href="([^"]+)"')
 
 
@@ -177,7 +198,7 @@ class MastodonTarget:
             self._deletions.record()
 
     def _check_length(self, text: str) -> None:
-        weight = len(re.sub(r"https?://\S+", "x" * _URL_WEIGHT, text))
+        weight = status_length(text)
         limit = int(self._settings.max_characters)
         if weight > limit:
             raise PermanentError(
