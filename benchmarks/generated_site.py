@@ -40,41 +40,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.corpus import real_body  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.helpers import github_environment  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "hugo-xmin"
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 CONFIG = "targets:\n  site:\n    kind: site\n    generator: hugo\n    dir: _site\n"
-VOCABULARY = (
-    "publish article ledger branch commit site page reader theme build deploy feed tag review "
-    "change write edit push merge image table code link section idea note blog the a of to and "
-    "in is it that for on with as was by this be are from at or an have"
-)
-WORDS = VOCABULARY.split()
 
 
 def article(n: int, rng: random.Random, day: str | None = None) -> str:
-    words = rng.randint(600, 1400)
-    paragraphs = []
-    while words > 0:
-        size = min(words, rng.randint(40, 120))
-        paragraphs.append(" ".join(rng.choice(WORDS) for _ in range(size)).capitalize() + ".")
-        words -= size
-    middle = len(paragraphs) // 2
-    body = "\n\n".join(
-        [
-            *paragraphs[:middle],
-            f"## Part two of {n}",
-            "```python\ndef publish(article):\n    return site.put(article)\n```",
-            "| column | value |\n| --- | --- |\n| a | 1 |\n| b | 2 |",
-            "See [the docs](https://example.org/docs/) for more.",
-            *paragraphs[middle:],
-        ]
-    )
     day = day or f"{2011 + n % 15}-{1 + n % 12:02d}-{1 + (n * 7) % 28:02d}"
     tags = sorted({f"tag{rng.randrange(200)}", f"tag{rng.randrange(200)}"})
-    return f"---\ntitle: Article {n}\ndate: {day}\ntags: [{', '.join(tags)}]\n---\n\n{body}\n"
+    return (
+        f"---\ntitle: Article {n}\ndate: {day}\ntags: [{', '.join(tags)}]\n---\n\n{real_body(n)}\n"
+    )
 
 
 def git(repo: Path, *args: str) -> str:

@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_STYLESHEET = ROOT / "scripts" / "steadypress" / "theme" / "style.css"
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
+from benchmarks.corpus import real_body  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.helpers import old_site_manifest  # noqa: E402
 
@@ -81,6 +82,7 @@ class Shape:
     common_tag: bool = False
     newest: date = date(2026, 1, 28)
     prose: bool = False  # a text of its own for each article (`body`), else BODY for all
+    real: bool = False  # articles of 600 to 1,400 words, with a heading, code and a table
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
@@ -95,7 +97,10 @@ _VOCABULARY = _vocabulary(random.Random(16))
 
 def body(n: int, shape: Shape) -> str:
     """Article n's text: BODY, or with `prose` BODY's shape (paragraphs, `code`, a link) in
-    words drawn from a vocabulary, as many as BODY has, of article n's own."""
+    words drawn from a vocabulary, as many as BODY has, of article n's own; with `real`, an
+    article as people write them (`corpus.py`)."""
+    if shape.real:
+        return real_body(n)
     if not shape.prose:
         return BODY
     rng = random.Random(n)
@@ -400,13 +405,18 @@ def main_() -> None:
     parser.add_argument("--newest", type=date.fromisoformat, default=Shape.newest,
                         help="the newest articles' day, and the pushed one's")  # fmt: skip
     parser.add_argument("--prose", action="store_true", help="a text of its own for each article")
+    parser.add_argument("--real", action="store_true", help="articles as people write them")
     parser.add_argument("--files", action="store_true", help="list the site files written")
     parser.add_argument(
         "--restyle", action="store_true", help="push a base.html edit last (every article again)"
     )
     args = parser.parse_args()
     shape = Shape(
-        per_day=args.per_day, common_tag=args.common_tag, newest=args.newest, prose=args.prose
+        per_day=args.per_day,
+        common_tag=args.common_tag,
+        newest=args.newest,
+        prose=args.prose,
+        real=args.real,
     )
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "

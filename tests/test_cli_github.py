@@ -9,7 +9,7 @@ from typing import Any
 import feedparser
 import pytest
 
-from steadypress import planning
+from steadypress import feeds, planning
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.targets.site import parts as parts_module
@@ -533,6 +533,13 @@ def _pushed(repo: Repo, github: FakeGitHub, before: str, **files: str) -> int:
     return github.texts_read["feed.xml"] - read
 
 
+@pytest.fixture
+def whole_feed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A feed with the whole text of each of its 20 articles (it carries 10 by default): how a
+    publish keeps the texts it does not render itself is seen on each of them."""
+    monkeypatch.setattr(feeds, "FEED_TEXTS", feeds.FEED_ENTRIES)
+
+
 def _twenty_two(repo: Repo, github: FakeGitHub) -> str:
     """A blog of 22 articles with text of their own, published on GitHub: the commit."""
     commit = repo.commit(**{
@@ -543,6 +550,7 @@ def _twenty_two(repo: Repo, github: FakeGitHub) -> str:
     return commit
 
 
+@pytest.mark.usefixtures("whole_feed")
 def test_a_pushed_article_renders_the_feeds_others_again_instead_of_reading_it_back(
     repo: Repo, github: FakeGitHub
 ) -> None:
@@ -561,6 +569,22 @@ def test_a_pushed_article_renders_the_feeds_others_again_instead_of_reading_it_b
     )}  # fmt: skip
 
 
+def test_a_pushed_article_s_feed_carries_ten_whole_texts_and_reads_none_back(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The feed as it is by default: 20 entries, the 10 newest with their whole text; a push
+    renders what it needs again from the content, reading nothing of the feed."""
+    before = _twenty_two(repo, github)
+    new = {"content/new.md": article("New", "A *new* one.", date="2025-02-01")}
+    assert _pushed(repo, github, before, **new) == 0
+    feed = feedparser.parse(github.repository.git("show", "gh-pages:feed.xml"))
+    assert len(feed.entries) == 20
+    assert [e.title for e in feed.entries if "content" in e] == ["New"] + [
+        f"P{n}" for n in range(21, 12, -1)
+    ]
+
+
+@pytest.mark.usefixtures("whole_feed")
 def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
     repo: Repo, github: FakeGitHub
 ) -> None:
@@ -582,6 +606,7 @@ def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
     assert list(_feed_texts(github).items())[2:] == list(texts.items())[:18]
 
 
+@pytest.mark.usefixtures("whole_feed")
 def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
     repo: Repo, github: FakeGitHub
 ) -> None:
@@ -596,6 +621,7 @@ def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
     assert _feed_texts(github) == {"New": "<p>New.</p>", **dict(list(texts.items())[:19])}
 
 
+@pytest.mark.usefixtures("whole_feed")
 def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
     repo: Repo, github: FakeGitHub
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from steadypress.content import Article
 from steadypress.errors import PermanentError, TransientError
+from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.files import JOURNAL, SET_ASIDE_JOURNAL
@@ -233,6 +234,35 @@ def test_the_feed_carries_the_newest_twenty_articles(tmp_path: Path) -> None:
     assert feed.count("<entry>") == 20
     assert "Post 24" in feed and "Post 5<" in feed and "Post 4<" not in feed
     assert feed.index("Post 24") < feed.index("Post 23")
+
+
+def test_the_feed_carries_whole_texts_within_its_byte_budget_and_summaries_after(
+    tmp_path: Path,
+) -> None:
+    """Articles as people write them are 5 to 10 KB of HTML: 20 whole texts made the feed a
+    quarter of a megabyte, rewritten by every publish. The FEED_TEXTS newest carry their text
+    while the texts fit in FEED_TEXT_BYTES (the newest always); every entry keeps its
+    summary."""
+    words = " ".join(f"word{n}" for n in range(3_000))  # about 30 KB of HTML each
+    site = make_site(tmp_path)
+    site.publish_batch(
+        [(post(f"content/{n:02}.md", f"Post {n}", day=n + 1, body=words), None) for n in range(6)]
+    )
+    feed = (tmp_path / "feed.xml").read_text()
+    assert feed.count("<entry>") == 6 and feed.count("<summary>") == 6
+    assert feed.count("<content ") == FEED_TEXT_BYTES // 30_000 == 3
+    assert feed.index("<content ") < feed.index("Post 2<")  # the newest carry it
+    assert len(feed.encode()) < FEED_TEXT_BYTES + 20_000
+
+
+def test_the_feed_carries_the_whole_texts_of_the_ten_newest(tmp_path: Path) -> None:
+    site = make_site(tmp_path)
+    site.publish_batch(
+        [(post(f"content/{n:02}.md", f"Post {n}", day=n + 1), None) for n in range(25)]
+    )
+    feed = (tmp_path / "feed.xml").read_text()
+    assert feed.count("<entry>") == FEED_ENTRIES and feed.count("<content ") == FEED_TEXTS == 10
+    assert feed.rindex("<content ") < feed.index("Post 14<")  # the newest carry them
 
 
 def test_a_code_block_has_one_background_and_the_front_page_no_second_site_title(

@@ -18,6 +18,8 @@ from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
     "FEED_ENTRIES",
+    "FEED_TEXTS",
+    "FEED_TEXT_BYTES",
     "FeedEntry",
     "atom_feed",
     "feed_contents",
@@ -30,6 +32,11 @@ ATOM = "http://www.w3.org/2005/Atom"
 _XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 FEED_ENTRIES = 20  # the newest articles a feed reader is shown
+# The whole texts the feed carries: the 10 newest articles' (as jekyll-feed does) while they
+# fit in FEED_TEXT_BYTES (the newest one always), the others by their summary. Every publish
+# rewrites the feed, and a push pays for it (on GitHub base64: 4/3 of its bytes).
+FEED_TEXTS = 10
+FEED_TEXT_BYTES = 100_000
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,8 @@ def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Elem
 
 
 def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
-    """The newest `FEED_ENTRIES` entries; `url` is the site's absolute address."""
+    """The newest `FEED_ENTRIES` entries, the whole text of the `FEED_TEXTS` newest within
+    `FEED_TEXT_BYTES`; `url` is the site's absolute address."""
     newest = sorted(entries, key=lambda entry: (-entry.published.timestamp(), entry.url))
     newest = newest[:FEED_ENTRIES]
     contents: list[str] = []
@@ -79,6 +87,7 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
     changed = max((entry.updated for entry in newest), default=datetime(1970, 1, 1, tzinfo=UTC))
     _text(feed, "updated", format_time(changed))
     _text(feed, "generator", "steadypress")
+    text_bytes = 0
     for entry in newest:
         item = _element(feed, "entry", {})
         _text(item, "title", entry.title)
@@ -89,7 +98,10 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
         author = _element(item, "author", {})
         _text(author, "name", title)
         _text(item, "summary", entry.summary)
-        if entry.content is not None:
+        size = len(entry.content.encode()) if entry.content is not None else 0
+        fits = len(contents) < FEED_TEXTS and text_bytes + size <= FEED_TEXT_BYTES
+        if entry.content is not None and (not contents or fits):
+            text_bytes += size
             # Readers expect the whole article; xml:base resolves its relative links and images.
             content = _element(item, "content", {"type": "html", _XML_BASE: entry.url})
             content.text = _cdata_mark(len(contents))  # `_with_cdata` puts the HTML there
