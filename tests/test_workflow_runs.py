@@ -161,6 +161,13 @@ def test_an_article_only_push_starts_publish_and_nothing_else(
 
     assert started(articles, before) == {"publish.yml"}
     assert started(tool, articles) == {"ci.yml", "publish.yml"}
+    # A blogger's edit of a publishing workflow's schedule is theirs too.
+    cron = repo.commit(**{".github/workflows/sweep.yml": "# their schedule\n"})
+    assert started(cron, tool) == {"publish.yml"}
+    # A release is a tag; a push of a branch never starts it.
+    tag = {"ref": "refs/tags/v0.2.0", "before": "0" * 40, "after": tool}
+    assert runner.starts(WORKFLOWS / "release.yml", "push", tag, ref="refs/tags/v0.2.0")
+    assert not runner.starts(WORKFLOWS / "publish.yml", "push", tag, ref="refs/tags/v0.2.0")
 
 
 def test_a_push_whose_run_never_came_is_published_by_the_next_sweep(

@@ -29,11 +29,11 @@ def steps(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for job in document["jobs"].values() for step in job.get("steps", [])]
 
 
-def test_the_five_workflows_exist() -> None:
+def test_the_six_workflows_exist() -> None:
     """publish (push), sweep (schedule and dispatch), retry (issue label), check (pull request),
-    ci (the tool's own tests)."""
+    ci (the tool's own tests), release (a tag of the tool)."""
     assert [path.name for path in WORKFLOWS] == [
-        "check.yml", "ci.yml", "publish.yml", "retry.yml", "sweep.yml",
+        "check.yml", "ci.yml", "publish.yml", "release.yml", "retry.yml", "sweep.yml",
     ]  # fmt: skip
 
 

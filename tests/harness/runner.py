@@ -225,8 +225,7 @@ class WorkflowRunner:
         if event_name == "issues" and "types" in spec:
             return payload.get("action") in spec["types"]
         if event_name == "push":
-            branch = ref.removeprefix("refs/heads/")
-            if "branches" in spec and not any(fnmatch.fnmatch(branch, b) for b in spec["branches"]):
+            if not _ref_filtered_in(spec, ref):
                 return False
             span = (payload["before"], payload["after"])
         elif event_name == "pull_request":
@@ -499,3 +498,15 @@ def _glob_match(path: str, pattern: str) -> bool:
         if part
     )
     return re.fullmatch(regex, path) is not None
+
+
+def _ref_filtered_in(spec: dict[str, Any], ref: str) -> bool:
+    """Whether a push of `ref` passes the workflow's branch and tag filters ("Workflow syntax",
+    on.push.<branches|tags>): a filter of only tags (or only branches) keeps the workflow from
+    running for a push of the other kind of ref."""
+    tag = ref.startswith("refs/tags/")
+    kind, other = ("tags", "branches") if tag else ("branches", "tags")
+    name = ref.removeprefix("refs/tags/" if tag else "refs/heads/")
+    if other in spec and kind not in spec:
+        return False
+    return kind not in spec or any(fnmatch.fnmatch(name, pattern) for pattern in spec[kind])
