@@ -513,3 +513,14 @@ def test_a_push_with_a_broken_article_is_one_dead_letter_and_dev_to_links_to_hug
     fine = next(p for p in forem.posts.values() if p["title"] == "Fine")
     assert fine["canonical_url"] == "https://example.org/post/2026/12/01/fine/"
     assert "post/2026/12/01/fine/index.html" in branch_files(github)
+
+
+def test_an_edit_of_a_section_page_rebuilds_the_site(blog: Repo) -> None:
+    """`content/_index.markdown` is Hugo's home page text, not an article: its edit publishes
+    nothing, and still reaches the site, in the run of its push (the site's look)."""
+    assert run_cli(blog, "run").code == 0
+    home = (blog.root / "content/_index.markdown").read_text()
+    blog.commit("the home page's words", **{"content/_index.markdown": home + "\nA new line.\n"})
+    result = run_cli(blog, "run")
+    assert result.code == 0 and "0 published" in result.out, result.out + result.err
+    assert b"A new line." in site_of(blog)["index.html"]

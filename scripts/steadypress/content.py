@@ -532,6 +532,12 @@ class ContentSource:
             self._articles[commit] = self._articles_in(self._files_at(commit))
         return MappingProxyType(self._articles[commit])
 
+    def other_files(self, commit: str) -> Mapping[str, str]:
+        """The files of the content folder at `commit` that are not articles (images, a
+        generator's section pages), with their blob ids."""
+        return {path: oid for path, (_mode, oid) in self._files_at(commit).items()
+                if not self.is_article(path)}  # fmt: skip
+
     def _articles_in(self, files: Mapping[str, tuple[str, str]]) -> dict[str, str]:
         # A symlinked article is listed like any other, so that reading it dead-letters it
         # with the reason (it is never followed).

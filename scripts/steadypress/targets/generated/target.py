@@ -92,16 +92,19 @@ class GeneratedSite(OneByBatches):
 
     def look(self, commit: str) -> Look:
         """Every page on the generator and the settings; the rest of the project (its theme,
-        configuration, static files: everything but the content folder) is `singles`, whose
-        change rebuilds the site once (`refresh`) rather than publishing every article again."""
+        configuration, static files, the content folder's files that are not articles: a
+        section's `_index.md`, an image) is `singles`, whose change rebuilds the site once
+        (`refresh`) rather than publishing every article again."""
         entries = self._content.entries(commit, self._settings.source)
-        content_folder = self._builds.source_of(self._content.content_dir).split("/", 1)[0]
+        # The articles' folder, where it is one of the project's own: its articles are not the
+        # look (a deeper one, content/posts, is in its folder's digest, and a push of an
+        # article then refreshes too: the run's one build, deployed once).
+        content_folder = self._builds.source_of(self._content.content_dir)
         outside = {name: oid for name, oid in entries.items() if name != content_folder}
         pages = {"generator": self._builds.generator.name, "settings": asdict(self._settings)}
+        singles = {"project": outside, "content": dict(self._content.other_files(commit))}
         return Look(
-            pages=look_digest(pages),
-            listings=look_digest({}),
-            singles=look_digest({"project": outside}),
+            pages=look_digest(pages), listings=look_digest({}), singles=look_digest(singles)
         )
 
     def showing(self, part: str) -> str:
