@@ -124,7 +124,9 @@ class Builds:
                     break
                 except BuildFailed as failed:
                     named = self._articles_named(failed, left_out)
-                    if not named:
+                    # A failure that names a file of the site (a template, the configuration)
+                    # is the site's, even where it names the page it was rendering too.
+                    if not named or self._names_the_site(failed):
                         raise _site_failure(failed, self._in_repository) from None
                     for path in named:
                         left_out[path] = failed.message
@@ -142,6 +144,9 @@ class Builds:
                 pages={self._in_repository(s): page for s, page in made.pages.items()},
                 left_out=left_out,
             )
+
+    def _names_the_site(self, failed: BuildFailed) -> bool:
+        return any(not self._content.is_article(self._in_repository(f)) for f in failed.files)
 
     def _articles_named(self, failed: BuildFailed, left_out: Mapping[str, str]) -> list[str]:
         named = (self._in_repository(source) for source in failed.files)
