@@ -314,3 +314,18 @@ def small_shard_tree(monkeypatch: pytest.MonkeyPatch, *, split_above: int = 3) -
     monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
     monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
     monkeypatch.setattr(shardtree, "SPLIT_ABOVE", split_above)
+
+
+def lint_workflows(workflows: Iterable[Path | str], *zizmor_options: str) -> str:
+    """What actionlint and zizmor (offline) find in these workflow files, as this repository
+    holds its own: empty where both pass. They are the test environment's, where make test
+    put them."""
+    files = [str(path) for path in workflows]
+    tools = Path(sys.executable).parent
+    found = []
+    for command in ([str(tools / "actionlint"), "-color=false", *files],
+                    [str(tools / "zizmor"), "--offline", *zizmor_options, *files]):  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            found.append(done.stdout + done.stderr)
+    return "\n".join(found)

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,7 +39,7 @@ from steadypress.targets.site import DirectorySiteFiles, SiteWriter, parse_setti
 from steadypress.targets.site.assets import PublicLinks
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, run_cli
+from tests.helpers import Repo, lint_workflows, run_cli
 from tests.schema import VALIDATORS
 
 R = TypeVar("R")
@@ -402,10 +401,7 @@ def test_init_in_a_hugo_blog_keeps_hugo_and_its_workflows_install_it(
                       and step["with"]["command"] in PUBLISHING_COMMANDS]  # fmt: skip
         assert publishing and all(s["with"]["hugo-version"] == HUGO_VERSION for s in publishing)
     assert "hugo-version" not in (folder / "steadypress-check.yml").read_text()
-    actionlint = Path(sys.executable).parent / "actionlint"
-    lint = subprocess.run([str(actionlint), "-color=false", *map(str, folder.glob("*.yml"))],
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    assert lint.returncode == 0, lint.stdout
+    assert not lint_workflows(folder.glob("*.yml"))
 
     repo.write(".gitignore", "_site/\n.steadypress/\n")
     repo.commit("steadypress")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from steadypress.init import WORKFLOWS, Setup, render_workflow
-from tests.helpers import Repo, article, run_cli
+from tests.helpers import Repo, article, lint_workflows, run_cli
 
 PROJECT = Path(__file__).resolve().parent.parent
 PINNED = "acme/steadypress@0123456789abcdef0123456789abcdef01234567"
@@ -62,14 +62,7 @@ def test_the_written_workflows_pass_the_linters(tmp_path: Path) -> None:
     """What init writes into a user's repository is held to this repository's own rules."""
     repo = Repo(tmp_path / "blog")
     assert run_cli(repo, "init", "--action", PINNED).code == 0
-    workflows = sorted(str(p) for p in (repo.root / ".github/workflows").glob("*.yml"))
-    bin_dir = Path(sys.executable).parent  # the test environment's, where make test put them
-    lint = subprocess.run([str(bin_dir / "actionlint"), "-color=false", *workflows],
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    assert lint.returncode == 0, lint.stdout
-    audit = subprocess.run([str(bin_dir / "zizmor"), "--offline", *workflows],
-                           capture_output=True, text=True, check=False)  # fmt: skip
-    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert not lint_workflows((repo.root / ".github/workflows").glob("*.yml"))
 
 
 def test_init_with_an_environment_puts_the_publishing_jobs_in_it(tmp_path: Path) -> None:

@@ -9,14 +9,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.helpers import Repo, run_cli
+from tests.helpers import Repo, lint_workflows, run_cli
 from tests.schema import VALIDATORS
 
 pytestmark = pytest.mark.skipif(
@@ -159,11 +158,4 @@ def test_init_in_a_jekyll_blog_keeps_jekyll_and_installs_its_gemfile(tmp_path: P
         # Ruby and the Gemfile's gems come after the checkout, before steadypress builds.
         assert uses.index("ruby/setup-ruby") == uses.index("actions/checkout") + 1, uses
     assert "setup-ruby" not in (folder / "steadypress-check.yml").read_text()
-    bin_dir = Path(sys.executable).parent
-    workflows = [str(p) for p in folder.glob("*.yml")]
-    lint = subprocess.run([str(bin_dir / "actionlint"), "-color=false", *workflows],
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    assert lint.returncode == 0, lint.stdout
-    audit = subprocess.run([str(bin_dir / "zizmor"), "--offline", *workflows],
-                           capture_output=True, text=True, check=False)  # fmt: skip
-    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert not lint_workflows(folder.glob("*.yml"))
