@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, lint_workflows, run_cli
 from tests.schema import VALIDATORS
 
@@ -44,6 +45,7 @@ def blog(tmp_path: Path) -> Repo:
     for welcome in (repo.root / "_posts").iterdir():
         welcome.rename(welcome.with_name("2020-02-02-welcome-to-jekyll.markdown"))
     repo.write("steadypress.yml", CONFIG)
+    repo.write(".gitignore", "_site/\n.steadypress/\n.jekyll-cache/\n")  # as a blog keeps
     repo.write("_posts/2024-01-05-hello-world.md", post("Hello world", "2024-01-05", "Hi."))
     repo.write("_posts/2024-02-01-second.markdown", post("Second", "2024-02-01", "Again."))
     repo.commit("a Jekyll blog")
@@ -159,3 +161,37 @@ def test_init_in_a_jekyll_blog_keeps_jekyll_and_installs_its_gemfile(tmp_path: P
         assert uses.index("ruby/setup-ruby") == uses.index("actions/checkout") + 1, uses
     assert "setup-ruby" not in (folder / "steadypress-check.yml").read_text()
     assert not lint_workflows(folder.glob("*.yml"))
+
+
+def test_on_github_the_pages_branch_is_jekylls_build_and_a_push_commits_what_changed(
+    blog: Repo, github: FakeGitHub
+) -> None:
+    """The GitHub backend: the Pages branch holds Jekyll's build byte for byte (at the clock
+    recorded), and a pushed post costs the four requests of a push, its Pages commit only the
+    files that changed."""
+    first = run_cli(blog, "drain", "--push", "0" * 40, blog.head(), "--backend", "github")
+    assert first.code == 0, first.err
+    pages = branch_files(github)
+    (blog.root / "_site/.steadypress").mkdir(parents=True)
+    (blog.root / "_site/.steadypress/generated.json").write_bytes(pages[DEPLOYED])
+    own = jekyll_build(blog)
+    assert {path: pages[path] for path in own} == own
+    assert set(pages) - set(own) == {".nojekyll", DEPLOYED}
+
+    before = blog.head()
+    blog.commit("a post", **{"_posts/2024-03-05-new.md": post("New", "2024-03-05", "New.")})
+    requests = dict(github.requests_by_branch)
+    pushed = run_cli(blog, "drain", "--push", before, blog.head(), "--backend", "github")
+    assert pushed.code == 0 and "1 published" in pushed.out, pushed.out + pushed.err
+    asked = {b: n - requests.get(b, 0) for b, n in github.requests_by_branch.items()}
+    assert asked == {"steadypress-state": 3, "gh-pages": 1}
+    changed = github.repository.text("diff", "--name-only", "gh-pages~1", "gh-pages").split()
+    assert "2024/03/05/new.html" in changed and len(changed) < len(pages) / 2, changed
+
+
+DEPLOYED = ".steadypress/generated.json"
+
+
+def branch_files(github: FakeGitHub) -> dict[str, bytes]:
+    names = github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split("\n")
+    return {name: github.repository.git("show", f"gh-pages:{name}") for name in names if name}
