@@ -375,7 +375,7 @@ def test_hugo_missing_is_said_once_and_plainly(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
-PUBLISHING_COMMANDS = ("drain-push", "sweep", "retry", "retry-issue")
+BUILDING_COMMANDS = ("drain-push", "sweep", "retry", "retry-issue", "check")
 
 
 def test_init_in_a_hugo_blog_keeps_hugo_and_its_workflows_install_it(
@@ -394,13 +394,12 @@ def test_init_in_a_hugo_blog_keeps_hugo_and_its_workflows_install_it(
     config = yaml.safe_load((repo.root / "steadypress.yml").read_text())
     assert config["targets"]["site"]["generator"] == "hugo"
     folder = repo.root / ".github/workflows"
-    for name in ("publish", "sweep", "retry"):
+    for name in ("publish", "sweep", "retry", "check"):
         text = (folder / f"steadypress-{name}.yml").read_text()
         steps = [step for job in yaml.safe_load(text)["jobs"].values() for step in job["steps"]]
         publishing = [step for step in steps if step.get("uses") == pinned
-                      and step["with"]["command"] in PUBLISHING_COMMANDS]  # fmt: skip
+                      and step["with"]["command"] in BUILDING_COMMANDS]  # fmt: skip
         assert publishing and all(s["with"]["hugo-version"] == HUGO_VERSION for s in publishing)
-    assert "hugo-version" not in (folder / "steadypress-check.yml").read_text()
     assert not lint_workflows(folder.glob("*.yml"))
 
     repo.write(".gitignore", "_site/\n.steadypress/\n")
@@ -545,3 +544,33 @@ def test_a_broken_theme_is_one_letter_and_its_fix_publishes_every_article(blog: 
     fixed = run_cli(blog, "run")
     assert "6 published" in fixed.out, fixed.out + fixed.err
     assert "post/2026/11/06/p6/index.html" in site_of(blog)
+
+
+def test_check_builds_the_site_and_names_the_article_hugo_fails_on(blog: Repo) -> None:
+    """`steadypress check` (a pull request's check) builds the site as a publish would and
+    writes nothing: an article Hugo fails on is a problem at its file and line."""
+    blog.commit("a broken post", **{
+        "content/post/2024-03-01-broken.md": post("Broken", "2024-03-01", "A {{< nope >}}.")
+    })  # fmt: skip
+    result = run_cli(blog, "check")
+    assert result.code != 0
+    assert "content/post/2024-03-01-broken.md:6: " in result.out, result.out + result.err
+    assert 'template for shortcode "nope" not found' in result.out
+    assert not (blog.root / "_site").exists()  # nothing written
+    blog.commit(
+        "fixed", **{"content/post/2024-03-01-broken.md": post("Broken", "2024-03-01", "A.")}
+    )
+    fixed = run_cli(blog, "check")
+    assert fixed.code == 0, fixed.out + fixed.err
+
+
+def test_check_names_the_template_of_a_site_failure(blog: Repo) -> None:
+    layout = blog.root / "themes/hugo-xmin/layouts/single.html"
+    blog.commit("broken", **{
+        "themes/hugo-xmin/layouts/single.html": layout.read_text().replace(
+            "{{ .Content }}", "{{ .Nope }}"
+        )
+    })  # fmt: skip
+    result = run_cli(blog, "check")
+    assert result.code != 0
+    assert "themes/hugo-xmin/layouts/single.html:9: " in result.out, result.out + result.err

@@ -321,6 +321,10 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
         config_problem,
         look_changed,
     )
+    from steadypress.targets.generated.checking import (  # noqa: PLC0415
+        check_generated_site,
+        generated_sites,
+    )
     from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
 
     repo = _repository(args.repo)
@@ -352,6 +356,8 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
         chosen = at_commit if changes is None else changes.changed
         whole_site = changes is None or look_changed(content, sites.values(), args.base, commit)
     problems = check_articles(content, commit, chosen, targets=pipeline.targets, sites=sites)
+    for generated in generated_sites(pipeline.targets):
+        problems += check_generated_site(generated, commit, chosen)
     if whole_site:
         for name, site in sites.items():
             problems += [p for p in check_site(content, commit, name, site) if p not in problems]

@@ -92,17 +92,15 @@ def render_workflow(name: str, setup: Setup) -> str:
     }
     workflow = _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
     if setup.generator == "hugo":
-        # Each step that publishes builds the site: the action installs Hugo, pinned, first.
-        workflow = _PUBLISHING_STEP.sub(
-            rf'\g<0>\g<indent>hugo-version: "{HUGO_VERSION}"\n', workflow
-        )
-    elif setup.generator == "jekyll" and name in _PUBLISHING_WORKFLOWS:
+        # Each step that publishes or checks builds the site: the action installs Hugo first.
+        workflow = _BUILDING_STEP.sub(rf'\g<0>\g<indent>hugo-version: "{HUGO_VERSION}"\n', workflow)
+    elif setup.generator == "jekyll" and name in _BUILDING_WORKFLOWS:
         # Jekyll and the blog's theme and plugins are the Gemfile's, installed after checkout.
         workflow = workflow.replace(_CHECKED_OUT, _CHECKED_OUT + _SETUP_RUBY, 1)
     return workflow
 
 
-_PUBLISHING_WORKFLOWS = ("publish", "sweep", "retry")
+_BUILDING_WORKFLOWS = ("publish", "sweep", "retry", "check")
 _CHECKED_OUT = "          persist-credentials: false\n"
 _SETUP_RUBY = """
       - name: Set up Ruby and the blog's Gemfile (its Jekyll, theme and plugins)
@@ -113,9 +111,10 @@ _SETUP_RUBY = """
 """
 
 
-# A step of the action that may publish, by its `command:` line.
-_PUBLISHING_STEP = re.compile(
-    r"^(?P<indent> +)command: (?:drain-push|sweep|retry|retry-issue)\n", re.MULTILINE
+# A step of the action that may build the site (publishing, or checking a pull request), by
+# its `command:` line.
+_BUILDING_STEP = re.compile(
+    r"^(?P<indent> +)command: (?:drain-push|sweep|retry|retry-issue|check)\n", re.MULTILINE
 )
 # Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
 _HUGO_CONFIGS = tuple(

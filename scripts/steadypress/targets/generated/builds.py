@@ -10,7 +10,7 @@ import os
 import posixpath
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -127,7 +127,7 @@ class Builds:
                     # A failure that names a file of the site (a template, the configuration)
                     # is the site's, even where it names the page it was rendering too.
                     if not named or self._names_the_site(failed):
-                        raise _site_failure(failed, self._in_repository) from None
+                        raise self._site_failure(failed) from None
                     for path in named:
                         left_out[path] = failed.message
                         _leave_out(project, self.source_of(path))
@@ -145,6 +145,16 @@ class Builds:
                 left_out=left_out,
             )
 
+    def _site_failure(self, failed: BuildFailed) -> PermanentError | TransientError:
+        """A failure of the site's own (a template, the configuration). Where it names files,
+        a commit that changes one tries again (the site's files first: where the fault is);
+        else it is tried later."""
+        if not failed.files:
+            return TransientError(failed.message)
+        named = [self._in_repository(source) for source in failed.files]
+        named.sort(key=self._content.is_article)  # False (the site's) before True, stably
+        return PermanentError(failed.message, depends_on=named)
+
     def _names_the_site(self, failed: BuildFailed) -> bool:
         return any(not self._content.is_article(self._in_repository(f)) for f in failed.files)
 
@@ -158,16 +168,6 @@ def _is(build: Build, commit: str, clock: datetime | None, now: datetime) -> boo
     if build.commit != commit:
         return False
     return build.clock == clock if clock is not None else now - build.clock < FRESH
-
-
-def _site_failure(
-    failed: BuildFailed, in_repository: Callable[[str], str]
-) -> PermanentError | TransientError:
-    """A failure that names no article: the site's own (a template, the configuration). Where
-    it names a file, a commit that changes that file tries again; else it is tried later."""
-    if failed.files:
-        return PermanentError(failed.message, depends_on=[in_repository(f) for f in failed.files])
-    return TransientError(failed.message)
 
 
 def _leave_out(project: Path, source: str) -> None:

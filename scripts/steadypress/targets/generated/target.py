@@ -110,6 +110,10 @@ class GeneratedSite(OneByBatches):
     def showing(self, part: str) -> str:
         return f"pages {self._builds.generator.name} makes of the project's theme and configuration"
 
+    def built_at(self, commit: str) -> Build:
+        """The site built at `commit`, as a publish would build it, deployed nowhere."""
+        return self._builds.at(commit)
+
     def refresh(self, parts: Collection[str]) -> Refreshed:
         head = self._content.head()
         deployed = self._files.apply(self._deploying(head), texts=[DEPLOYED])
