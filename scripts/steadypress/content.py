@@ -217,12 +217,8 @@ _SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _load_yaml(path: str, head: str) -> Any:
-    """Front matter as data, bounded: a size cap, and no aliases (`*name`), which let a few
-    lines expand into billions of nodes (the "billion laughs")."""
-    if len(head) > MAX_FRONT_MATTER:
-        raise ArticleError(
-            path, f"front matter is {len(head):,} characters; at most {MAX_FRONT_MATTER:,}"
-        )
+    """YAML front matter as data, without aliases (`*name`), which let a few lines expand
+    into billions of nodes (the "billion laughs")."""
     try:
         # An alias is written `*name`: text without a `*` has none, and is parsed once, not twice.
         if "*" in head and any(
@@ -257,13 +253,13 @@ def _front_matter(text: str) -> tuple[BaseHandler, str, str] | None:
 
 
 def _load(path: str, handler: BaseHandler, head: str) -> Any:
-    """Front matter in its format as data, bounded like YAML's."""
-    if handler is _YAML:
-        return _load_yaml(path, head)
+    """Front matter in its format as data, bounded: a size cap, whatever the format."""
     if len(head) > MAX_FRONT_MATTER:
         raise ArticleError(
             path, f"front matter is {len(head):,} characters; at most {MAX_FRONT_MATTER:,}"
         )
+    if handler is _YAML:
+        return _load_yaml(path, head)
     if handler is _TOML:
         try:
             return tomllib.loads(head)

@@ -66,8 +66,10 @@ class Builds:
 
     def kept(self, commit: str) -> Build | None:
         """The build of `commit` as at now, where it is made already."""
-        now = self._clock.now().replace(microsecond=0)
-        return next((kept for kept in self._kept if _is(kept, commit, None, now)), None)
+        return self._kept_as(commit, None, self._clock.now().replace(microsecond=0))
+
+    def _kept_as(self, commit: str, clock: datetime | None, now: datetime) -> Build | None:
+        return next((kept for kept in self._kept if _is(kept, commit, clock, now)), None)
 
     def together(self, wanted: Sequence[tuple[str, datetime | None]]) -> list[Build | PublishError]:
         """The builds of these commits as at these clocks (`at`), those not made yet made at
@@ -75,8 +77,7 @@ class Builds:
         one on two cores); a build that fails is its error."""
         now = self._clock.now().replace(microsecond=0)
         found: list[Build | PublishError | None] = [
-            next((kept for kept in self._kept if _is(kept, commit, clock, now)), None)
-            for commit, clock in wanted
+            self._kept_as(commit, clock, now) for commit, clock in wanted
         ]
         missing = [n for n, built in enumerate(found) if built is None]
         with ThreadPoolExecutor(max_workers=max(1, len(missing))) as workers:
@@ -103,12 +104,20 @@ class Builds:
         build = self.at(article.commit or self._content.head())
         if article.path in build.left_out:
             raise TransientError(f"the site's build leaves it out: {build.left_out[article.path]}")
-        page = build.pages.get(article.path)
+        return self.page(build, article.path).url
+
+    def page(self, built: Build, path: str) -> Page:
+        """The page `built` makes of the article at `path`; a PermanentError where the
+        generator makes none, or leaves it out (a draft, a future date)."""
+        page = built.pages.get(path)
         if page is None:
-            raise PermanentError(f"{self.generator.name} makes no page of {article.path}")
+            raise PermanentError(
+                f"{self.generator.name} makes no page of it (is it in the generator's content "
+                "folder, and not ignored by its configuration?)"
+            )
         if page.left_out is not None:
             raise PermanentError(f"no page on the site: {page.left_out}")
-        return page.url
+        return page
 
     def _build(self, commit: str, clock: datetime) -> Build:
         with tempfile.TemporaryDirectory(prefix="steadypress-build-") as work:

@@ -19,7 +19,6 @@ from steadypress.targets.generated.generator import (
     BuildFailed,
     Made,
     Page,
-    error_lines,
     failed,
     run_generator,
 )
@@ -79,7 +78,7 @@ class Jekyll:
             raise failed("jekyll", said, project)
         # A file it could not read is reported and built past, as something else.
         warned = failed("jekyll", said, project)
-        if warned.files and "Error" in error_lines(said):
+        if warned.files and "Error" in warned.message:
             raise warned
         return self._made(listing, project)
 

@@ -115,11 +115,8 @@ class GeneratedSite(OneByBatches):
         return self._builds.at(commit)
 
     def refresh(self, parts: Collection[str]) -> Refreshed:
-        head = self._content.head()
-        deployed = self._files.apply(self._deploying(head), texts=[DEPLOYED])
-        if deployed is None:
+        if self._deploy(self._content.head()) is None:
             return Refreshed.OVERTAKEN
-        self._deployed = deployed
         return Refreshed.WRITTEN
 
     def overtaken(self, commit: str) -> bool:
@@ -141,7 +138,10 @@ class GeneratedSite(OneByBatches):
         final: bool = True,
         keep_alive: Callable[[], None] | None = None,
     ) -> list[Receipt | PublishError]:
-        built = self._deploy(self._commit_of([article for article, _ in work]))
+        commit = self._commit_of([article for article, _ in work])
+        # Where a later commit's build is deployed, its pages are the newer: this commit's
+        # build still says where each article is.
+        built = self._deploy(commit) or self._builds.at(commit)
         if keep_alive is not None:
             keep_alive()  # a build of a large site takes seconds
         return [self._receipt(built, article) for article, _ in work]
@@ -153,18 +153,13 @@ class GeneratedSite(OneByBatches):
                 f"the site's generator failed on it, so the site is built without it: "
                 f"{built.left_out[article.path]}"
             )
-        page = built.pages.get(article.path)
-        generator = self._builds.generator.name
-        if page is None:
-            return PermanentError(
-                f"{generator} makes no page of it (is it in the generator's content folder, "
-                "and not ignored by its configuration?)"
-            )
-        if page.left_out is not None:
-            return PermanentError(f"no page on the site: {page.left_out}")
+        try:
+            page = self._builds.page(built, article.path)
+        except PermanentError as error:
+            return error
         if page.output not in built.output:
-            return PermanentError(f"{generator} gives its address as {page.url}, but wrote no "
-                                  f"{page.output}")  # fmt: skip
+            return PermanentError(f"{self._builds.generator.name} gives its address as "
+                                  f"{page.url}, but wrote no {page.output}")  # fmt: skip
         return Receipt(url=page.url, id=None)
 
     def _commit_of(self, articles: Sequence[Article]) -> str:
@@ -175,16 +170,15 @@ class GeneratedSite(OneByBatches):
             return commit
         return self._content.head()
 
-    def _deploy(self, commit: str) -> Build:
-        """The site built at `commit` and deployed, unless a build of a later commit was
-        deployed meanwhile (its pages are the newer, and stay); that build."""
+    def _deploy(self, commit: str) -> Build | None:
+        """The site built at `commit` and deployed: that build; None where a build of a later
+        commit was deployed meanwhile (its pages are the newer, and stay)."""
         built = self._builds.kept(commit)
         if built is not None and self._deployed is built:
             return built
         deployed = self._files.apply(self._deploying(commit), texts=[DEPLOYED])
-        if deployed is None:  # overtaken
-            return self._builds.at(commit)
-        self._deployed = deployed
+        if deployed is not None:
+            self._deployed = deployed
         return deployed
 
     def _deploying(self, commit: str) -> Callable[[SiteWriter], Build | None]:
