@@ -267,6 +267,25 @@ def test_a_dry_run_shows_the_ledger_and_changes_nothing(
     assert github.repository.head_of("steadypress-state") is None
 
 
+def test_a_dispatch_with_repair_site_names_a_hand_edit_then_writes_it_again(
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+) -> None:
+    """repair_site: with dry run, the status step names the page a hand edit broke and fails;
+    without, the sweep writes it again from the site's index."""
+    repo.commit(**{"content/a.md": article("A", tags="[news]")})
+    assert sweep(runner, repo).outcome == "success"
+    head = github.repository.head_of("gh-pages")
+    good = github.repository.text("show", f"{head}:tags/news/index.html")
+    github.repository.edit("gh-pages", {"tags/news/index.html": b"edited"}, "hand edit")
+    looked = sweep(runner, repo, dry_run=True, repair_site=True).jobs["sweep"]
+    step = looked.step("Show the ledger (dry run)")
+    assert step.outcome == "failure"
+    assert "site: tags/news/index.html: not what the index lists" in step.output
+    assert sweep(runner, repo, repair_site=True).outcome == "success"
+    head = github.repository.head_of("gh-pages")
+    assert github.repository.text("show", f"{head}:tags/news/index.html") == good
+
+
 @pytest.mark.parametrize(
     ("state", "after"),
     [("disabled_inactivity", "active"), ("disabled_manually", "disabled_manually")],

@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar=("BEFORE", "AFTER"),
         help="first enqueue the articles a push changed, in the same write as the first claim",
     )
-    _command(
+    sweep = _command(
         commands,
         "sweep",
         parents=publishing,
@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="The insurance run: reconcile content against the ledger, take stale "
         "and due work whoever last held it, re-open dead letters that could not be opened.",
         example="steadypress sweep",
+    )
+    sweep.add_argument(
+        "--repair-site",
+        action="store_true",
+        help="then write again, from the site's index, every sitemap and listing page that "
+        "disagrees with it (reads the whole site; `status --site` shows them)",
     )
     retry = _command(
         commands,
@@ -150,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
         example="steadypress status --json",
     )
     status.add_argument("--json", action="store_true", help="the whole ledger as JSON")
+    status.add_argument(
+        "--site",
+        action="store_true",
+        help="also check each site's sitemaps and listing pages against its index, writing "
+        "nothing (reads the whole site); exit 1 when any disagrees",
+    )
     keep = _command(
         commands,
         "keep-schedule",

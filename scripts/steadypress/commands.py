@@ -278,6 +278,30 @@ def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
     print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where, alerts=pipeline.alerts))
 
 
+def _sites_disagreeing(pipeline: Pipeline, *, repair: bool, out: TextIO | None = None) -> int:
+    """How many files of the pipeline's sites disagree with their index (`agreement.py`),
+    each named on `out` (stdout unless said); `repair`: and written again from it."""
+    from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
+
+    found = 0
+    for name, target in pipeline.targets.items():
+        if not isinstance(target, SiteTarget):
+            continue
+        lines = target.disagreements(repair=repair)
+        found += len(lines)
+        for line in lines:
+            print(f"{name}: {line}", file=out)
+        if not lines:
+            print(f"{name}: the sitemaps and listing pages agree with the site's index", file=out)
+        elif repair:
+            print(f"{name}: {len(lines)} file(s) written again from the site's index", file=out)
+        else:
+            repair_hint = "`steadypress sweep --repair-site` writes them again from it"
+            print(f"{name}: {len(lines)} file(s) disagree with the site's index; {repair_hint}",
+                  file=out)  # fmt: skip
+    return found
+
+
 def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell) -> Pipeline:
     if pipeline.watch is None:
         raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
@@ -399,7 +423,10 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     command = args.command
     if command == "status":
         _status(pipeline, args)
-        return EXIT_OK
+        disagreeing = args.site and _sites_disagreeing(
+            pipeline, repair=False, out=sys.stderr if args.json else sys.stdout
+        )
+        return EXIT_PENDING if disagreeing else EXIT_OK
     if command == "run":
         drain(pipeline, report, prepare=reconcile(pipeline))
     elif command == "enqueue":
@@ -410,6 +437,8 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         drain(pipeline, report, prepare=prepare, just_read=bool(args.push))
     elif command == "sweep":
         sweep(pipeline, report, grace=pipeline.config.timings.grace)
+        if args.repair_site:
+            _sites_disagreeing(pipeline, repair=True)
     elif command == "retry":
         _retry(pipeline, args, report)
     elif command == "live":

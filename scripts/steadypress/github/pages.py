@@ -203,6 +203,11 @@ class _Staged:
         if self._oid_at_head(path) is not None:
             self.deletions.add(path)
 
+    def differs(self, path: str, data: bytes) -> bool:
+        if path in self.changes:
+            return self.changes[path] != data
+        return path in self.deletions or self._oid_at_head(path) != blob_oid(data)
+
     def _oid_at_head(self, path: str) -> str | None:
         """`path`'s blob id at the head read (None: absent), asked for when not known yet."""
         if path not in self._ids_known:

@@ -62,6 +62,11 @@ class SiteWriter(Protocol):
 
     def remove(self, path: str) -> None: ...
 
+    def differs(self, path: str, data: bytes) -> bool:
+        """Whether putting `data` at `path` would change the site (a branch compares blob
+        ids, and need not read the file)."""
+        ...
+
     @property
     def may_change(self) -> bool:
         """Whether what this write put and removed so far may change the site: False only
@@ -230,6 +235,9 @@ class _DirectoryWriter:
         self._changes[path] = data
         if unread:
             self._unread.add(path)
+
+    def differs(self, path: str, data: bytes) -> bool:
+        return self.read(path) != data
 
     @property
     def may_change(self) -> bool:

@@ -41,6 +41,7 @@ from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
 from steadypress.render import is_relative_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
+from steadypress.targets.site.agreement import Comparing, describe
 from steadypress.targets.site.assets import asset_site_path, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
@@ -1118,6 +1119,48 @@ class SiteTarget(OneByBatches):
         with contextlib.suppress(Superseded):
             self._files.apply(change, texts=[SUMMARY, STYLED])
         self._carried = _Carried()
+
+    def disagreements(self, *, repair: bool) -> list[str]:
+        """A line for each sitemap and listing page that is not what the site's index makes of
+        it (`agreement.py`), found by making them all again from the index; `repair`: and
+        those files written, in one write (nothing when they all agree)."""
+        url = self._address.url
+
+        def compare(files: SiteWriter) -> list[str]:
+            comparing = Comparing(files, writing=repair)
+            self._make_again(comparing)
+            return describe(comparing, url=url)
+
+        try:
+            return self._files.apply(compare, texts=[SUMMARY, STYLED, YEARS])
+        except Superseded:
+            return []  # a run of a later commit wrote the site, the index with it
+
+    def _make_again(self, files: SiteWriter) -> None:
+        """Every listing page and sitemap made again from the index, as a write of them all
+        would: the listings' every part, and the sitemaps of every page the index names."""
+        index, sitemaps = self._open_index(files)
+        if not index.exists:
+            return
+        listings = every_listing_page(index)
+        index.want((), texts=listing_reads(index, listings))
+        self._listing_pages().write(files, index, listings, whole=listings)
+        index.clear_stale()
+        months = [month for year in index.years for month in index.months(year)]
+        index.want((), texts=map(month_file, months))
+        every: dict[str, datetime | None] = dict.fromkeys(listings)
+        every |= {
+            page_path(entry.slug): entry.updated
+            for month in months
+            for _path, entry in index.month(month)
+        }
+        every[INDEX] = _front_page_date(index)
+        sitemaps.rebuild(every)
+        index.sitemaps_behind = None
+        sitemaps.flush(articles=index.total)
+        index.sitemaps_absent = sitemaps.absent
+        if index.unflushed:
+            index.flush()
 
     def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
         """`pages` and the listing pages earlier batches left stale, rendered from the index as
