@@ -3,7 +3,8 @@ executor respects the label until a hand-over is recorded.
 
 It faces the very scenario the real pipeline faces (same pushes, same dropped events, same
 kills, same faults, same leftover labels), and is given every benefit of the doubt:
-- an executor that fails gracefully (an API error) records a hand-over, so others may take over;
+- an executor that fails gracefully (an API error) or is asked to stop (SIGTERM) records a
+  hand-over, so others may take over;
 - the sweeper and live mode resume their own labelled work when they next run;
 - an unlabelled article is taken by whoever runs first, with the sweeper's grace period.
 What it cannot do is take work labelled by an executor that died: a push run is a one-shot
@@ -97,9 +98,9 @@ def _run(
         return
     for path in mine:
         owner[path] = me
-    if run.kill is not Kill.NONE:
+    if run.kill not in (Kill.NONE, Kill.SIGTERM):
         return  # dead with its labels on
-    if run.api_fault is not None:
+    if run.api_fault is not None or run.kill is Kill.SIGTERM:
         for path in mine:  # a graceful failure: the hand-over is recorded
             owner[path] = None
         return

@@ -52,13 +52,15 @@ ROUTES = ("event", "sweep after a dropped event", "retry after a fault")
 
 
 class Kill(enum.Enum):
-    """Where an executor dies (SIGKILL: nothing after it runs)."""
+    """Where an executor dies (SIGKILL: nothing after it runs), or is asked to stop."""
 
     NONE = "survives"
     BEFORE_CLAIM = "before its claim"
     AFTER_CLAIM = "after its claim"
     AFTER_PUBLISH = "after the target accepted, before complete"
     MID_WRITE = "inside its site write"  # a few of the write's files in place, the rest not
+    # Not a death: asked to stop (SIGTERM, a cancelled job) as its first publication begins.
+    SIGTERM = "stopped by SIGTERM mid-batch"
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,9 @@ class Scenario:
 
 def _kill(rng: random.Random, settings: Settings) -> Kill:
     roll = rng.random()
-    for point in (Kill.BEFORE_CLAIM, Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
+    # SIGTERM last: the roll that drew the other points draws them as it did before it existed.
+    for point in (Kill.BEFORE_CLAIM, Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE,
+                  Kill.SIGTERM):  # fmt: skip
         if roll < settings.kill:
             return point
         roll -= settings.kill

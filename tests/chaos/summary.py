@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from tests.chaos.owner_model import OwnerOutcome
-from tests.chaos.scenario import ROUTES, Scenario
+from tests.chaos.scenario import ROUTES, Kill, Scenario
 from tests.chaos.world import Outcome
 
 __all__ = ["percentile", "problems", "table"]
@@ -39,6 +39,8 @@ def problems(outcome: Outcome, poison: frozenset[str]) -> list[str]:
         found.append(f"removed articles still shown: {outcome.still_up[:10]}")
     if outcome.unlisted:
         found.append(f"published, yet not listed once on the site: {outcome.unlisted[:10]}")
+    if outcome.undelivered:
+        found.append(f"never delivered to the webhook: {outcome.undelivered[:10]}")
     if outcome.duplicate_posts:
         found.append(f"duplicate posts: {outcome.duplicate_posts}")
     expected_dead = {f"devto:{path}" for path in poison}
@@ -96,6 +98,11 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, scenario: Scenario) 
             "-",
         )
     row(
+        "webhook: newest version never delivered (at least once, counted at the receiver)",
+        [str(len(o.undelivered)) for o in outcomes],
+        "-",
+    )
+    row(
         "webhook deliveries made again (same Idempotency-Key: the receiver keeps one)",
         [str(sum(n - 1 for n in o.redelivered.values())) for o in outcomes],
         "-",
@@ -135,7 +142,14 @@ def table(outcomes: Sequence[Outcome], owner: OwnerOutcome, scenario: Scenario) 
         [f"{o.github_requests / o.articles:.1f}" if o.github_requests else "-" for o in outcomes],
         "-",
     )
-    row("executor kills", [str(sum(o.kills.values())) for o in outcomes], "same")
+    stop = Kill.SIGTERM.value
+    row("executor kills", [str(sum(n for k, n in o.kills.items() if k != stop)) for o in outcomes],
+        "same")  # fmt: skip
+    row(
+        "executors stopped by SIGTERM mid-batch (finished the call in hand, gave back the rest)",
+        [str(o.kills[stop]) for o in outcomes],
+        "same (hands its labels over)",
+    )
     row("API faults met", [str(sum(o.api_faults.values())) for o in outcomes], "same")
     row("rival writes between read and write", [str(o.races) for o in outcomes], "-")
     row("simulated time", [_span(o.seconds_simulated) for o in outcomes], "same")

@@ -15,6 +15,7 @@ import io
 import os
 import random
 import re
+import threading
 import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -100,6 +101,7 @@ class Outcome:
     unlisted: list[str]  # published to the site, but not once in its month's pages or sitemaps
     duplicate_posts: dict[str, int]
     redelivered: dict[str, int]  # webhook deliveries made again, by Idempotency-Key
+    undelivered: list[str]  # never delivered to the webhook at their newest version
     dead: set[str]
     alerts: Counter[str]  # letters covering each dead item (and any stray letter)
     pending_at_end: int
@@ -222,6 +224,23 @@ class _DyingBatch(_Dying):
         with _dying_inside_local_writes(self._kill, self._landing):
             self._batch.unpublish_batch(work)
         raise Killed
+
+
+class _Signalled:
+    """A target in a run asked to stop (SIGTERM) as its first publication or removal begins:
+    that call is finished, as the signal handler lets it be, and the executor records what
+    finished and gives back the rest."""
+
+    _STARTS = frozenset({"publish", "publish_batch", "unpublish", "unpublish_batch"})
+
+    def __init__(self, inner: Target, stopping: threading.Event) -> None:
+        self._inner, self._stopping = inner, stopping
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._inner, name)  # AttributeError: not a batch target, as the inner
+        if name in self._STARTS:
+            self._stopping.set()
+        return found
 
 
 def _landing(run: Run) -> int:
@@ -421,6 +440,9 @@ class _World:
             "site": site,
             **self.platforms.targets(content, clock, lease),
         }
+        stopping = threading.Event()
+        if run.kill is Kill.SIGTERM:
+            targets = {name: _Signalled(target, stopping) for name, target in targets.items()}
         if run.kill in (Kill.AFTER_CLAIM, Kill.AFTER_PUBLISH, Kill.MID_WRITE):
             targets = {
                 name: _DyingBatch(target, run.kill, landing=_landing(run))
@@ -439,6 +461,7 @@ class _World:
             clock=clock,
             rng=random.Random(self.rng.random()),
             log=self.log.append,
+            stopping=stopping,
         )
 
     # -- faults -----------------------------------------------------------------------------
@@ -554,6 +577,10 @@ class _World:
                 self.kills[run.kill.value] += 1
                 if run.role == "live":
                     self.live_head = None  # the next session is a new process
+        if pipeline.stopping.is_set():
+            self.kills[run.kill.value] += 1  # a stop that struck
+            if run.role == "live":
+                self.live_head = None
 
     def leave_stale_lease(self, holder: str) -> None:
         """A claim by an executor that died with it: up to three due items, any holder name."""
@@ -679,6 +706,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
     ledger = store.load().ledger
     head = world.repo.head()
     lost: list[str] = []
+    undelivered: list[str] = []
     latency: dict[str, list[float]] = {route: [] for route in ROUTES}
     routes = scenario.routes(github=world.github is not None)
     edited = {path for push in scenario.pushes for path in push.edits}
@@ -693,6 +721,8 @@ def _measure(world: _World, github_requests: int) -> Outcome:
             if any(record is None or record.blob != blob for record in records):
                 lost.append(path)
                 continue
+            if f"hook:{path}:{blob}" not in world.platforms.hook.deliveries:
+                undelivered.append(path)  # recorded, yet the receiver never had it
             if path not in edited:
                 done = max(parse_time(record.published_at) for record in records if record)
                 latency[routes[path]].append((done - world.clock.start).total_seconds() - push.at)
@@ -710,6 +740,7 @@ def _measure(world: _World, github_requests: int) -> Outcome:
         unlisted=_unlisted(world, ledger),
         duplicate_posts=duplicates,
         redelivered=world.platforms.redelivered(),
+        undelivered=undelivered,
         dead=set(ledger.dead),
         alerts=_alerts(world, ledger),
         pending_at_end=len(ledger.pending),
