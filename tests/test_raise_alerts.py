@@ -3,6 +3,7 @@ articles dead of one cause; closed when the last item naming them is done."""
 
 import random
 from collections.abc import Collection
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -142,6 +143,23 @@ def test_fewer_articles_than_the_summary_threshold_get_a_letter_each() -> None:
     channel = RecordingChannel()
     raise_alerts(pipeline(store, channel), few)
     assert sorted(number for number, _ in channel.posted) == list(range(1, SUMMARY_AT))
+
+
+def test_two_articles_dead_of_one_cause_outside_them_share_a_letter() -> None:
+    """A template the site's build fails on (the first file the deaths depend on is not the
+    article): two articles are enough for one letter. Two of one cause that depends on each
+    article itself first (each one's own file named) keep a letter each."""
+    template = (("layouts/single.html", "t1"), ("content/0.md", "b1"))
+    outside = [replace(corpse(f"content/{n}.md", error="single.html:9:3: no Nope"),
+                       depends=template) for n in range(2)]  # fmt: skip
+    own = [replace(corpse(f"content/{n}.md", error="unclosed tag"),
+                   depends=((f"content/{n}.md", "b1"),)) for n in (5, 6)]  # fmt: skip
+    store = MemoryStore(dead(*outside, *own))
+    channel = RecordingChannel()
+    raise_alerts(pipeline(store, channel), [*outside, *own])
+    assert sorted(letter.paths for _number, letter in channel.posted) == [
+        ["content/0.md", "content/1.md"], ["content/5.md"], ["content/6.md"],
+    ]  # fmt: skip
 
 
 def test_a_letter_closes_when_its_last_item_is_done_and_shrinks_before() -> None:

@@ -4,9 +4,10 @@ letter that cannot be opened now is opened by a later sweep.
 
 Which letter an item goes to: the one its article already has (every target of an article
 shares one letter, and a retried item keeps its number); else, when at least `SUMMARY_AT`
-articles died of one cause at once (a broken theme, a target that refuses everything), one
-summary letter for them all, joined by later ones of that cause while it is open; else a new
-letter for its article.
+articles died of one cause at once (a target that refuses everything), or two or more of a
+cause outside the articles (a broken template, the site's configuration), one summary letter
+for them all, joined by later ones of that cause while it is open; else a new letter for its
+article.
 """
 
 from __future__ import annotations
@@ -67,13 +68,21 @@ def _assign(items: list[DeadItem], ledger: Ledger) -> list[tuple[int | None, lis
     letters: list[tuple[int | None, list[DeadItem]]] = list(existing.items())
     by_article: dict[str, list[DeadItem]] = defaultdict(list)
     for group in by_cause.values():
-        if len({item.path for item in group}) >= SUMMARY_AT:
+        articles = len({item.path for item in group})
+        if articles >= SUMMARY_AT or (articles > 1 and all(map(_outside_its_article, group))):
             letters.append((None, group))
         else:
             for item in group:
                 by_article[item.path].append(item)
     letters.extend((None, article) for article in by_article.values())
     return letters
+
+
+def _outside_its_article(item: DeadItem) -> bool:
+    """Whether what the item died of lies outside its article: the first file its death
+    depends on (where the fault is: a template, the site's configuration, a shared image) is
+    another. Articles dead of one such cause share a letter however few they are."""
+    return bool(item.depends) and item.depends[0][0] != item.path
 
 
 def raise_alerts(pipeline: Pipeline, items: list[DeadItem]) -> list[DeadItem]:
