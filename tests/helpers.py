@@ -31,7 +31,7 @@ from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteWriter
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import Entry
-from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, SITEMAP
+from steadypress.targets.site.sitemaps import SITEMAP
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
 from tests.fakes.clock import ManualClock
@@ -276,7 +276,7 @@ def to_the_first_sitemaps_layout(site: SiteWriter, url: str) -> None:
             relative = page.removeprefix(url)
             digest = hashlib.sha1(f"{relative}index.html".encode(), usedforsecurity=False)
             home = relative in ("", "archive/", "tags/")
-            name = LISTINGS_SITEMAP if home else f"sitemaps/{digest.hexdigest()[:2]}.xml"
+            name = "sitemaps/home.xml" if home else f"sitemaps/{digest.hexdigest()[:2]}.xml"
             every.setdefault(name, []).append((page, dated))
         site.remove(path)
     for name, pages in every.items():
@@ -284,6 +284,26 @@ def to_the_first_sitemaps_layout(site: SiteWriter, url: str) -> None:
     site.put(SITEMAP, sitemap_index([(url + name, dated) for name in every]))
     summary = json.loads(site.read(SUMMARY) or b"{}")
     del summary["sitemaps"]
+    site.put(SUMMARY, json.dumps(summary).encode())
+
+
+def to_the_second_sitemaps_layout(site: SiteWriter, url: str) -> None:
+    """Make the site's sitemaps as layout 2 kept them: today's, under `sitemaps/` (home.xml,
+    pages-N.xml), the index naming them there, and the index's summary marking layout 2."""
+    named = []
+    for location in sitemap_locations(site.read(SITEMAP)):
+        path = location.removeprefix(url)
+        moved = "sitemaps/" + path.removeprefix("sitemap-")
+        site.put(moved, site.read(path) or b"")
+        site.remove(path)
+        named.append(moved)
+    site.put(SITEMAP, sitemap_index([(url + name, None) for name in named]))
+    summary = json.loads(site.read(SUMMARY) or b"{}")
+    summary["sitemaps"] = {
+        "layout": 2, "url": url,
+        "absent": ["sitemaps/" + name.removeprefix("sitemap-")
+                   for name in summary["sitemaps"]["absent"]],
+    }  # fmt: skip
     site.put(SUMMARY, json.dumps(summary).encode())
 
 

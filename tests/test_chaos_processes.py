@@ -151,7 +151,7 @@ def test_site_writes_of_drains_interleaved_batch_by_batch_leave_every_page_liste
     # YYYY/MM/pN/, are in none, a run alone or not: their articles are listed all the same.)
     site = repo.root / "_site"
     in_sitemaps = [
-        loc for sitemap in site.glob("sitemaps/*.xml") for loc in locations(sitemap.read_bytes())
+        loc for sitemap in site.glob("sitemap-*.xml") for loc in locations(sitemap.read_bytes())
     ]
     assert len(in_sitemaps) == len(set(in_sitemaps))
     assert {f"http://localhost:8000/q{n:03d}/" for n in range(count)} <= set(in_sitemaps)

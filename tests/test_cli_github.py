@@ -791,7 +791,7 @@ def test_a_custom_domain_is_the_site_s_address_and_its_root(repo: Repo, github: 
     assert remote(github).published["site:content/a.md"].url == "https://blog.example.org/a/"
     feed = github.repository.text("show", "gh-pages:feed.xml")
     assert "https://blog.example.org/a/" in feed and "github.io" not in feed
-    sitemaps = [n for n in pages(github) if n.startswith("sitemaps/")]
+    sitemaps = [n for n in pages(github) if n.startswith("sitemap")]
     assert all("github.io" not in github.repository.text("show", f"gh-pages:{n}") for n in sitemaps)
     page = github.repository.text("show", "gh-pages:a/index.html")
     assert '<link rel="stylesheet" href="/style.css' in page and 'href="/blog/' not in page

@@ -92,7 +92,7 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
         "index.html", "archive/index.html", "archive/2026/index.html", "archive/2026/01/index.html",
         "a/index.html", "guides/b/index.html",
     }  # fmt: skip
-    assert {path for path in folder if not path.startswith((".steadypress/", "sitemaps/"))} == {
+    assert {path for path in folder if not path.startswith((".steadypress/", "sitemap-"))} == {
         *listed, ".nojekyll", "404.html", "feed.xml", "sitemap.xml", "style.css",
     }  # fmt: skip
     assert {SUMMARY, *(sitemap_file(address_of(p), sitemap_count(2)) for p in listed)} <= set(
@@ -152,7 +152,7 @@ def test_the_sitemap_index_is_written_from_the_summary_never_read(
         return set(re.findall(r"<loc>https://blog.example/([^<]+)</loc>", index))
 
     def there() -> set[str]:
-        return {name for name in branch_files(github) if name.startswith("sitemaps/")}
+        return {name for name in branch_files(github) if name.startswith("sitemap-")}
 
     read = github.texts_read["sitemap.xml"]
     for n in (7, 8, 9):  # a sitemap appears with the 7th and the 9th
@@ -519,7 +519,7 @@ def test_a_pages_branch_of_an_earlier_layout_moves_into_the_index_like_a_folder(
     }
 
     index = [
-        name for name in branch_files(github) if name.startswith((".steadypress/", "sitemaps/"))
+        name for name in branch_files(github) if name.startswith((".steadypress/", "sitemap-"))
     ]
 
     def to_earlier_layout(staged: SiteWriter) -> None:
@@ -553,8 +553,9 @@ def test_sitemaps_of_the_layout_before_move_on_a_pages_branch_as_in_a_folder(
         site(files).publish(post("content/new.md", "New", day=28), None)
     folder = site_folder(tmp_path)
     assert branch_files(github) == folder
-    assert sorted(name for name in folder if name.startswith("sitemaps/")) == [
-        "sitemaps/home.xml", "sitemaps/pages-0.xml", "sitemaps/pages-1.xml",
+    assert not any(name.startswith("sitemaps/") for name in folder)
+    assert sorted(name for name in folder if name.startswith("sitemap-")) == [
+        "sitemap-home.xml", "sitemap-pages-0.xml", "sitemap-pages-1.xml",
     ]  # fmt: skip
 
 

@@ -306,7 +306,7 @@ def test_an_uncommitted_configuration_is_not_used_and_the_run_says_so(repo: Repo
     assert (repo.root / "_site/a/index.html").exists() and not (repo.root / "elsewhere").exists()
 
 
-@pytest.mark.parametrize("broken", [".steadypress/months/2026-01.json", "sitemaps/pages-0.xml"])
+@pytest.mark.parametrize("broken", [".steadypress/months/2026-01.json", "sitemap-pages-0.xml"])
 def test_a_site_file_steadypress_cannot_read_stops_the_publish_with_a_remedy_that_works(
     repo: Repo, broken: str
 ) -> None:
@@ -327,17 +327,17 @@ def test_a_site_file_steadypress_cannot_read_stops_the_publish_with_a_remedy_tha
     result = run_cli(repo, "run")
     assert result.code == 1
     assert f"{broken} in the site cannot be read" in result.err
-    remedy = "delete .steadypress/, sitemaps/ and sitemap.xml from the site together"
+    remedy = "delete .steadypress/ and the sitemaps (sitemap*.xml, sitemaps/) from the site"
     assert remedy in result.err
     assert (site / broken).read_text() == "{not what it was"
-    for kept in (".steadypress", "sitemaps", "sitemap.xml"):
-        path = site / kept
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    shutil.rmtree(site / ".steadypress")
+    for sitemap in site.glob("sitemap*.xml"):
+        sitemap.unlink()
     result = run_cli(repo, "run")
     assert result.code == 0, result.err
     month = (site / "archive/2026/01/index.html").read_text()
     assert all(f'href="/{slug}/"' in month for slug in "abc"), month
-    listed = "".join(path.read_text() for path in (site / "sitemaps").glob("*.xml"))
+    listed = "".join(path.read_text() for path in site.glob("sitemap-*.xml"))
     assert all(f"/{slug}/</loc>" in listed for slug in "abc"), listed
 
 

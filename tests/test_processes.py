@@ -206,7 +206,7 @@ def test_a_run_killed_while_it_writes_the_site_leaves_nothing_half_written(
     ledger = repo.ledger()
     assert len(ledger.published) == count and not ledger.pending and not ledger.dead
     archive = months_listed(repo)
-    sitemaps = "".join(page.read_text() for page in repo.root.glob("_site/sitemaps/*.xml"))
+    sitemaps = "".join(page.read_text() for page in repo.root.glob("_site/sitemap-*.xml"))
     summary = json.loads((repo.root / "_site" / SUMMARY).read_text())
     for n in range(count):
         assert archive.count(f'href="/post-{n:03d}/"') == 1, n

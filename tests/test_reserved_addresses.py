@@ -26,7 +26,8 @@ def site_files(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize(
     "alias", ["/feed.xml/", "/feed.xml", "/sitemap.xml/", "/index.html", "/404.html", "/style.css/",
-              "/robots.txt", "/CNAME/", "/.steadypress-site.journal/"],
+              "/robots.txt", "/CNAME/", "/.steadypress-site.journal/", "/sitemap-home.xml",
+              "/sitemap-pages-0.xml/"],
 )  # fmt: skip
 def test_an_alias_on_a_file_the_site_writes_is_the_article_s_dead_letter_alone(
     repo: Repo, alias: str

@@ -71,10 +71,10 @@ def test_a_page_dropped_from_its_sitemap_is_named_and_put_back(tmp_path: Path) -
 
 def test_a_page_the_site_does_not_have_listed_in_a_sitemap_is_named(tmp_path: Path) -> None:
     site = published(tmp_path)
-    holder = site / "sitemaps/home.xml"
+    holder = site / "sitemap-home.xml"
     text = holder.read_text()
     holder.write_text(text.replace("</urlset>", f"<url><loc>{URL}gone/</loc></url>\n</urlset>"))
-    assert check(site) == ["sitemaps/home.xml: lists 1 page (/gone/) the site does not have there"]
+    assert check(site) == ["sitemap-home.xml: lists 1 page (/gone/) the site does not have there"]
     check(site, repair=True)
     assert holder.read_text() == text
 
@@ -101,15 +101,15 @@ def test_a_sitemap_deleted_and_one_left_over_are_both_named(
     monkeypatch.setattr(sitemaps_module, "ARTICLES_PER_SITEMAP", 2)
     site = published(tmp_path, count=9)
     before = site_folder(site)
-    (site / "sitemaps/pages-0.xml").unlink()
-    (site / "sitemaps/pages-40.xml").write_text((site / "sitemaps/pages-1.xml").read_text())
+    (site / "sitemap-pages-0.xml").unlink()
+    (site / "sitemap-pages-40.xml").write_text((site / "sitemap-pages-1.xml").read_text())
     named = check(site)
-    assert "sitemaps/pages-0.xml: missing" in named
-    assert "sitemaps/pages-40.xml: lists no page of the site; it should be gone" not in named, (
+    assert "sitemap-pages-0.xml: missing" in named
+    assert "sitemap-pages-40.xml: lists no page of the site; it should be gone" not in named, (
         "a file the index does not name is not the site's: left alone"
     )
     check(site, repair=True)
-    (site / "sitemaps/pages-40.xml").unlink()
+    (site / "sitemap-pages-40.xml").unlink()
     assert site_folder(site) == before
     check_sitemaps(site, 9)
 
@@ -117,15 +117,15 @@ def test_a_sitemap_deleted_and_one_left_over_are_both_named(
 def test_a_sitemap_index_that_names_a_stray_file_has_it_removed(tmp_path: Path) -> None:
     site = published(tmp_path)
     before = site_folder(site)
-    stray = site / "sitemaps/pages-7.xml"
-    stray.write_text((site / "sitemaps/pages-0.xml").read_text())
+    stray = site / "sitemap-pages-7.xml"
+    stray.write_text((site / "sitemap-pages-0.xml").read_text())
     index = site / SITEMAP
     index.write_text(index.read_text().replace(
-        "</sitemapindex>", f"<sitemap><loc>{URL}sitemaps/pages-7.xml</loc></sitemap></sitemapindex>"
+        "</sitemapindex>", f"<sitemap><loc>{URL}sitemap-pages-7.xml</loc></sitemap></sitemapindex>"
     ))  # fmt: skip
     named = check(site)
     assert f"{SITEMAP}: does not name the sitemaps the site has" in named
-    assert "sitemaps/pages-7.xml: lists no page of the site; it should be gone" in named
+    assert "sitemap-pages-7.xml: lists no page of the site; it should be gone" in named
     check(site, repair=True)
     assert site_folder(site) == before
 
@@ -146,16 +146,16 @@ def test_on_github_status_names_a_hand_edited_sitemap_and_listing_and_a_sweep_re
     head = github.repository.head_of("gh-pages")
     assert head is not None
     good = {path: github.repository.text("show", f"{head}:{path}") for path in
-            ("sitemaps/home.xml", "tags/news/index.html")}  # fmt: skip
+            ("sitemap-home.xml", "tags/news/index.html")}  # fmt: skip
     github.repository.edit("gh-pages", {
-        "sitemaps/home.xml": b"<?xml version='1.0'?><urlset "
+        "sitemap-home.xml": b"<?xml version='1.0'?><urlset "
                              b"xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'></urlset>",
         "tags/news/index.html": b"<p>edited by hand</p>",
     }, "hand edit")  # fmt: skip
     edited = github.repository.head_of("gh-pages")
     checked = gh(repo, "status", "--site")
     assert checked.code == 1, checked.err
-    assert "site: sitemaps/home.xml: lacks 3 pages (/, /archive/, /tags/)" in checked.out
+    assert "site: sitemap-home.xml: lacks 3 pages (/, /archive/, /tags/)" in checked.out
     assert "site: tags/news/index.html: not what the index lists" in checked.out
     assert "`steadypress sweep --repair-site`" in checked.out
     assert github.repository.head_of("gh-pages") == edited, "status writes nothing"

@@ -102,8 +102,9 @@ def test_a_site_of_an_earlier_layout_moves_into_the_index_on_its_first_publish(
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n, tags=("go",)), None) for n in range(3)])
     entries = local_site_articles(tmp_path)
-    for path in [*tmp_path.glob(".steadypress/**/*.json"), *tmp_path.glob("sitemaps/*.xml")]:
+    for path in [*tmp_path.glob(".steadypress/**/*.json"), *tmp_path.glob("sitemap-*.xml")]:
         path.unlink()
+    (tmp_path / "sitemaps").mkdir()
     (tmp_path / "sitemaps" / "site.xml").write_text("<urlset/>")
     (tmp_path / MANIFEST).write_bytes(
         old_site_manifest({path: Entry.from_json(fields) for path, fields in entries.items()})

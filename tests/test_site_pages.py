@@ -199,7 +199,7 @@ def test_the_sitemap_is_valid_and_lists_every_page(blog: Repo, out: Path) -> Non
     index = (out / "sitemap.xml").read_bytes()
     SITEINDEX_XSD.validate(index)
     listed = [loc.text or "" for loc in ET.fromstring(index).iter(f"{{{SITEMAPS}}}loc")]  # noqa: S314
-    on_disk = {f"{URL}{p}" for p in site_folder(out) if p.startswith("sitemaps/")}
+    on_disk = {f"{URL}{p}" for p in site_folder(out) if p.startswith("sitemap-")}
     assert set(listed) == on_disk and len(listed) == len(on_disk)
     locations: list[str] = []
     for url in listed:
@@ -313,7 +313,7 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
         "tags/guide/index.html", "tags/fresh/index.html",
         "tags/guide/2026/index.html", "tags/fresh/2026/index.html",
     }  # fmt: skip
-    sitemaps = {path for path in touched if path.startswith("sitemaps/")}
+    sitemaps = {path for path in touched if path.startswith("sitemap-")}
     index = {path for path in touched if path.startswith(".steadypress/")}
     # Not the sitemap index: it names the sitemaps, and none appeared or went; nor the
     # archive's index: it names the years, and 2026 was there.

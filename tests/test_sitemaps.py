@@ -27,7 +27,7 @@ from steadypress.targets.site.sitemaps import (
 )
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
-from tests.helpers import site_target, to_the_first_sitemaps_layout
+from tests.helpers import site_target, to_the_first_sitemaps_layout, to_the_second_sitemaps_layout
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SITEMAP_XSD = xmlschema.XMLSchema(FIXTURES / "sitemap-0.9.xsd")
@@ -47,23 +47,27 @@ def locations(document: bytes) -> list[str]:
 
 
 def check_sitemaps(site: Path, articles: int, url: str = URL) -> None:
-    """The index names exactly the sitemap files there are; each is valid and holds the pages
-    its number says, and every page of the site is in exactly one."""
+    """The index names exactly the sitemap files there are; each is valid, lists only URLs
+    under its own folder (the protocol's location rule) and holds the pages its number says,
+    and every page of the site is in exactly one."""
     index = (site / SITEMAP).read_bytes()
     SITEINDEX_XSD.validate(index)
     assert b"<lastmod>" not in index, "the index carries no dates, so no publish must change it"
     named = {location.removeprefix(url) for location in locations(index)}
-    assert named == {str(p.relative_to(site)) for p in (site / "sitemaps").glob("*.xml")}
+    assert named == {p.name for p in site.glob("sitemap-*.xml")}
+    assert not (site / "sitemaps").exists(), "no sitemap of an earlier layout left"
     count, listed = sitemap_count(articles), []
     for path in named:
         document = (site / path).read_bytes()
         SITEMAP_XSD.validate(document)
+        folder = url + path.rpartition("/")[0]
         for location in locations(document):
+            assert location.startswith(folder), f"{location} is outside {path}'s folder"
             assert sitemap_file(location.removeprefix(url), count) == path, location
             listed.append(location)
     pages = [url + address_of(str(p.relative_to(site))) for p in site.rglob("index.html")]
     assert sorted(listed) == sorted(pages), "every page, once"
-    laid_out = {LISTINGS_SITEMAP, *(f"sitemaps/pages-{n}.xml" for n in range(count))}
+    laid_out = {LISTINGS_SITEMAP, *(f"sitemap-pages-{n}.xml" for n in range(count))}
     summary = json.loads((site / SUMMARY).read_bytes())
     assert set(summary["sitemaps"]["absent"]) == laid_out - named, "what the index is made from"
 
@@ -77,8 +81,8 @@ def test_one_sitemap_more_moves_the_pages_of_one_sitemap_only() -> None:
         after = {address: sitemap_file(address, count + 1) for address in addresses}
         moved = {address for address in addresses if before[address] != after[address]}
         split = count - (1 << (count.bit_length() - 1))
-        assert {before[a] for a in moved} <= {f"sitemaps/pages-{split}.xml"}
-        assert {after[a] for a in moved} <= {f"sitemaps/pages-{count}.xml"}
+        assert {before[a] for a in moved} <= {f"sitemap-pages-{split}.xml"}
+        assert {after[a] for a in moved} <= {f"sitemap-pages-{count}.xml"}
         assert len({*after.values()}) == count + 1, "3,000 pages fill every sitemap"
     assert sitemap_file("", 7) == sitemap_file("archive/", 7) == LISTINGS_SITEMAP
 
@@ -95,29 +99,36 @@ def test_the_sitemaps_split_and_merge_as_the_blog_grows_and_shrinks(
         check_sitemaps(tmp_path, n + 1)
     site.publish_batch([(post(n), None) for n in range(9, 20)])
     check_sitemaps(tmp_path, 20)
-    numbered = {p.name for p in (tmp_path / "sitemaps").glob("pages-*.xml")}
+    numbered = {p.name for p in tmp_path.glob("sitemap-pages-*.xml")}
     # Ten sitemaps for twenty articles and their listing pages (one may happen to hold none).
-    assert numbered <= {f"pages-{n}.xml" for n in range(10)} and len(numbered) >= 9
+    assert numbered <= {f"sitemap-pages-{n}.xml" for n in range(10)} and len(numbered) >= 9
     site.unpublish_batch([(f"content/p{n}.md", None) for n in range(0, 20, 3)])
     check_sitemaps(tmp_path, 13)
     for n in (1, 2, 4, 5, 7, 8, 10, 11, 13, 14, 16, 17):
         site.unpublish(f"content/p{n}.md", None)
         check_sitemaps(tmp_path, sum(1 for _ in tmp_path.glob("p*/index.html")))
-    assert [p.name for p in (tmp_path / "sitemaps").glob("pages-*.xml")] == ["pages-0.xml"]
+    assert [p.name for p in tmp_path.glob("sitemap-pages-*.xml")] == ["sitemap-pages-0.xml"]
 
 
-def test_the_sitemaps_of_the_layout_before_move_on_the_next_publish(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", [1, 2])
+def test_the_sitemaps_of_an_earlier_layout_move_on_the_next_publish(
+    tmp_path: Path, layout: int
+) -> None:
+    """Layout 1: 256 sitemaps by a hash of the path; layout 2: today's, under `sitemaps/`, out
+    of the protocol's location rule. The next publish moves every page to the root's."""
     site: SiteTarget = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n), None) for n in range(60)])
-    DirectorySiteFiles(tmp_path).apply(lambda files: to_the_first_sitemaps_layout(files, URL))
-    assert len(list((tmp_path / "sitemaps").glob("*.xml"))) > 20
+    earlier = to_the_first_sitemaps_layout if layout == 1 else to_the_second_sitemaps_layout
+    DirectorySiteFiles(tmp_path).apply(lambda files: earlier(files, URL))
+    assert len(list((tmp_path / "sitemaps").glob("*.xml"))) > (20 if layout == 1 else 2)
+    assert not list(tmp_path.glob("sitemap-*.xml"))
     site.publish(post(60), None)
     check_sitemaps(tmp_path, 61)
-    assert sorted(p.name for p in (tmp_path / "sitemaps").glob("*.xml")) == [
-        "home.xml", "pages-0.xml", "pages-1.xml"
+    assert sorted(p.name for p in tmp_path.glob("sitemap-*.xml")) == [
+        "sitemap-home.xml", "sitemap-pages-0.xml", "sitemap-pages-1.xml"
     ]  # fmt: skip
     mark = json.loads((tmp_path / SUMMARY).read_text())["sitemaps"]
-    assert mark == {"layout": 2, "url": URL, "absent": []}
+    assert mark == {"layout": 3, "url": URL, "absent": []}
 
 
 @pytest.mark.parametrize("first_layout", [False, True])
@@ -144,7 +155,7 @@ def test_a_url_of_another_site_in_a_sitemap_is_dropped_not_a_blocker(tmp_path: P
     that sitemap leaves it out (it is no page of this site) and goes through."""
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n), None) for n in range(3)])
-    only = tmp_path / "sitemaps/pages-0.xml"
+    only = tmp_path / "sitemap-pages-0.xml"
     pages = [(url, None) for url in locations(only.read_bytes())]
     only.write_bytes(sitemap([("https://elsewhere.example/x/", None), *pages]))
     site.publish(post(3), None)

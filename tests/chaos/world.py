@@ -649,7 +649,7 @@ def _site_files(world: _World, wanted: re.Pattern[str]) -> dict[str, bytes]:
 
 
 _INDEX_ARTICLES = re.compile(rf"{re.escape(INDEX_FOLDER)}/articles/.+\.json")
-_LISTING = re.compile(r"archive/[0-9]{4}/[0-9]{2}/(p[0-9]+/)?index\.html|sitemaps/.+\.xml")
+_LISTING = re.compile(r"archive/[0-9]{4}/[0-9]{2}/(p[0-9]+/)?index\.html|sitemap-.+\.xml")
 
 
 def _unlisted(world: _World, ledger: Ledger) -> list[str]:
@@ -658,7 +658,7 @@ def _unlisted(world: _World, ledger: Ledger) -> list[str]:
     midway must leave none behind (the ledger alone would not tell)."""
     texts = {name: data.decode() for name, data in _site_files(world, _LISTING).items()}
     months = "".join(text for name, text in texts.items() if name.startswith("archive/"))
-    sitemaps = "".join(text for name, text in texts.items() if name.startswith("sitemaps/"))
+    sitemaps = "".join(text for name, text in texts.items() if name.startswith("sitemap-"))
     unlisted = []
     for key, record in sorted(ledger.published.items()):
         target, _, path = key.partition(":")

@@ -37,8 +37,8 @@ def unreadable(name: str, error: object) -> TransientError:
     by the next run, which publishes every article again (`SiteTarget.lost`)."""
     return TransientError(
         f"{name} in the site cannot be read ({error}); restore it from the site's history, or "
-        "delete .steadypress/, sitemaps/ and sitemap.xml from the site together: the next run "
-        "then publishes every article again and writes them anew"
+        "delete .steadypress/ and the sitemaps (sitemap*.xml, sitemaps/) from the site together: "
+        "the next run then publishes every article again and writes them anew"
     )
 
 

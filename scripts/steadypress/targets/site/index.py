@@ -62,7 +62,7 @@ from steadypress.targets.site.parts import (
     repaged,
     start_json,
 )
-from steadypress.targets.site.sitemaps import is_sitemap
+from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
@@ -1146,6 +1146,8 @@ def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
 def _sitemaps_absent(document: Any) -> frozenset[str] | None:
     if not isinstance(document, Mapping) or "absent" not in document:
         return None
+    if document.get("layout") != SITEMAPS_LAYOUT:
+        return None  # which of another layout's sitemaps were absent: moved whole anyway
     absent = frozenset(map(str, document["absent"]))
     if not all(map(is_sitemap, absent)):
         raise ValueError(f"absent names a file that is not a sitemap: {sorted(absent)}")

@@ -16,7 +16,7 @@ from steadypress.content import article_stem
 from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import slugify
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
-from steadypress.targets.site.sitemaps import SITEMAP
+from steadypress.targets.site.sitemaps import SITEMAP, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ __all__ = [
     "Listed",
     "article_slug",
     "check_tags",
+    "is_reserved",
     "is_site_path",
     "page_fingerprint",
     "page_path",
@@ -72,6 +73,13 @@ RESERVED_NAMES = GENERATED_FOLDERS | {
     INDEX, FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, SITEMAP, "robots.txt",
     LOCK, JOURNAL, SET_ASIDE_JOURNAL,
 }  # fmt: skip
+
+
+def is_reserved(name: str) -> bool:
+    """Whether `name`, at the site's root, is one the site writes or keeps itself."""
+    return name in RESERVED_NAMES or is_sitemap(name)
+
+
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
 

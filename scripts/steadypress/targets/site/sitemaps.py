@@ -1,6 +1,9 @@
 """The site's sitemaps (sitemaps.org): `sitemap.xml`, an index, over sitemaps of the pages by
-a hash of their address, and `sitemaps/home.xml` of the front page, the archive and the tags
-index.
+a hash of their address (`sitemap-pages-N.xml`), and `sitemap-home.xml` of the front page, the
+archive and the tags index, all at the site's root: the protocol lets a sitemap list only the
+URLs under its own folder (unless `robots.txt` names it, which a project site at
+`OWNER.github.io/REPO/` does not own), and every page of the site is under its root, as
+WordPress lays its own sitemaps out.
 
 Their number grows with the blog by linear hashing (W. Litwin, "Linear hashing: a new tool for
 file and table addressing", VLDB 1980): a blog of N articles has S = ceil(N / 50) sitemaps, and
@@ -40,12 +43,14 @@ __all__ = [
 
 SITEMAP = "sitemap.xml"
 # The front page, the archive and the tags index; month and tag pages hash like articles.
-LISTINGS_SITEMAP = "sitemaps/home.xml"
+LISTINGS_SITEMAP = "sitemap-home.xml"
 # Where the layout before the site's index listed the front page and the tag pages.
 OLD_SITEMAP_PAGES = "sitemaps/site.xml"
-# 2: linear hashing, an index without dates. 1 (a site index without the mark): 256 sitemaps by
-# a hash of the page's path, under an index dated by their newest page; moved by the next publish.
-SITEMAPS_LAYOUT = 2
+# 3: linear hashing, an index without dates, the sitemaps at the site's root. 2: the same under
+# `sitemaps/`, out of the location rule. 1 (a site index without the mark): 256 sitemaps by a
+# hash of the page's path, under an index dated by their newest page. An earlier layout's
+# sitemaps are moved by the next publish, found through the index that names them.
+SITEMAPS_LAYOUT = 3
 # A sitemap of some 50 articles' pages is 6 to 12 KB, which each publish reads and writes; the
 # index names N/50 of them and is read and written once in 50 publishes (170 KB at 10^5).
 ARTICLES_PER_SITEMAP = 50
@@ -72,10 +77,11 @@ def sitemap_file(address: str, count: int) -> str:
 
 
 def _numbered(bucket: int) -> str:
-    return f"sitemaps/pages-{bucket}.xml"
+    return f"{_NUMBERED_PREFIX}{bucket}.xml"
 
 
-_NUMBERED = re.compile(r"sitemaps/pages-\d+\.xml")
+_NUMBERED_PREFIX = "sitemap-pages-"
+_NUMBERED = re.compile(rf"{_NUMBERED_PREFIX}\d+\.xml")
 
 
 def is_sitemap(path: str) -> bool:
@@ -155,8 +161,9 @@ class Sitemaps:
         by a hash of the page's path), or naming the site at an earlier address."""
         self._files.want(texts=[SITEMAP])
         named = list(self._read(SITEMAP, site=""))
-        # The site's address then: what the index's URLs add to their sitemaps' own path.
-        earlier = {url[: url.rfind("sitemaps/")] for url in named if "sitemaps/" in url}
+        # The site's address then: what the index's URLs add to their sitemaps' own path (each
+        # layout's names begin `sitemap`, at the root or under `sitemaps/`).
+        earlier = {url[: url.rfind("sitemap")] for url in named if "sitemap" in url}
         site = earlier.pop() if len(earlier) == 1 else self._url
         paths = [url.removeprefix(site) for url in named if url.startswith(site)]
         self._files.want(texts=paths)
@@ -307,5 +314,7 @@ def _laid_out(count: int) -> set[str]:
 
 def _is_new(path: str, before: int) -> bool:
     """Whether `path` is a numbered sitemap beyond the `before` there were."""
-    prefix = "sitemaps/pages-"
-    return path.startswith(prefix) and int(path[len(prefix) : -len(".xml")]) >= before
+    return (
+        _NUMBERED.fullmatch(path) is not None
+        and int(path[len(_NUMBERED_PREFIX) : -len(".xml")]) >= before
+    )

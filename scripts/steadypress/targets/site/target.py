@@ -77,13 +77,13 @@ from steadypress.targets.site.manifest import (
     MANIFEST,
     NO_JEKYLL,
     NOT_FOUND,
-    RESERVED_NAMES,
     STYLESHEET,
     TAGS_INDEX,
     Entry,
     Listed,
     article_slug,
     check_tags,
+    is_reserved,
     is_site_path,
     page_fingerprint,
     page_path,
@@ -544,7 +544,7 @@ class SiteTarget(OneByBatches):
             path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
             if not relative or not is_site_path(path):
                 raise PermanentError(f"alias {alias!r} is not a path this site can hold")
-            if path.split("/")[0] in RESERVED_NAMES:
+            if is_reserved(path.split("/")[0]):
                 raise PermanentError(
                     f"alias {alias!r} would replace /{path.split('/')[0]}, which the site "
                     "itself writes; remove the alias"
