@@ -782,11 +782,19 @@ def test_a_project_site_links_everything_under_its_path_by_default(
     )
 
 
-def test_a_custom_domain_is_the_site_s_address_and_its_root(repo: Repo, github: FakeGitHub) -> None:
-    """`cname: blog.example.org` with no `url`: the feed, the sitemaps and the records name that
-    host, and links start at its root (a project site's /blog/ would be dead there)."""
-    config = "targets:\n  site: {kind: site, cname: blog.example.org}\n"
-    repo.commit(**{"steadypress.yml": config, "content/a.md": article("A")})
+@pytest.mark.parametrize("named_by", ["setting", "committed file"])
+def test_a_custom_domain_is_the_site_s_address_and_its_root(
+    repo: Repo, github: FakeGitHub, named_by: str
+) -> None:
+    """`cname: blog.example.org` with no `url`, or a `CNAME` file committed at the repository's
+    root (where GitHub Pages reads it when it builds a Jekyll blog): the feed, the sitemaps and
+    the records name that host, links start at its root (a project site's /blog/ would be dead
+    there), and the site holds the CNAME GitHub Pages reads."""
+    if named_by == "setting":
+        files = {"steadypress.yml": "targets:\n  site: {kind: site, cname: blog.example.org}\n"}
+    else:
+        files = {"CNAME": "Blog.Example.org\n"}
+    repo.commit(**files, **{"content/a.md": article("A")})
     assert gh(repo, "run").code == 0
     assert remote(github).published["site:content/a.md"].url == "https://blog.example.org/a/"
     feed = github.repository.text("show", "gh-pages:feed.xml")
@@ -795,3 +803,4 @@ def test_a_custom_domain_is_the_site_s_address_and_its_root(repo: Repo, github: 
     assert all("github.io" not in github.repository.text("show", f"gh-pages:{n}") for n in sitemaps)
     page = github.repository.text("show", "gh-pages:a/index.html")
     assert '<link rel="stylesheet" href="/style.css' in page and 'href="/blog/' not in page
+    assert github.repository.text("show", "gh-pages:CNAME") == "blog.example.org"

@@ -9,7 +9,7 @@ from steadypress.config import Config, committed_config, load_config, parse_conf
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError
 from steadypress.gitio import Git
-from tests.helpers import Repo
+from tests.helpers import Repo, article, run_cli
 
 
 def test_a_repository_without_a_configuration_runs_on_the_embedded_defaults(repo: Repo) -> None:
@@ -99,3 +99,25 @@ def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid YAML") as caught:
         load_config(path)
     assert caught.value.source == str(path)
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"CNAME": "not a domain!\n"}, "configuration error: CNAME: not a domain name: 'not'"),
+        ({"CNAME": "\n"}, "configuration error: CNAME: not a domain name: ''"),
+        (
+            {"steadypress.yml": 'targets:\n  site: {kind: site, cname: "a.example\\nx: y"}\n'},
+            "steadypress.yml: targets.site.cname: not a domain name: 'a.example\\nx: y'",
+        ),
+    ],
+)
+def test_a_custom_domain_that_is_no_domain_name_is_refused_naming_where(
+    repo: Repo, files: dict[str, str], said: str
+) -> None:
+    """From the setting or a committed CNAME file: exit 2, naming the file, nothing written."""
+    repo.commit(**files, **{"content/a.md": article("A")})
+    result = run_cli(repo, "run")
+    assert result.code == 2
+    assert said in result.err
+    assert not (repo.root / "_site").exists()

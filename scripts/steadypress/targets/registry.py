@@ -107,8 +107,11 @@ def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> Pu
     if site is None:
         return PublicLinks(context.content, raw_base=context.raw_base)
     from steadypress.targets.site import parse_settings, site_address  # noqa: PLC0415
+    from steadypress.targets.sites import site_settings  # noqa: PLC0415
 
-    settings = parse_settings(site.name, site.options, context.source)
+    settings = site_settings(
+        parse_settings(site.name, site.options, context.source), context.content
+    )
     url = site_address(settings, default_url=context.default_site_url).url
     pages = None
     if settings.generator:  # its pages' addresses are the generator's, from its build

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlparse
@@ -11,7 +12,21 @@ from urllib.parse import urlparse
 from steadypress.errors import ConfigError
 from steadypress.options import text_settings
 
-__all__ = ["GENERATORS", "SiteAddress", "SiteSettings", "parse_settings", "site_address"]
+__all__ = [
+    "GENERATORS",
+    "SiteAddress",
+    "SiteSettings",
+    "parse_settings",
+    "site_address",
+    "with_committed_cname",
+]
+
+# A domain name as GitHub Pages takes one in CNAME: labels of letters, digits and inner hyphens.
+_DOMAIN = re.compile(
+    r"(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}"
+)
+# The file GitHub Pages reads the custom domain from, in the published site.
+CNAME_FILE = "CNAME"
 
 # The generators a site may be made by (`targets/generated/generator.py` runs them).
 GENERATORS = ("hugo", "jekyll")
@@ -49,6 +64,8 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSe
             raise ConfigError(
                 source, f"targets.{name}.{key}: the site's generator has {instead}; leave it out"
             )
+    if settings.cname and not _DOMAIN.fullmatch(settings.cname.lower()):
+        raise ConfigError(source, f"targets.{name}.cname: not a domain name: {settings.cname!r}")
     if settings.source and not settings.generator:
         raise ConfigError(source, f"targets.{name}.source: only with a `generator`")
     for key in ("dir", "theme", "source"):
@@ -77,3 +94,17 @@ def site_address(settings: SiteSettings, *, default_url: str) -> SiteAddress:
     # stylesheet are too, whether its URL was set or is GitHub's default.
     base = settings.base_url or urlparse(url).path or "/"
     return SiteAddress(url=url, base_url=base if base.endswith("/") else base + "/")
+
+
+def with_committed_cname(settings: SiteSettings, committed: bytes | None) -> SiteSettings:
+    """The settings with the custom domain named by the `CNAME` file `committed` at the
+    repository's root, where they name neither a domain nor a `url`: the file GitHub Pages
+    reads when it builds the blog itself (a Jekyll blog moving in keeps it there), which the
+    site then writes into its own folder. A file that names no domain is an error naming it."""
+    if committed is None or settings.cname or settings.url or settings.generator:
+        return settings
+    lines = committed.decode("utf-8", errors="replace").split()
+    host = lines[0].lower() if lines else ""
+    if not _DOMAIN.fullmatch(host):
+        raise ConfigError(CNAME_FILE, f"not a domain name: {host!r} (GitHub Pages reads one)")
+    return replace(settings, cname=host)
