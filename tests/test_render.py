@@ -53,16 +53,19 @@ def test_fenced_code_of_a_known_language_is_highlighted_and_raw_html_code_is_lef
 def test_only_markdown_images_are_references_and_marked_in_order_once_each() -> None:
     text = (
         '![a](images/a.png "A") <img src="images/raw.png"> ![b](../b.png)\n\n'
-        "![again](images/a.png) ![far](https://example.org/c.png) ![root](/d.png)\n"
+        "![again](images/a.png) ![far](https://example.org/c.png) ![root](/d.png)"
+        " ![host](//cdn.example/e.png)\n"
     )
-    assert image_references(text) == ["images/a.png", "../b.png"]
+    assert image_references(text) == ["images/a.png", "../b.png", "/d.png"]
     prerendered = prerender(text)
-    assert prerendered.images == ("images/a.png", "../b.png")
-    served = prerendered.resolve(lambda src: f"/assets/{src.replace('../', '')}?x&y")
+    assert prerendered.images == ("images/a.png", "../b.png", "/d.png")
+    served = prerendered.resolve(lambda src: f"/assets/{src.replace('../', '').lstrip('/')}?x&y")
     assert served.count('<img src="/assets/images/a.png?x&amp;y"') == 2
     assert '<img src="/assets/b.png?x&amp;y"' in served
+    assert '<img src="/assets/d.png?x&amp;y"' in served  # root-absolute: the repository's too
     assert '<img src="images/raw.png">' in served  # the author's own HTML, as written
-    assert '<img src="https://example.org/c.png"' in served and '<img src="/d.png"' in served
+    assert '<img src="https://example.org/c.png"' in served
+    assert '<img src="//cdn.example/e.png"' in served  # another host, as written
 
 
 def test_no_text_can_forge_an_image_mark() -> None:
@@ -94,7 +97,7 @@ def test_the_same_text_gives_the_same_bytes() -> None:
 # The HTML of these samples under each RENDER_VERSION: every site publishes its articles again
 # when the number changes (`theme.shipped_look`), so HTML that changes under the same number
 # would reach only the articles published after it.
-RENDERED = {3: "2672248ff25f95801293d695f830ec4bf7da330c2d300ab06cf0d20aea1f65d2"}
+RENDERED = {4: "cf520949952c2658e32de8fce419e5fe409c89dfd5991f78c413dac2c2fa2396"}
 SAMPLES = [
     "# T\n\n## Set *up* `it`\n\n## Set up it\n\nwww.example.org ~~gone~~\n",
     '```python\nx = "<b>"\n```\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n',
@@ -102,6 +105,7 @@ SAMPLES = [
     '![a](images/a.png "A") <img src="raw.png"> [l](https://example.org/)\n',
     '[s](javascript:alert(1)) <a href="javascript:kept()">raw</a>\n',
     "## 日本語\n\n## Привет мир\n\n## Привет мир\n\n## !!!\n",
+    "![r](/images/r.png) ![h](//cdn.example/h.png)\n",
 ]
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "highlight_css",
     "image_references",
     "is_relative_reference",
+    "is_repository_reference",
     "prerender",
     "reading_minutes",
     "render_markdown",
@@ -42,8 +43,9 @@ WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 # to cmark's HTML, or a new pin of cmarkgfm or Pygments that does) takes the next number, and
 # every site publishes its articles again (`theme.shipped_look`).
 # 2: markdown links to javascript: and the like written with an empty URL; 3: heading ids keep
-# letters of any script (`## 日本語` had an empty id).
-RENDER_VERSION = 3
+# letters of any script (`## 日本語` had an empty id); 4: root-absolute images (`/images/a.png`)
+# published from the repository, as relative ones are.
+RENDER_VERSION = 4
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
 
@@ -136,11 +138,19 @@ def is_relative_reference(src: str) -> bool:
     return bool(src) and not re.match(r"^([a-z][a-z0-9+.-]*:|/|#)", src, re.IGNORECASE)
 
 
+def is_repository_reference(src: str) -> bool:
+    """A path the repository may hold: relative to the article, or root-absolute
+    (`/images/a.png`, as Hugo and Jekyll blogs write them: `targets/site/assets.py` looks for
+    it in the content folder, the repository's root and Hugo's `static/`)."""
+    return is_relative_reference(src) or (src.startswith("/") and not src.startswith("//"))
+
+
 def image_references(text: str) -> list[str]:
-    """The relative image references of a markdown text (`images/a.png`), in order, once each:
-    its markdown images (the raw HTML omitted, where an `<img>` is the author's own)."""
+    """The image references of a markdown text the repository may hold (`images/a.png`,
+    `/images/a.png`), in order, once each: its markdown images (the raw HTML omitted, where an
+    `<img>` is the author's own)."""
     found = [html.unescape(src) for src in _IMAGE.findall(_renderer()(text, False))]
-    return list(dict.fromkeys(src for src in found if is_relative_reference(src)))
+    return list(dict.fromkeys(src for src in found if is_repository_reference(src)))
 
 
 def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
@@ -157,11 +167,12 @@ def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
 
 
 def render_markdown(text: str, *, image_src: Callable[[str], str] | None = None) -> str:
-    """HTML for `text`; `image_src` maps each relative image reference to where it is served."""
+    """HTML for `text`; `image_src` maps each image reference the repository may hold to
+    where it is served."""
     return prerender(text).resolve(image_src)
 
 
-# A relative image's src while the body is rendered without knowing where images are served:
+# A repository image's src while the body is rendered without knowing where images are served:
 # cmark turns every NUL of its input into U+FFFD, so no author's text can forge one.
 _MARK = re.compile("\0([0-9]+)\0")
 
@@ -172,10 +183,10 @@ class Prerendered:
     adds them): the part of rendering that is pure, so it runs on any core."""
 
     html: str
-    images: tuple[str, ...]  # the relative references, by the number in their mark
+    images: tuple[str, ...]  # the repository's references, by the number in their mark
 
     def resolve(self, image_src: Callable[[str], str] | None = None) -> str:
-        """The HTML, each relative image served from `image_src(reference)` (or as written)."""
+        """The HTML, each such image served from `image_src(reference)` (or as written)."""
         if not self.images:
             return self.html
         where = image_src or (lambda src: src)

@@ -33,7 +33,7 @@ import requests
 from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, one_of, text_settings
-from steadypress.render import is_relative_reference
+from steadypress.render import is_repository_reference
 from steadypress.targets.announce import (
     DEFAULT_TEMPLATE,
     Announcement,
@@ -43,7 +43,7 @@ from steadypress.targets.announce import (
 )
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
-from steadypress.targets.site.assets import image_blob
+from steadypress.targets.site.assets import find_image
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
@@ -183,9 +183,13 @@ class BlueskyTarget:
         card: dict[str, Any] = {"uri": announcement.url, "title": announcement.title,
                                 "description": announcement.description}  # fmt: skip
         cover = article.cover_image
-        if self._links is None or not cover or not is_relative_reference(cover):
+        if self._links is None or not cover or not is_repository_reference(cover):
             return card
-        location, _oid, data = image_blob(self._links.content.asset, article, cover)
+        content = self._links.content
+        found = find_image(content.asset, article, cover, content_dir=content.content_dir)
+        if found is None:
+            return card  # served from elsewhere: a card without a picture, rather than no post
+        location, _oid, data = found
         if len(data) > MAX_THUMB_BYTES:
             return card  # a card without a picture, rather than no post
         mime = mimetypes.guess_type(location)[0] or "application/octet-stream"

@@ -31,7 +31,7 @@ import requests
 from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, text_settings
-from steadypress.render import is_relative_reference
+from steadypress.render import is_repository_reference
 from steadypress.slugs import slugify
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
@@ -229,8 +229,8 @@ class HashnodeTarget:
         if link:
             fields["originalArticleURL"] = link
         cover = article.cover_image
-        if cover and is_relative_reference(cover):
-            cover = images.urls.get(cover)  # a relative one only by the URL it is served at
+        if cover and is_repository_reference(cover):
+            cover = images.urls.get(cover)  # the repository's only by the URL it is served at
         if cover:
             fields["coverImageOptions"] = {"coverImageURL": cover}
         return fields

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from steadypress.render import image_references, is_relative_reference, rewrite_image_references
+from steadypress.render import image_references, is_repository_reference, rewrite_image_references
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -31,7 +31,7 @@ def served_images(article: Article, links: PublicLinks | None, api: PlatformApi)
     urls: dict[str, str] = {}
     if links is not None:
         references = image_references(article.body)
-        if article.cover_image and is_relative_reference(article.cover_image):
+        if article.cover_image and is_repository_reference(article.cover_image):
             references.append(article.cover_image)
         for reference in dict.fromkeys(references):
             url = links.image_url(article, reference)

@@ -9,7 +9,7 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify
@@ -18,39 +18,77 @@ from steadypress.targets.site.manifest import article_slug, path_slug_source, ur
 if TYPE_CHECKING:
     from steadypress.content import Article, ContentSource
 
-__all__ = ["PageAddresses", "PublicLinks", "asset_site_path", "image_blob", "image_location"]
+__all__ = [
+    "PageAddresses",
+    "PublicLinks",
+    "asset_site_path",
+    "find_image",
+    "image_blob",
+    "image_locations",
+]
+
+# Where a root-absolute image (`/images/a.png`) may be, after the content folder: the
+# repository's root (a Jekyll blog's `assets/`), and Hugo's folder of files served as they are.
+_ROOTS = ("", "static")
 
 
-def image_location(article_path: str, reference: str) -> str:
-    """The repository path an image reference of the article names (its query or fragment
-    dropped); refused when it leaves the repository."""
-    location = posixpath.normpath(
-        posixpath.join(
-            posixpath.dirname(article_path),
-            reference.split("#", maxsplit=1)[0].split("?", maxsplit=1)[0],
-        )
-    )
-    if location.startswith("../") or location == "..":
+def image_locations(article_path: str, reference: str, *, content_dir: str) -> list[str]:
+    """The repository paths an image reference of the article may name (its query or fragment
+    dropped), in the order they are looked for: one for a path relative to the article; for a
+    root-absolute one, the content folder's, the repository root's and `static/`'s. Refused
+    when it leaves the repository."""
+    path = reference.split("#", maxsplit=1)[0].split("?", maxsplit=1)[0]
+    if path.startswith("/"):
+        bases = [content_dir, *_ROOTS]
+        joined = [posixpath.join(base, path.lstrip("/")) for base in bases]
+    else:
+        joined = [posixpath.join(posixpath.dirname(article_path), path)]
+    locations = list(dict.fromkeys(map(posixpath.normpath, joined)))
+    if any(location.startswith("../") or location == ".." for location in locations):
         raise PermanentError(f"image {reference!r} is outside the repository")
-    return location
+    return locations
 
 
 # Reads a file of the repository at a commit: (blob id, bytes), or None (`ContentSource.asset`).
 Asset = Callable[..., tuple[str, bytes] | None]
 
 
-def image_blob(asset: Asset, article: Article, reference: str) -> tuple[str, str, bytes]:
-    """(location, blob id, bytes) of an image the article shows, read where the article is."""
-    location = image_location(article.path, reference)
+def find_image(
+    asset: Asset, article: Article, reference: str, *, content_dir: str
+) -> tuple[str, str, bytes] | None:
+    """(location, blob id, bytes) of an image the article shows, read where the article is.
+    A relative reference to no file is an error naming it; a root-absolute one found nowhere
+    is None: the site may serve it from elsewhere (an old blog's files on the Pages branch)."""
+    locations = image_locations(article.path, reference, content_dir=content_dir)
     if article.commit is None:
         raise PermanentError(f"image {reference!r}: the article was read from no commit")
-    found = asset(location, commit=article.commit)
+    for location in locations:
+        found = asset(location, commit=article.commit)
+        if found is not None:
+            return location, *found
+    if reference.startswith("/"):
+        return None
+    raise PermanentError(
+        f"image {reference!r} not found: no file {locations[0]} in commit {article.commit[:12]}",
+        depends_on=(locations[0],),
+    )
+
+
+def image_blob(
+    asset: Asset, article: Article, reference: str, *, content_dir: str
+) -> tuple[str, str, bytes]:
+    """`find_image`, where an image found nowhere, in any form, is an error naming where it
+    was looked for (`steadypress check`, and a cover Bluesky uploads)."""
+    found = find_image(asset, article, reference, content_dir=content_dir)
     if found is None:
+        locations = image_locations(article.path, reference, content_dir=content_dir)
         raise PermanentError(
-            f"image {reference!r} not found: no file {location} in commit {article.commit[:12]}",
-            depends_on=(location,),
+            f"image {reference!r} is not in the repository (looked for {', '.join(locations)} "
+            f"in commit {(article.commit or '')[:12]}); if the site serves it from elsewhere, "
+            "write its full URL",
+            depends_on=tuple(locations),
         )
-    return location, *found
+    return found
 
 
 def asset_site_path(location: str, oid: str) -> str:
@@ -108,8 +146,12 @@ class PublicLinks:
             return None
 
     def image_url(self, article: Article, reference: str) -> str | None:
-        location, oid, _data = image_blob(self.content.asset, article, reference)
+        content_dir = self.content.content_dir
+        found = find_image(self.content.asset, article, reference, content_dir=content_dir)
         site_url = self._on_site(article) if self.pages is None else None
+        if found is None:  # root-absolute, served from elsewhere on the site's host
+            return urljoin(site_url or "", reference) if site_url else None
+        location, oid, _data = found
         if site_url is not None:
             return site_url + asset_site_path(location, oid)
         if self.raw_base and article.commit:

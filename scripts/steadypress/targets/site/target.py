@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
 from typing import TYPE_CHECKING, NamedTuple
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 from markupsafe import Markup
 
@@ -38,11 +38,11 @@ from steadypress.errors import (
 )
 from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
-from steadypress.render import is_relative_reference, prerender, reading_minutes
+from steadypress.render import is_repository_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.agreement import Comparing, describe
-from steadypress.targets.site.assets import asset_site_path, image_blob
+from steadypress.targets.site.assets import asset_site_path, find_image, image_blob
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
     STYLED,
@@ -177,6 +177,8 @@ class _Rendered:
     entry: Entry
     assets: dict[str, bytes]  # site path -> bytes
     html: str  # the article's body, for the feed
+    # Root-absolute images the repository does not hold, left as written (`check` names them).
+    elsewhere: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -444,6 +446,8 @@ class SiteTarget(OneByBatches):
         rendered = self._ahead[key]
         if isinstance(rendered, PublishError):
             raise rendered
+        for reference in rendered.elsewhere:  # an image the repository lacks, in any form
+            image_blob(self._assets, article, reference, content_dir=self._content_dir)
         return rendered.entry.slug
 
     # -- rendering ----------------------------------------------------------------------------
@@ -464,9 +468,14 @@ class SiteTarget(OneByBatches):
             return site_path_or_url
         return self._address.url + site_path_or_url.removesuffix("index.html")
 
-    def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str:
-        """Publish the image `reference` (relative to the article) and return its site path."""
-        location, oid, data = image_blob(self._assets, article, reference)
+    def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str | None:
+        """Publish the image `reference` (a path of the repository: `targets/site/assets.py`)
+        and return its site path; None for a root-absolute one the repository does not hold,
+        which the site may serve from elsewhere, and which is left as written."""
+        found = find_image(self._assets, article, reference, content_dir=self._content_dir)
+        if found is None:
+            return None
+        location, oid, data = found
         site_path = asset_site_path(location, oid)
         assets[site_path] = data
         return site_path
@@ -476,10 +485,15 @@ class SiteTarget(OneByBatches):
         repository's images), so that any process may render it (`RenderPool`)."""
         slug = self.slug_of(article)
         assets: dict[str, bytes] = {}
-        body = self._body(article, assets)
+        elsewhere: list[str] = []
+        body = self._body(article, assets, elsewhere)
         cover = article.cover_image
-        if cover and is_relative_reference(cover):
-            cover = self._asset(article, cover, assets)
+        if cover and is_repository_reference(cover):
+            served = self._asset(article, cover, assets)
+            if served is None:
+                elsewhere.append(cover)
+            # On the site's host, whatever the site's own path (a project site's `/REPO/`).
+            cover = served or urljoin(self._address.url, cover)
         date = _date_of(article)
         check_tags(article.tags)
         tags = [{"name": tag, "href": self._href(tag_path(tag))} for tag in article.tags]
@@ -519,14 +533,27 @@ class SiteTarget(OneByBatches):
             sha256=page_digest(page),
             aliases=tuple(sorted(redirects := self._redirects(article, url, page_path(slug)))),
         )
-        return _Rendered(page=page, entry=entry, assets={**assets, **redirects}, html=body)
+        return _Rendered(
+            page=page, entry=entry, assets={**assets, **redirects}, html=body,
+            elsewhere=tuple(elsewhere),
+        )  # fmt: skip
 
-    def _body(self, article: Article, assets: dict[str, bytes]) -> str:
+    def _body(
+        self, article: Article, assets: dict[str, bytes], elsewhere: list[str] | None = None
+    ) -> str:
         """The article's text as HTML, its images published into `assets`: what its page and
-        the feed show."""
-        return prerender(article.body).resolve(
-            lambda src: self._address.base_url + self._asset(article, src, assets)
-        )
+        the feed show. A root-absolute image the repository does not hold is left as written,
+        and noted in `elsewhere`."""
+
+        def served(src: str) -> str:
+            site_path = self._asset(article, src, assets)
+            if site_path is None:
+                if elsewhere is not None:
+                    elsewhere.append(src)
+                return src
+            return self._address.base_url + site_path
+
+        return prerender(article.body).resolve(served)
 
     def _warm(self) -> None:
         """A worker's renderer readied before any article comes: the Markdown renderer loaded,
