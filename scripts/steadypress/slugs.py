@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["anchor", "slugify"]
+__all__ = ["anchor", "same_tag", "slugify", "tag_slug"]
+
+# Symbols that name a language in a tag: `C++`, `C#`, `F#` keep a page apart from `C` and `F`.
+_PLUSES, _SHARP = re.compile(r"(?<=\w)\++"), re.compile(r"(?<=\w)#")
 
 
 def slugify(text: str) -> str:
@@ -24,3 +27,22 @@ def anchor(text: str) -> str:
     if all(c.isascii() for c in letters):
         return folded
     return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).lower()).strip("-")
+
+
+def tag_slug(tag: str) -> str:
+    """A tag's page's name: its heading id (`anchor`: its slug when ASCII spells its letters,
+    else its letters in their own script, as `новости`), `+` and `#` after a letter spelled
+    out (`C++` is `cpp`, `C#` `csharp`). Empty for a tag of no letter or digit."""
+    tag = _PLUSES.sub(lambda pluses: "p" * len(pluses[0]), tag)
+    return anchor(_SHARP.sub("sharp", tag))
+
+
+def same_tag(one: str, other: str) -> bool:
+    """Whether two spellings are one tag (`Machine Learning`, `machine-learning`): the same
+    letters, digits, `+` and `#`, whatever their case, spaces and other punctuation. Two that
+    are not, on one page (`C#` and `CSharp`), would merge two tags without a word."""
+
+    def letters(tag: str) -> str:
+        return re.sub(r"[^\w+#]|_", "", unicodedata.normalize("NFKC", tag).casefold())
+
+    return letters(one) == letters(other)

@@ -48,7 +48,7 @@ API_FAULTS = (
 )
 _PLATFORMS = ("dev.to", "Mastodon", "Bluesky", "Hashnode")
 GITHUB_ONLY = frozenset(fault for fault in API_FAULTS if not fault.startswith(_PLATFORMS))
-ROUTES = ("event", "sweep after a dropped event", "retry after a fault")
+ROUTES = ("event", "sweep after a dropped event", "retry after a fault or a stop")
 
 
 class Kill(enum.Enum):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, text_settings
 from steadypress.render import is_repository_reference
-from steadypress.slugs import slugify
+from steadypress.slugs import slugify, tag_slug
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.images import served_images
@@ -219,9 +219,7 @@ class HashnodeTarget:
             "title": article.title,
             "contentMarkdown": f"{images.body.rstrip()}\n\n{marker(article.path)}\n",
             "slug": slug,
-            "tags": [{"slug": slugify(tag), "name": tag} for tag in article.tags if slugify(tag)][
-                :MAX_TAGS
-            ],
+            "tags": _tags(article.tags),
         }
         if article.description:
             fields["subtitle"] = article.description.strip()
@@ -337,3 +335,12 @@ def build(name: str, settings: HashnodeSettings, context: TargetContext) -> Hash
         links=context.links,
         lease=context.lease,
     )
+
+
+def _tags(tags: Sequence[str]) -> list[dict[str, str]]:
+    """The article's tags as Hashnode names them: by an ASCII slug, as the site's pages do
+    (`C++` is `cpp`, `C#` `csharp`, as on Hashnode); one ASCII cannot spell is left out."""
+    slugs = {tag: tag_slug(tag) for tag in tags}
+    return [{"slug": slugs[t], "name": t} for t in tags if slugs[t].isascii() and slugs[t]][
+        :MAX_TAGS
+    ]

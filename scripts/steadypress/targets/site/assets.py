@@ -13,7 +13,8 @@ from urllib.parse import quote, urljoin
 
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify
-from steadypress.targets.site.manifest import article_slug, path_slug_source, url_slug
+from steadypress.targets.site.manifest import article_slug, page_path, path_slug_source, url_slug
+from steadypress.targets.site.sitemaps import address_of
 
 if TYPE_CHECKING:
     from steadypress.content import Article, ContentSource
@@ -133,7 +134,7 @@ class PublicLinks:
             return None
         if self.pages is not None:
             return self.pages.url_of(article)
-        return site_url + article_slug(article, self.content.content_dir) + "/"
+        return site_url + address_of(page_path(article_slug(article, self.content.content_dir)))
 
     def page_url_of_path(self, path: str) -> str | None:
         """Where the site showed the article at `path` when it set no `slug` of its own: all
@@ -141,7 +142,8 @@ class PublicLinks:
         if not (self.site and self.site_url) or self.pages is not None:
             return None
         try:
-            return self.site_url + url_slug(path_slug_source(path, self.content.content_dir)) + "/"
+            slug = url_slug(path_slug_source(path, self.content.content_dir))
+            return self.site_url + address_of(page_path(slug))
         except PermanentError:
             return None
 

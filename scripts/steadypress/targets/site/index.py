@@ -723,6 +723,36 @@ class SiteIndex:
         counts = self._section(tag_years_file(tag_page), "years")
         return {int(year): int(n) for year, n in counts.items()}
 
+    def tag_pages_of(self, spelling: str) -> set[str]:
+        """The pages of the tag `spelling`: its page now (`tag_path`), and any the summary
+        counts it on that was named otherwise when its articles were written (`новости` on
+        `tags/tag/`), which they leave as they are published again."""
+        held = {page for page, names in self._summary.names.items() if spelling in names}
+        return {tag_path(spelling), *held}
+
+    def _rows_held(self, path: str, entry: Entry) -> dict[str, str]:
+        """The tag page each of the entry's tags has its row on: the one the summary counts
+        the spelling on, or, when an earlier naming left it on two (articles moving to its
+        page now one by one), the one whose year holds this article's row."""
+        held = {}
+        for spelling in entry.tags:
+            pages = [page for page, names in self._summary.names.items() if spelling in names]
+            if len(pages) > 1:
+                listings = [tag_year_file(page, entry.date.year) for page in pages]
+                self._files.want(texts=listings)
+                for listing in listings:
+                    self._known(listing)  # its parts, if it is in parts
+                pages = [
+                    page for page, listing in zip(pages, listings, strict=True)
+                    if path in self._section(self._file_holding(listing, entry), "articles")
+                ]  # fmt: skip
+            held[spelling] = pages[0] if pages else tag_path(spelling)
+        return held
+
+    def tag_spellings(self, tag_page: str) -> dict[str, int]:
+        """How many articles spell the tag of `tag_page` each way."""
+        return dict(self._summary.names.get(tag_page, {}))
+
     def tag_name(self, tag_page: str) -> str:
         """A tag page is named by the smallest spelling of its tag among its articles."""
         return min(self._summary.names[tag_page])
@@ -815,9 +845,10 @@ class SiteIndex:
                 urls[used] = owners
             else:
                 urls.pop(used, None)
-        for listing in _listings_of(entry):
+        held = self._rows_held(path, entry)
+        for listing in _listings_of(entry, held.__getitem__):
             self._listing_edit(listing, entry).pop(path, None)
-        self._tally(entry, -1)
+        self._tally(entry, -1, held)
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
         self._summary.bodies.pop(path, None)
         self._dirty.add(SUMMARY)
@@ -839,8 +870,9 @@ class SiteIndex:
         self._summary.bodies.pop(path, None)  # this version's, once the feed has its text
         self._dirty.add(SUMMARY)
 
-    def _tally(self, entry: Entry, step: int) -> None:
-        """The counts of the entry's year, month and tags, moved by `step`."""
+    def _tally(self, entry: Entry, step: int, held: Mapping[str, str] | None = None) -> None:
+        """The counts of the entry's year, month and tags, moved by `step`: on each tag's page
+        now, or on the page `held` says its row was on."""
         year, month = month_of(entry).split("/")
         self._summary.total += step
         months = self._edit(year_file(year), "months")
@@ -848,12 +880,15 @@ class SiteIndex:
         if (year in self.years) != bool(months):
             self._years = sorted({*self.years} ^ {year})
             self._dirty.add(YEARS)
-        for page in dict.fromkeys(map(tag_path, entry.tags)):
+        pages = {
+            spelling: (held or {}).get(spelling) or tag_path(spelling) for spelling in entry.tags
+        }
+        for page in dict.fromkeys(pages.values()):
             _count(self._summary.tags, page, step)
             _count(self._edit(tag_years_file(page), "years"), year, step)
             names = self._summary.names.setdefault(page, {})
             for spelling in entry.tags:
-                if tag_path(spelling) == page:
+                if pages[spelling] == page:
                     _count(names, spelling, step)
             if not names:
                 del self._summary.names[page]
@@ -1062,9 +1097,10 @@ def _part_at(parts: list[Part], key: tuple[float, str]) -> int:
     return bisect.bisect_right(parts, key, lo=1, key=lambda part: part.begins) - 1
 
 
-def _listings_of(entry: Entry) -> list[str]:
-    """The listings an entry is a row of: its month's, and each of its tags' year's."""
-    pages = dict.fromkeys(map(tag_path, entry.tags))
+def _listings_of(entry: Entry, tag_page: Callable[[str], str] = tag_path) -> list[str]:
+    """The listings an entry is a row of: its month's, and each of its tags' year's (each tag
+    on the page `tag_page` gives: the index's, for rows written when it was another)."""
+    pages = dict.fromkeys(map(tag_page, entry.tags))
     return [month_file(month_of(entry)), *(tag_year_file(page, entry.date.year) for page in pages)]
 
 

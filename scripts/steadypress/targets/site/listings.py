@@ -129,12 +129,15 @@ def tag_years_path(tag_page: str) -> str:
     return tag_page.removesuffix("index.html") + "years/index.html"
 
 
-def listing_pages(entries: Iterable[Entry]) -> set[str]:
-    """The listing pages whose content depends on `entries` (old versions and new)."""
+def listing_pages(
+    entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[str]] = lambda t: [tag_path(t)]
+) -> set[str]:
+    """The listing pages whose content depends on `entries` (old versions and new), each tag
+    on the pages `tag_pages` gives (`SiteIndex.tag_pages_of`: where its rows are too)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
         pages |= {month_path(month_of(entry)), year_path(f"{entry.date.year:04d}")}
-        for page in map(tag_path, entry.tags):
+        for page in {page for tag in entry.tags for page in tag_pages(tag)}:
             pages.update((page, tag_year_path(page, entry.date.year), tag_years_path(page)))
     return pages
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from steadypress.content import article_stem
 from steadypress.errors import PermanentError, TransientError
-from steadypress.slugs import slugify
+from steadypress.slugs import anchor, slugify, tag_slug
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
 from steadypress.targets.site.sitemaps import SITEMAP, is_sitemap
 from steadypress.timefmt import format_time, parse_time
@@ -225,7 +225,10 @@ def path_slug_source(path: str, content_dir: str) -> str:
 
 
 def url_slug(source: str) -> str:
-    parts = [slugify(part) for part in source.split("/")]
+    """The URL path made of a `slug` or a path: each part's ASCII slug (what it has always
+    been, so no published URL moves), or, for a part ASCII spells nothing of (`Привет мир`),
+    its letters in their own script."""
+    parts = [slugify(part) or anchor(part) for part in source.split("/")]
     if not all(parts):
         raise PermanentError(f"cannot make a URL from {source!r}")
     if parts[0] in GENERATED_FOLDERS:
@@ -246,10 +249,12 @@ def page_path(slug: str) -> str:
 
 
 def check_tags(tags: Iterable[str]) -> None:
-    """Each tag's page is a folder named by its slug: one too long for a file system's name
-    is refused, before anything is written."""
+    """Each tag's page is a folder named by its slug: a tag of no letter or digit, or one too
+    long for a file system's name, is refused, before anything is written."""
     for tag in tags:
-        size = len(slugify(tag).encode())
+        if not tag_slug(tag):
+            raise PermanentError(f"tag {tag!r} has no letter or digit to name its page by")
+        size = len(tag_slug(tag).encode())
         if size > MAX_URL_SEGMENT:
             raise PermanentError(
                 f"tag {tag[:40]!r}... is {size} bytes as a URL; at most {MAX_URL_SEGMENT} (a "
@@ -259,7 +264,11 @@ def check_tags(tags: Iterable[str]) -> None:
 
 @functools.lru_cache(maxsize=1024)  # a blog has tens of tags, each asked for per row listed
 def tag_path(tag: str) -> str:
-    return f"tags/{slugify(tag) or 'tag'}/index.html"
+    """The page of a tag (`tag_slug`). A tag of no letter or digit, refused now
+    (`check_tags`), was on `tags/tag/`; so was every tag in another script than Latin before
+    they kept their letters, and `C++` and `C#` were on `C`'s page (`SiteIndex.tag_page_of`
+    finds where an article's rows are)."""
+    return f"tags/{tag_slug(tag) or 'tag'}/index.html"
 
 
 def read_manifest(files: SiteWriter) -> dict[str, Entry]:

@@ -24,6 +24,7 @@ import hashlib
 import re
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
+from urllib.parse import quote
 
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
 from steadypress.targets.site.files import SiteWriter, unreadable
@@ -33,6 +34,7 @@ __all__ = [
     "OLD_SITEMAP_PAGES",
     "SITEMAP",
     "SITEMAPS_LAYOUT",
+    "URL_SAFE",
     "Changes",
     "Sitemaps",
     "address_of",
@@ -55,6 +57,9 @@ SITEMAPS_LAYOUT = 3
 # index names N/50 of them and is read and written once in 50 publishes (170 KB at 10^5).
 ARTICLES_PER_SITEMAP = 50
 _HOME_ADDRESSES = frozenset({"", "archive/", "tags/"})
+# What a site path keeps as it is in a URL (RFC 3986's unreserved and sub-delims, and `/`):
+# every page steadypress names in ASCII stays the same, byte for byte.
+URL_SAFE = "/-._~!$&'()*+,;=:@"
 
 Changes = dict[str, tuple[datetime | None] | None]  # address -> (last change,), None: taken out
 
@@ -65,8 +70,9 @@ def sitemap_count(articles: int) -> int:
 
 
 def address_of(page: str) -> str:
-    """A page's address relative to the site: what its URL adds to the site's."""
-    return page.removesuffix("index.html")
+    """A page's address relative to the site: what its URL adds to the site's, its letters
+    outside ASCII (a tag's page in its own script) percent-encoded as a URL carries them."""
+    return quote(page.removesuffix("index.html"), safe=URL_SAFE)
 
 
 def sitemap_file(address: str, count: int) -> str:

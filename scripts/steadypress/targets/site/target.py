@@ -40,6 +40,7 @@ from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
 from steadypress.render import is_repository_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
+from steadypress.slugs import same_tag
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.agreement import Comparing, describe
 from steadypress.targets.site.assets import asset_site_path, find_image, image_blob
@@ -461,12 +462,12 @@ class SiteTarget(OneByBatches):
         }
 
     def _href(self, site_path: str) -> str:
-        return self._address.base_url + site_path.removesuffix("index.html")
+        return self._address.base_url + address_of(site_path)
 
     def _absolute(self, site_path_or_url: str) -> str:
         if "://" in site_path_or_url:
             return site_path_or_url
-        return self._address.url + site_path_or_url.removesuffix("index.html")
+        return self._address.url + address_of(site_path_or_url)
 
     def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str | None:
         """Publish the image `reference` (a path of the repository: `targets/site/assets.py`)
@@ -838,7 +839,7 @@ class SiteTarget(OneByBatches):
         refused: dict[int, PublishError] = {}
         changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
-        existed = listings_existing(index, listing_pages(touched))
+        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
         stale = stale_pages(index) if final else set()
         unused: list[str] = []
         accepted = []
@@ -1090,7 +1091,7 @@ class SiteTarget(OneByBatches):
             return None
         touched = [old for _path, old in olds]
         self._want_replaced(index, olds)
-        existed = listings_existing(index, listing_pages(touched))
+        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
         stale = dict.fromkeys(stale_pages(index), True)
         unused = [used for path, _old in olds for used in index.put(path, None)]
         self._want_listings(
@@ -1397,6 +1398,16 @@ def _refusal(
     others = [owner for owner in index.owners(page_path(entry.slug)) if owner != path]
     if others:
         return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
+    for tag in entry.tags:
+        spellings = index.tag_spellings(tag_path(tag))
+        for spelling in old.tags if old is not None else ():
+            spellings[spelling] = spellings.get(spelling, 0) - 1  # this article's own
+        clash = next((s for s, n in spellings.items() if n > 0 and not same_tag(s, tag)), None)
+        if clash is not None:
+            return PermanentError(
+                f"tag {tag!r} would share the page /{address_of(tag_path(tag))} with the tag "
+                f"{clash!r} of other articles; spell one of them otherwise"
+            )
     for alias in entry.aliases:
         holders = [*index.owners(alias), batch_pages.get(alias)]
         others = [holder for holder in holders if holder is not None and holder != path]
