@@ -124,9 +124,9 @@ def test_a_push_outside_content_publishes_nothing(
 def test_what_runs_cost_of_the_tokens_hourly_limits(
     repo: Repo, github: FakeGitHub, runner: WorkflowRunner
 ) -> None:
-    """The README's figures for GITHUB_TOKEN's two hourly limits (1,000 REST requests, 1,000
-    GraphQL points): a pushed article's run makes 4 GraphQL requests and 1 REST one (the
-    schedule's check), a push that changes no article 1 and 1, an idle sweep 1 GraphQL."""
+    """The figures docs/github.md gives for GITHUB_TOKEN's two hourly limits (1,000 REST
+    requests, 1,000 GraphQL points): a pushed article's run makes 4 GraphQL requests and 1 REST
+    one (the schedule's check), a push that changes no article 1 and 1, an idle sweep 1."""
     base = repo.commit(**{"steadypress.yml": FAST})
     before = repo.commit(**{"content/a.md": article("A")})
     assert push(runner, base, before).outcome == "success"
