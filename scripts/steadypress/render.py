@@ -44,7 +44,7 @@ WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
 # every site publishes its articles again (`theme.shipped_look`).
 # 2: markdown links to javascript: and the like written with an empty URL; 3: heading ids keep
 # letters of any script (`## 日本語` had an empty id); 4: root-absolute images (`/images/a.png`)
-# published from the repository, as relative ones are.
+# published from the repository, as relative ones are; a task-list checkbox named by its text.
 RENDER_VERSION = 4
 _EXTENSIONS = ("table", "strikethrough", "autolink", "tasklist")  # GitHub's, but its tag filter
 
@@ -101,10 +101,20 @@ def _highlighter() -> Callable[[str, str], str | None]:
 # block's code (escaped by cmark: never a `<` in it), a heading, a task list item, an image.
 _FENCED = re.compile(r'<pre><code class="language-([^"]+)">([^<]*)</code></pre>')
 _HEADING = re.compile(r"<h([2-4])>(.*?)</h\1>", re.DOTALL)
-_TASK = re.compile(r'<li><input type="checkbox"')
+# A task-list item: its checkbox, and the text it is about (up to a nested list, or its end).
+_TASK = re.compile(r'<li><input type="checkbox"([^>]*)/>(.*?)(?=<ul|<ol|</li>)', re.DOTALL)
 _IMAGE = re.compile(r'<img src="([^"]*)"')
 _TAG = re.compile(r"<[^>]+>")
-_TASK_ITEM = '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox"'
+
+
+def _task_item(item: re.Match[str]) -> str:
+    """A task-list item whose checkbox is named by the item's text (`aria-label`), as a form
+    control must be for a screen reader (axe-core's `label` rule)."""
+    text = " ".join(html.unescape(_TAG.sub("", item[2])).split())
+    return (
+        '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox"'
+        f'{item[1]}aria-label="{html.escape(text or "task")}" />{item[2]}'
+    )
 
 
 def _highlight(fenced: re.Match[str]) -> str:
@@ -196,7 +206,7 @@ class Prerendered:
 def prerender(text: str) -> Prerendered:
     body = _renderer()(text, True)
     body = _with_ids(_FENCED.sub(_highlight, body))
-    body = _TASK.sub(_TASK_ITEM, body)
+    body = _TASK.sub(_task_item, body)
     references = image_references(text) if "<img" in body else []
     numbers = {src: number for number, src in enumerate(references)}
 
