@@ -90,7 +90,7 @@ def test_the_branch_holds_the_same_bytes_as_a_directory_site(
     assert branch_files(github) == folder
     listed = {
         "index.html", "archive/index.html", "archive/2026/index.html", "archive/2026/01/index.html",
-        "a/index.html", "guides/b/index.html",
+        "a/index.html", "guides/b/index.html", "tags/index.html",
     }  # fmt: skip
     assert {path for path in folder if not path.startswith((".steadypress/", "sitemap-"))} == {
         *listed, ".nojekyll", "404.html", "feed.xml", "sitemap.xml", "style.css",

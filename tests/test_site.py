@@ -280,7 +280,9 @@ def test_a_code_block_has_one_background_and_the_front_page_no_second_site_title
 
 def test_a_site_has_a_not_found_page_and_a_page_of_its_tags(tmp_path: Path) -> None:
     """GitHub Pages serves 404.html for an address with no page: it is the site's, linking
-    home. tags/ lists every tag with how many articles it has; it goes with the last tag."""
+    home. tags/ lists every tag, without counts: a new article of a tag there already leaves
+    it as it is. Every page's header links the archive and the tags, so tags/ is there as long
+    as the archive is, tags or not; it goes with the last article."""
     site = make_site(tmp_path)
     site.publish_batch([
         (post("content/a.md", "A", tags=("python", "web")), None),
@@ -289,12 +291,21 @@ def test_a_site_has_a_not_found_page_and_a_page_of_its_tags(tmp_path: Path) -> N
     not_found = (tmp_path / "404.html").read_text()
     assert "<h1>Not found</h1>" in not_found and 'href="/"' in not_found
     assert 'content="steadypress"' in not_found
+    page = (tmp_path / "a/index.html").read_text()
+    assert '<a href="/archive/">Archive</a> <a href="/tags/">Tags</a>' in page
     tags = (tmp_path / "tags/index.html").read_text()
-    assert 'href="/tags/python/">#python</a> <span class="count">2</span>' in tags
-    assert 'href="/tags/web/">#web</a> <span class="count">1</span>' in tags
+    assert '<li><a class="tag" href="/tags/python/">#python</a></li>' in tags
+    assert '<li><a class="tag" href="/tags/web/">#web</a></li>' in tags
     assert tags.index("#python") < tags.index("#web")
+    before = (tmp_path / "tags/index.html").stat().st_mtime_ns
+    site.publish(post("content/c.md", "C", day=3, tags=("web",)), None)
+    assert (tmp_path / "tags/index.html").stat().st_mtime_ns == before, "not written again"
     site.unpublish("content/a.md", None)
     site.unpublish("content/b.md", None)
+    assert "<p>No tags yet.</p>" not in (tmp_path / "tags/index.html").read_text()
+    site.publish(post("content/c.md", "C", day=3, tags=()), None)
+    assert "<p>No tags yet.</p>" in (tmp_path / "tags/index.html").read_text()
+    site.unpublish("content/c.md", None)
     assert not (tmp_path / "tags/index.html").exists()
 
 

@@ -220,7 +220,7 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
     if page == ARCHIVE_INDEX:
         return index.total > 0
     if page == TAGS_INDEX:
-        return bool(index.tag_pages)
+        return index.total > 0  # the header links it from every page: there, tags or not
     if page.startswith("archive/"):
         year, month = _period_of(page)
         return year in index.years and (month is None or f"{year}/{month}" in index.months(year))
