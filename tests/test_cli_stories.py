@@ -618,3 +618,22 @@ def test_a_repository_with_no_commit_is_told_to_commit_its_articles_first(tmp_pa
         assert result.code == 2, (command, result.err)
         assert "has no commit to read articles from: commit your articles first" in result.err
         assert "Traceback" not in result.err
+
+
+def test_run_and_check_name_the_articles_not_committed_yet(repo: Repo) -> None:
+    """What is published is the commit: an article edited or added and not committed is left
+    out, and named, not passed over in silence."""
+    repo.commit(**{"content/a.md": article("A")})
+    repo.write("content/a.md", article("A, edited"))
+    repo.write("content/new.md", article("New"))
+    repo.write("content/notes.txt", "not an article")
+    ran = run_cli(repo, "run")
+    assert ran.code == 0
+    said = "steadypress: 2 article(s) with changes not committed, left out until they are: "
+    assert f"{said}content/a.md, content/new.md" in ran.err
+    assert "notes.txt" not in ran.err
+    assert not (repo.root / "_site/new").exists()
+    assert f"{said}content/a.md, content/new.md" in run_cli(repo, "check").err
+    assert "not committed" not in run_cli(repo, "check", "--worktree").err
+    repo.commit()
+    assert "not committed" not in run_cli(repo, "run").err

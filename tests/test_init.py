@@ -195,6 +195,18 @@ def test_init_says_where_the_site_will_be(tmp_path: Path, remote: str, address: 
     assert f"The site will be at {address}" in result.out
 
 
+def test_init_names_the_custom_domain_a_committed_cname_gives(tmp_path: Path) -> None:
+    """A Jekyll blog's CNAME at the repository's root: the site's address, said by init."""
+    repo = Repo(tmp_path / "blog")
+    repo.git("remote", "add", "origin", "https://github.com/octo/blog.git")
+    repo.commit(**{"CNAME": "blog.example.org\n", "content/a.md": "---\ntitle: A\n---\n"})
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 0, result.err
+    assert "The site will be at https://blog.example.org/ (the domain the committed CNAME" in (
+        result.out
+    )
+
+
 def test_init_without_a_github_remote_names_no_address(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "blog")
     result = run_cli(repo, "init", "--action", PINNED)

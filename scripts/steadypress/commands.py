@@ -74,6 +74,7 @@ from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
     from steadypress.check import Problem
+    from steadypress.content import ContentSource
 
 __all__ = ["run"]
 
@@ -334,7 +335,22 @@ def _init(args: argparse.Namespace) -> None:
     )
     check_content_holds_articles(repo, setup.content)
     written = write_setup(repo, setup, force=args.force)
-    print(next_steps(setup, written, repo, repository=github_repository(git)))
+    domain = None if generator else _committed_domain(git)
+    print(next_steps(setup, written, repo, repository=github_repository(git), domain=domain))
+
+
+def _committed_domain(git: Git) -> str | None:
+    """The custom domain a CNAME file committed at the repository's root names (the site's
+    address then: `with_committed_cname`), or None."""
+    from steadypress.targets.site.settings import (  # noqa: PLC0415
+        SiteSettings,
+        with_committed_cname,
+    )
+
+    found = git.read_file("HEAD", "CNAME") if git.resolve("HEAD") else None
+    if found is None:
+        return None
+    return with_committed_cname(SiteSettings(), found[2]).cname
 
 
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
@@ -385,7 +401,23 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
     if whole_site:
         for name, site in sites.items():
             problems += [p for p in check_site(content, commit, name, site) if p not in problems]
+    if not args.worktree:
+        _name_uncommitted(content)
     return _report_check(problems, len(chosen), shell, whole_site=whole_site and bool(sites))
+
+
+def _name_uncommitted(content: ContentSource) -> None:
+    """Articles the working tree holds that are not committed, new ones too: what a run
+    publishes, and a check checks, is the commit, so they are named, not passed over."""
+    waiting = [path for path in content.uncommitted() if content.is_article(path)]
+    if not waiting:
+        return
+    shown = ", ".join(waiting[:5]) + (f" and {len(waiting) - 5} more" if len(waiting) > 5 else "")
+    print(
+        f"steadypress: {len(waiting)} article(s) with changes not committed, left out until "
+        f"they are: {shown}",
+        file=sys.stderr,
+    )
 
 
 def _report_check(
@@ -427,6 +459,26 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
             pipeline, repair=False, out=sys.stderr if args.json else sys.stdout
         )
         return EXIT_PENDING if disagreeing else EXIT_OK
+    pipeline = _publish(pipeline, args, report, shell)
+    report.deferred += pipeline.unfinished
+    _annotate(annotate(report, environ=shell.environ), shell)
+    write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
+    print(closing_line(command, report, pipeline.stats))
+    if command == "run":
+        _name_uncommitted(pipeline.content)
+    if shell.stopped_by:
+        signal_name = signal.Signals(shell.stopped_by[0]).name
+        print(f"steadypress {command}: stopped by {signal_name}; what finished is recorded")
+        return 128 + shell.stopped_by[0]
+    return EXIT_OK if command in ("enqueue", "live") else report.exit_code
+
+
+def _publish(
+    pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell
+) -> Pipeline:
+    """The publishing command `args` names, run on `pipeline`: the pipeline it ended with
+    (live mode builds a new one when the configuration changes)."""
+    command = args.command
     if command == "run":
         drain(pipeline, report, prepare=reconcile(pipeline))
     elif command == "enqueue":
@@ -443,15 +495,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         _retry(pipeline, args, report)
     elif command == "live":
         pipeline = _live(pipeline, args, report, shell)
-    report.deferred += pipeline.unfinished
-    _annotate(annotate(report, environ=shell.environ), shell)
-    write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
-    print(closing_line(command, report, pipeline.stats))
-    if shell.stopped_by:
-        signal_name = signal.Signals(shell.stopped_by[0]).name
-        print(f"steadypress {command}: stopped by {signal_name}; what finished is recorded")
-        return 128 + shell.stopped_by[0]
-    return EXIT_OK if command in ("enqueue", "live") else report.exit_code
+    return pipeline
 
 
 def run(

@@ -348,7 +348,9 @@ def _write_inside(repo: Path, path: Path, text: str) -> None:
         written.write(text)
 
 
-def _address(repository: str | None) -> str:
+def _address(repository: str | None, domain: str | None) -> str:
+    if domain is not None:
+        return f"\nThe site will be at https://{domain}/ (the domain the committed CNAME names)."
     if repository is None:
         return ""
     # Imported here: the GitHub modules load PyGithub, which no command needs to load init.
@@ -356,13 +358,19 @@ def _address(repository: str | None) -> str:
 
     return (
         f"\nThe site will be at {pages_url(repository)} (every link under its path); on a "
-        "custom domain, set `cname:` on the site target."
+        "custom domain, set `cname:` on the site target, or commit a CNAME file."
     )
 
 
 def next_steps(
-    setup: Setup, written: list[Path], repo: Path, *, repository: str | None = None
+    setup: Setup,
+    written: list[Path],
+    repo: Path,
+    *,
+    repository: str | None = None,
+    domain: str | None = None,
 ) -> str:
+    """What to do next; `domain`: the custom domain a committed CNAME names."""
     wrote = "\n".join(f"  {path.relative_to(repo)}" for path in written)
     secrets = "repository secrets"
     environment = ""
@@ -374,7 +382,7 @@ def next_steps(
             "repository, or a paid plan for a private one; every run in it\n     records a "
             "deployment (the sweep alone: 144 a day)."
         )
-    generator = _generator_note(setup)
+    generator, address = _generator_note(setup), _address(repository, domain)
     return f"""steadypress {__version__} set up in {repo}:
 {wrote}
 
@@ -386,7 +394,7 @@ Next:
      HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
      and the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them (the
-first push, step 1, publishes every article already there).{generator}{_address(repository)}"""
+first push, step 1, publishes every article already there).{generator}{address}"""
 
 
 def _generator_note(setup: Setup) -> str:
