@@ -249,3 +249,17 @@ def test_init_in_a_repository_that_runs_steadypress_already_says_so(tmp_path: Pa
     assert "runs steadypress already (.github/workflows/publish.yml)" in result.err
     assert not (repo.root / ".github/workflows/steadypress-publish.yml").exists()
     assert run_cli(repo, "init", "--action", PINNED, "--force").code == 0
+
+
+@pytest.mark.parametrize("generator", ["hugo", "jekyll"])
+def test_the_readme_shows_the_workflow_steps_init_writes_for_a_generator(generator: str) -> None:
+    """The README's "Keep your generator" shows the step a Hugo or Jekyll blog ends up with:
+    what `init` writes today (the Hugo version, the pinned setup-ruby), not what it once did."""
+    readme = (PROJECT / "README.md").read_text()
+    setup = Setup(content="content", branch="main", prefix="steadypress-", action=PINNED,
+                  generator=generator)  # fmt: skip
+    written = render_workflow("publish", setup)
+    wanted = "hugo-version:" if generator == "hugo" else "uses: ruby/setup-ruby@"
+    (line,) = [line.strip() for line in written.splitlines() if wanted in line]
+    shown = [text.strip() for text in readme.splitlines() if wanted in text]
+    assert shown and all(text.startswith(line) for text in shown), (line, shown)
