@@ -637,3 +637,18 @@ def test_run_and_check_name_the_articles_not_committed_yet(repo: Repo) -> None:
     assert "not committed" not in run_cli(repo, "check", "--worktree").err
     repo.commit()
     assert "not committed" not in run_cli(repo, "run").err
+
+
+def test_paths_relative_to_the_current_folder_work_as_from_the_root(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In `content/guides/`, `check a.md`, `enqueue ./a.md` and `retry a.md` name the article
+    as a shell completes it there; a path from the root still works from anywhere."""
+    repo.commit(**{"content/guides/a.md": article("A"), "content/b.md": article("B")})
+    monkeypatch.chdir(repo.root / "content/guides")
+    assert run_cli(repo, "check", "a.md").code == 0
+    assert run_cli(repo, "check", "content/b.md").code == 0, "from the root, as ever"
+    assert run_cli(repo, "enqueue", "./a.md").code == 0
+    assert "site:content/guides/a.md" in repo.ledger().pending
+    missing = run_cli(repo, "check", "nope.md")
+    assert missing.code == 2 and "nope.md" in missing.err

@@ -435,7 +435,25 @@ def _report_check(
     return EXIT_PENDING if problems else EXIT_OK
 
 
+def _from_here(paths: Sequence[str], repository: Path) -> list[str]:
+    """Article paths as a shell completes them in a subfolder (`a.md` in `content/`): each
+    made relative to the repository's root where that file is there from the current folder;
+    any other as given (from the root, as the documentation and the workflows write them)."""
+    here = os.getcwd()
+    if Path(here) == repository:
+        return list(paths)
+    found = []
+    for raw in paths:
+        local = os.path.normpath(os.path.join(here, raw))
+        relative = os.path.relpath(local, repository)
+        inside = relative != ".." and not relative.startswith("../") and not os.path.isabs(raw)
+        found.append(relative.replace(os.sep, "/") if inside and os.path.lexists(local) else raw)
+    return found
+
+
 def _execute(args: argparse.Namespace, shell: _Shell) -> int:
+    if getattr(args, "paths", None):
+        args.paths = _from_here(args.paths, _repository(args.repo))
     if args.command == "check":
         return _check(args, shell)
     if args.command == "init":
