@@ -92,3 +92,18 @@ def test_an_alias_on_the_article_s_own_url_is_refused(repo: Repo) -> None:
     repo.commit(**{"steadypress.yml": CONFIG, "content/a.md": article("A", aliases="[/a/]")})
     assert run_cli(repo, "run").code == 0
     assert "the article's own URL" in repo.ledger().dead["site:content/a.md"].last_error
+
+
+def test_an_alias_without_a_leading_slash_is_read_from_the_article_s_folder_as_hugo_reads_it(
+    repo: Repo,
+) -> None:
+    """`aliases: [old-name, ../older]` in content/posts/x.md: /posts/old-name/ and /older/
+    redirect to /posts/x/; one that leaves the site is the article's dead letter, named."""
+    repo.commit(**{"content/posts/x.md": article("X", aliases="[old-name, ../older, ../../out]")})
+    result = run_cli(repo, "run")
+    assert "alias '../../out' leaves the site" in result.out + result.err
+    repo.commit(**{"content/posts/x.md": article("X", aliases="[old-name, ../older]")})
+    assert run_cli(repo, "run").code == 0
+    for old in ("posts/old-name/index.html", "older/index.html"):
+        page = (repo.root / "_site" / old).read_text()
+        assert 'http-equiv="refresh" content="0; url=http://localhost:8000/posts/x/"' in page

@@ -159,7 +159,16 @@ def _aliases(value: Any, *, path: str, permalink: str | None) -> tuple[str, ...]
         items = [*items, permalink]
     for item in items:
         parts = item.split("/")
-        if not item.startswith("/") or urlsplit(item).scheme or ".." in parts or "\\" in item:
+        # From the site's root (`/old/url/`), or, as Hugo reads one without a leading slash,
+        # from the folder of the article's own URL (`old-name`, `../old`: the site resolves it).
+        rooted = item.startswith("/")
+        if (
+            not item.strip("/")
+            or item.startswith("//")
+            or urlsplit(item).scheme
+            or (rooted and ".." in parts)
+            or "\\" in item
+        ):
             raise ArticleError(
                 path, f"front matter 'aliases': {item!r} is not a path on the site like /old/url/"
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import posixpath
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -567,7 +568,7 @@ class SiteTarget(OneByBatches):
         the canonical link) to `url`, where its `page` is now. An old URL on a name the site
         itself writes is refused, unwritten."""
         pages = {}
-        for alias in article.aliases:
+        for alias in map(functools.partial(_from_page, page), article.aliases):
             relative = alias.removeprefix(self._address.base_url).lstrip("/")
             path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
             if not relative or not is_site_path(path):
@@ -1417,6 +1418,18 @@ def _refusal(
                 "redirect never replaces another article's page: remove the alias"
             )
     return _foreign_file(files, entry, old)
+
+
+def _from_page(page: str, alias: str) -> str:
+    """An alias from the site's root: as written when it begins with `/`, else (as Hugo reads
+    it) from the folder of the article's own URL (`page`): `old` beside it, `../old` above."""
+    if alias.startswith("/"):
+        return alias
+    folder = posixpath.dirname(page.removesuffix("/index.html"))
+    resolved = posixpath.normpath(posixpath.join(folder, alias))
+    if resolved == ".." or resolved.startswith("../") or resolved == ".":
+        raise PermanentError(f"alias {alias!r} leaves the site, or is its root")
+    return f"/{resolved}{'/' if alias.endswith('/') else ''}"
 
 
 def _write_article(files: SiteWriter, rendered: _Rendered) -> PermanentError | None:
