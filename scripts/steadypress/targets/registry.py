@@ -106,8 +106,11 @@ def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> Pu
     site = next((spec for spec in specs.values() if spec.kind == "site"), None)
     if site is None:
         return PublicLinks(context.content, raw_base=context.raw_base)
-    from steadypress.targets.site import parse_settings, site_address  # noqa: PLC0415
-    from steadypress.targets.sites import site_settings  # noqa: PLC0415
+    from steadypress.targets.site.settings import (  # noqa: PLC0415
+        parse_settings,
+        site_address,
+        site_settings,
+    )
 
     settings = site_settings(
         parse_settings(site.name, site.options, context.source), context.content

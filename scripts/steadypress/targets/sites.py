@@ -4,27 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from steadypress.errors import ConfigError, PermanentError
-from steadypress.targets.site.settings import CNAME_FILE, SiteSettings, with_committed_cname
+from steadypress.targets.site.settings import SiteSettings, site_settings
 
 if TYPE_CHECKING:
-    from steadypress.content import ContentSource
     from steadypress.targets.base import Target
     from steadypress.targets.registry import TargetContext
 
-__all__ = ["build", "site_settings"]
-
-
-def site_settings(settings: SiteSettings, content: ContentSource) -> SiteSettings:
-    """The settings as the repository completes them: the custom domain of a `CNAME` file at
-    its root, committed on the content branch (`with_committed_cname`)."""
-    if settings.cname or settings.url or settings.generator:
-        return settings  # nothing to read
-    try:
-        found = content.asset(CNAME_FILE, commit=content.head())
-    except PermanentError as error:  # a symlink
-        raise ConfigError(CNAME_FILE, str(error)) from None
-    return with_committed_cname(settings, None if found is None else found[1])
+__all__ = ["build"]
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> Target:

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from steadypress.errors import ConfigError
+from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
 
 __all__ = [
@@ -18,8 +18,12 @@ __all__ = [
     "SiteSettings",
     "parse_settings",
     "site_address",
+    "site_settings",
     "with_committed_cname",
 ]
+
+if TYPE_CHECKING:
+    from steadypress.content import ContentSource
 
 # A domain name as GitHub Pages takes one in CNAME: labels of letters, digits and inner hyphens.
 _DOMAIN = re.compile(
@@ -108,3 +112,15 @@ def with_committed_cname(settings: SiteSettings, committed: bytes | None) -> Sit
     if not _DOMAIN.fullmatch(host):
         raise ConfigError(CNAME_FILE, f"not a domain name: {host!r} (GitHub Pages reads one)")
     return replace(settings, cname=host)
+
+
+def site_settings(settings: SiteSettings, content: ContentSource) -> SiteSettings:
+    """The settings as the repository completes them: the custom domain of a `CNAME` file at
+    its root, committed on the content branch (`with_committed_cname`)."""
+    if settings.cname or settings.url or settings.generator:
+        return settings  # nothing to read
+    try:
+        found = content.asset(CNAME_FILE, commit=content.head())
+    except PermanentError as error:  # a symlink
+        raise ConfigError(CNAME_FILE, str(error)) from None
+    return with_committed_cname(settings, None if found is None else found[1])
