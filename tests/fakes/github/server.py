@@ -234,6 +234,7 @@ class FakeGitHub(LoopbackServer):
 
     def __exit__(self, *exc: object) -> None:
         super().__exit__(*exc)
+        self.repository.close()
         self._folder.cleanup()
 
     def answer(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer:
