@@ -56,10 +56,18 @@ class GitHubGraphQLError(GraphQLError):
         self.github_type = github_type
 
 
-def operation_name(document: str) -> str:
+@functools.lru_cache(maxsize=256)
+def _parsed(document: str) -> DocumentNode | GraphQLError:
+    """A document parsed once: a request's label and its execution both need it."""
     try:
-        parsed = parse(document)
-    except GraphQLError:
+        return parse(document)
+    except GraphQLError as error:
+        return error
+
+
+def operation_name(document: str) -> str:
+    parsed = _parsed(document)
+    if isinstance(parsed, GraphQLError):
         return "invalid"
     for definition in parsed.definitions:
         name = getattr(definition, "name", None)
@@ -72,10 +80,9 @@ def operation_name(document: str) -> str:
 def _checked(document: str) -> DocumentNode | list[GraphQLError]:
     """The parsed document, or why the schema rejects it. A client sends the same few documents
     over and over; validating each against GitHub's large schema once keeps the fake fast."""
-    try:
-        parsed = parse(document)
-    except GraphQLError as error:
-        return [error]
+    parsed = _parsed(document)
+    if isinstance(parsed, GraphQLError):
+        return [parsed]
     errors = validate(github_schema(), parsed)
     return errors if errors else parsed
 
