@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -114,6 +115,9 @@ def with_committed_cname(settings: SiteSettings, committed: bytes | None) -> Sit
     return replace(settings, cname=host)
 
 
+@functools.lru_cache(
+    maxsize=8
+)  # asked twice a pipeline (the platforms' links, the site): read once
 def site_settings(settings: SiteSettings, content: ContentSource) -> SiteSettings:
     """The settings as the repository completes them: the custom domain of a `CNAME` file at
     its root, committed on the content branch (`with_committed_cname`)."""
