@@ -79,7 +79,7 @@ def image_blob(
     asset: Asset, article: Article, reference: str, *, content_dir: str
 ) -> tuple[str, str, bytes]:
     """`find_image`, where an image found nowhere, in any form, is an error naming where it
-    was looked for (`steadypress check`, and a cover Bluesky uploads)."""
+    was looked for (`steadypress check`)."""
     found = find_image(asset, article, reference, content_dir=content_dir)
     if found is None:
         locations = image_locations(article.path, reference, content_dir=content_dir)

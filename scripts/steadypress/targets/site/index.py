@@ -727,8 +727,11 @@ class SiteIndex:
         """The pages of the tag `spelling`: its page now (`tag_path`), and any the summary
         counts it on that was named otherwise when its articles were written (`новости` on
         `tags/tag/`), which they leave as they are published again."""
-        held = {page for page, names in self._summary.names.items() if spelling in names}
-        return {tag_path(spelling), *held}
+        return {tag_path(spelling), *self._pages_counting(spelling)}
+
+    def _pages_counting(self, spelling: str) -> list[str]:
+        """The tag pages the summary counts `spelling` on."""
+        return [page for page, names in self._summary.names.items() if spelling in names]
 
     def _rows_held(self, path: str, entry: Entry) -> dict[str, str]:
         """The tag page each of the entry's tags has its row on: the one the summary counts
@@ -736,7 +739,7 @@ class SiteIndex:
         page now one by one), the one whose year holds this article's row."""
         held = {}
         for spelling in entry.tags:
-            pages = [page for page, names in self._summary.names.items() if spelling in names]
+            pages = self._pages_counting(spelling)
             if len(pages) > 1:
                 listings = [tag_year_file(page, entry.date.year) for page in pages]
                 self._files.want(texts=listings)

@@ -252,9 +252,10 @@ def check_tags(tags: Iterable[str]) -> None:
     """Each tag's page is a folder named by its slug: a tag of no letter or digit, or one too
     long for a file system's name, is refused, before anything is written."""
     for tag in tags:
-        if not tag_slug(tag):
+        slug = tag_slug(tag)
+        if not slug:
             raise PermanentError(f"tag {tag!r} has no letter or digit to name its page by")
-        size = len(tag_slug(tag).encode())
+        size = len(slug.encode())
         if size > MAX_URL_SEGMENT:
             raise PermanentError(
                 f"tag {tag[:40]!r}... is {size} bytes as a URL; at most {MAX_URL_SEGMENT} (a "
@@ -266,8 +267,8 @@ def check_tags(tags: Iterable[str]) -> None:
 def tag_path(tag: str) -> str:
     """The page of a tag (`tag_slug`). A tag of no letter or digit, refused now
     (`check_tags`), was on `tags/tag/`; so was every tag in another script than Latin before
-    they kept their letters, and `C++` and `C#` were on `C`'s page (`SiteIndex.tag_page_of`
-    finds where an article's rows are)."""
+    they kept their letters, and `C++` and `C#` were on `C`'s page (`SiteIndex.tag_pages_of`
+    names every page a tag's rows are on)."""
     return f"tags/{tag_slug(tag) or 'tag'}/index.html"
 
 

@@ -1177,14 +1177,8 @@ class SiteTarget(OneByBatches):
         index.clear_stale()
         months = [month for year in index.years for month in index.months(year)]
         index.want((), texts=map(month_file, months))
-        every: dict[str, datetime | None] = dict.fromkeys(listings)
-        every |= {
-            page_path(entry.slug): entry.updated
-            for month in months
-            for _path, entry in index.month(month)
-        }
-        every[INDEX] = _front_page_date(index)
-        sitemaps.rebuild(every)
+        rows = (row for month in months for _path, row in index.month(month))
+        sitemaps.rebuild(_sitemap_pages(index, rows, listings))
         index.sitemaps_behind = None
         sitemaps.flush(articles=index.total)
         index.sitemaps_absent = sitemaps.absent
@@ -1280,12 +1274,10 @@ class SiteTarget(OneByBatches):
         index.refill_newest()
         pages = listing_pages(manifest.values())
         self._listing_pages().write(files, index, pages)
-        every: dict[str, datetime | None] = {
-            page_path(entry.slug): entry.updated for entry in manifest.values()
-        }
-        every |= {page: None for page, there in listings_existing(index, pages).items() if there}
-        every[INDEX] = _front_page_date(index)
-        sitemaps.rebuild(every)
+        existing = [page for page, there in listings_existing(index, pages).items() if there]
+        sitemaps.rebuild(
+            _sitemap_pages(index, (entry.listed for entry in manifest.values()), existing)
+        )
         return index, sitemaps
 
 
@@ -1336,6 +1328,18 @@ def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[s
     appear or go as the index stands now, each with whether it is there now."""
     now = listings_existing(index, existed)
     return {page: there for page, there in now.items() if there != existed[page]}
+
+
+def _sitemap_pages(
+    index: SiteIndex, rows: Iterable[Listed], listings: Iterable[str]
+) -> dict[str, datetime | None]:
+    """Every page the sitemaps list, as `Sitemaps.rebuild` takes them: the articles' of `rows`,
+    dated by their last change, the listing pages there are (`listings`), undated, and the front
+    page, dated by its newest article."""
+    every: dict[str, datetime | None] = dict.fromkeys(listings)
+    every |= {page_path(row.slug): row.updated for row in rows}
+    every[INDEX] = _front_page_date(index)
+    return every
 
 
 def _front_page_date(index: SiteIndex) -> datetime | None:
