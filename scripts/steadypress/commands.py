@@ -58,6 +58,7 @@ from steadypress.init import (
 )
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
+from steadypress.moving_in import old_site_settings
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import (
@@ -318,6 +319,11 @@ def _init(args: argparse.Namespace) -> None:
     action = check_action(args.action)
     generator, found = find_generator(repo, args.content)
     content = check_content(found)
+    old_site = None
+    if args.own_site:
+        if generator is None:
+            raise UsageError("--own-site", "found no Jekyll or Hugo blog here to move")
+        old_site, generator = old_site_settings(repo, generator), None
     setup = Setup(
         content=content,
         branch=(
@@ -332,10 +338,11 @@ def _init(args: argparse.Namespace) -> None:
         ),
         environment=check_environment(args.environment),
         generator=generator,
+        old_site=old_site,
     )
     check_content_holds_articles(repo, setup.content)
     written = write_setup(repo, setup, force=args.force)
-    domain = None if generator else _committed_domain(git)
+    domain = None if generator or (old_site and "url" in old_site) else _committed_domain(git)
     print(next_steps(setup, written, repo, repository=github_repository(git), domain=domain))
 
 

@@ -149,14 +149,25 @@ def _check_link(value: Any, *, path: str, key: str) -> None:
         )
 
 
-def _aliases(value: Any, *, path: str, permalink: str | None) -> tuple[str, ...]:
-    """Site paths that must keep working: `aliases`, and a Jekyll `permalink` ending in .html
-    (the page moves to a folder URL; the old file redirects there)."""
-    items = [] if value is None else value if isinstance(value, list) else None
-    if items is None or not all(isinstance(item, str) for item in items):
-        raise ArticleError(path, "front matter 'aliases': expected a list of paths like /old/url/")
+def _aliases(metadata: Mapping[str, Any], *, path: str) -> tuple[str, ...]:
+    """Site paths that must keep working: Hugo's `aliases`, jekyll-redirect-from's
+    `redirect_from` (one path or a list), and a Jekyll `permalink` ending in .html (the page
+    moves to a folder URL; the old file redirects there)."""
+    items: list[str] = []
+    for key in ("aliases", "redirect_from"):
+        value = metadata.get(key)
+        value = [value] if key == "redirect_from" and isinstance(value, str) else value
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ArticleError(
+                path, f"front matter {key!r}: expected a list of paths like /old/url/"
+            )
+        # jekyll-redirect-from reads every path from the site's root.
+        items += value if key == "aliases" else ["/" + item.lstrip("/") for item in value]
+    permalink = _optional_text(metadata, "permalink")
     if permalink and permalink.endswith(".html"):
-        items = [*items, permalink]
+        items.append(permalink)
     for item in items:
         parts = item.split("/")
         # From the site's root (`/old/url/`), or, as Hugo reads one without a leading slash,
@@ -170,7 +181,7 @@ def _aliases(value: Any, *, path: str, permalink: str | None) -> tuple[str, ...]
             or "\\" in item
         ):
             raise ArticleError(
-                path, f"front matter 'aliases': {item!r} is not a path on the site like /old/url/"
+                path, f"{item!r} in the front matter is not a path on the site like /old/url/"
             )
     return tuple(dict.fromkeys(items))
 
@@ -370,9 +381,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         ),
         draft=bool(metadata.get("draft", False)),
         slug=_slug_source(metadata),
-        aliases=_aliases(
-            metadata.get("aliases"), path=path, permalink=_optional_text(metadata, "permalink")
-        ),
+        aliases=_aliases(metadata, path=path),
         targets=_targets(metadata.get("targets"), path=path),
         cover_image=_optional_text(metadata, "cover_image"),
         metadata=metadata,

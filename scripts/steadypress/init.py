@@ -12,10 +12,11 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import yaml
 
@@ -24,6 +25,7 @@ from steadypress.content import ARTICLE_SUFFIXES
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
+from steadypress.moving_in import HUGO_CONFIGS
 from steadypress.targets.generated.hugo import HUGO_VERSION
 
 __all__ = [
@@ -64,6 +66,9 @@ class Setup:
     # The blog's own generator, found in the repository (`find_generator`), at the version the
     # action installs; None: steadypress's own site.
     generator: str | None = None
+    # A blog moving onto steadypress's own site from its generator: the site settings that
+    # keep its title, address and old URLs (`moving_in.old_site_settings`).
+    old_site: Mapping[str, Any] | None = None
 
 
 def _environment_lines(environment: str | None) -> str:
@@ -116,12 +121,6 @@ _SETUP_RUBY = """
 _BUILDING_STEP = re.compile(
     r"^(?P<indent> +)command: (?:drain-push|sweep|retry|retry-issue|check)\n", re.MULTILINE
 )
-# Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
-_HUGO_CONFIGS = tuple(
-    f"{stem}.{extension}"
-    for stem in ("hugo", "config")
-    for extension in ("toml", "yaml", "yml", "json")
-)
 
 
 def find_generator(repo: Path, content: str | None) -> tuple[str | None, str]:
@@ -132,13 +131,18 @@ def find_generator(repo: Path, content: str | None) -> tuple[str | None, str]:
     if jekyll and (repo / (content or "_posts")).is_dir():
         return "jekyll", content or "_posts"
     folder = content or "content"
-    if (repo / folder).is_dir() and any((repo / name).is_file() for name in _HUGO_CONFIGS):
+    if (repo / folder).is_dir() and any((repo / name).is_file() for name in HUGO_CONFIGS):
         return "hugo", folder
     return None, folder
 
 
 def _config(setup: Setup) -> str:
-    gen = _generator_line(setup)
+    gen = _generator_line(setup) + _old_site_lines(setup.old_site or {})
+    title_line = "" if setup.old_site and "title" in setup.old_site else "    # title: My blog\n"
+    url_line = "" if setup.old_site and "url" in setup.old_site else (
+        "    # url: https://example.org/   # where the site is served, when not "
+        "OWNER.github.io/REPO\n"
+    )  # fmt: skip
     return f"""# steadypress configuration: every key is optional; the comments give the defaults.
 content_dir: {_yaml_string(setup.content)}
 # state_branch: steadypress-state   # the pending ledger (an orphan branch)
@@ -148,9 +152,7 @@ targets:
   site:
     kind: site
 {gen}    branch: gh-pages     # GitHub Pages: Settings > Pages > Deploy from a branch > gh-pages
-    # title: My blog
-    # url: https://example.org/   # where the site is served, when not OWNER.github.io/REPO
-  # devto: {{kind: devto, api_key_env: DEVTO_API_KEY}}
+{title_line}{url_line}  # devto: {{kind: devto, api_key_env: DEVTO_API_KEY}}
   # hashnode: {{kind: hashnode, publication_id: YOUR_PUBLICATION_ID, token_env: HASHNODE_TOKEN}}
   # mastodon: {{kind: mastodon, instance: https://mastodon.social, token_env: MASTODON_TOKEN}}
   # bluesky: {{kind: bluesky, handle: you.bsky.social, password_env: BLUESKY_APP_PASSWORD}}
@@ -165,6 +167,22 @@ def _generator_line(setup: Setup) -> str:
         f"    generator: {setup.generator}      # the blog's own generator builds the pages "
         "(the workflows install it)\n"
     )
+
+
+def _old_site_lines(settings: Mapping[str, Any]) -> str:
+    """The site settings that keep a moving blog's title, address and old URLs."""
+    if not settings:
+        return ""
+    notes = {
+        "moved_from": "every URL the blog had answers: its page, or a redirect to it",
+        "old_permalinks": f"where {settings['moved_from']} put the articles",
+    }
+    lines = []
+    for key, value in settings.items():
+        text = _yaml_string(value) if isinstance(value, str) else json.dumps(value)
+        note = f"  # {notes[key]}" if key in notes else ""
+        lines.append(f"    {key}: {text}{note}\n")
+    return "".join(lines)
 
 
 def _yaml_string(value: str) -> str:
@@ -398,6 +416,13 @@ first push, step 1, publishes every article already there).{generator}{address}"
 
 
 def _generator_note(setup: Setup) -> str:
+    if setup.old_site:
+        moved_from = setup.old_site["moved_from"].capitalize()
+        return (
+            f"\nThis {moved_from} blog moves onto steadypress's own site: every URL "
+            f"{moved_from} gave an article\nanswers, as the page or a redirect to it "
+            "(`moved_from` in steadypress.yml)."
+        )
     if setup.generator == "hugo":
         return (
             f"\nThis is a Hugo blog: Hugo {HUGO_VERSION} builds its pages with its own theme "

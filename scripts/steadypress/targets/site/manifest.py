@@ -45,6 +45,7 @@ __all__ = [
     "is_site_path",
     "page_fingerprint",
     "page_path",
+    "page_slug_source",
     "path_slug_source",
     "read_manifest",
     "tag_path",
@@ -217,11 +218,19 @@ def is_site_path(path: str) -> bool:
 def article_slug(article: Article, content_dir: str) -> str:
     """The article's stable URL path: its `slug`, else its path under content/ (not its title,
     so renaming an article's title never breaks links)."""
-    return url_slug(article.slug or path_slug_source(article.path, content_dir))
+    return url_slug(article.slug or page_slug_source(article.path, content_dir))
 
 
 def path_slug_source(path: str, content_dir: str) -> str:
     return article_stem(path.removeprefix(content_dir.strip("/") + "/"))
+
+
+def page_slug_source(path: str, content_dir: str) -> str:
+    """The path a page's URL is made of: an `index.md` is its folder's page, as Hugo serves a
+    page bundle (`posts/trip/index.md` at /posts/trip/, its images beside it)."""
+    source = path_slug_source(path, content_dir)
+    folder, _, name = source.rpartition("/")
+    return folder if folder and name == "index" else source
 
 
 def url_slug(source: str) -> str:

@@ -12,11 +12,13 @@ from urllib.parse import urlparse
 
 from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
+from steadypress.targets.site.old_urls import OldLayout, jekyll_pattern, unknown_placeholders
 
 __all__ = [
     "GENERATORS",
     "SiteAddress",
     "SiteSettings",
+    "old_layout",
     "parse_settings",
     "site_address",
     "site_settings",
@@ -53,11 +55,18 @@ class SiteSettings:
     # in `source` (a folder of the repository; its root by default).
     generator: str = ""
     source: str = ""
+    # The generator the blog moved from ("jekyll", "hugo") and its `permalink` or
+    # `permalinks` (by section): every URL it served answers, a redirect to the page.
+    moved_from: str = ""
+    old_permalinks: tuple[tuple[str, str], ...] = ()
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
-    settings = text_settings(SiteSettings, options, prefix=prefix, source=source)
+    texts = {key: value for key, value in options.items() if key != "old_permalinks"}
+    settings = text_settings(SiteSettings, texts, prefix=prefix, source=source)
+    settings = replace(settings, old_permalinks=_old_permalinks(name, options, source))
+    _check_moved_from(name, settings, source)
     if settings.generator and settings.generator not in GENERATORS:
         raise ConfigError(
             source,
@@ -80,6 +89,60 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSe
     if settings.url and urlparse(settings.url).scheme not in ("http", "https"):
         raise ConfigError(source, f"targets.{name}.url: must be an http(s) URL")
     return settings
+
+
+def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
+    if settings.moved_from and settings.moved_from not in GENERATORS:
+        raise ConfigError(
+            source,
+            f"targets.{name}.moved_from: unknown generator {settings.moved_from!r} (known: "
+            f"{', '.join(GENERATORS)})",
+        )
+    if settings.moved_from and settings.generator:
+        raise ConfigError(
+            source, f"targets.{name}.moved_from: the site's generator keeps its own URLs"
+        )
+    if settings.old_permalinks and not settings.moved_from:
+        raise ConfigError(source, f"targets.{name}.old_permalinks: only with `moved_from`")
+    if settings.moved_from:
+        layout = OldLayout(settings.moved_from, settings.old_permalinks)
+        unknown = unknown_placeholders(layout)
+        if unknown:
+            raise ConfigError(
+                source,
+                f"targets.{name}.old_permalinks: {settings.moved_from} knows no "
+                f"{', '.join(':' + name for name in unknown)}",
+            )
+
+
+def _old_permalinks(
+    name: str, options: Mapping[str, Any], source: str
+) -> tuple[tuple[str, str], ...]:
+    """Jekyll's `permalink` (a pattern or a style's name) as one pattern for every post, or
+    Hugo's `permalinks` as a pattern by section (a mapping)."""
+    value = options.get("old_permalinks")
+    if value is None:
+        return ()
+    if isinstance(value, str) and value.strip():
+        return (("", jekyll_pattern(value.strip())),)
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items())
+    ):
+        return tuple(sorted((section.strip("/"), v.strip()) for section, v in value.items()))
+    raise ConfigError(
+        source,
+        f"targets.{name}.old_permalinks: a pattern (Jekyll's `permalink`) or a mapping of "
+        f"sections to patterns (Hugo's `permalinks`), got {value!r}",
+    )
+
+
+def old_layout(settings: SiteSettings) -> OldLayout | None:
+    """Where the generator the blog moved from put its articles; None: it moved from none."""
+    if not settings.moved_from:
+        return None
+    return OldLayout(settings.moved_from, settings.old_permalinks)
 
 
 @dataclass(frozen=True)

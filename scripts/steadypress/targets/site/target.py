@@ -89,12 +89,18 @@ from steadypress.targets.site.manifest import (
     is_site_path,
     page_fingerprint,
     page_path,
-    path_slug_source,
+    page_slug_source,
     read_manifest,
     tag_path,
     url_slug,
 )
-from steadypress.targets.site.settings import SiteAddress, SiteSettings, site_address
+from steadypress.targets.site.old_urls import old_urls
+from steadypress.targets.site.settings import (
+    SiteAddress,
+    SiteSettings,
+    old_layout,
+    site_address,
+)
 from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
     SITEMAPS_LAYOUT,
@@ -433,7 +439,7 @@ class SiteTarget(OneByBatches):
 
     def path_slug(self, path: str) -> str:
         """The URL path of an article at `path` that sets none of its own."""
-        return url_slug(path_slug_source(path, self._content_dir))
+        return url_slug(page_slug_source(path, self._content_dir))
 
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
@@ -568,17 +574,31 @@ class SiteTarget(OneByBatches):
         the canonical link) to `url`, where its `page` is now. An old URL on a name the site
         itself writes is refused, unwritten."""
         pages = {}
-        for alias in map(functools.partial(_from_page, page), article.aliases):
+        layout = old_layout(self._settings)
+        # Each old URL is named in `aliases` (a mistake in one is the author's to hear of) or
+        # worked out as the generator the blog moved from placed the article (`old_urls`).
+        worked_out = [] if layout is None else [
+            (url, f"{layout.generator} URL") for url in old_urls(article, self._content_dir, layout)
+        ]  # fmt: skip
+        # A relative alias is read from the URL the blog's generator gave the article.
+        beside = next((url.lstrip("/") for url, _what in worked_out if url.endswith("/")), None)
+        named = [
+            (_from_page(page if beside is None else page_path(beside.rstrip("/")), alias), "alias")
+            for alias in article.aliases
+        ]
+        for alias, what in [*named, *worked_out]:
             relative = alias.removeprefix(self._address.base_url).lstrip("/")
             path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
             if not relative or not is_site_path(path):
-                raise PermanentError(f"alias {alias!r} is not a path this site can hold")
+                raise PermanentError(f"{what} {alias!r} is not a path this site can hold")
             if is_reserved(path.split("/")[0]):
                 raise PermanentError(
-                    f"alias {alias!r} would replace /{path.split('/')[0]}, which the site "
-                    "itself writes; remove the alias"
+                    f"{what} {alias!r} would replace /{path.split('/')[0]}, which the site "
+                    "itself writes"
                 )
             if path == page:
+                if what != "alias":
+                    continue  # the article is where it was
                 raise PermanentError(f"alias {alias!r} is the article's own URL; remove it")
             target = escape(url, quote=True)
             pages[path] = (
@@ -1116,7 +1136,7 @@ class SiteTarget(OneByBatches):
         likely_pages = []
         for path in paths:
             with contextlib.suppress(PermanentError):
-                likely_pages.append(page_path(url_slug(path_slug_source(path, self._content_dir))))
+                likely_pages.append(page_path(url_slug(page_slug_source(path, self._content_dir))))
         # So are the index's files and listing pages the recorded versions changed: announced
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).

