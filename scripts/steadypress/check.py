@@ -22,6 +22,7 @@ from steadypress.config import CONFIG_FILE
 from steadypress.content import Article, ContentSource, require_configured_targets
 from steadypress.errors import ArticleError, ConfigError, PublishError, TemplateFailed
 from steadypress.ledger import ALONE
+from steadypress.liquid import is_jekyll_post, leftover_tags
 from steadypress.report import table_cell, workflow_command
 from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.targets.site.target import SiteTarget
@@ -64,6 +65,7 @@ def check_articles(
     for path in sorted(chosen):
         blob = everything[path]
         text = content.text_at(commit, path) or ""
+        problems += _unrendered_liquid(path, text)
         try:
             article = content.read(path, blob, commit=commit)
             require_configured_targets(article, targets)
@@ -178,6 +180,18 @@ def config_problem(error: ConfigError, data: bytes) -> Problem:
         if lines:
             return Problem(error.source, lines[0], error.message)
     return Problem(error.source, 1, error.message)
+
+
+def _unrendered_liquid(path: str, text: str) -> list[Problem]:
+    """A Jekyll post's Liquid that no target renders (`liquid.leftover_tags`), each at its
+    line: published as written, which Jekyll never showed."""
+    if not is_jekyll_post(path):
+        return []
+    return [
+        Problem(path, _line_of(f"{tag!r}", text), f"{tag!r}: this Liquid is not rendered outside "
+                "Jekyll and would be published as written; write what it stands for")
+        for tag in leftover_tags(text)
+    ]  # fmt: skip
 
 
 def _line_of(message: str, text: str) -> int:

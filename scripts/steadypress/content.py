@@ -28,6 +28,7 @@ from frontmatter.default_handlers import BaseHandler, JSONHandler, YAMLHandler
 from steadypress.errors import ArticleError, GitFailed, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
+from steadypress.liquid import is_jekyll_post, jekyll_markdown
 
 __all__ = [
     "ARTICLE_SUFFIXES",
@@ -353,6 +354,8 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
     title = metadata.get("title")
     if not isinstance(title, str) or not title.strip():
         raise ArticleError(path, "front matter has no 'title' (every article needs one)")
+    if is_jekyll_post(path):
+        body = jekyll_markdown(body)
     for key in ("canonical_url", "cover_image"):
         _check_link(metadata.get(key), path=path, key=key)
     return Article(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["anchor", "same_tag", "slugify", "tag_slug"]
+__all__ = ["anchor", "path_slug", "same_tag", "slugify", "tag_slug"]
 
 # Symbols that name a language in a tag: `C++`, `C#`, `F#` keep a page apart from `C` and `F`.
 _PLUSES, _SHARP = re.compile(r"(?<=\w)\++"), re.compile(r"(?<=\w)#")
@@ -27,6 +27,13 @@ def anchor(text: str) -> str:
     if all(c.isascii() for c in letters):
         return folded
     return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).lower()).strip("-")
+
+
+def path_slug(source: str) -> str:
+    """The URL path made of a `slug` or an article's path: each part's ASCII slug (what it has
+    always been, so no published URL moves), or, for a part ASCII spells nothing of
+    (`Привет мир`), its letters in their own script; a part of neither is empty."""
+    return "/".join(slugify(part) or anchor(part) for part in source.split("/"))
 
 
 def tag_slug(tag: str) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from steadypress.content import article_stem
 from steadypress.errors import PermanentError, TransientError
-from steadypress.slugs import anchor, slugify, tag_slug
+from steadypress.slugs import path_slug, tag_slug
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
 from steadypress.targets.site.sitemaps import SITEMAP, is_sitemap
 from steadypress.timefmt import format_time, parse_time
@@ -234,10 +234,9 @@ def page_slug_source(path: str, content_dir: str) -> str:
 
 
 def url_slug(source: str) -> str:
-    """The URL path made of a `slug` or a path: each part's ASCII slug (what it has always
-    been, so no published URL moves), or, for a part ASCII spells nothing of (`Привет мир`),
-    its letters in their own script."""
-    parts = [slugify(part) or anchor(part) for part in source.split("/")]
+    """The URL path made of a `slug` or a path (`path_slug`), refused where it has an empty
+    part, replaces pages the site makes, or is too long for a file system."""
+    parts = path_slug(source).split("/")
     if not all(parts):
         raise PermanentError(f"cannot make a URL from {source!r}")
     if parts[0] in GENERATED_FOLDERS:

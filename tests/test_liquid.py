@@ -1,0 +1,80 @@
+"""A Jekyll post's Liquid shows on every target what Jekyll showed: `{% raw %}` unwrapped,
+`{% highlight %}` a code block, `{% post_url %}` and `{% link %}` the page's address,
+`{{ site.baseurl }}` the site's root; any other tag is named by `check` at its line, and an
+article outside `_posts/` keeps `{% ... %}` as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from steadypress.liquid import jekyll_markdown, leftover_tags
+from tests.helpers import Repo, run_cli
+
+CONFIG = "content_dir: _posts\ntargets:\n  site:\n    kind: site\n"
+
+
+def test_the_common_tags_become_the_markdown_they_stand_for() -> None:
+    body = (
+        "![a]({{ site.baseurl }}/assets/a.png) [old]({% post_url 2010-07-21-first %}) "
+        "[b]({% link _posts/notes/2016-07-26-b.md %}) [about]({%link about.md%})\n\n"
+        "{% highlight ruby linenos %}\nputs 1\n{% endhighlight %}\n\n"
+        "{% raw %}{{ kept }} {% post_url x %}{% endraw %}\n"
+    )
+
+    assert jekyll_markdown(body) == (
+        "![a](/assets/a.png) [old](/2010-07-21-first/) [b](/notes/2016-07-26-b/) "
+        "[about](/about/)\n\n```ruby\nputs 1\n```\n\n{{ kept }} {% post_url x %}\n"
+    )
+    assert leftover_tags(body) == []
+    assert leftover_tags("{% include note.html %} {{ page.title }}\n") == [
+        "{% include note.html %}",
+        "{{ page.title }}",
+    ]
+
+
+def test_a_jekyll_posts_liquid_is_published_rendered_and_the_rest_named_by_check(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write("steadypress.yml", CONFIG)
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\n---\nThe first.\n")
+    repo.write("assets/a.png", b"\x89PNG a")
+    repo.write(
+        "_posts/2011-01-01-second.md",
+        "---\ntitle: Second\n---\nSee [the first]({% post_url 2010-07-21-first %}).\n\n"
+        "![a]({{ site.baseurl }}/assets/a.png)\n\n{% highlight python %}\nprint(1)\n"
+        "{% endhighlight %}\n\n{% raw %}Write {{ name }} in a template.{% endraw %}\n",
+    )
+    repo.commit("a Jekyll blog")
+
+    assert run_cli(repo, "check").code == 0
+    assert run_cli(repo, "run").code == 0
+
+    page = (repo.root / "_site/2011-01-01-second/index.html").read_text()
+    assert 'href="/2010-07-21-first/"' in page
+    assert (repo.root / "_site/2010-07-21-first/index.html").is_file()
+    assert 'src="/assets/' in page and "{{ site.baseurl }}" not in page
+    assert '<code class="language-python"><span class="nb">print</span>' in page
+    assert "endhighlight" not in page and "Write {{ name }} in a template." in page
+
+    repo.write("_posts/2012-01-01-third.md", "---\ntitle: Third\n---\nA\n\n{% include x.html %}\n")
+    repo.write("notes.md", "---\ntitle: Not a post\n---\n{% include x.html %}\n")
+    repo.commit("a tag no target renders")
+    result = run_cli(repo, "check")
+    assert result.code == 1
+    assert (
+        "_posts/2012-01-01-third.md:6: '{% include x.html %}': this Liquid is not rendered "
+        "outside Jekyll" in result.out
+    )
+
+
+def test_an_article_outside_posts_keeps_its_braces_as_text(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.write(
+        "content/jinja.md", "---\ntitle: Jinja\ndate: 2024-01-01\n---\nUse `{% raw %}` here.\n"
+    )
+    repo.commit("an article about templates")
+
+    assert run_cli(repo, "check").code == 0
+    assert run_cli(repo, "run").code == 0
+    assert "{% raw %}" in (repo.root / "_site/jinja/index.html").read_text()
