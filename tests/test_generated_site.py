@@ -59,8 +59,8 @@ targets:
     dir: _site
 """
 # What a generated site holds beside the generator's output: GitHub Pages' switch that turns
-# Jekyll off, steadypress's record of what it deployed, and the folder's lock.
-STEADYPRESS_FILES = {".nojekyll", DEPLOYED, ".steadypress-site.lock"}
+# Jekyll off, and steadypress's record of what it deployed.
+STEADYPRESS_FILES = {".nojekyll", DEPLOYED}
 
 
 @pytest.fixture
@@ -216,7 +216,7 @@ def test_a_deploy_writes_the_changed_files_removes_the_gone_and_keeps_what_is_no
     site.apply(lambda files: deploy(files, second, made("2"), before=first, exact=True))
     assert site.puts == ["index.html", "c/index.html", DEPLOYED]  # not a/index.html
     assert site.removals == ["b/index.html"]
-    assert set(files_in(tmp_path / "site")) - {".steadypress-site.lock"} == {
+    assert set(files_in(tmp_path / "site")) == {
         "CNAME", "index.html", "a/index.html", "c/index.html", DEPLOYED
     }  # fmt: skip
     assert (tmp_path / "site" / "index.html").read_bytes() == b"home, again"

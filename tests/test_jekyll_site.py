@@ -31,8 +31,8 @@ targets:
 """
 POST = "---\nlayout: post\ntitle: {title}\ndate: {day} 10:00:00 +0000\n---\n\n{body}\n"
 # Beside Jekyll's output: GitHub Pages' switch that turns Jekyll off, steadypress's record of
-# what made the output, and the folder's lock.
-STEADYPRESS_FILES = {".nojekyll", ".steadypress/generated.json", ".steadypress-site.lock"}
+# what made the output.
+STEADYPRESS_FILES = {".nojekyll", ".steadypress/generated.json"}
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The site target: stable URLs, escaped front matter, idempotent and deterministic output."""
 
+import fcntl
 import os
 import re
 from dataclasses import replace
@@ -14,7 +15,7 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
-from steadypress.targets.site.files import JOURNAL, SET_ASIDE_JOURNAL
+from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL
 from steadypress.targets.site.settings import SiteAddress
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
@@ -207,7 +208,7 @@ def test_a_file_left_where_a_write_puts_its_temporary_is_replaced_not_followed(
 
     DirectorySiteFiles(root).apply(change)
     assert elsewhere.read_text() == "secret"
-    assert sorted(path.name for path in root.iterdir()) == [".steadypress-site.lock", "index.html"]
+    assert sorted(path.name for path in root.iterdir()) == ["index.html"]
     assert (root / "index.html").read_bytes() == b"page"
 
 
@@ -535,3 +536,33 @@ def test_a_markdown_link_to_a_script_is_dead_on_the_page_and_in_the_feed(tmp_pat
     feed = (tmp_path / "feed.xml").read_text()
     assert '<a href="">click</a>' in page and '<a href="">click</a>' in feed
     assert "javascript" not in page and "javascript" not in feed
+
+
+def test_a_local_sites_writer_locks_the_folder_and_leaves_no_lock_file_in_it(
+    tmp_path: Path,
+) -> None:
+    """One writer at a time, by a lock on the folder itself: nothing of it is served."""
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / LOCK).write_text("")  # left by steadypress 0.2.0
+    held = []
+
+    def change(files: SiteWriter) -> None:
+        other = os.open(root, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append(True)
+        finally:
+            os.close(other)
+        files.put("index.html", b"page", unread=True)
+
+    DirectorySiteFiles(root).apply(change)
+
+    assert held == [True]
+    assert sorted(path.name for path in root.iterdir()) == ["index.html"]
+    other = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released with the write
+    finally:
+        os.close(other)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from steadypress.errors import PermanentError, TransientError
-from steadypress.filelock import exclusive_lock
+from steadypress.filelock import folder_lock
 
 __all__ = [
     "JOURNAL",
@@ -125,7 +125,8 @@ SITE_FILE_MODE = 0o644
 # What a local write is about to change, written whole before any of it: a write stopped midway
 # (the process killed, ^C) is finished from it by the next, under the site's lock.
 JOURNAL = ".steadypress-site.journal"
-# The lock that makes one process at a time a local site's writer.
+# The file that made one process at a time a local site's writer, before the folder itself was
+# locked (`folder_lock`): removed where it is left.
 LOCK = ".steadypress-site.lock"
 # Where a journal that cannot be replayed is moved, so that it is not tried again on every write.
 SET_ASIDE_JOURNAL = f"{JOURNAL}.set-aside"
@@ -133,7 +134,7 @@ _JOURNAL_VERSION = 1
 
 
 class DirectorySiteFiles:
-    """A site in a local directory; a lock file serialises executors on this machine.
+    """A site in a local directory; a lock on the folder serialises executors on this machine.
 
     A write's files land together: `change` runs on a writer that keeps them, and only when it
     returns are they written, after a journal of all of them. The site's index, its listings and
@@ -159,7 +160,9 @@ class DirectorySiteFiles:
     ) -> R:
         if self.root.is_symlink():  # not even the lock file is written through it
             raise PermanentError(f"refusing to write through the symlink {self.root}")
-        with exclusive_lock(self.root / LOCK):
+        with folder_lock(self.root):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.root / LOCK)  # the lock file of steadypress 0.2.0 and before
             _finish_journal(self.root)
             writer = _DirectoryWriter(self.root)
             result = change(writer)
