@@ -102,6 +102,9 @@ class Article:
     slug: str | None = None
     targets: tuple[str, ...] | None = None  # only these targets, when the front matter says so
     cover_image: str | None = None
+    # A page beside the articles (`about.md`): on the site alone, never listed, in the feed or
+    # sent to a platform (`layout: page`, as Jekyll marks one; `type: page`, as Hugo does).
+    page: bool = False
     # Old URLs of the article (paths on the site, such as /2019/05/old-title/), kept working.
     aliases: tuple[str, ...] = ()
     # Known once read from a commit: when the file last changed there (feeds show it), and the
@@ -387,6 +390,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
         aliases=_aliases(metadata, path=path),
         targets=_targets(metadata.get("targets"), path=path),
         cover_image=_optional_text(metadata, "cover_image"),
+        page="page" in (metadata.get("layout"), metadata.get("type")),
         metadata=metadata,
     )
 

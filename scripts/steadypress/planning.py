@@ -191,6 +191,11 @@ def _compare(
             if article.targets is not None and set(article.targets) <= set(pipeline.targets):
                 left[path] = set(targets) - set(article.targets)
                 targets = [target for target in targets if target in article.targets]
+            if article.page:  # a page is the site's alone: no platform is sent an "About"
+                sites = {name for name, spec in pipeline.config.targets.items()
+                         if spec.kind == "site"}  # fmt: skip
+                left[path] = left.get(path, set()) | (set(targets) - sites)
+                targets = [target for target in targets if target in sites]
         found.extend(
             Sighting(
                 target=target, path=path, blob=blob, commit=commit, not_before=not_before,

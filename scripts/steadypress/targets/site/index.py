@@ -49,6 +49,7 @@ from steadypress.targets.site.manifest import (
     ENTRY_ONLY,
     Entry,
     Listed,
+    is_site_path,
     page_fingerprint,
     page_path,
     tag_path,
@@ -244,6 +245,9 @@ class _Summary:
     legacy_years: list[str] | None = None
     # Sitemaps a batch left to a later one of its run (`SitemapsBehind`); None: up to date.
     sitemaps_behind: SitemapsBehind | None = None
+    # The pages beside the articles (`Entry.is_page`), by path: their address and last change,
+    # which the sitemaps list; a blog has a handful.
+    pages: dict[str, tuple[str, datetime]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -272,6 +276,16 @@ class _Summary:
                 for path, entry in self.newest
             ],
             **({"stale": sorted(self.stale)} if self.stale else {}),
+            **(
+                {
+                    "pages": {
+                        path: {"slug": slug, "updated": format_time(updated)}
+                        for path, (slug, updated) in sorted(self.pages.items())
+                    }
+                }
+                if self.pages
+                else {}
+            ),
             **(
                 {}
                 if self.sitemaps_behind is None
@@ -311,6 +325,7 @@ class _Summary:
             sitemaps_absent=_decoded(SUMMARY, _sitemaps_absent, document.get("sitemaps")),
             stale={str(page) for page in document.get("stale", ())},
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
+            pages=_decoded(SUMMARY, _pages, document.get("pages", {})),
         )
 
 
@@ -639,6 +654,11 @@ class SiteIndex:
             self._dirty.add(SUMMARY)
 
     @property
+    def pages(self) -> dict[str, tuple[str, datetime]]:
+        """The pages beside the articles, by path: (slug, last change)."""
+        return dict(self._summary.pages)
+
+    @property
     def total(self) -> int:
         return self._summary.total
 
@@ -848,6 +868,10 @@ class SiteIndex:
                 urls[used] = owners
             else:
                 urls.pop(used, None)
+        if entry.is_page:
+            del self._summary.pages[path]
+            self._dirty.add(SUMMARY)
+            return
         held = self._rows_held(path, entry)
         for listing in _listings_of(entry, held.__getitem__):
             self._listing_edit(listing, entry).pop(path, None)
@@ -863,6 +887,10 @@ class SiteIndex:
         for used in uses(entry):
             urls = self._edit(self._shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
+        if entry.is_page:
+            self._summary.pages[path] = (entry.slug, entry.updated)
+            self._dirty.add(SUMMARY)
+            return
         month, *tag_years = _listings_of(entry)
         self._listing_edit(month, listed)[path] = {**row, _PAGE: page_fingerprint(entry.sha256)}
         for listing in tag_years:
@@ -1199,6 +1227,17 @@ def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:
         return decode(document)
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise unreadable(name, repr(error)) from None
+
+
+def _pages(document: Any) -> dict[str, tuple[str, datetime]]:
+    pages = {}
+    for path, fields in document.items():
+        slug = str(fields["slug"])
+        # A page's address is a file a later publish may delete: one inside the site, no more.
+        if not is_site_path(slug):
+            raise ValueError(f"page {path!r} at {slug!r}, not a path inside the site")
+        pages[str(path)] = (slug, parse_time(str(fields["updated"])))
+    return pages
 
 
 def _sitemaps_behind(document: Any) -> SitemapsBehind | None:

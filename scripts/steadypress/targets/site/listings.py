@@ -136,6 +136,8 @@ def listing_pages(
     on the pages `tag_pages` gives (`SiteIndex.tag_pages_of`: where its rows are too)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
+        if entry.is_page:  # listed nowhere
+            continue
         pages |= {month_path(month_of(entry)), year_path(f"{entry.date.year:04d}")}
         for page in {page for tag in entry.tags for page in tag_pages(tag)}:
             pages.update((page, tag_year_path(page, entry.date.year), tag_years_path(page)))

@@ -137,6 +137,9 @@ class Entry(Listed):
     assets: tuple[str, ...]  # site paths of the images published with it
     sha256: str
     aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
+    # A page beside the articles (`Article.page`): in no listing, feed or neighbour's links.
+    # (A month's row keeps its page's digest under `page`: this is named apart.)
+    is_page: bool = False
 
     @property
     def listed(self) -> Listed:
@@ -150,6 +153,7 @@ class Entry(Listed):
             "assets": list(self.assets),
             "sha256": self.sha256,
             "aliases": list(self.aliases),
+            "is_page": self.is_page or None,
         }
         return {key: value for key, value in fields.items() if value not in (None, [])}
 
@@ -170,6 +174,7 @@ class Entry(Listed):
             assets=assets,
             sha256=fields["sha256"],
             aliases=aliases,
+            is_page=fields.get("is_page") is True,
         )
 
 

@@ -59,13 +59,20 @@ class SiteSettings:
     # `permalinks` (by section): every URL it served answers, a redirect to the page.
     moved_from: str = ""
     old_permalinks: tuple[tuple[str, str], ...] = ()
+    # The header's links beside the archive, tags and feed, in order: (title, a path of the
+    # site such as a page's `/about/`, or an http(s) URL).
+    menu: tuple[tuple[str, str], ...] = ()
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
-    texts = {key: value for key, value in options.items() if key != "old_permalinks"}
+    texts = {key: value for key, value in options.items() if key not in _MAPPINGS}
     settings = text_settings(SiteSettings, texts, prefix=prefix, source=source)
-    settings = replace(settings, old_permalinks=_old_permalinks(name, options, source))
+    settings = replace(
+        settings,
+        old_permalinks=_old_permalinks(name, options, source),
+        menu=_menu(name, options.get("menu"), source),
+    )
     _check_moved_from(name, settings, source)
     if settings.generator and settings.generator not in GENERATORS:
         raise ConfigError(
@@ -113,6 +120,33 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
                 f"targets.{name}.old_permalinks: {settings.moved_from} knows no "
                 f"{', '.join(':' + name for name in unknown)}",
             )
+
+
+# The settings that are mappings, not text.
+_MAPPINGS = ("old_permalinks", "menu")
+
+
+def _menu(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...]:
+    """The header's links: titles to paths of the site or http(s) URLs, in the order given."""
+    if value is None:
+        return ()
+    if isinstance(value, dict) and all(
+        isinstance(title, str) and title.strip() and isinstance(link, str) for title, link in
+        value.items()
+    ):  # fmt: skip
+        for title, link in value.items():
+            if not (link.startswith("/") and not link.startswith("//")) and urlparse(
+                link
+            ).scheme not in ("http", "https"):
+                raise ConfigError(
+                    source,
+                    f"targets.{name}.menu: {title!r} links to {link!r}: a path of the site "
+                    "(/about/) or an http(s) URL",
+                )
+        return tuple((title.strip(), link) for title, link in value.items())
+    raise ConfigError(
+        source, f"targets.{name}.menu: a mapping of titles to links (About: /about/), got {value!r}"
+    )
 
 
 def _old_permalinks(

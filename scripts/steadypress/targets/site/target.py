@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urljoin, urlparse
 
 from markupsafe import Markup
@@ -460,12 +460,16 @@ class SiteTarget(OneByBatches):
 
     # -- rendering ----------------------------------------------------------------------------
 
-    def _site(self) -> dict[str, str]:
+    def _site(self) -> dict[str, Any]:
         return {
             "title": self._settings.title,
             "url": self._address.url,
             "base_url": self._address.base_url,
             "language": self._settings.language,
+            "menu": [
+                {"title": title, "href": link if "://" in link else self._href(link.lstrip("/"))}
+                for title, link in self._settings.menu
+            ],
         }
 
     def _href(self, site_path: str) -> str:
@@ -503,11 +507,12 @@ class SiteTarget(OneByBatches):
             # On the site's host, whatever the site's own path (a project site's `/REPO/`).
             cover = served or urljoin(self._address.url, cover)
         date = _date_of(article)
-        check_tags(article.tags)
-        tags = [{"name": tag, "href": self._href(tag_path(tag))} for tag in article.tags]
+        tagged = () if article.page else article.tags  # a page is on no tag's page
+        check_tags(tagged)
+        tags = [{"name": tag, "href": self._href(tag_path(tag))} for tag in tagged]
         url = self._absolute(page_path(slug))
         page = self._theme.render(
-            "article.html",
+            "page.html" if article.page else "article.html",
             site=self._site(),
             # Linked once the site's other articles are known (`_linked`), when written.
             older=None,
@@ -535,11 +540,12 @@ class SiteTarget(OneByBatches):
             updated=article.updated or date,
             description=article.description,
             summary=article.description or _summary(body),
-            tags=article.tags,
+            tags=tagged,
             cover=cover,
             assets=tuple(sorted(assets)),
             sha256=page_digest(page),
             aliases=tuple(sorted(redirects := self._redirects(article, url, page_path(slug)))),
+            is_page=article.page,
         )
         return _Rendered(
             page=page, entry=entry, assets={**assets, **redirects}, html=body,
@@ -567,7 +573,7 @@ class SiteTarget(OneByBatches):
         """A worker's renderer readied before any article comes: the Markdown renderer loaded,
         the article's templates compiled."""
         prerender("")
-        self._theme.compile("article.html", "base.html", "neighbours.html")
+        self._theme.compile("article.html", "page.html", "base.html", "neighbours.html")
 
     def _redirects(self, article: Article, url: str, page: str) -> dict[str, bytes]:
         """A page at each old URL of the article that sends readers (and search engines, by
@@ -888,7 +894,9 @@ class SiteTarget(OneByBatches):
         published, written, moved = [], {}, []
         for number, article, rendered in accepted:
             old, entry = olds[article.path], rendered.entry
-            page = self._linked(rendered.page, index.nav(article.path, entry))
+            page = rendered.page
+            if not entry.is_page:
+                page = self._linked(page, index.nav(article.path, entry))
             refusal = _write_article(files, replace(rendered, page=page))
             if refusal is not None:
                 refused[number] = refusal
@@ -1252,6 +1260,8 @@ class SiteTarget(OneByBatches):
         for month in sorted(behind.months):
             for _path, entry in index.month(month):
                 sitemaps.put(page_path(entry.slug), entry.updated)
+        for slug, updated in index.pages.values():  # in no month's rows; a handful
+            sitemaps.put(page_path(slug), updated)
         # A listing page that went was taken out at once (a write taking out does not defer).
         for page, there in sorted(listings_existing(index, stale_pages(index)).items()):
             if there:
@@ -1338,6 +1348,7 @@ def _beside(
     return {
         path: entry
         for moved_path, version in moved
+        if not (isinstance(version, Entry) and version.is_page)  # a page has no neighbours
         for path, entry in index.beside(moved_path, version)
         if path not in written
     }
@@ -1358,6 +1369,7 @@ def _sitemap_pages(
     page, dated by its newest article."""
     every: dict[str, datetime | None] = dict.fromkeys(listings)
     every |= {page_path(row.slug): row.updated for row in rows}
+    every |= {page_path(slug): updated for slug, updated in index.pages.values()}
     every[INDEX] = _front_page_date(index)
     return every
 

@@ -1,0 +1,125 @@
+"""A page beside the articles (`layout: page`, Hugo's `type: page`): at its URL on the site, in
+the sitemaps and, where `menu` names it, the header; never on the front page, an archive, a
+tag's page, the feed or a neighbour's links, and never sent to a platform."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from steadypress.config import parse_config
+from steadypress.errors import ConfigError
+from tests.fakes.devto import FakeForem
+from tests.helpers import Repo, article, run_cli
+from tests.schema import VALIDATORS
+
+ABOUT = "---\ntitle: About me\nlayout: page\ntags: [life]\n---\nWho writes here.\n"
+
+
+def config(served: str, forem: FakeForem) -> str:
+    return (
+        "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+        f"targets:\n  site: {{kind: site, url: '{served}', menu: {{About: /about/, "
+        "Code: 'https://example.net/code'}}\n"
+        f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+    )
+
+
+def site_text(repo: Repo) -> dict[str, str]:
+    site = repo.root / "_site"
+    return {
+        path.relative_to(site).as_posix(): path.read_text(encoding="utf-8")
+        for path in site.rglob("*")
+        if path.is_file() and path.suffix in (".html", ".xml")
+    }
+
+
+def test_a_page_is_on_the_site_and_in_the_menu_but_listed_nowhere_and_sent_nowhere(
+    repo: Repo, forem: FakeForem, served: str
+) -> None:
+    repo.commit(
+        **{
+            "steadypress.yml": config(served, forem),
+            "content/about.md": ABOUT,
+            "content/first.md": article("First", date="2024-01-01", tags=["life"]),
+            "content/second.md": article("Second", date="2024-01-02"),
+        }
+    )
+
+    result = run_cli(repo, "run")
+
+    assert result.code == 0, result.err
+    files = site_text(repo)
+    assert "Who writes here." in files["about/index.html"]
+    assert "<time" not in files["about/index.html"], "a page shows no date"
+    header = '<nav class="site"><a href="/about/">About</a> <a href="https://example.net/code">'
+    assert all(header in text for name, text in files.items() if name.endswith("index.html"))
+    listed = {name for name, text in files.items() if "About me" in text}
+    assert listed == {"about/index.html"}, "on no listing, feed or neighbour's links"
+    assert "about/" in "".join(text for name, text in files.items() if name.startswith("sitemap-"))
+    assert not (repo.root / "_site/tags/life/index.html").read_text().count('/about/">About me')
+    assert sorted(post["title"] for post in forem.posts.values()) == ["First", "Second"]
+    index = sorted((repo.root / "_site/.steadypress").rglob("*.json"))
+    for file in index:  # the page in the summary and its entry, as state/schema says
+        VALIDATORS["site-index"].validate(json.loads(file.read_bytes()))
+    assert '"is_page": true' in "".join(file.read_text() for file in index)
+
+
+def test_an_article_that_becomes_a_page_leaves_the_listings_and_the_platforms(
+    repo: Repo, forem: FakeForem, served: str
+) -> None:
+    repo.commit(
+        **{
+            "steadypress.yml": config(served, forem),
+            "content/about.md": article("About me", date="2024-01-03"),
+            "content/first.md": article("First", date="2024-01-01"),
+        }
+    )
+    assert run_cli(repo, "run").code == 0
+    assert "About me" in (repo.root / "_site/index.html").read_text()
+
+    repo.commit(**{"content/about.md": ABOUT})
+    assert run_cli(repo, "run").code == 0
+
+    files = site_text(repo)
+    assert {name for name, text in files.items() if "About me" in text} == {"about/index.html"}
+    about_on_devto = [post for post in forem.posts.values() if post["title"] == "About me"]
+    assert [post["published"] for post in about_on_devto] == [False], "unpublished there"
+
+    repo.git("rm", "-q", "content/about.md")
+    repo.commit("the page goes")
+    assert run_cli(repo, "run").code == 0
+    assert not (repo.root / "_site/about").exists()
+    summary = json.loads((repo.root / "_site/.steadypress/summary.json").read_text())
+    assert "pages" not in summary
+    assert run_cli(repo, "status", "--site").code == 0
+
+
+def test_hugos_type_page_marks_a_page_and_status_finds_the_sitemaps_agree(repo: Repo) -> None:
+    repo.commit(
+        **{
+            "content/now.md": "---\ntitle: Now\ntype: page\n---\nWhat I do now.\n",
+            "content/first.md": article("First", date="2024-01-01"),
+        }
+    )
+    assert run_cli(repo, "run").code == 0
+    assert "Now" not in (repo.root / "_site/index.html").read_text()
+    assert (repo.root / "_site/now/index.html").is_file()
+    status = run_cli(repo, "status", "--site")
+    assert status.code == 0, status.out
+
+
+@pytest.mark.parametrize(
+    ("menu", "message"),
+    [
+        ("[about]", "menu: a mapping of titles to links"),
+        ("{About: about}", "'About' links to 'about': a path of the site"),
+        ("{About: 'javascript:alert(1)'}", "a path of the site"),
+    ],
+)
+def test_a_menu_that_is_not_titles_to_links_is_refused(menu: str, message: str) -> None:
+    raw = {"targets": {"site": {"kind": "site", "menu": yaml.safe_load(menu)}}}
+    with pytest.raises(ConfigError, match=message):
+        parse_config(raw, source="steadypress.yml")
