@@ -167,7 +167,8 @@ def test_a_site_that_moves_to_a_new_address_keeps_the_text_in_its_feed(
     feed = feedparser.parse((out / "feed.xml").read_bytes())
     by_title = {entry.title: entry for entry in feed.entries}
     kept = by_title["Images, code and tables"]
-    assert kept.id.startswith("https://www.example.com/")
+    assert kept.link.startswith("https://www.example.com/")
+    assert kept.id.startswith(URL), "the id stays: no reader shows it as new"
     assert "version twice changes nothing" in kept.content[0].value
 
 

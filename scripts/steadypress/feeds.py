@@ -43,6 +43,8 @@ FEED_TEXT_BYTES = 100_000
 class FeedEntry:
     title: str
     url: str  # absolute
+    # Permanent: a reader shows an entry whose id it has not seen as new, whatever its link.
+    id: str
     published: datetime
     updated: datetime
     summary: str
@@ -72,15 +74,15 @@ def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Elem
     return element
 
 
-def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
+def atom_feed(*, title: str, url: str, ident: str, entries: Sequence[FeedEntry]) -> bytes:
     """The newest `FEED_ENTRIES` entries, the whole text of the `FEED_TEXTS` newest within
-    `FEED_TEXT_BYTES`; `url` is the site's absolute address."""
+    `FEED_TEXT_BYTES`; `url` is the site's absolute address, `ident` the feed's permanent id."""
     newest = sorted(entries, key=lambda entry: (-entry.published.timestamp(), entry.url))
     newest = newest[:FEED_ENTRIES]
     contents: list[str] = []
     feed = ET.Element("feed", {"xmlns": ATOM})
     _text(feed, "title", title)
-    _text(feed, "id", url)
+    _text(feed, "id", ident)
     _element(feed, "link", {"rel": "self", "href": f"{url}feed.xml"})
     _element(feed, "link", {"rel": "alternate", "type": "text/html", "href": url})
     # An empty feed is still valid Atom: it needs an `updated`, and the epoch says "never".
@@ -91,7 +93,7 @@ def atom_feed(*, title: str, url: str, entries: Sequence[FeedEntry]) -> bytes:
     for entry in newest:
         item = _element(feed, "entry", {})
         _text(item, "title", entry.title)
-        _text(item, "id", entry.url)
+        _text(item, "id", entry.id)
         _element(item, "link", {"rel": "alternate", "type": "text/html", "href": entry.url})
         _text(item, "published", format_time(entry.published))
         _text(item, "updated", format_time(entry.updated))
@@ -131,10 +133,9 @@ def _with_cdata(document: bytes, contents: Sequence[str]) -> bytes:
 
 
 def feed_contents(data: bytes | None) -> dict[str, str]:
-    """The HTML content of each entry of a feed this module wrote, by the entry's URL relative
-    to the feed's site (its own `<id>`): a feed is its own record of the newest articles'
-    bodies, so a publish need not read their pages again, and a site that moved (a new domain)
-    keeps them."""
+    """The HTML content of each entry of a feed this module wrote, by the entry's id relative
+    to the feed's own `<id>`: a feed is its own record of the newest articles' bodies, so a
+    publish need not read their pages again, and a site that moved (a new domain) keeps them."""
     if not data:
         return {}
     try:

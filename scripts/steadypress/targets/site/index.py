@@ -248,6 +248,9 @@ class _Summary:
     # The pages beside the articles (`Entry.is_page`), by path: their address and last change,
     # which the sitemaps list; a blog has a handful.
     pages: dict[str, tuple[str, datetime]] = field(default_factory=dict)
+    # The feed's id, and the start of each entry's: the site's address when its feed was first
+    # written, kept when the domain changes (None: not written yet, or by an earlier version).
+    feed_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -276,6 +279,7 @@ class _Summary:
                 for path, entry in self.newest
             ],
             **({"stale": sorted(self.stale)} if self.stale else {}),
+            **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
             **(
                 {
                     "pages": {
@@ -326,6 +330,7 @@ class _Summary:
             stale={str(page) for page in document.get("stale", ())},
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
             pages=_decoded(SUMMARY, _pages, document.get("pages", {})),
+            feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
         )
 
 
@@ -652,6 +657,16 @@ class SiteIndex:
         if kept != self._summary.bodies:
             self._summary.bodies = kept
             self._dirty.add(SUMMARY)
+
+    @property
+    def feed_id(self) -> str | None:
+        """The feed's permanent id (`_Summary.feed_id`)."""
+        return self._summary.feed_id
+
+    @feed_id.setter
+    def feed_id(self, ident: str) -> None:
+        self._summary.feed_id = ident
+        self._dirty.add(SUMMARY)
 
     @property
     def pages(self) -> dict[str, tuple[str, datetime]]:

@@ -647,32 +647,45 @@ class SiteTarget(OneByBatches):
         if any(row.slug not in texts for _path, row in rows):
             files.want(texts=[FEED])
             known = feed_contents(files.read(FEED))
-            for _path, row in rows:
-                address = address_of(page_path(row.slug))
-                if row.slug not in texts and address in known:
-                    texts[row.slug] = known[address]
+            for path, row in rows:
+                key = self._feed_key(path, row)
+                if row.slug not in texts and key in known:
+                    texts[row.slug] = known[key]
             texts |= self._rendered_again(
                 {path: (row.slug, None) for path, row in rows
                  if row.slug not in texts and path not in pages},
                 commit,
             )  # fmt: skip
+        feed_id = index.feed_id
+        if feed_id is None:
+            feed_id = index.feed_id = self._address.url  # its first address, its id for good
         feed = [
             FeedEntry(
-                title=row.title, url=self._absolute(page_path(row.slug)), published=row.date,
+                title=row.title, url=self._absolute(page_path(row.slug)),
+                id=feed_id + self._feed_key(path, row), published=row.date,
                 updated=row.updated, tags=row.tags,
                 # A month's rows keep no summary: one that came in from there is made again.
                 summary=row.summary or _summary(texts.get(row.slug, "")),
                 cover=self._absolute(row.cover) if row.cover else None,
                 content=texts.get(row.slug),
             )
-            for _path, row in rows
+            for path, row in rows
         ]  # fmt: skip
-        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url, entries=feed))
+        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url,
+                                  ident=feed_id, entries=feed))  # fmt: skip
         written = {path: _body_digest(texts[row.slug]) for path, row in rows if row.slug in texts}
         index.keep_bodies(written)
         self._bodies = {
             (row.slug, written[path]): texts[row.slug] for path, row in rows if path in written
         }
+
+    def _feed_key(self, path: str, row: Listed) -> str:
+        """What an article's feed entry's id adds to the feed's: the address its path gives
+        (its own while it sets no `slug`), which neither a `slug` nor a new domain changes."""
+        try:
+            return address_of(page_path(url_slug(page_slug_source(path, self._content_dir))))
+        except PermanentError:  # a path that makes no URL: published under its `slug`
+            return address_of(page_path(row.slug))
 
     def _rendered_again(
         self, wanted: Mapping[str, tuple[str, str | None]], commit: str | None
