@@ -50,6 +50,13 @@ def _refuse_reading_content(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_refuse_reading_content)
 
 
+@pytest.fixture(autouse=True)
+def no_github_but_a_fake(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test reaches GitHub only through the fake it starts: the API's address defaults to a
+    loopback port nothing listens on (1, tcpmux), where any other call is refused at once."""
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:1")
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path / "blog")

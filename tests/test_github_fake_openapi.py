@@ -123,3 +123,24 @@ def test_the_check_can_fail() -> None:
     """A git ref without its object is not what GitHub documents."""
     validator = response_validator("/repos/{owner}/{repo}/git/refs", "POST", 201)
     assert list(validator.iter_errors({"ref": "refs/heads/x", "node_id": "n", "url": "u"}))
+
+
+def test_a_repositorys_answer_matches_the_description_with_a_token_and_without(
+    github: FakeGitHub,
+) -> None:
+    """`GET /repos/{owner}/{repo}`: anyone may read a public repository; a private one is "Not
+    Found" to a caller without a token."""
+    path = "/repos/{owner}/{repo}"
+    url = f"{github.api_url}/repos/{github.full_name}"
+    check(call(github, "GET", ""), path, "GET")
+    anonymous = requests.get(url, timeout=10)
+    check(anonymous, path, "GET")
+    assert anonymous.json()["private"] is False
+    github.private = True
+    try:
+        hidden = requests.get(url, timeout=10)
+        check(hidden, path, "GET")
+        assert hidden.status_code == 404
+        assert call(github, "GET", "").json()["private"] is True
+    finally:
+        github.private = False

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from steadypress.init import WORKFLOWS, Setup, render_workflow
+from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, article, lint_workflows, run_cli
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -263,3 +264,53 @@ def test_the_readme_shows_the_workflow_steps_init_writes_for_a_generator(generat
     (line,) = [line.strip() for line in written.splitlines() if wanted in line]
     shown = [text.strip() for text in readme.splitlines() if wanted in text]
     assert shown and all(text.startswith(line) for text in shown), (line, shown)
+
+
+@pytest.mark.parametrize(
+    ("private", "cron", "said"),
+    [
+        (False, "7-59/10 * * * *", "4,320 runner minutes a month, free on this public repository"),
+        (
+            True,
+            "7 * * * *",
+            "720 runner minutes a month of the 2,000 the free plan gives this private",
+        ),
+    ],
+)
+def test_the_sweep_runs_as_often_as_the_repositorys_minutes_allow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: bool, cron: str, said: str
+) -> None:
+    """init asks GitHub, with no token, whether the repository is private (then "Not Found"):
+    a public one's minutes are free, a private one's sweep runs hourly."""
+    with FakeGitHub() as github:
+        github.private = private
+        monkeypatch.setenv("GITHUB_API_URL", github.api_url)
+        repo = Repo(tmp_path / "blog")
+        repo.git("remote", "add", "origin", f"https://github.com/{github.full_name}.git")
+        result = run_cli(repo, "init", "--action", PINNED)
+        asked = github.requests["GET /repos/{repo}"]
+    assert result.code == 0, result.err
+    sweep = (repo.root / ".github/workflows/steadypress-sweep.yml").read_text()
+    assert f'- cron: "{cron}"' in sweep
+    assert said in " ".join(result.out.split())
+    assert asked == 1
+
+
+def test_the_sweep_of_a_repository_github_did_not_say_of_runs_hourly_and_says_why(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.git("remote", "add", "origin", "https://github.com/octo/blog.git")  # the API unreached
+    result = run_cli(repo, "init", "--action", PINNED)
+    assert result.code == 0, result.err
+    assert (
+        '- cron: "7 * * * *"' in (repo.root / ".github/workflows/steadypress-sweep.yml").read_text()
+    )
+    assert (
+        "a private repository (GitHub did not say which this is); pushes publish at once"
+        in " ".join(result.out.split())
+    )
+    chosen = Repo(tmp_path / "chosen")
+    assert run_cli(chosen, "init", "--action", PINNED, "--sweep", "6h").code == 0
+    text = (chosen.root / ".github/workflows/steadypress-sweep.yml").read_text()
+    assert '- cron: "7 */6 * * *"' in text and "# Every 6 hours, off the top" in text

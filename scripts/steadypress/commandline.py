@@ -226,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
         "guard the target secrets (default: none; repository secrets)",
     )
     init.add_argument(
+        "--sweep",
+        choices=["10m", "30m", "1h", "3h", "6h", "1d"],
+        help="how often the sweep runs (default: every 10 minutes on a public repository, "
+        "whose minutes are free; every hour on a private one or one GitHub did not say of)",
+    )
+    init.add_argument(
         "--own-site",
         action="store_true",
         help="in a Jekyll or Hugo blog: publish with steadypress's own site instead of the "

@@ -44,6 +44,8 @@ from steadypress.errors import (
 from steadypress.executor import drain
 from steadypress.gitio import Git, SettledGit
 from steadypress.init import (
+    PRIVATE_SWEEP,
+    PUBLIC_SWEEP,
     Setup,
     branch_to_publish,
     check_action,
@@ -339,11 +341,25 @@ def _init(args: argparse.Namespace) -> None:
         environment=check_environment(args.environment),
         generator=generator,
         old_site=old_site,
+        sweep=args.sweep or PUBLIC_SWEEP,
     )
     check_content_holds_articles(repo, setup.content)
+    repository = github_repository(git)
+    private = None
+    if args.sweep is None:  # by the minutes the repository's runs are billed
+        private = None if repository is None else _is_private(repository)
+        setup = replace(setup, sweep=PUBLIC_SWEEP if private is False else PRIVATE_SWEEP)
     written = write_setup(repo, setup, force=args.force)
     domain = None if generator or (old_site and "url" in old_site) else _committed_domain(git)
-    print(next_steps(setup, written, repo, repository=github_repository(git), domain=domain))
+    print(next_steps(setup, written, repo, repository=repository, domain=domain,
+                     private=private, sweep_chosen=args.sweep is not None))  # fmt: skip
+
+
+def _is_private(repository: str) -> bool | None:
+    # Imported here: the GitHub modules load PyGithub, which no other init step needs.
+    from steadypress.github.visibility import is_private  # noqa: PLC0415
+
+    return is_private(repository, os.environ)
 
 
 def _committed_domain(git: Git) -> str | None:

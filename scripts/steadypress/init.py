@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ from steadypress.moving_in import HUGO_CONFIGS
 from steadypress.targets.generated.hugo import HUGO_VERSION
 
 __all__ = [
+    "PRIVATE_SWEEP",
+    "PUBLIC_SWEEP",
+    "SWEEPS",
     "Setup",
     "branch_to_publish",
     "check_action",
@@ -43,9 +47,22 @@ __all__ = [
 ]
 
 WORKFLOWS = ("publish", "sweep", "retry", "check")
+# How often the sweep may run: its schedule, and the minutes a month it bills a private
+# repository (a run bills a whole minute; 30 days). A public repository's are free.
+SWEEPS = {
+    "10m": ("7-59/10 * * * *", "Every 10 minutes", 4320),
+    "30m": ("7-59/30 * * * *", "Every 30 minutes", 1440),
+    "1h": ("7 * * * *", "Every hour", 720),
+    "3h": ("7 */3 * * *", "Every 3 hours", 240),
+    "6h": ("7 */6 * * *", "Every 6 hours", 120),
+    "1d": ("7 3 * * *", "Every day", 30),
+}
+# A public repository's minutes are free: the sweep catches up soon. A private one's count
+# (2,000 a month on the free plan): hourly, 720, leaves the rest to its pushes.
+PUBLIC_SWEEP, PRIVATE_SWEEP = "10m", "1h"
 # A release of the action, pinned: a commit id, never a tag that can move.
 _ACTION = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
-_PLACEHOLDER = re.compile(r"@[A-Z]+@")
+_PLACEHOLDER = re.compile(r"@[A-Z_]+@")
 _ENVIRONMENT = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
 # A branch a workflow's `branches:` filter matches as itself: git allows `*`, `?`, `+`, `[`,
 # `]`, `!`, `{`, `,` in a name, which the filter reads as patterns (or YAML as syntax).
@@ -69,6 +86,7 @@ class Setup:
     # A blog moving onto steadypress's own site from its generator: the site settings that
     # keep its title, address and old URLs (`moving_in.old_site_settings`).
     old_site: Mapping[str, Any] | None = None
+    sweep: str = PUBLIC_SWEEP  # how often the sweep runs (`SWEEPS`)
 
 
 def _environment_lines(environment: str | None) -> str:
@@ -94,6 +112,8 @@ def render_workflow(name: str, setup: Setup) -> str:
         "@CONTENT@": setup.content,
         "@SWEEP@": f"{setup.prefix}sweep.yml",
         "@ENVIRONMENT@": _environment_lines(setup.environment),
+        "@SWEEP_CRON@": SWEEPS[setup.sweep][0],
+        "@SWEEP_EVERY@": SWEEPS[setup.sweep][1],
     }
     workflow = _PLACEHOLDER.sub(lambda match: values[match.group(0)], template)
     if setup.generator == "hugo":
@@ -387,8 +407,12 @@ def next_steps(
     *,
     repository: str | None = None,
     domain: str | None = None,
+    private: bool | None = None,
+    sweep_chosen: bool = True,
 ) -> str:
-    """What to do next; `domain`: the custom domain a committed CNAME names."""
+    """What to do next; `domain`: the custom domain a committed CNAME names; `private`: the
+    repository's visibility as GitHub said it (None: not said), by which the sweep's interval
+    was chosen unless `sweep_chosen`."""
     wrote = "\n".join(f"  {path.relative_to(repo)}" for path in written)
     secrets = "repository secrets"
     environment = ""
@@ -412,7 +436,28 @@ Next:
      HASHNODE_TOKEN / MASTODON_TOKEN / BLUESKY_APP_PASSWORD / WEBHOOK_SECRET as {secrets}
      and the target in steadypress.yml.{environment}
 Articles are the .md files under {setup.content}/; a push to {setup.branch} publishes them (the
-first push, step 1, publishes every article already there).{generator}{address}"""
+first push, step 1, publishes every article already there).{generator}{address}
+{_sweep_note(setup, private, chosen=sweep_chosen, asked=repository is not None)}"""
+
+
+def _sweep_note(setup: Setup, private: bool | None, *, chosen: bool, asked: bool) -> str:
+    _cron, every, minutes = SWEEPS[setup.sweep]
+    cost = f"{every} the sweep catches up what a run missed: {minutes:,} runner minutes a month"
+    if chosen:
+        note = f"{cost} on a private repository (--sweep)."
+    elif private is False:
+        note = f"{cost}, free on this public repository (--sweep to change it)."
+    else:
+        why = (
+            "this private repository" if private
+            else "a private repository (GitHub did not say which this is)" if asked
+            else "a private repository (no GitHub remote to ask which this is)"
+        )  # fmt: skip
+        note = (
+            f"{cost} of the 2,000 the free plan gives {why}; pushes publish at once whatever "
+            "it is (--sweep 10m for sooner)."
+        )
+    return textwrap.fill(note, width=95)
 
 
 def _generator_note(setup: Setup) -> str:

@@ -59,3 +59,14 @@ def required_fields(path: str, method: str, status: int) -> set[str]:
     if "$ref" in schema:
         schema = _spec()["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
     return set(schema.get("required", []))
+
+
+def documented_example(path: str, method: str, status: str) -> dict[str, Any]:
+    """A copy of the example answer GitHub's description gives for an operation and status."""
+    content = _spec()["paths"][path][method]["responses"][status]["content"]["application/json"]
+    example = next(iter(content["examples"].values()))
+    found = example.get("value", example)
+    if "$ref" in found:  # examples are kept in components/examples
+        found = _spec()["components"]["examples"][found["$ref"].rsplit("/", 1)[-1]]["value"]
+    copied: dict[str, Any] = json.loads(json.dumps(found))
+    return copied

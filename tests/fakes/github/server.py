@@ -16,7 +16,10 @@ exchanges in tests/fixtures/github-recorded hold it to what GitHub really sends:
   /git/commits` answer 201 with the new object's `sha` (docs.github.com/rest/git/blobs,
   /rest/git/trees, /rest/git/commits); `GET /git/blobs/{sha}` answers the JSON
   form (base64 `content`) or, with `Accept: application/vnd.github.raw+json`, the raw bytes
-  (docs.github.com/rest/git/blobs).
+  (docs.github.com/rest/git/blobs);
+- `GET /repos/{repo}` answers the example GitHub's REST description documents, made this
+  repository's (its `private`), without a token too for a public repository, and 404 "Not
+  Found" without one for a private one (docs.github.com/rest/repos/repos#get-a-repository).
 
 Fault injection (`inject`) answers chosen calls with an error status, optionally after doing the
 work (a lost answer), with no answer at all, or with rate-limit responses and their headers;
@@ -46,6 +49,7 @@ from typing import Any, Self
 from tests.fakes.github import graphql
 from tests.fakes.github.apps import FakeApp, JWTRejected
 from tests.fakes.github.issues import NOW, IssueError, IssueTracker
+from tests.fakes.github.openapi import documented_example
 from tests.fakes.github.repository import IDENTITY, BareRepository
 from tests.fakes.loopback import Answer, LoopbackServer
 
@@ -110,7 +114,12 @@ _APP_ROUTES = frozenset(
     {"/repos/{repo}/installation", "/app/installations/{installation_id}/access_tokens"}
 )
 
+# Answered without a token too (docs.github.com/rest/repos/repos#get-a-repository: a public
+# repository is readable anonymously; a private one is then "Not Found").
+_ANONYMOUS_ROUTES = frozenset({"/repos/{repo}"})
+
 _ROUTES = [
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)$"), "/repos/{repo}"),
     (
         "GET",
         re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/installation$"),
@@ -217,6 +226,7 @@ class FakeGitHub(LoopbackServer):
         self.before_write: Callable[[], object] | None = None
         self.app: FakeApp | None = None  # a GitHub App installed on the repository
         self.not_modified = 0  # 304 answers to conditional requests
+        self.private = False  # the repository's visibility, as GET /repos/{repo} tells it
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
 
@@ -326,20 +336,9 @@ class FakeGitHub(LoopbackServer):
         self.requests[label] += 1
         if self.latency:
             time.sleep(self.latency)
-        auth = headers.get("authorization", "")
-        if not auth:
-            return self._json(401, _HTTPError(401, "Requires authentication").body)
-        if route is not None and route[1] in _APP_ROUTES:
-            try:
-                if self.app is None:
-                    raise JWTRejected("A JSON web token could not be decoded")
-                self.app.verify(auth)
-            except JWTRejected as error:
-                return self._json(401, _HTTPError(401, str(error)).body)
-        elif auth.split(" ", 1)[-1] != self.token and not (
-            self.app is not None and self.app.accepts(auth.split(" ", 1)[-1])
-        ):
-            return self._json(401, _HTTPError(401, "Bad credentials").body)
+        refused = self._refused(headers.get("authorization", ""), route)
+        if refused is not None:
+            return self._json(refused.status, refused.body)
         fault = self._take_fault(label, branch)
         if fault is not None and not fault.apply_first:
             return self._fault(fault)
@@ -350,6 +349,25 @@ class FakeGitHub(LoopbackServer):
         if fault is not None:  # the work is done; the answer is lost on the way back
             return self._fault(fault)
         return status, extra, payload
+
+    def _refused(self, auth: str, route: tuple[re.Match[str], str] | None) -> _HTTPError | None:
+        """Why a request's credentials do not let it through, if they do not."""
+        if not auth and route is not None and route[1] in _ANONYMOUS_ROUTES:
+            return _HTTPError(404, "Not Found") if self.private else None
+        if not auth:
+            return _HTTPError(401, "Requires authentication")
+        if route is not None and route[1] in _APP_ROUTES:
+            try:
+                if self.app is None:
+                    raise JWTRejected("A JSON web token could not be decoded")
+                self.app.verify(auth)
+            except JWTRejected as error:
+                return _HTTPError(401, str(error))
+            return None
+        token = auth.split(" ", 1)[-1]
+        if token != self.token and not (self.app is not None and self.app.accepts(token)):
+            return _HTTPError(401, "Bad credentials")
+        return None
 
     def _label(
         self, method: str, path: str, body: bytes
@@ -413,6 +431,7 @@ class FakeGitHub(LoopbackServer):
             ("GET", f"{repo}/git/ref/heads/{{branch}}"): lambda c: self._get_ref(
                 c.match["branch"], c.headers.get("if-none-match")
             ),
+            ("GET", repo): lambda c: self._repository(),
             ("GET", f"{repo}/installation"): lambda c: self._installation(),
             ("POST", "/app/installations/{installation_id}/access_tokens"): lambda c: (
                 self._access_token(int(c.match["installation_id"]))
@@ -493,6 +512,24 @@ class FakeGitHub(LoopbackServer):
             self.not_modified += 1
             return 304, {"ETag": etag}, b""
         return status, {**headers, "ETag": etag}, payload
+
+    def _repository(self) -> tuple[int, dict[str, str], bytes]:
+        """GitHub's documented example answer, made this repository's."""
+        owner, name = self.full_name.split("/")
+        answer = documented_example("/repos/{owner}/{repo}", "get", "200")
+        # The example leaves out `language`, which the schema requires, and names a parent,
+        # source and template: here a repository of its own, with no language detected.
+        for other in ("parent", "source", "template_repository"):
+            answer.pop(other, None)
+        answer["language"] = None
+        answer.update(
+            name=name, full_name=self.full_name, private=self.private, default_branch="main",
+            visibility="private" if self.private else "public",
+            html_url=f"https://github.example/{self.full_name}",
+            url=f"{self.api_url}/repos/{self.full_name}",
+        )  # fmt: skip
+        answer["owner"] = {**answer["owner"], "login": owner}
+        return self._json(200, answer)
 
     def _installation(self) -> tuple[int, dict[str, str], bytes]:
         assert self.app is not None  # the JWT was verified against it
