@@ -9,6 +9,10 @@ BIN := $(VENV)/bin
 GRAPHQL_SCHEMA_VERSION := 15.26.1
 OPENAPI_VERSION := 23.0.2
 SCHEMAS := .cache/octokit
+# The Nu Html Checker (validator.w3.org/nu), from the npm registry: the site's pages are checked
+# with the validator the W3C runs (it needs Java, which .ci/run installs).
+VNU_VERSION := 26.9.27
+VNU := .cache/vnu/vnu.jar
 
 .PHONY: run test lint schemas
 
@@ -24,7 +28,13 @@ TEST_TMPDIR ?= $(shell test -d /dev/shm && test -w /dev/shm && echo /dev/shm)
 test: $(VENV)/.test lint schemas
 	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(BIN)/python -m pytest -n 2
 
-schemas: $(SCHEMAS)/schema.graphql $(SCHEMAS)/api.github.com.json
+schemas: $(SCHEMAS)/schema.graphql $(SCHEMAS)/api.github.com.json $(VNU)
+
+$(VNU):
+	mkdir -p $(dir $(VNU))
+	cd $(dir $(VNU)) && npm pack --silent vnu-jar@$(VNU_VERSION) >/dev/null \
+		&& tar -xzf vnu-jar-$(VNU_VERSION).tgz --strip-components=3 package/build/dist/vnu.jar \
+		&& rm vnu-jar-$(VNU_VERSION).tgz
 
 $(SCHEMAS)/api.github.com.json:
 	mkdir -p $(SCHEMAS)

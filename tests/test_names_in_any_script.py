@@ -22,7 +22,11 @@ from steadypress.targets.site import manifest as manifest_module
 from steadypress.targets.site import target as target_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import tag_path
+from tests.fakes.bluesky import FakeBluesky
+from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
+from tests.fakes.hashnode import FakeHashnode
+from tests.fakes.mastodon import FakeMastodon
 from tests.helpers import Repo, article, run_cli, site_folder, site_target
 from tests.test_sitemaps import check_sitemaps, locations
 
@@ -138,3 +142,45 @@ def test_on_github_a_tag_in_its_own_script_is_a_page_of_the_pages_branch(
     assert {"привет-мир/index.html", "tags/новости/index.html", "tags/cpp/index.html"} <= files
     page = github.repository.text("show", "gh-pages:привет-мир/index.html")
     assert f'href="/blog/tags/{quote("новости")}/"' in page
+
+
+def test_an_article_named_in_cyrillic_is_published_on_every_target(
+    repo: Repo,
+    served: str,
+    *,
+    forem: FakeForem,
+    hashnode: FakeHashnode,
+    mastodon: FakeMastodon,
+    bluesky: FakeBluesky,
+) -> None:
+    """The site at its own letters, dev.to and Hashnode with a link to that page (Hashnode's
+    slug in Latin letters, as its slugs are), Mastodon and Bluesky announcing it."""
+    repo.commit(
+        **{
+            "steadypress.yml": (
+                "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+                f"targets:\n  site: {{kind: site, url: '{served}'}}\n"
+                f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+                f"  hn: {{kind: hashnode, publication_id: {hashnode.publication_id}, "
+                f"api_url: '{hashnode.api_url}'}}\n"
+                f"  masto: {{kind: mastodon, instance: '{mastodon.instance}'}}\n"
+                f"  sky: {{kind: bluesky, handle: {bluesky.handle}, "
+                f"service: '{bluesky.service}'}}\n"
+            ),
+            "content/Привет мир.md": article("Привет, мир", date="2024-01-01"),
+        }
+    )
+
+    result = run_cli(repo, "run")
+
+    assert result.code == 0, result.out + result.err
+    page = f"{served}{quote('привет-мир')}/"
+    assert (repo.root / "_site/привет-мир/index.html").is_file()
+    (devto,) = forem.posts.values()
+    assert devto["canonical_url"] == page
+    (post,) = hashnode.posts.values()
+    assert post["slug"] == "privet-mir"
+    (status,) = mastodon.statuses.values()
+    assert page in status["text"]
+    (record,) = bluesky.records.values()
+    assert "Привет, мир" in json.dumps(record, ensure_ascii=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["anchor", "path_slug", "same_tag", "slugify", "tag_slug"]
+__all__ = ["anchor", "path_slug", "same_tag", "slugify", "tag_slug", "transliterated"]
 
 # Symbols that name a language in a tag: `C++`, `C#`, `F#` keep a page apart from `C` and `F`.
 _PLUSES, _SHARP = re.compile(r"(?<=\w)\++"), re.compile(r"(?<=\w)#")
@@ -15,6 +15,14 @@ def slugify(text: str) -> str:
     """A URL path segment: ASCII letters and digits joined by single hyphens."""
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
+
+
+def transliterated(text: str) -> str:
+    """A slug of ASCII letters for text in any script, spelled in Latin letters by
+    python-slugify's transliteration (`Привет мир` is `privet-mir`, `日本語` `ri-ben-yu`)."""
+    from slugify import slugify as spelled_in_latin  # noqa: PLC0415 - its tables, when needed
+
+    return str(spelled_in_latin(text))
 
 
 def anchor(text: str) -> str:

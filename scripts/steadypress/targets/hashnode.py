@@ -32,7 +32,7 @@ from steadypress.clock import Clock
 from steadypress.errors import ConfigError, PermanentError, TransientError
 from steadypress.options import http_url, text_settings
 from steadypress.render import is_repository_reference
-from steadypress.slugs import slugify, tag_slug
+from steadypress.slugs import slugify, tag_slug, transliterated
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.images import served_images
@@ -206,9 +206,10 @@ class HashnodeTarget:
 
     def _slug(self, chosen: str | None, path: str) -> str:
         """The post's slug: the article's `slug`, else its file's path under content/, as the
-        site makes its URL (one name for the article everywhere)."""
+        site makes its URL (one name for the article everywhere); a name ASCII spells nothing
+        of (`Привет мир`) in Latin letters (`privet-mir`), as Hashnode's slugs are."""
         source = chosen or path_slug_source(path, self._content_dir)
-        slug = slugify(source.replace("/", "-"))
+        slug = slugify(source.replace("/", "-")) or transliterated(source.replace("/", "-"))
         if not slug:
             raise PermanentError(f"cannot make a Hashnode slug from {source!r}")
         return slug
