@@ -16,6 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -125,23 +126,22 @@ def _sweep(repo: Repo, env: dict[str, str]) -> tuple[str, str, int]:
     FAKETIME is None, reason="libfaketime is not installed (apt-get install faketime)"
 )
 def test_site_writes_of_drains_interleaved_batch_by_batch_leave_every_page_listed(
-    repo: Repo,
+    tmp_path: Path,
 ) -> None:
     """200 articles of one month, the site alone: the four drains' batches are the site's
     writes, interleaved, each but a drain's last leaving the sitemaps behind for it; every
-    page ends in the sitemaps and its month's listing, each article published once."""
+    page ends in the sitemaps and its month's listing, each article published once. On a
+    loaded machine one drain may finish before the others start, which proves nothing: the
+    story is told again, up to three times, until two drains wrote the site."""
     count = 200
     files = {f"content/q{n:03d}.md": article(f"Q{n}") for n in range(count)}
-    timings = "timings: {lease: 30s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
-    repo.commit(**files, **{"steadypress.yml": timings + "targets:\n  site: {kind: site}\n"})
-    assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
-    drains = [_drain(repo, skew, {}) for skew in SKEWS]
-    _when(lambda: "published site:" in _site_log(repo))
-    drains[3].send_signal(signal.SIGTERM)
-    outputs = [(*drain.communicate(timeout=300), drain.returncode) for drain in drains]
-    assert {code for _out, _err, code in outputs} <= {0, 128 + signal.SIGTERM}, outputs
-    writers = [err for _out, err, _code in outputs if "published site:" in err]
-    assert len(writers) >= 2, "the drains' site writes did not interleave: proves nothing"
+    for attempt in range(3):
+        repo = Repo(tmp_path / f"blog-{attempt}")
+        outputs = _drains_racing(repo, files)
+        if len([err for _out, err, _code in outputs if "published site:" in err]) >= 2:
+            break
+    else:
+        pytest.fail("in three stories the drains' site writes never interleaved")
     ends = time.monotonic() + 90  # what the stopped drain gave back is due at once
     while repo.ledger().pending and time.monotonic() < ends:
         outputs.append(_sweep(repo, {}))
@@ -158,6 +158,20 @@ def test_site_writes_of_drains_interleaved_batch_by_batch_leave_every_page_liste
     months = site.glob("archive/*/*/**/index.html")
     in_months = set(re.findall(r'href="/(q\d{3})/"', "".join(p.read_text() for p in months)))
     assert in_months == {f"q{n:03d}" for n in range(count)}, "every article in its month"
+
+
+def _drains_racing(repo: Repo, files: dict[str, str]) -> list[tuple[str, str, int]]:
+    """Four drains of the articles `files`, the last stopped by SIGTERM once the site has a
+    page: what each printed, and how it ended."""
+    timings = "timings: {lease: 30s, grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+    repo.commit(**files, **{"steadypress.yml": timings + "targets:\n  site: {kind: site}\n"})
+    assert cli_process(repo, "enqueue", "--push", "0" * 40, "HEAD").code == 0
+    drains = [_drain(repo, skew, {}) for skew in SKEWS]
+    _when(lambda: "published site:" in _site_log(repo))
+    drains[3].send_signal(signal.SIGTERM)
+    outputs = [(*drain.communicate(timeout=300), drain.returncode) for drain in drains]
+    assert {code for _out, _err, code in outputs} <= {0, 128 + signal.SIGTERM}, outputs
+    return outputs
 
 
 def _site_log(repo: Repo) -> str:
