@@ -55,10 +55,12 @@ def answer(site: Path, url: str, base: str) -> str:
     raise AssertionError(f"{url}: more than 3 redirects")
 
 
-def moved_in(repo: Repo) -> Path:
-    """`init --own-site`, committed, then one `run`: the new site's folder."""
-    result = run_cli(repo, "init", "--own-site", "--action", "./")
-    assert result.code == 0, result.err
+def moved_in(repo: Repo, *, initialised: bool = False) -> Path:
+    """`init --own-site` (unless `initialised`), committed, then one `run`: the new site's
+    folder."""
+    if not initialised:
+        result = run_cli(repo, "init", "--own-site", "--action", "./")
+        assert result.code == 0, result.err
     repo.commit("move onto steadypress's own site")
     result = run_cli(repo, "run")
     assert result.code == 0, result.out + result.err
@@ -91,14 +93,19 @@ def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
     repo.write("_config.yml", config + (f"permalink: {permalink}\n" if permalink else ""))
     for number, (path, head) in enumerate(JEKYLL_POSTS.items()):
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
+    repo.write("about.md", "---\nlayout: page\ntitle: About\npermalink: /about/\n---\nMARK-about\n")
     repo.commit("a Jekyll blog")
     out = tmp_path / "jekyll-out"
     subprocess.run(["jekyll", "build", "--quiet", "-s", str(repo.root), "-d", str(out)],
                    check=True, capture_output=True)  # fmt: skip
     old = served(out)
-    assert len(old) == len(JEKYLL_POSTS), old
+    assert len(old) == len(JEKYLL_POSTS) + 1, old  # and the page
 
-    site = moved_in(repo)
+    init = run_cli(repo, "init", "--own-site", "--action", "./")
+    assert init.code == 0, init.err
+    assert "Its pages beside _posts/ (about.md) are not read" in " ".join(init.out.split())
+    repo.git("mv", "about.md", "_posts/about.md")  # as init says
+    site = moved_in(repo, initialised=True)
 
     assert {url: answer(site, url, "/") for url in old} == old
     # jekyll-redirect-from's paths (GitHub Pages runs the plugin; Debian's Jekyll has not it).
@@ -107,11 +114,21 @@ def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
     config_written = (repo.root / "steadypress.yml").read_text()
     assert "moved_from: jekyll" in config_written
     assert "url: https://words.example.net/" in config_written
+    assert '<a href="/about/">About</a>' in (site / "index.html").read_text()
+    assert "MARK-about" not in (site / "index.html").read_text(), "a page, not an article"
 
 
 HUGO_CONFIG = """\
 baseURL = "https://example.org/"
 title = "An old Hugo blog"
+[[menu.main]]
+  name = "Top"
+  pageRef = "/top"
+  weight = 2
+[[menu.main]]
+  name = "Code"
+  url = "https://example.net/code"
+  weight = 1
 [permalinks]
   posts = "/:year/:month/:day/:slug/"
   essays = "/:section/:title/"
@@ -155,6 +172,8 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     site = moved_in(repo)
 
     assert {url: answer(site, url, "/") for url in old} == old
+    header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
+    assert header in (site / "index.html").read_text()
     # A page bundle is its folder's page, as under Hugo, and the section's text no article.
     assert (site / "notes/bundle/index.html").is_file()
     assert not (site / "posts/_index").exists()

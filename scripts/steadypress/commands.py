@@ -60,7 +60,7 @@ from steadypress.init import (
 )
 from steadypress.ledger import Ledger, item_key, retry
 from steadypress.live import live
-from steadypress.moving_in import old_site_settings
+from steadypress.moving_in import old_site_settings, pages_outside
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import (
@@ -322,10 +322,13 @@ def _init(args: argparse.Namespace) -> None:
     generator, found = find_generator(repo, args.content)
     content = check_content(found)
     old_site = None
+    outside: tuple[str, ...] = ()  # a moving Jekyll blog's pages beside its posts
     if args.own_site:
         if generator is None:
             raise UsageError("--own-site", "found no Jekyll or Hugo blog here to move")
-        old_site, generator = old_site_settings(repo, generator), None
+        if generator == "jekyll":
+            outside = tuple(page.path for page in pages_outside(repo, content))
+        old_site, generator = old_site_settings(repo, generator, content), None
     setup = Setup(
         content=content,
         branch=(
@@ -341,6 +344,7 @@ def _init(args: argparse.Namespace) -> None:
         environment=check_environment(args.environment),
         generator=generator,
         old_site=old_site,
+        pages_outside=outside,
         sweep=args.sweep or PUBLIC_SWEEP,
     )
     check_content_holds_articles(repo, setup.content)

@@ -87,6 +87,8 @@ class Setup:
     # keep its title, address and old URLs (`moving_in.old_site_settings`).
     old_site: Mapping[str, Any] | None = None
     sweep: str = PUBLIC_SWEEP  # how often the sweep runs (`SWEEPS`)
+    # A moving Jekyll blog's pages beside its posts, which the content folder does not hold.
+    pages_outside: tuple[str, ...] = ()
 
 
 def _environment_lines(environment: str | None) -> str:
@@ -463,11 +465,21 @@ def _sweep_note(setup: Setup, private: bool | None, *, chosen: bool, asked: bool
 def _generator_note(setup: Setup) -> str:
     if setup.old_site:
         moved_from = setup.old_site["moved_from"].capitalize()
-        return (
+        note = (
             f"\nThis {moved_from} blog moves onto steadypress's own site: every URL "
             f"{moved_from} gave an article\nanswers, as the page or a redirect to it "
             "(`moved_from` in steadypress.yml)."
         )
+        if setup.pages_outside:
+            named = ", ".join(setup.pages_outside)
+            note += "\n" + textwrap.fill(
+                f"Its pages beside {setup.content}/ ({named}) are not read: steadypress "
+                f"publishes what {setup.content}/ holds. `git mv {setup.pages_outside[0]} "
+                f"{setup.content}/` keeps one at its URL (its `permalink`), a page beside the "
+                "articles (`layout: page`), linked in the header (`menu` in steadypress.yml).",
+                width=95,
+            )
+        return note
     if setup.generator == "hugo":
         return (
             f"\nThis is a Hugo blog: Hugo {HUGO_VERSION} builds its pages with its own theme "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,7 +16,7 @@ import yaml
 
 from steadypress.errors import ConfigError
 
-__all__ = ["HUGO_CONFIGS", "old_site_settings"]
+__all__ = ["HUGO_CONFIGS", "OldPage", "old_site_settings", "pages_outside"]
 
 # Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
 HUGO_CONFIGS = tuple(
@@ -28,19 +29,32 @@ _JEKYLL_CONFIGS = ("_config.yml", "_config.yaml", "_config.toml")
 _PLACEHOLDER_HOSTS = ("example.org", "example.com", "localhost", "127.0.0.1")
 
 
-def old_site_settings(repo: Path, generator: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class OldPage:
+    """A Jekyll page (`about.md` beside `_posts/`): outside the posts, which steadypress reads."""
+
+    path: str
+    title: str
+    url: str  # its `permalink`, else the address its name gives
+
+
+def old_site_settings(repo: Path, generator: str, content: str) -> dict[str, Any]:
     """The site target's settings that keep what the blog's `generator` configuration says:
-    `moved_from`, `old_permalinks` where it sets any, `title` and `url` where it names them."""
+    `moved_from`, `old_permalinks` where it sets any, `title` and `url` where it names them,
+    and a `menu` of the pages its header linked (Jekyll's pages, or `header_pages` of them;
+    Hugo's `menu.main`)."""
     if generator == "jekyll":
         name, config = _first_config(repo, _JEKYLL_CONFIGS)
         address = _joined(config.get("url"), config.get("baseurl"))
         permalinks: Any = config.get("permalink")
         permalinks = permalinks.strip() if isinstance(permalinks, str) else None
+        menu = _jekyll_menu(pages_outside(repo, content), config.get("header_pages"))
     else:
         name, config = _first_config(repo, HUGO_CONFIGS)
         config = {str(key).lower(): value for key, value in config.items()}  # as Hugo reads it
         address = _joined(config.get("baseurl"), None)
         permalinks = _hugo_permalinks(config.get("permalinks"), name)
+        menu = _hugo_menu(config.get("menu"))
     settings: dict[str, Any] = {"moved_from": generator}
     if permalinks:
         settings["old_permalinks"] = permalinks
@@ -49,7 +63,72 @@ def old_site_settings(repo: Path, generator: str) -> dict[str, Any]:
         settings["title"] = title.strip()
     if address is not None:
         settings["url"] = address
+    if menu:
+        settings["menu"] = menu
     return settings
+
+
+def pages_outside(repo: Path, content: str) -> list[OldPage]:
+    """A Jekyll blog's pages at its root (front matter with a `title`, as Jekyll's minima lists
+    them in its header), which the content folder `content` does not hold."""
+    pages = []
+    for path in sorted(repo.glob("*")):
+        if path.suffix not in (".md", ".markdown") or path.stem.lower() in _NOT_PAGES:
+            continue
+        if content not in (".", "") and path.is_relative_to(repo / content):
+            continue
+        head = _front_matter_of(path)
+        title = head.get("title")
+        if not isinstance(title, str) or not title.strip():
+            continue
+        permalink = head.get("permalink")
+        url = permalink if isinstance(permalink, str) and permalink.startswith("/") else None
+        pages.append(OldPage(path.name, title.strip(), url or f"/{path.stem}/"))
+    return pages
+
+
+# Files at a blog's root that are not its pages.
+_NOT_PAGES = frozenset({"readme", "index", "404", "changelog", "license", "contributing"})
+
+
+def _front_matter_of(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not text.startswith("---"):
+        return {}
+    head = text[3:].split("\n---", 1)[0]
+    try:
+        found = yaml.safe_load(head)
+    except yaml.YAMLError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _jekyll_menu(pages: list[OldPage], header_pages: Any) -> dict[str, str]:
+    """minima's header: the pages `header_pages` names, in its order, else every page."""
+    if isinstance(header_pages, list):
+        by_name = {page.path: page for page in pages}
+        pages = [by_name[str(name)] for name in header_pages if str(name) in by_name]
+    return {page.title: page.url for page in pages}
+
+
+def _hugo_menu(value: Any) -> dict[str, str]:
+    """Hugo's `menu.main` entries with a `name` and a `url` (or `pageRef`), by `weight`."""
+    entries = value.get("main") if isinstance(value, Mapping) else None
+    if not isinstance(entries, list):
+        return {}
+    found = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        page = entry.get("pageRef") or entry.get("pageref")  # a content path: its page
+        link = entry.get("url") or (
+            f"/{page.strip('/').removesuffix('.md')}/" if isinstance(page, str) else None
+        )
+        if isinstance(entry.get("name"), str) and isinstance(link, str) and link.strip("/"):
+            link = link if "://" in link or link.startswith("/") else f"/{link}"
+            weight = entry.get("weight", 0)
+            found.append((weight if isinstance(weight, int) else 0, entry["name"], link))
+    return {name: link for _weight, name, link in sorted(found, key=lambda e: e[0])}
 
 
 def _first_config(repo: Path, names: tuple[str, ...]) -> tuple[str, dict[str, Any]]:
