@@ -617,6 +617,7 @@ def test_a_repository_with_no_commit_is_told_to_commit_its_articles_first(tmp_pa
         result = run_cli(repo, command)
         assert result.code == 2, (command, result.err)
         assert "has no commit to read articles from: commit your articles first" in result.err
+        assert "CNAME" not in result.err, "not the custom domain's file's problem"
         assert "Traceback" not in result.err
 
 

@@ -220,8 +220,9 @@ def site_settings(settings: SiteSettings, content: ContentSource) -> SiteSetting
     its root, committed on the content branch (`with_committed_cname`)."""
     if settings.cname or settings.url or settings.generator:
         return settings  # nothing to read
+    head = content.head()  # no commit at all is its own error, not the CNAME file's
     try:
-        found = content.asset(CNAME_FILE, commit=content.head())
+        found = content.asset(CNAME_FILE, commit=head)
     except PermanentError as error:  # a symlink
         raise ConfigError(CNAME_FILE, str(error)) from None
     return with_committed_cname(settings, None if found is None else found[1])
