@@ -1,6 +1,7 @@
 """The workflow files, run as written by the harness, against the GitHub fake: the stories of
 issue 4, from a push to a dead letter and back."""
 
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from tests.fakes.github import FakeGitHub, Fault
 from tests.fakes.github.apps import FakeApp, key_pair
 from tests.harness.runner import RunnerCaches, RunResult, WorkflowRunner
 from tests.helpers import Repo, article, github_client, run_cli
+from tests.test_sitemaps import check_sitemaps
 
 pytestmark = pytest.mark.slow
 
@@ -330,7 +332,7 @@ def test_a_warm_run_installs_nothing(
 
 
 def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
-    repo: Repo, github: FakeGitHub, runner: WorkflowRunner
+    repo: Repo, github: FakeGitHub, runner: WorkflowRunner, tmp_path: Path
 ) -> None:
     """`steadypress init --content posts` on a blog whose branch is `master`: the workflows it
     writes, run as written, publish the posts the blog had when the push of init's files comes
@@ -359,6 +361,17 @@ def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
                        ref="refs/heads/master")  # fmt: skip
     assert sweep.outcome == "success", sweep.jobs["sweep"].steps
     assert "missed/index.html" in pages(github)
+    # A project site (octo/blog, served at octo.github.io/blog/) with no address set: a crawl
+    # of the Pages branch finds every link and the stylesheet under /blog/, and the sitemaps
+    # valid and within the location rule.
+    site = tmp_path / "gh-pages"
+    subprocess.run(["git", "--git-dir", str(github.repository.path), "worktree", "add", "-q",
+                    "--detach", str(site), "gh-pages"], check=True)  # fmt: skip
+    for page in site.rglob("*.html"):
+        links = re.findall(r'(?:href|src)="(/[^"]*)"', page.read_text(encoding="utf-8"))
+        assert links and all(link.startswith("/blog/") for link in links), (page, links)
+    assert 'href="/blog/style.css' in (site / "index.html").read_text()
+    check_sitemaps(site, 3, url="https://octo.github.io/blog/")
 
 
 def pull_request(runner: WorkflowRunner, base: str, head: str) -> RunResult:
