@@ -36,6 +36,13 @@ PROJECT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def repo(repo: Repo) -> Repo:
     """A blog made from this repository as a template: the project's files, no sample articles."""
+    copy_project(repo.root)
+    repo.commit("from the template")
+    return repo
+
+
+def copy_project(into: Path) -> None:
+    """This repository's files as they are (committed or not), but its sample articles."""
     listed = subprocess.run(
         ["git", "-C", str(PROJECT), "ls-files", "--cached", "--others", "--exclude-standard"],
         capture_output=True, text=True, check=True,
@@ -44,11 +51,9 @@ def repo(repo: Repo) -> Repo:
         source = PROJECT / name
         if name.startswith("content/") or not source.is_file():
             continue
-        target = repo.root / name
+        target = into / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    repo.commit("from the template")
-    return repo
 
 
 @pytest.fixture(scope="session")
@@ -372,6 +377,38 @@ def test_a_blog_set_up_by_init_publishes_its_pushes_and_sweeps_what_was_missed(
         assert links and all(link.startswith("/blog/") for link in links), (page, links)
     assert 'href="/blog/style.css' in (site / "index.html").read_text()
     check_sitemaps(site, 3, url="https://octo.github.io/blog/")
+
+
+def test_a_blog_made_by_init_in_an_empty_repository_publishes_and_holds_only_the_blog(
+    tmp_path: Path, github: FakeGitHub, caches: RunnerCaches
+) -> None:
+    """`steadypress init` where there is nothing yet: a whole blog (a first article, a README,
+    a .gitignore, the configuration and the workflows using the action at a pinned commit),
+    none of the tool's own tree, and its first push publishes the article through the
+    workflows as written, the runner fetching the action's repository."""
+    action = tmp_path / "actions" / "acme" / "steadypress"
+    copy_project(action)
+    repo = Repo(tmp_path / "new-blog")
+    result = run_cli(repo, "init", "--action", f"acme/steadypress@{'1' * 40}")
+    assert result.code == 0, result.err
+    start = repo.commit("a blog, made by steadypress init")
+    runner = WorkflowRunner(
+        origin=repo.root, api_url=github.api_url, graphql_url=github.graphql_url,
+        repository=github.full_name, token=github.token, caches=caches,
+        actions={"acme/steadypress": action},
+    )  # fmt: skip
+    files = set(repo.git("ls-files").split())
+    assert files == {
+        ".github/workflows/steadypress-check.yml", ".github/workflows/steadypress-publish.yml",
+        ".github/workflows/steadypress-retry.yml", ".github/workflows/steadypress-sweep.yml",
+        ".gitignore", "README.md", "content/hello-world.md", "steadypress.yml",
+    }  # fmt: skip
+    workflows = repo.root / ".github" / "workflows"
+    payload = {"ref": "refs/heads/main", "before": "0" * 40, "after": start}
+    run = runner.run(workflows / "steadypress-publish.yml", "push", payload, sha=start)
+    assert run.outcome == "success", run.jobs["publish"].steps
+    assert "hello-world/index.html" in pages(github)
+    assert "Hello, world" in github.repository.text("show", "gh-pages:hello-world/index.html")
 
 
 def pull_request(runner: WorkflowRunner, base: str, head: str) -> RunResult:

@@ -347,7 +347,7 @@ def _init(args: argparse.Namespace) -> None:
         pages_outside=outside,
         sweep=args.sweep or PUBLIC_SWEEP,
     )
-    check_content_holds_articles(repo, setup.content)
+    setup = replace(setup, starter=check_content_holds_articles(repo, setup.content))
     repository = github_repository(git)
     private = None
     if args.sweep is None:  # by the minutes the repository's runs are billed

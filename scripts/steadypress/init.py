@@ -87,6 +87,8 @@ class Setup:
     # keep its title, address and old URLs (`moving_in.old_site_settings`).
     old_site: Mapping[str, Any] | None = None
     sweep: str = PUBLIC_SWEEP  # how often the sweep runs (`SWEEPS`)
+    # A blog to begin (no article anywhere): a first article, a README and a .gitignore too.
+    starter: bool = False
     # A moving Jekyll blog's pages beside its posts, which the content folder does not hold.
     pages_outside: tuple[str, ...] = ()
 
@@ -270,13 +272,13 @@ def check_branch(name: str, *, found: bool = False) -> str:
 _NOT_CONTENT = frozenset({".git", "node_modules", "_site", "public", "vendor", ".venv"})
 
 
-def check_content_holds_articles(repo: Path, content: str) -> None:
+def check_content_holds_articles(repo: Path, content: str) -> bool:
     """Refuse a content folder with no article when other folders have some, naming them (a
     blog whose posts are in `_posts/` would otherwise publish nothing, and `check` call it
-    healthy). A repository with no article anywhere is a blog to begin: accepted."""
+    healthy). A repository with no article anywhere is a blog to begin: accepted, and True."""
     folder = repo / content
     if folder.is_dir() and any(path.name.endswith(ARTICLE_SUFFIXES) for path in folder.rglob("*")):
-        return
+        return False
     counts: Counter[str] = Counter()
     for root, folders, files in os.walk(repo):
         folders[:] = sorted(f for f in folders if f not in _NOT_CONTENT and not f.startswith("."))
@@ -288,6 +290,7 @@ def check_content_holds_articles(repo: Path, content: str) -> None:
         raise UsageError(
             "--content", f"{content}/ holds no article (.md file); these folders do: {found}"
         )
+    return True
 
 
 def check_environment(name: str | None) -> str | None:
@@ -335,9 +338,64 @@ def write_setup(repo: Path, setup: Setup, *, force: bool) -> list[Path]:
     if existing and not force:
         names = ", ".join(str(path.relative_to(repo)) for path in existing)
         raise UsageError("init", f"would overwrite {names}; nothing was written (--force to)")
-    for path, text in files.items():
+    # A blog to begin gets what a blog holds besides; a file of its own is kept, even with force.
+    starting = {path: text for path, text in _starter_files(repo, setup).items()
+                if not path.exists() and not _symlinks_on_the_way(repo, path)}  # fmt: skip
+    for path, text in {**files, **starting}.items():
         _write_inside(repo, path, text)
-    return list(files)
+    return [*files, *starting]
+
+
+def _starter_files(repo: Path, setup: Setup) -> dict[Path, str]:
+    """A new blog's first article, README and .gitignore (`Setup.starter`)."""
+    if not setup.starter:
+        return {}
+    tool = setup.action.split("@")[0] if "@" in setup.action else "steadypress"
+    return {
+        repo / setup.content / "hello-world.md": _FIRST_ARTICLE,
+        repo / "README.md": _BLOG_README.format(
+            content=setup.content, branch=setup.branch, tool=tool, version=__version__
+        ),
+        repo / ".gitignore": "# What `steadypress run` makes locally: the site and its records.\n"
+        "_site/\n.steadypress/\n",
+    }
+
+
+_FIRST_ARTICLE = """---
+title: Hello, world
+description: The first article of this blog.
+tags: [meta]
+---
+
+This blog is published by steadypress: every Markdown file in this folder is an article, and a
+push publishes it in the same run.
+
+## What an article holds
+
+- a `title` in its front matter (and, if you like, `description`, `tags`, `date`);
+- Markdown: headings, lists, tables, images beside it, and code:
+
+```python
+print("hello, world")
+```
+
+Edit this one, or remove it: a push publishes the change, or takes it off the site.
+"""
+
+_BLOG_README = """# A blog
+
+Published with steadypress {version} ({tool}): every Markdown file under `{content}/` is an
+article, and a push to `{branch}` publishes it (the site on the `gh-pages` branch: Settings >
+Pages > Deploy from a branch > gh-pages).
+
+- Write: add `{content}/my-article.md`, with a `title` in its front matter, and push.
+- Check a change before it is published: `steadypress check` (a pull request is checked too).
+- See what is published, pending or failed: `steadypress status`; a failure is also an issue
+  labelled `dead-letter`, which the label `retry` retries.
+- Settings (the site's title and address, dev.to, Mastodon...): `steadypress.yml`.
+- The workflows in `.github/workflows/` run it; `steadypress-sweep.yml` catches up anything a
+  run missed.
+"""
 
 
 # The push path's step of a workflow that publishes with steadypress (the action's command).

@@ -12,7 +12,9 @@ actions/variables, .../events-that-trigger-workflows, .../workflow-syntax):
 - `if:` on jobs and steps (with `success() &&` implied), `env:` at every level;
 - stand-ins for two actions: actions/checkout (a clone of the origin repository at the commit)
   and actions/setup-python (this interpreter, in a fresh virtual environment that sees the test
-  environment's packages; pip is kept offline, since a test has no network);
+  environment's packages; pip is kept offline, since a test has no network); a composite
+  action of the repository (`./`), or of another one it is given a copy of (`actions`), as a
+  runner downloads the repository `uses: owner/repo@commit` names;
 - every `run:` executed with bash exactly as written (`bash --noprofile --norc -eo pipefail`,
   GitHub's default shell).
 Any other action, or an expression it cannot evaluate, raises HarnessError: the test fails.
@@ -107,8 +109,12 @@ class WorkflowRunner:
         token: str,
         caches: RunnerCaches,
         secrets: dict[str, str] | None = None,
+        actions: dict[str, Path] | None = None,
     ) -> None:
         self.caches = caches
+        # The actions of other repositories it has a copy of (owner/repo -> the folder), as a
+        # runner downloads the repository a step's `uses: owner/repo@commit` names.
+        self.actions = actions or {}
         self.secrets = secrets or {}  # the repository's secrets, besides GITHUB_TOKEN
         self.variables: dict[str, str] = {}  # the repository's configuration variables
         self.origin = origin
@@ -352,6 +358,10 @@ class WorkflowRunner:
                 return (*self._setup_python(state.env), {})
             if action == "actions/cache":
                 return self._restore_cache(options, state)
+            if action in self.actions:
+                return self._composite(
+                    self.actions[action], options, env=env, contexts=contexts, state=state
+                )
             raise HarnessError(f"no stand-in for {step['uses']}")
         if "run" not in step:
             raise HarnessError(f"a step with neither run nor uses: {step}")
