@@ -177,7 +177,7 @@ def test_a_batch_slower_than_a_lease_renews_it_as_its_pages_are_laid_out(
         lapsed.update(i.key for i in pending if i.lease and not i.lease.is_live(clock.now()))
         return prerender(text)
 
-    monkeypatch.setattr("steadypress.targets.site.target.prerender", slow)
+    monkeypatch.setattr("steadypress.targets.site.rendering.prerender", slow)
     result = run_cli(repo, "run", clock=clock)
     assert f"{CLAIM_BATCH} published" in result.out, result.out + result.err
     assert clock.seconds > 2 * lease.total_seconds(), "the batch outlasted its first lease"

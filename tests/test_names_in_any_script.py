@@ -19,7 +19,7 @@ from steadypress.slugs import slugify, tag_slug
 from steadypress.targets.base import Receipt
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import manifest as manifest_module
-from steadypress.targets.site import target as target_module
+from steadypress.targets.site import refusals as refusals_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import tag_path
 from tests.fakes.bluesky import FakeBluesky
@@ -99,7 +99,7 @@ def test_a_site_whose_tags_were_named_the_old_way_moves_them_as_its_articles_are
     pages, the old pages go, and every sitemap and listing agrees with the index."""
     old_naming = lambda tag: slugify(tag) or "tag"  # noqa: E731
     monkeypatch.setattr(manifest_module, "tag_slug", old_naming)
-    monkeypatch.setattr(target_module, "same_tag", lambda _one, _other: True)  # merged silently
+    monkeypatch.setattr(refusals_module, "same_tag", lambda _one, _other: True)  # merged silently
     tag_path.cache_clear()
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n, (tag,)), None) for n, tag in enumerate(TAGS)])

@@ -253,7 +253,7 @@ def test_a_text_that_breaks_the_renderer_fails_alone() -> None:
 def test_an_article_that_breaks_the_renderer_is_one_dead_letter_in_a_first_build(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("steadypress.targets.site.target.prerender", _breaks_on_poison)
+    monkeypatch.setattr("steadypress.targets.site.rendering.prerender", _breaks_on_poison)
     monkeypatch.setattr(
         "steadypress.targets.site.target.RenderPool",
         functools.partial(renderpool.RenderPool, workers=2),

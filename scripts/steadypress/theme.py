@@ -1,16 +1,16 @@
 """The site's look: Jinja2 templates and one stylesheet, the user's own where they have them.
 
 A folder of the repository (the site target's `theme` setting) may hold any of `base.html`,
-`article.html`, `page.html` (a page beside the articles, `layout: page`), `neighbours.html`
-(the links to the older and newer article, which steadypress rewrites alone when a neighbour
-changes), `index.html` (the newest articles), `archive.html`
-(the years), `year.html` (a year's months), `month.html`, `tag.html` (a tag's newest
-articles and years, or one year of them), `tag_years.html` (every year of a tag that has
-many), `tags.html`, `list.html`, `pager.html` (the links between the pages of a crowded month
-or tag's year, which a month's or tag's page without them gets before `</body>`), `404.html`
-and `style.css`;
-the rest come from the default theme shipped in `steadypress/theme/`. Every value from front
-matter is escaped by the templates (autoescape), and the same inputs give the same bytes.
+`article.html`, `page.html` (a page beside the articles, `layout: page`), `meta.html` (the
+link-preview tags both show), `neighbours.html` (the links to the older and newer article,
+which steadypress rewrites alone when a neighbour changes), `index.html` (the newest
+articles), `archive.html` (the years), `year.html` (a year's months), `month.html`, `tag.html`
+(a tag's newest articles and years, or one year of them), `tag_years.html` (every year of a
+tag that has many), `tags.html`, `list.html`, `pager.html` (the links between the pages of a
+crowded month or tag's year, which a month's or tag's page without them gets before
+`</body>`), `404.html` and `style.css`; the rest come from the default theme shipped in
+`steadypress/theme/`. Every value from front matter is escaped by the templates (autoescape),
+and the same inputs give the same bytes.
 """
 
 from __future__ import annotations

@@ -15,18 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import posixpath
-import re
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
-from html import escape, unescape
-from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import urljoin, urlparse
-
-from markupsafe import Markup
+from typing import TYPE_CHECKING, NamedTuple
 
 from steadypress.content import ContentSource
 from steadypress.errors import (
@@ -37,20 +30,18 @@ from steadypress.errors import (
     Superseded,
     TransientError,
 )
-from steadypress.feeds import FeedEntry, atom_feed, feed_contents
 from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
-from steadypress.render import is_repository_reference, prerender, reading_minutes
 from steadypress.renderpool import RenderPool
-from steadypress.slugs import same_tag
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
+from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.agreement import Comparing, describe
-from steadypress.targets.site.assets import asset_site_path, find_image, image_blob
+from steadypress.targets.site.assets import image_blob
+from steadypress.targets.site.feed import SiteFeed
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
     STYLED,
     SUMMARY,
     YEARS,
-    Nav,
     SiteIndex,
     SitemapsBehind,
     article_files,
@@ -64,7 +55,6 @@ from steadypress.targets.site.listings import (
     ARCHIVE_INDEX,
     ListingPages,
     every_listing_page,
-    human_date,
     listing_pages,
     listing_reads,
     listings_existing,
@@ -84,21 +74,16 @@ from steadypress.targets.site.manifest import (
     Entry,
     Listed,
     article_slug,
-    check_tags,
-    is_reserved,
-    is_site_path,
-    page_fingerprint,
     page_path,
     page_slug_source,
     read_manifest,
-    tag_path,
     url_slug,
 )
-from steadypress.targets.site.old_urls import old_urls
+from steadypress.targets.site.refusals import why_refused, written_by_someone_else
+from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import (
     SiteAddress,
     SiteSettings,
-    old_layout,
     site_address,
 )
 from steadypress.targets.site.sitemaps import (
@@ -106,11 +91,9 @@ from steadypress.targets.site.sitemaps import (
     SITEMAPS_LAYOUT,
     Changes,
     Sitemaps,
-    address_of,
 )
 from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
-from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
     from steadypress.content import Article
@@ -180,16 +163,6 @@ def _theme_file(content: ContentSource, path: str) -> bytes | None:
 
 
 @dataclass(frozen=True)
-class _Rendered:
-    page: bytes
-    entry: Entry
-    assets: dict[str, bytes]  # site path -> bytes
-    html: str  # the article's body, for the feed
-    # Root-absolute images the repository does not hold, left as written (`check` names them).
-    elsewhere: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class _Carried:
     """The sitemap changes this run's batches left to its last write, and what its last write
     had the index say of them (`SitemapsBehind`): a write that finds the index saying anything
@@ -197,14 +170,6 @@ class _Carried:
 
     changes: Changes = field(default_factory=dict)
     behind: SitemapsBehind | None = None
-
-
-def _summary(html: str, limit: int = 240) -> str:
-    """The first words of an article as plain text, for feeds and lists with no description."""
-    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 class SiteTarget(OneByBatches):
@@ -237,8 +202,11 @@ class SiteTarget(OneByBatches):
         self._settings = settings
         self._address = address
         self._content_dir = content_dir
-        self._theme = theme
         self._assets = assets
+        self._maker = PageMaker(
+            settings=settings, address=address, content_dir=content_dir, theme=theme,
+            assets=assets,
+        )  # fmt: skip
         self._read_version = read_version
         self._parse_at = parse_at
         self._theme_files = theme_files
@@ -250,17 +218,19 @@ class SiteTarget(OneByBatches):
         self._looked_at: str | None = None
         self._stylesheet: bytes | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
-        self._ahead: dict[tuple[str, str, str | None], _Rendered | PublishError] = {}
+        self._ahead: dict[tuple[str, str, str | None], Rendered | PublishError] = {}
         # The pages of a run's batches, rendered on every core (`render_ahead`).
-        self._pages: RenderPool[Article, _Rendered] = RenderPool(
-            self._render, key=_version, warm=self._warm
+        self._pages: RenderPool[Article, Rendered] = RenderPool(
+            self._maker.render, key=_version, warm=self._maker.warm
         )
+        self._again = RenderedAgain(self._maker, parse_at)
+        self._feed = SiteFeed(
+            maker=self._maker, again=self._again, title=settings.title, address=address,
+            content_dir=content_dir,
+        )  # fmt: skip
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
-        # The text the feed shows of articles by (slug, `_body_digest`): those of this run's
-        # renderings, and of the newest rendered again, kept while they are in the feed.
-        self._bodies: dict[tuple[str, str], str] = {}
         # Set only once a write has landed, so a write run again (a conflict) starts the same.
         self._carried = _Carried()
         # Who this run is, in what its writes leave the sitemaps missing (`SitemapsBehind`).
@@ -296,7 +266,7 @@ class SiteTarget(OneByBatches):
         if self._theme_read is not None and theme != self._theme_read:
             # A process that lives on (live mode) compiled the templates as they were; the
             # pages of this look are rendered from them as they are now.
-            self._theme = self._theme.reloaded()
+            self._maker.theme = self._maker.theme.reloaded()
             self._stylesheet = None
         self._theme_read = dict(theme)
         shipped_pages, shipped_listings, shipped_singles = shipped_look()
@@ -328,7 +298,7 @@ class SiteTarget(OneByBatches):
         includes one of their templates (for `listings`: an article's page: `SHOWN`), or when
         a run of a later commit wrote the site, and its look, meanwhile (`OVERTAKEN`)."""
         templates = SINGLE_TEMPLATES | (LISTING_TEMPLATES if "listings" in parts else set())
-        if self._theme.pages_reach(templates):
+        if self._maker.theme.pages_reach(templates):
             return Refreshed.SHOWN
         writes: list[_ListingsWrite] = []
         static_texts, static_oids = self._static_files()
@@ -425,7 +395,7 @@ class SiteTarget(OneByBatches):
             settings=self._settings,
             address=self._address,
             content_dir=self._content_dir,
-            theme=self._theme,
+            theme=self._maker.theme,
             assets=self._assets,
             read_version=self._read_version,
             parse_at=self._parse_at,
@@ -448,7 +418,7 @@ class SiteTarget(OneByBatches):
         key = _version(article)
         if key not in self._ahead:
             try:
-                self._ahead[key] = self._render(article)
+                self._ahead[key] = self._maker.render(article)
             except PublishError as error:
                 self._ahead[key] = error
         rendered = self._ahead[key]
@@ -458,288 +428,17 @@ class SiteTarget(OneByBatches):
             image_blob(self._assets, article, reference, content_dir=self._content_dir)
         return rendered.entry.slug
 
-    # -- rendering ----------------------------------------------------------------------------
-
-    def _site(self) -> dict[str, Any]:
-        return {
-            "title": self._settings.title,
-            "url": self._address.url,
-            "base_url": self._address.base_url,
-            "language": self._settings.language,
-            "menu": [
-                {"title": title, "href": link if "://" in link else self._href(link.lstrip("/"))}
-                for title, link in self._settings.menu
-            ],
-        }
-
-    def _href(self, site_path: str) -> str:
-        return self._address.base_url + address_of(site_path)
-
-    def _absolute(self, site_path_or_url: str) -> str:
-        if "://" in site_path_or_url:
-            return site_path_or_url
-        return self._address.url + address_of(site_path_or_url)
-
-    def _asset(self, article: Article, reference: str, assets: dict[str, bytes]) -> str | None:
-        """Publish the image `reference` (a path of the repository: `targets/site/assets.py`)
-        and return its site path; None for a root-absolute one the repository does not hold,
-        which the site may serve from elsewhere, and which is left as written."""
-        found = find_image(self._assets, article, reference, content_dir=self._content_dir)
-        if found is None:
-            return None
-        location, oid, data = found
-        site_path = asset_site_path(location, oid)
-        assets[site_path] = data
-        return site_path
-
-    def _render(self, article: Article) -> _Rendered:
-        """The article's page, images and index entry: a function of the article (and the
-        repository's images), so that any process may render it (`RenderPool`)."""
-        slug = self.slug_of(article)
-        assets: dict[str, bytes] = {}
-        elsewhere: list[str] = []
-        body = self._body(article, assets, elsewhere)
-        cover = article.cover_image
-        if cover and is_repository_reference(cover):
-            served = self._asset(article, cover, assets)
-            if served is None:
-                elsewhere.append(cover)
-            # On the site's host, whatever the site's own path (a project site's `/REPO/`).
-            cover = served or urljoin(self._address.url, cover)
-        date = _date_of(article)
-        tagged = () if article.page else article.tags  # a page is on no tag's page
-        check_tags(tagged)
-        tags = [{"name": tag, "href": self._href(tag_path(tag))} for tag in tagged]
-        url = self._absolute(page_path(slug))
-        page = self._theme.render(
-            "page.html" if article.page else "article.html",
-            site=self._site(),
-            # Linked once the site's other articles are known (`_linked`), when written.
-            older=None,
-            newer=None,
-            article={
-                "title": article.title,
-                "description": article.description,
-                "date_iso": format_time(date),
-                "date_human": human_date(date),
-                "reading_minutes": reading_minutes(article.body),
-                "tags": tags,
-                "cover": (self._href(cover) if cover and not urlparse(cover).scheme else cover),
-                "cover_absolute": self._absolute(cover) if cover else None,
-                "url": url,
-                "canonical": article.canonical_url or url,
-                # Rendered from the author's own article, raw HTML kept: trusted, as DESIGN says.
-                "body": Markup(body),  # noqa: S704
-            },
-        )
-        entry = Entry(
-            blob=article.blob,
-            slug=slug,
-            title=article.title,
-            date=date,
-            updated=article.updated or date,
-            description=article.description,
-            summary=article.description or _summary(body),
-            tags=tagged,
-            cover=cover,
-            assets=tuple(sorted(assets)),
-            sha256=page_digest(page),
-            aliases=tuple(sorted(redirects := self._redirects(article, url, page_path(slug)))),
-            is_page=article.page,
-        )
-        return _Rendered(
-            page=page, entry=entry, assets={**assets, **redirects}, html=body,
-            elsewhere=tuple(elsewhere),
-        )  # fmt: skip
-
-    def _body(
-        self, article: Article, assets: dict[str, bytes], elsewhere: list[str] | None = None
-    ) -> str:
-        """The article's text as HTML, its images published into `assets`: what its page and
-        the feed show. A root-absolute image the repository does not hold is left as written,
-        and noted in `elsewhere`."""
-
-        def served(src: str) -> str:
-            site_path = self._asset(article, src, assets)
-            if site_path is None:
-                if elsewhere is not None:
-                    elsewhere.append(src)
-                return src
-            return self._address.base_url + site_path
-
-        return prerender(article.body).resolve(served)
-
-    def _warm(self) -> None:
-        """A worker's renderer readied before any article comes: the Markdown renderer loaded,
-        the article's templates compiled."""
-        prerender("")
-        self._theme.compile("article.html", "page.html", "base.html", "neighbours.html")
-
-    def _redirects(self, article: Article, url: str, page: str) -> dict[str, bytes]:
-        """A page at each old URL of the article that sends readers (and search engines, by
-        the canonical link) to `url`, where its `page` is now. An old URL on a name the site
-        itself writes is refused, unwritten."""
-        pages = {}
-        layout = old_layout(self._settings)
-        # Each old URL is named in `aliases` (a mistake in one is the author's to hear of) or
-        # worked out as the generator the blog moved from placed the article (`old_urls`).
-        worked_out = [] if layout is None else [
-            (url, f"{layout.generator} URL") for url in old_urls(article, self._content_dir, layout)
-        ]  # fmt: skip
-        # A relative alias is read from the URL the blog's generator gave the article.
-        beside = next((url.lstrip("/") for url, _what in worked_out if url.endswith("/")), None)
-        named = [
-            (_from_page(page if beside is None else page_path(beside.rstrip("/")), alias), "alias")
-            for alias in article.aliases
-        ]
-        for alias, what in [*named, *worked_out]:
-            relative = alias.removeprefix(self._address.base_url).lstrip("/")
-            path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
-            if not relative or not is_site_path(path):
-                raise PermanentError(f"{what} {alias!r} is not a path this site can hold")
-            if is_reserved(path.split("/")[0]):
-                raise PermanentError(
-                    f"{what} {alias!r} would replace /{path.split('/')[0]}, which the site "
-                    "itself writes"
-                )
-            if path == page:
-                if what != "alias":
-                    continue  # the article is where it was
-                raise PermanentError(f"alias {alias!r} is the article's own URL; remove it")
-            target = escape(url, quote=True)
-            pages[path] = (
-                f'<!doctype html>\n<html lang="{escape(self._settings.language, quote=True)}">'
-                f'<head><meta charset="utf-8">{GENERATOR.decode()}'
-                f'<meta http-equiv="refresh" content="0; url={target}">'
-                f'<link rel="canonical" href="{target}"><title>Moved</title></head>\n'
-                f'<body><p>This page has moved to <a href="{target}">{target}</a>.</p></body>'
-                "</html>\n"
-            ).encode()
-        return pages
-
-    def _write_feed(
-        self,
-        files: SiteWriter,
-        index: SiteIndex,
-        changed: Mapping[str, str | None],
-        commit: str | None,
-    ) -> None:
-        """The newest articles with their whole text: this batch's from its rendering; each
-        other's rendered again from the content at `commit` where that gives the text the
-        feed shows (its digest in the summary) or, for one without (it came in from its month
-        after a newer one was removed), the page its month's row records, so that a version
-        not published yet is never shown; else read from the feed as it was. One the feed has
-        no text of either is shown by its title and link alone (rendered as the content is,
-        where its row predates page digests). The feed is as long as its articles: not
-        reading it back spares a publish on GitHub as many bytes again."""
-        rows, digests = index.newest, index.newest_bodies()
-        texts = {row.slug: text for _path, row in rows if (text := changed.get(row.slug))}
-        texts |= self._rendered_again(
-            {path: (row.slug, digests[path]) for path, row in rows
-             if row.slug not in texts and path in digests},
-            commit,
-        )  # fmt: skip
-        missing = {path: row for path, row in rows if row.slug not in texts}
-        pages = {path: page for path, row in missing.items()
-                 if (page := index.page_digest(path, row)) is not None}  # fmt: skip
-        again = self._renderings_again(pages, commit)
-        texts |= {missing[path].slug: rendered.html for path, rendered in again.items()}
-        if any(row.slug not in texts for _path, row in rows):
-            files.want(texts=[FEED])
-            known = feed_contents(files.read(FEED))
-            for path, row in rows:
-                key = self._feed_key(path, row)
-                if row.slug not in texts and key in known:
-                    texts[row.slug] = known[key]
-            texts |= self._rendered_again(
-                {path: (row.slug, None) for path, row in rows
-                 if row.slug not in texts and path not in pages},
-                commit,
-            )  # fmt: skip
-        feed_id = index.feed_id
-        if feed_id is None:
-            feed_id = index.feed_id = self._address.url  # its first address, its id for good
-        feed = [
-            FeedEntry(
-                title=row.title, url=self._absolute(page_path(row.slug)),
-                id=feed_id + self._feed_key(path, row), published=row.date,
-                updated=row.updated, tags=row.tags,
-                # A month's rows keep no summary: one that came in from there is made again.
-                summary=row.summary or _summary(texts.get(row.slug, "")),
-                cover=self._absolute(row.cover) if row.cover else None,
-                content=texts.get(row.slug),
-            )
-            for path, row in rows
-        ]  # fmt: skip
-        files.put(FEED, atom_feed(title=self._settings.title, url=self._address.url,
-                                  ident=feed_id, entries=feed))  # fmt: skip
-        written = {path: _body_digest(texts[row.slug]) for path, row in rows if row.slug in texts}
-        index.keep_bodies(written)
-        self._bodies = {
-            (row.slug, written[path]): texts[row.slug] for path, row in rows if path in written
-        }
-
-    def _feed_key(self, path: str, row: Listed) -> str:
-        """What an article's feed entry's id adds to the feed's: the address its path gives
-        (its own while it sets no `slug`), which neither a `slug` nor a new domain changes."""
-        try:
-            return address_of(page_path(url_slug(page_slug_source(path, self._content_dir))))
-        except PermanentError:  # a path that makes no URL: published under its `slug`
-            return address_of(page_path(row.slug))
-
-    def _rendered_again(
-        self, wanted: Mapping[str, tuple[str, str | None]], commit: str | None
-    ) -> dict[str, str]:
-        """The text of each of these articles (path -> (slug, `_body_digest`)) by slug, where
-        this run rendered it, or rendering it again from the content at `commit` gives that
-        digest: the version the feed shows is still there, and so are its images. (None for
-        a digest: whatever the content renders.)"""
-        found = {slug: self._bodies[slug, digest] for slug, digest in wanted.values()
-                 if digest is not None and (slug, digest) in self._bodies}  # fmt: skip
-        unread = [path for path, (slug, _digest) in wanted.items() if slug not in found]
-        for path, article in self._articles_at(commit, unread).items():
-            slug, digest = wanted[path]
-            # The versions the feed shows were published: one that no longer renders here (an
-            # image gone) is read from the feed instead.
-            with contextlib.suppress(PublishError):
-                text = self._body(article, {})
-                if digest is None or _body_digest(text) == digest:
-                    found[slug] = text
-        return found
-
-    def _renderings_again(
-        self, digests: Mapping[str, str], commit: str | None
-    ) -> dict[str, _Rendered]:
-        """These articles (path -> what its month's row keeps of its page's digest) rendered
-        again from the content at `commit`, by path, where that gives the page the index
-        records: the version published is still there, its images too, and the site's look
-        has not changed since."""
-        found = {}
-        for path, article in self._articles_at(commit, digests).items():
-            with contextlib.suppress(PublishError):
-                rendered = self._render(article)
-                if page_fingerprint(rendered.entry.sha256) == digests[path]:
-                    found[path] = rendered
-        return found
-
-    def _articles_at(self, commit: str | None, paths: Collection[str]) -> dict[str, Article]:
-        """The articles at `paths` as the content is at `commit`, by path: none without a
-        commit or a way to read one (`parse_at`), nor one that no longer parses."""
-        if not paths or commit is None or self._parse_at is None:
-            return {}
-        parsed = self._parse_at(commit, paths)
-        return {path: a for path, a in parsed.items() if not isinstance(a, ArticleError)}
-
     def _listing_pages(self) -> ListingPages:
-        return ListingPages(self._theme, self._site(), href=self._href, absolute=self._absolute)
+        maker = self._maker
+        return ListingPages(maker.theme, maker.site(), href=maker.href, absolute=maker.absolute)
 
     def _put_static(self, files: SiteWriter) -> None:
         if self._stylesheet is None:
-            self._stylesheet = self._theme.stylesheet()
+            self._stylesheet = self._maker.theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
         # An old site's own 404 page stays: steadypress replaces no file it did not write.
-        if not _written_by_someone_else(files, NOT_FOUND):
-            files.put(NOT_FOUND, self._theme.render("404.html", site=self._site()))
+        if not written_by_someone_else(files, NOT_FOUND):
+            files.put(NOT_FOUND, self._maker.theme.render("404.html", site=self._maker.site()))
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
@@ -767,9 +466,9 @@ class SiteTarget(OneByBatches):
                 ),
             )
 
-    def _rendered_ok(self, articles: Sequence[Article]) -> list[tuple[Article, _Rendered]]:
+    def _rendered_ok(self, articles: Sequence[Article]) -> list[tuple[Article, Rendered]]:
         renders = self._rendered(articles)
-        return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, _Rendered)]
+        return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, Rendered)]
 
     def expect(self, count: int) -> None:
         """The workers started now, if they would render batches of `count`: each builds its
@@ -786,13 +485,13 @@ class SiteTarget(OneByBatches):
 
     def _rendered(
         self, articles: Sequence[Article], keep_alive: Callable[[], None] | None = None
-    ) -> list[_Rendered | PublishError]:
+    ) -> list[Rendered | PublishError]:
         """Each article rendered (on every core, each taken as it comes back, `keep_alive`
         called after each), or why it cannot be; those rendered ahead are not rendered again."""
         missing = [a for a in articles if _version(a) not in self._ahead]
         pages = self._pages.rendered(missing)
         for article, page in zip(missing, pages, strict=True):
-            rendered: _Rendered | PublishError
+            rendered: Rendered | PublishError
             if isinstance(page, PublishError):  # the article's own: a missing image, say
                 rendered = page
             elif isinstance(page, Exception):  # a bug that one article meets
@@ -822,7 +521,7 @@ class SiteTarget(OneByBatches):
         last batch, or to `finish`, and recorded as stale in the index meanwhile, so a first
         build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
-        batch: list[tuple[int, Article, _Rendered]] = []
+        batch: list[tuple[int, Article, Rendered]] = []
         renders = self._rendered([article for article, _previous in work], keep_alive)
         self._ahead.clear()
         if final:  # the run's batches are all rendered: its workers go
@@ -833,7 +532,7 @@ class SiteTarget(OneByBatches):
                 continue
             batch.append((number, article, rendered))
             slug = rendered.entry.slug
-            results.append(Receipt(url=self._absolute(page_path(slug)), id=slug))
+            results.append(Receipt(url=self._maker.absolute(page_path(slug)), id=slug))
 
         # A version the site holds already, published again: the site's look changed, and its
         # listings follow even where no article's page did.
@@ -860,7 +559,7 @@ class SiteTarget(OneByBatches):
     def _publish_into(
         self,
         files: SiteWriter,
-        batch: Sequence[tuple[int, Article, _Rendered]],
+        batch: Sequence[tuple[int, Article, Rendered]],
         *,
         final: bool,
         again: bool = False,
@@ -885,7 +584,7 @@ class SiteTarget(OneByBatches):
         accepted = []
         batch_pages = {page_path(r.entry.slug): a.path for _n, a, r in changes}
         for number, article, rendered in changes:
-            refusal = _refusal(
+            refusal = why_refused(
                 files,
                 index,
                 article.path,
@@ -909,7 +608,7 @@ class SiteTarget(OneByBatches):
             old, entry = olds[article.path], rendered.entry
             page = rendered.page
             if not entry.is_page:
-                page = self._linked(page, index.nav(article.path, entry))
+                page = self._maker.linked(page, index.nav(article.path, entry))
             refusal = _write_article(files, replace(rendered, page=page))
             if refusal is not None:
                 refused[number] = refusal
@@ -984,7 +683,7 @@ class SiteTarget(OneByBatches):
         reading it too would be a request of its own. Else it is read (its row keeps the
         digest of the page read where the write rewrites its month's file anyway), and one
         steadypress did not write is left alone."""
-        rendered = self._renderings_again(
+        rendered = self._again.renderings(
             {path: digest for path, entry in relink.items()
              if not files.at_hand(page_path(entry.slug))
              and (digest := index.page_digest(path, entry)) is not None},
@@ -994,9 +693,9 @@ class SiteTarget(OneByBatches):
         for path, entry in relink.items():
             site_path, nav = page_path(entry.slug), index.nav(path, entry)
             if (again := rendered.get(path)) is not None:
-                files.put(site_path, self._linked(again.page, nav), unread=True)
+                files.put(site_path, self._maker.linked(again.page, nav), unread=True)
             elif (page := files.read(site_path)) is not None and GENERATOR in page:
-                files.put(site_path, self._linked(page, nav))
+                files.put(site_path, self._maker.linked(page, nav))
                 index.keep_page_digest(path, entry, page_digest(page))
 
     def _write_listings(
@@ -1032,7 +731,7 @@ class SiteTarget(OneByBatches):
             sitemaps.drop(page_path(slug))
         for entry in published:
             sitemaps.put(page_path(entry.slug), entry.updated)
-        self._write_feed(files, index, changed, commit)
+        self._feed.write(files, index, changed, commit)
         carried = _Carried()
         if not final and sitemaps.only_listings:
             behind = index.sitemaps_behind
@@ -1085,19 +784,6 @@ class SiteTarget(OneByBatches):
                     f"/{entry.slug}/index.html does not hold what was written"
                 )
         return problems
-
-    def _linked(self, page: bytes, nav: Nav) -> bytes:
-        """`page` with its links to the older and newer article (the `neighbours.html` part
-        between its markers; a theme without them has none to change)."""
-        start, end = page.find(_NAV_START), page.find(_NAV_END)
-        if start < 0 or end < start:
-            return page
-        older, newer = (
-            {"title": title, "href": self._href(page_path(slug))} if slug else None
-            for slug, title in nav
-        )
-        block = self._theme.render("neighbours.html", site=self._site(), older=older, newer=newer)
-        return page[:start] + block.rstrip(b"\n") + page[end + len(_NAV_END) :]
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """Remove several articles in one write, the listings rewritten once: a push that
@@ -1333,25 +1019,6 @@ class _ListingsWrite(NamedTuple):
     singles: bool
 
 
-_NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
-
-
-def _body_digest(text: str) -> str:
-    """What the index keeps of the text the feed shows of one of the newest articles, to know
-    it again: 128 bits of its SHA-256, which no accident repeats (the summary, which every
-    publish reads and writes, holds 20)."""
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def page_digest(page: bytes) -> str:
-    """What the index records of a page: the SHA-256 of its bytes but for the links to its
-    neighbours, which a neighbour's publish rewrites without touching its index entry."""
-    start, end = page.find(_NAV_START), page.find(_NAV_END)
-    if 0 <= start < end:
-        page = page[: start + len(_NAV_START)] + page[end:]
-    return hashlib.sha256(page).hexdigest()
-
-
 def _beside(
     index: SiteIndex, moved: Iterable[tuple[str, Listed]], written: Collection[str]
 ) -> dict[str, Listed]:
@@ -1399,7 +1066,7 @@ def _version(article: Article) -> tuple[str, str, str | None]:
 
 
 def _first_read(
-    batch: Sequence[tuple[Article, _Rendered]], static: tuple[list[str], list[str]]
+    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]]
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
     the `static` files each write puts (`SiteTarget._static_files`)."""
@@ -1432,56 +1099,7 @@ def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -
             files.remove(path)
 
 
-def _refusal(
-    files: SiteWriter,
-    index: SiteIndex,
-    path: str,
-    entry: Entry,
-    old: Entry | None,
-    *,
-    batch_pages: Mapping[str, str],
-) -> PermanentError | None:
-    """Why the article may not take its URL: another article has it, or a file is there that
-    steadypress did not write; or one of its old URLs is another article's (`batch_pages`:
-    the pages of this batch's articles, by the path of each, which a redirect may not replace
-    even where the index does not name them yet)."""
-    others = [owner for owner in index.owners(page_path(entry.slug)) if owner != path]
-    if others:
-        return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
-    for tag in entry.tags:
-        spellings = index.tag_spellings(tag_path(tag))
-        for spelling in old.tags if old is not None else ():
-            spellings[spelling] = spellings.get(spelling, 0) - 1  # this article's own
-        clash = next((s for s, n in spellings.items() if n > 0 and not same_tag(s, tag)), None)
-        if clash is not None:
-            return PermanentError(
-                f"tag {tag!r} would share the page /{address_of(tag_path(tag))} with the tag "
-                f"{clash!r} of other articles; spell one of them otherwise"
-            )
-    for alias in entry.aliases:
-        holders = [*index.owners(alias), batch_pages.get(alias)]
-        others = [holder for holder in holders if holder is not None and holder != path]
-        if others:
-            return PermanentError(
-                f"alias /{alias.removesuffix('index.html')} is the URL of {others[0]}; a "
-                "redirect never replaces another article's page: remove the alias"
-            )
-    return _foreign_file(files, entry, old)
-
-
-def _from_page(page: str, alias: str) -> str:
-    """An alias from the site's root: as written when it begins with `/`, else (as Hugo reads
-    it) from the folder of the article's own URL (`page`): `old` beside it, `../old` above."""
-    if alias.startswith("/"):
-        return alias
-    folder = posixpath.dirname(page.removesuffix("/index.html"))
-    resolved = posixpath.normpath(posixpath.join(folder, alias))
-    if resolved == ".." or resolved.startswith("../") or resolved == ".":
-        raise PermanentError(f"alias {alias!r} leaves the site, or is its root")
-    return f"/{resolved}{'/' if alias.endswith('/') else ''}"
-
-
-def _write_article(files: SiteWriter, rendered: _Rendered) -> PermanentError | None:
+def _write_article(files: SiteWriter, rendered: Rendered) -> PermanentError | None:
     """The article's own files; an error writing them fails this article only."""
     page = page_path(rendered.entry.slug)
     try:
@@ -1491,31 +1109,3 @@ def _write_article(files: SiteWriter, rendered: _Rendered) -> PermanentError | N
     except OSError as error:
         return PermanentError(f"{page} could not be written: {error.strerror}")
     return None
-
-
-def _foreign_file(files: SiteWriter, entry: Entry, old: Entry | None) -> PermanentError | None:
-    """Why the article may not be written: a file at its page that is not its own and that
-    steadypress did not write. (An alias may replace such a file: the author named that very
-    URL, which is how an old blog's page becomes a redirect to its new one.)"""
-    mine = set() if old is None else {page_path(old.slug)}
-    for path in (page_path(entry.slug),):
-        if path not in mine and _written_by_someone_else(files, path):
-            return PermanentError(
-                f"{path} is already on the site and steadypress did not write it (a page of "
-                "the old site?): steadypress never replaces such a file; remove it, or give the "
-                "article another `slug`"
-            )
-    return None
-
-
-def _written_by_someone_else(files: SiteWriter, path: str) -> bool:
-    """A file already at `path` that steadypress did not write (no generator mark in it); read
-    only when there is one, which on a site steadypress made alone there never is."""
-    return files.exists(path) and GENERATOR not in (files.read(path) or b"")
-
-
-def _date_of(article: Article) -> datetime:
-    # ContentSource fills a missing date from the commit; an Article built elsewhere may lack one.
-    if article.date is None:
-        raise PermanentError("no date to show")
-    return article.date
