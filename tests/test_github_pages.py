@@ -465,14 +465,14 @@ def _each_holding_its_name(files: SiteFiles, names: list[str]) -> list[str]:
     return names
 
 
-def test_a_batch_naming_hundreds_of_files_reads_them_200_a_query_at_one_head(
+def test_a_batch_naming_hundreds_of_files_reads_them_300_a_query_at_one_head(
     github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A first build's batch touches thousands of the index's files; one query stays small,
     and a branch that moves between two of them is a conflict (the write runs again), never a
     mix of two heads."""
     files = pages(github)
-    names = _each_holding_its_name(files, [f"f{n:03d}.txt" for n in range(250)])
+    names = _each_holding_its_name(files, [f"f{n:03d}.txt" for n in range(450)])
     with github.counting() as calls:
         read = files.apply(lambda staged: [staged.read(name) for name in names], texts=names)
     assert read == [name.encode() for name in names]

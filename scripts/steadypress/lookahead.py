@@ -19,7 +19,7 @@ from steadypress.targets import BatchTarget
 __all__ = ["READ_AHEAD_MOST", "batch_targets", "expect", "read_ahead", "render_ahead"]
 
 # The most articles read ahead for: a push's. A larger batch reads what it writes when it
-# writes, since its site read would not ride in one query (200 files), and rendering it before
+# writes, since its site read would not ride in one query (300 files), and rendering it before
 # the state's request would hold that request back.
 READ_AHEAD_MOST = 10
 

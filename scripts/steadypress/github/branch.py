@@ -42,8 +42,11 @@ _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
 
 
 _TEXT = "{ object { ... on Blob { oid text isTruncated } } }"
-# Files asked of one commit in a query: enough for a batch of shards, small enough to answer fast.
-_FILES_PER_QUERY = 200
+# Files asked of one commit in a query: enough for the state's read and, riding with it, the
+# site's first read of a push of ten articles or their removal (some 250 files at 10^4, the
+# index's files split three levels deep), and few enough to answer fast: GitHub's bound is
+# 500,000 nodes a call, but a query that times out counts against the rate limit.
+_FILES_PER_QUERY = 300
 
 
 def _files(texts: Collection[str], oids: Collection[str]) -> str:
@@ -171,7 +174,7 @@ class GitHubBranch:
         self._unanswered = 0  # writes in a row whose answer was lost and which did not happen
 
     def read(self, texts: Collection[str] = (), oids: Collection[str] = ()) -> BranchRead:
-        """The head, the text of `texts` and the blob id of `oids`, in one query per 200 files
+        """The head, the text of `texts` and the blob id of `oids`, in one query per 300 files
         (a first build's batch names thousands); every query must see the same head. Files
         read ahead (by another branch's read or commit, `ask_ahead`) are not read again."""
         if (ahead := self.peek()) and ahead.covers(texts, oids):
@@ -260,7 +263,7 @@ class GitHubBranch:
         return found
 
     def read_at(self, commit: str, paths: Collection[str]) -> dict[str, bytes]:
-        """The bytes of each of `paths` that exists at `commit`, in one query per 200."""
+        """The bytes of each of `paths` that exists at `commit`, in one query per 300."""
         found: dict[str, bytes] = {}
         wanted = list(paths)
         for start in range(0, len(wanted), _FILES_PER_QUERY):
