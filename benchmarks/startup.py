@@ -1,5 +1,6 @@
-"""How long a command takes to start: `steadypress --help` and an idle local sweep (a blog of
-generated articles, all published), side by side with the bare interpreter (`python -c pass`),
+"""How long a command takes to start: `steadypress --help`, `status` and an idle local sweep
+(a blog of generated articles, all published), side by side with the bare interpreter
+(`python -c pass`): wall and CPU time (user and system, of the process and its children: git),
 min and median of several runs, and the ratios. Each is a fresh process, as on a runner.
 
 Usage: .venv/bin/python benchmarks/startup.py [--runs 9] [--articles 50]
@@ -8,6 +9,7 @@ Usage: .venv/bin/python benchmarks/startup.py [--runs 9] [--articles 50]
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,13 +25,17 @@ from tests.helpers import Repo, article  # noqa: E402
 STEADYPRESS = Path(sys.executable).parent / "steadypress"
 
 
-def timed(command: list[str], cwd: Path, runs: int) -> list[float]:
-    seconds = []
+def timed(command: list[str], cwd: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of each run (the CPU of the command and whatever it started)."""
+    wall, cpu = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, cwd=cwd, capture_output=True, check=True)
-        seconds.append(time.perf_counter() - started)
-    return seconds
+        wall.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def main() -> None:
@@ -46,14 +52,19 @@ def main() -> None:
         rows = {
             "python -c pass": timed([sys.executable, "-c", "pass"], repo.root, options.runs),
             "steadypress --help": timed([str(STEADYPRESS), "--help"], repo.root, options.runs),
+            "steadypress status": timed([str(STEADYPRESS), "status"], repo.root, options.runs),
             "steadypress sweep (idle)": timed([str(STEADYPRESS), "sweep"], repo.root, options.runs),
         }
-    bare = statistics.median(rows["python -c pass"])
+    bare_wall, bare_cpu = (statistics.median(times) for times in rows["python -c pass"])
     print(f"{options.runs} runs each, {options.articles} articles published")
-    print(f"{'command':28} {'min s':>7} {'median s':>9} {'x bare (median)':>16}")
-    for name, seconds in rows.items():
-        median = statistics.median(seconds)
-        print(f"{name:28} {min(seconds):7.3f} {median:9.3f} {median / bare:16.1f}")
+    print(f"{'command':28} {'wall min':>9} {'median':>7} {'x bare':>7} "
+          f"{'CPU min':>8} {'median':>7} {'x bare':>7}")  # fmt: skip
+    for name, (wall, cpu) in rows.items():
+        print(
+            f"{name:28} {min(wall):9.3f} {statistics.median(wall):7.3f} "
+            f"{statistics.median(wall) / bare_wall:7.1f} {min(cpu):8.3f} "
+            f"{statistics.median(cpu):7.3f} {statistics.median(cpu) / bare_cpu:7.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ go (a directory, or a Pages branch) and where the site is served by default.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -96,9 +97,35 @@ def check_target_options(spec: TargetSpec, *, source: str) -> None:
     kind.settings(spec, source)
 
 
-def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:
+def build_targets(specs: Mapping[str, TargetSpec], context: TargetContext) -> Mapping[str, Target]:
+    """The configured targets, built when one is first asked for: a command that publishes
+    nothing (`status`) neither imports their modules nor reads what building them reads."""
+    return _BuiltWhenAsked(functools.partial(_built, specs, context))
+
+
+def _built(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str, Target]:
     context = replace(context, links=_public_links(specs, context))
     return {name: KINDS[spec.kind].build(spec, context) for name, spec in specs.items()}
+
+
+class _BuiltWhenAsked(Mapping[str, Target]):
+    def __init__(self, build: Callable[[], dict[str, Target]]) -> None:
+        self._build = build
+        self._targets: dict[str, Target] | None = None
+
+    def _all(self) -> dict[str, Target]:
+        if self._targets is None:
+            self._targets = self._build()
+        return self._targets
+
+    def __getitem__(self, name: str) -> Target:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> PublicLinks:
