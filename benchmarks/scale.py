@@ -57,8 +57,8 @@ from benchmarks.corpus import real_body  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.helpers import old_site_manifest  # noqa: E402
 
+from steadypress.articles import Article  # noqa: E402
 from steadypress.cli import main  # noqa: E402
-from steadypress.content import Article  # noqa: E402
 from steadypress.gitio import ZERO_OID, Git  # noqa: E402
 from steadypress.ledger import Ledger, PublishedRecord, Reconciled  # noqa: E402
 from steadypress.published import PublishedRecords  # noqa: E402

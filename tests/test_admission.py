@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from steadypress import codec, executor, planning
+from steadypress.articles import Article
 from steadypress.backends import local_pipeline
 from steadypress.clock import SystemClock
 from steadypress.config import committed_config
-from steadypress.content import Article, ContentSource
+from steadypress.content import ContentSource
 from steadypress.credentials import Redactor
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from steadypress import content, renderpool
+from steadypress import articles, content, renderpool
 from steadypress.errors import ArticleError, TemplateFailed
 from tests.helpers import Repo, article, run_cli
 
@@ -189,12 +189,12 @@ def test_checking_one_article_parses_only_the_others_that_may_share_its_url(
         "content/moved.md": article("M", slug="elsewhere"),
     })  # fmt: skip
     parsed: list[str] = []
-    parse = content.parse_article
 
-    def counted(path: str, blob: str, data: bytes) -> content.Article:
+    def counted(path: str, blob: str, data: bytes) -> articles.Article:
         parsed.append(path)
-        return parse(path, blob, data)
+        return articles.parse_article(path, blob, data)
 
+    # As the content's reader calls it: the name it imported.
     monkeypatch.setattr(content, "parse_article", counted)
     result = run_cli(repo, "check", "content/good.md")
     assert result.code == 1
@@ -224,10 +224,10 @@ def test_checking_one_article_parses_only_the_others_that_may_share_its_url(
 def test_what_may_move_an_article_off_its_path_url_is_told_without_parsing(
     text: bytes, at_path_url: bool
 ) -> None:
-    assert content.at_its_path_url(text) is at_path_url
+    assert articles.at_its_path_url(text) is at_path_url
     if at_path_url:
         try:
-            parsed = content.parse_article("content/x.md", "0" * 40, text)
+            parsed = articles.parse_article("content/x.md", "0" * 40, text)
         except ArticleError:
             return  # on no URL at all: a check parses it when its path's URL is shared
         assert parsed.slug is None and not parsed.draft

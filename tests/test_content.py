@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from steadypress import content, gitio
-from steadypress.content import Article, ContentSource, parse_article
+from steadypress.articles import Article, parse_article
+from steadypress.content import ContentSource
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
 from tests.helpers import Repo, article

@@ -21,8 +21,9 @@ from typing import TypeVar
 import pytest
 import yaml
 
+from steadypress.articles import parse_article
 from steadypress.clock import SystemClock
-from steadypress.content import ContentSource, parse_article
+from steadypress.content import ContentSource
 from steadypress.errors import ArticleError, ConfigError, PermanentError, TransientError
 from steadypress.gitio import Git
 from steadypress.targets.generated.deploy import (

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from steadypress import shardtree
-from steadypress.content import Article, ContentSource
+from steadypress.articles import Article
+from steadypress.content import ContentSource
 from steadypress.errors import Conflict, PermanentError, TransientError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import TransientError
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
 from steadypress.worklease import WorkLease

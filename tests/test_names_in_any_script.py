@@ -13,7 +13,7 @@ from urllib.parse import quote
 import html5lib
 import pytest
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify, tag_slug
 from steadypress.targets.base import Receipt

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from steadypress import renderpool
+from steadypress.articles import Article
 from steadypress.claims import claim_size
-from steadypress.content import Article, ContentSource
+from steadypress.content import ContentSource
 from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.sitemaps import SITEMAP, sitemap_count, sitemap_file

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from steadypress import shardtree
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import files as files_module

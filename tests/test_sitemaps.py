@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.feeds import sitemap
 from steadypress.targets.site import DirectorySiteFiles, SiteSettings
 from steadypress.targets.site import sitemaps as sitemaps_module

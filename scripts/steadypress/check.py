@@ -18,8 +18,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from steadypress.articles import Article, require_configured_targets
 from steadypress.config import CONFIG_FILE
-from steadypress.content import Article, ContentSource, require_configured_targets
+from steadypress.content import ContentSource
 from steadypress.errors import ArticleError, ConfigError, PublishError, TemplateFailed
 from steadypress.ledger import ALONE
 from steadypress.liquid import is_jekyll_post, leftover_tags

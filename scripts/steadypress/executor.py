@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
+from steadypress.articles import Article, require_configured_targets
 from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.config import CONFIG_FILE
-from steadypress.content import Article, require_configured_targets
 from steadypress.errors import (
     ArticleError,
     NotInContent,

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from steadypress import __version__
-from steadypress.content import ARTICLE_SUFFIXES
+from steadypress.articles import ARTICLE_SUFFIXES
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git

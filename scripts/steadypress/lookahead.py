@@ -9,8 +9,8 @@ import contextlib
 import functools
 from collections.abc import Mapping, Sequence
 
+from steadypress.articles import Article
 from steadypress.claims import claim_size
-from steadypress.content import Article
 from steadypress.errors import ArticleError
 from steadypress.ledger import PublishedRecord
 from steadypress.pipeline import Pipeline

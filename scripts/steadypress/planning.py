@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import PurePosixPath
 
+from steadypress.articles import ARTICLE_SUFFIXES
 from steadypress.config import CONFIG_FILE, Config
-from steadypress.content import ARTICLE_SUFFIXES
 from steadypress.errors import PublishError, UsageError
 from steadypress.ledger import (
     ABSENT,

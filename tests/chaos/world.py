@@ -27,9 +27,10 @@ from typing import Any
 
 from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
+from steadypress.articles import Article
 from steadypress.clock import Clock
 from steadypress.config import Config, Timings
-from steadypress.content import Article, ContentSource
+from steadypress.content import ContentSource
 from steadypress.errors import PublishError, TransientError
 from steadypress.executor import drain
 from steadypress.github.branch import GitHubBranch

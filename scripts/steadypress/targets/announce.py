@@ -17,7 +17,7 @@ import regex
 from steadypress.errors import ConfigError, PermanentError
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.targets.site.assets import PublicLinks
 
 __all__ = [

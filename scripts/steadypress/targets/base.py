@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import PublishError, TransientError
 from steadypress.ledger import Look, PublishedRecord
 

@@ -47,7 +47,7 @@ from steadypress.targets.site.assets import find_image
 from steadypress.timefmt import format_time
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
     from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks

@@ -40,7 +40,7 @@ from steadypress.targets.site.manifest import path_slug_source
 from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
     from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from steadypress.render import image_references, is_repository_reference, rewrite_image_references
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.targets.http import PlatformApi
     from steadypress.targets.site.assets import PublicLinks
 

@@ -38,7 +38,7 @@ from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
     from steadypress.targets.registry import TargetContext
     from steadypress.targets.site.assets import PublicLinks

@@ -34,7 +34,7 @@ from steadypress.render import render_markdown
 from steadypress.targets.base import Receipt, missing_secret
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
     from steadypress.targets.registry import TargetContext
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from steadypress.articles import Article
 from steadypress.clock import Clock
-from steadypress.content import Article, ContentSource
+from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.targets.generated.generator import BuildFailed, Generator, Page
 

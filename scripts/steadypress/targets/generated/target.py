@@ -13,8 +13,9 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
 from datetime import datetime
 
+from steadypress.articles import Article
 from steadypress.clock import Clock
-from steadypress.content import Article, ContentSource
+from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.ledger import Look, PublishedRecord, look_digest
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Mapping
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import ArticleError, PublishError
 from steadypress.targets.site.manifest import page_fingerprint
 from steadypress.targets.site.rendering import PageMaker, Rendered

@@ -17,7 +17,8 @@ from steadypress.targets.site.manifest import article_slug, page_path, page_slug
 from steadypress.targets.site.sitemaps import address_of
 
 if TYPE_CHECKING:
-    from steadypress.content import Article, ContentSource
+    from steadypress.articles import Article
+    from steadypress.content import ContentSource
 
 __all__ = [
     "PageAddresses",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from steadypress.content import article_stem
+from steadypress.articles import article_stem
 from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import path_slug, tag_slug
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
@@ -20,7 +20,7 @@ from steadypress.targets.site.sitemaps import SITEMAP, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
 
 __all__ = [
     "CNAME",

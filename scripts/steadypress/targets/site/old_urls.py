@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
 from typing import Any
 
-from steadypress.content import Article, article_stem
+from steadypress.articles import Article, article_stem
 from steadypress.importorder import filename_date
 
 __all__ = ["JEKYLL_STYLES", "OldLayout", "jekyll_pattern", "old_urls", "unknown_placeholders"]

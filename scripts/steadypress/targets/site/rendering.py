@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlparse
 
 from markupsafe import Markup
 
-from steadypress.content import Article
+from steadypress.articles import Article
 from steadypress.errors import PermanentError
 from steadypress.render import is_repository_reference, prerender, reading_minutes
 from steadypress.targets.site.assets import asset_site_path, find_image

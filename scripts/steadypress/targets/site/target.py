@@ -96,7 +96,7 @@ from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
 
 if TYPE_CHECKING:
-    from steadypress.content import Article
+    from steadypress.articles import Article
     from steadypress.targets.registry import TargetContext
 
 __all__ = ["SiteTarget", "build", "build_site"]
