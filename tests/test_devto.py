@@ -43,6 +43,33 @@ def test_an_edit_updates_the_same_post(repo: Repo, forem: FakeForem) -> None:
     assert forem.creates == {"content/a.md": 1}
 
 
+def test_a_field_removed_from_the_front_matter_is_cleared_on_the_post(
+    repo: Repo, forem: FakeForem
+) -> None:
+    """An update names every field, blank where the article has none: Forem keeps what an
+    update leaves out, so a description, series, cover or canonical URL taken out of the front
+    matter would stay on dev.to."""
+    full = article("A", description="Once.", series="Old series",
+                   cover_image="https://img.example/c.png",
+                   canonical_url="https://first.example/a/")  # fmt: skip
+    repo.commit(**{"steadypress.yml": config(forem), "content/a.md": full})
+    assert run_cli(repo, "run").code == 0
+    (post,) = forem.posts.values()
+    assert (post["description"], post["series"], post["main_image"], post["canonical_url"]) == (
+        "Once.",
+        "Old series",
+        "https://img.example/c.png",
+        "https://first.example/a/",
+    )
+
+    repo.commit(**{"content/a.md": article("A")})
+    assert run_cli(repo, "run").code == 0
+
+    (post,) = forem.posts.values()
+    assert (post["description"], post["series"], post["main_image"]) == ("", "", None)
+    assert post["canonical_url"] == "http://localhost:8000/a/", "its page on the site, by default"
+
+
 def test_thirty_articles_in_one_push_are_paced_under_the_rate_limit(
     repo: Repo, forem: FakeForem
 ) -> None:

@@ -157,22 +157,23 @@ class DevtoTarget:
             "published": True,
             "tags": _tags(article.tags),
         }
+        # Each field is sent, blank when the front matter has none: an update sets what it
+        # names and keeps the rest (Forem's Articles::Attributes#for_update), so a description,
+        # series or cover removed from the article would be left on the post; a blank `series`
+        # takes the post out of its series.
         for key, source in (("description", "description"), ("series", "series"),
                             ("main_image", "cover_image")):  # fmt: skip
             value = article.metadata.get(source)
-            if isinstance(value, str) and value.strip():
-                fields_[key] = value.strip()
+            fields_[key] = value.strip() if isinstance(value, str) and value.strip() else ""
         # Readers and search engines are sent to the original: the article's `canonical_url`,
         # else its page on the site (as the site's generator addresses it), as Hashnode's is.
-        link = self._original(article)
-        if link:
-            fields_["canonical_url"] = link
-        cover = str(fields_.get("main_image", ""))
+        fields_["canonical_url"] = self._original(article) or None
+        cover = str(fields_["main_image"])
         if cover in images.urls:
             fields_["main_image"] = images.urls[cover]
-        # dev.to takes a cover image by URL only; one with none to give is left out.
-        if not str(fields_.get("main_image", "")).startswith(("https://", "http://")):
-            fields_.pop("main_image", None)
+        # dev.to takes a cover image by URL only; one with none to give is none.
+        if not str(fields_["main_image"]).startswith(("https://", "http://")):
+            fields_["main_image"] = None
         return fields_
 
     def _original(self, article: Article) -> str | None:
