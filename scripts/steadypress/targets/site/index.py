@@ -38,18 +38,15 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
 from steadypress import shardtree
-from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import SiteWriter, unreadable
 from steadypress.targets.site.manifest import (
     ENTRY_ONLY,
     Entry,
     Listed,
-    is_site_path,
     page_fingerprint,
     page_path,
     tag_path,
@@ -63,20 +60,24 @@ from steadypress.targets.site.parts import (
     repaged,
     start_json,
 )
-from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
-from steadypress.timefmt import format_time, parse_time
+from steadypress.targets.site.summary import (
+    INDEX_VERSION,
+    SitemapsBehind,
+    Styled,
+    Summary,
+    decoded,
+    styled_from_json,
+    styled_json,
+)
 
 __all__ = [
     "INDEX_FOLDER",
-    "INDEX_VERSION",
     "NEWEST",
     "STYLED",
     "SUMMARY",
     "YEARS",
     "Nav",
     "SiteIndex",
-    "SitemapsBehind",
-    "Styled",
     "article_files",
     "index_files",
     "linked_as",
@@ -90,9 +91,6 @@ __all__ = [
 ]
 
 INDEX_FOLDER = ".steadypress"
-# 4: the summary counts the articles, and `years.json` lists the years (a version 3 summary
-# counted each year's articles, which made it grow with the years; moved by the next write).
-INDEX_VERSION = 4
 _READABLE_VERSIONS = (3, INDEX_VERSION)  # the other files are the same in both
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
@@ -191,149 +189,6 @@ def uses(entry: Entry) -> tuple[str, ...]:
     return (page_path(entry.slug), *entry.assets, *entry.aliases)
 
 
-@dataclass(frozen=True)
-class SitemapsBehind:
-    """The sitemaps are behind the index: laid out for `articles` articles, and missing
-    pages of the articles of `months` (`YYYY/MM`) and of the stale listing pages. A first build
-    in many batches writes the sitemaps once, at its end, instead of every sitemap once a batch
-    (a batch of 500 new articles touches them all, and their number grows with the blog); a run
-    that dies first leaves this for the next write, which lists those months' pages again.
-    `writer` is the run that wrote it: the changes that run carries are the ones missing only
-    while it is the last to have written (another run's batch between its writes has changes
-    of its own missing too, so that run lists the months' pages again)."""
-
-    articles: int
-    months: frozenset[str]
-    writer: str | None = None
-
-
-@dataclass(frozen=True)
-class Styled:
-    """The look the site was last written with (`Look`'s three digests), the content commit
-    whose theme and settings it is, with that commit's time, and when it was first written: a
-    run of an older commit, which a run of the newer one overtook, writes nothing (its
-    stylesheet and pages would undo the newer ones, for good: nothing would write them
-    again)."""
-
-    look: tuple[str, ...]
-    commit: str
-    time: datetime
-    written: datetime
-
-
-@dataclass
-class _Summary:
-    total: int = 0
-    tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
-    names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
-    newest: list[tuple[str, Listed]] = field(default_factory=list)  # (path, row), newest first
-    # Of the newest, by path, a digest of the text the feed shows of each, where known (the
-    # target's `_body_digest`): a publish renders the others' text again from the content and
-    # keeps it where it matches, instead of reading the feed back (30 KB a push, or more).
-    bodies: dict[str, str] = field(default_factory=dict)
-    # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
-    # none written yet, so none to move.
-    sitemaps: tuple[int, str] | None = None
-    # Of the sitemaps laid out, those not there (they would list no page): the index of the
-    # sitemaps names the others, and is written from this, not read. None: not known (a summary
-    # written by an older version).
-    sitemaps_absent: frozenset[str] | None = None
-    # Listing pages a batch left to a later one of its run (the run's last renders them): kept
-    # here, so that a run that dies first leaves them to the next publish, never forgotten.
-    stale: set[str] = field(default_factory=set)
-    # The years of a version 3 summary, which counted them: moved to `years.json` when written.
-    legacy_years: list[str] | None = None
-    # Sitemaps a batch left to a later one of its run (`SitemapsBehind`); None: up to date.
-    sitemaps_behind: SitemapsBehind | None = None
-    # The pages beside the articles (`Entry.is_page`), by path: their address and last change,
-    # which the sitemaps list; a blog has a handful.
-    pages: dict[str, tuple[str, datetime]] = field(default_factory=dict)
-    # The feed's id, and the start of each entry's: the site's address when its feed was first
-    # written, kept when the domain changes (None: not written yet, or by an earlier version).
-    feed_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": INDEX_VERSION,
-            "sitemaps": None
-            if self.sitemaps is None
-            else {
-                "layout": self.sitemaps[0],
-                "url": self.sitemaps[1],
-                **(
-                    {} if self.sitemaps_absent is None else {"absent": sorted(self.sitemaps_absent)}
-                ),
-            },
-            "total": self.total,
-            "tags": {
-                page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
-            },
-            "newest": [
-                [
-                    path,
-                    {
-                        **entry.to_json(),
-                        **({"body": self.bodies[path]} if path in self.bodies else {}),
-                    },
-                ]
-                for path, entry in self.newest
-            ],
-            **({"stale": sorted(self.stale)} if self.stale else {}),
-            **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
-            **(
-                {
-                    "pages": {
-                        path: {"slug": slug, "updated": format_time(updated)}
-                        for path, (slug, updated) in sorted(self.pages.items())
-                    }
-                }
-                if self.pages
-                else {}
-            ),
-            **(
-                {}
-                if self.sitemaps_behind is None
-                else {
-                    "sitemaps_behind": {
-                        "articles": self.sitemaps_behind.articles,
-                        "months": sorted(self.sitemaps_behind.months),
-                        **(
-                            {"writer": self.sitemaps_behind.writer}
-                            if self.sitemaps_behind.writer is not None
-                            else {}
-                        ),
-                    }
-                }
-            ),
-        }
-
-    @classmethod
-    def from_json(cls, document: Mapping[str, Any]) -> _Summary:
-        tags = document["tags"]
-        legacy = None if document["version"] == INDEX_VERSION else document["years"]
-        return cls(
-            total=int(document["total"]) if legacy is None else sum(map(int, legacy.values())),
-            legacy_years=None if legacy is None else sorted(map(str, legacy)),
-            tags={str(page): int(tag["count"]) for page, tag in tags.items()},
-            names={
-                str(page): {str(k): int(n) for k, n in tag["names"].items()}
-                for page, tag in tags.items()
-            },
-            newest=[(str(path), Listed.from_json(fields)) for path, fields in document["newest"]],
-            bodies={
-                str(path): fields["body"]
-                for path, fields in document["newest"]
-                if isinstance(fields.get("body"), str)
-            },
-            sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
-            sitemaps_absent=_decoded(SUMMARY, _sitemaps_absent, document.get("sitemaps")),
-            stale={str(page) for page in document.get("stale", ())},
-            sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
-            pages=_decoded(SUMMARY, _pages, document.get("pages", {})),
-            feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
-        )
-
-
 class SiteIndex:
     """The site's record of its articles, read from and written to `files` a file at a time."""
 
@@ -350,7 +205,7 @@ class SiteIndex:
         self._dirty: set[str] = set()
         # listing file -> its rows, oldest first, and their date order keys
         self._parsed: dict[str, tuple[list[tuple[str, Listed]], list[tuple[float, str]]]] = {}
-        self._read_summary: _Summary | None = None  # read when first wanted (`verify` never)
+        self._read_summary: Summary | None = None  # read when first wanted (`verify` never)
         self._years: list[str] | None = None  # sorted; read when first wanted
         self._styled: Styled | None = None  # `look.json`, once `_styled_read`
         self._styled_read = False
@@ -375,13 +230,17 @@ class SiteIndex:
         return self._files.exists(SUMMARY)
 
     @property
-    def _summary(self) -> _Summary:
+    def _summary(self) -> Summary:
         if self._read_summary is None:
             raw = self._files.read(SUMMARY)
             self._read_summary = (
-                _Summary()
+                Summary()
                 if raw is None
-                else _decoded(SUMMARY, _Summary.from_json, self._parse(SUMMARY, raw, "tags"))
+                else decoded(
+                    SUMMARY,
+                    functools.partial(Summary.from_json, file=SUMMARY),
+                    self._parse(SUMMARY, raw, "tags"),
+                )
             )
         return self._read_summary
 
@@ -446,10 +305,10 @@ class SiteIndex:
             self._markers_read.add(name)
         elif document is not None and _is_tag_years(name) and _NEWEST_PARTS in document:
             self._documents[name] = document[key]
-            hinted = _decoded(name, _newest_parts, document[_NEWEST_PARTS])
+            hinted = decoded(name, _newest_parts, document[_NEWEST_PARTS])
             self._newest_hinted.update((_tag_year_beside(name, y), n) for y, n in hinted.items())
         elif document is not None and _PARTS in document:
-            self._parts[name] = _decoded(name, functools.partial(parts_of, name), document[_PARTS])
+            self._parts[name] = decoded(name, functools.partial(parts_of, name), document[_PARTS])
             self._listing_of.update((part.file, name) for part in self._parts[name])
         else:
             self._documents[name] = {} if document is None else document[key]
@@ -556,7 +415,7 @@ class SiteIndex:
     def entry(self, path: str) -> Entry | None:
         name = self._shard(ARTICLES, path)
         fields = self._section(name, "articles").get(path)
-        return None if fields is None else _decoded(name, Entry.from_json, fields)
+        return None if fields is None else decoded(name, Entry.from_json, fields)
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
@@ -593,7 +452,7 @@ class SiteIndex:
         begins, end = self._bounds(file)
         rows = []
         for path, row in self._section(file, "articles").items():
-            listed = _decoded(file, Listed.from_json, row)
+            listed = decoded(file, Listed.from_json, row)
             if begins <= _order(listed) < end:
                 rows.append((path, listed))
         return rows
@@ -660,7 +519,7 @@ class SiteIndex:
 
     @property
     def feed_id(self) -> str | None:
-        """The feed's permanent id (`_Summary.feed_id`)."""
+        """The feed's permanent id (`Summary.feed_id`)."""
         return self._summary.feed_id
 
     @feed_id.setter
@@ -732,7 +591,9 @@ class SiteIndex:
         if not self._styled_read:
             raw = self._files.read(STYLED)
             if raw is not None:
-                self._styled = _decoded(STYLED, _styled, self._parse(STYLED, raw, "look", list))
+                self._styled = decoded(
+                    STYLED, styled_from_json, self._parse(STYLED, raw, "look", list)
+                )
             self._styled_read = True
         return self._styled
 
@@ -975,7 +836,7 @@ class SiteIndex:
         if name == SUMMARY:
             return self._summary.to_json()
         if name == STYLED:
-            return None if self._styled is None else _styled_json(self._styled)
+            return None if self._styled is None else styled_json(self._styled)
         return {"version": INDEX_VERSION, "years": self.years} if self.years else None
 
     def flush(self) -> None:
@@ -1199,7 +1060,7 @@ _LISTING = re.compile(
 
 
 def _listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
-    return _order(_decoded(name, Listed.from_json, row))
+    return _order(decoded(name, Listed.from_json, row))
 
 
 def _in_order(name: str, rows: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -1219,77 +1080,6 @@ def _newest_parts(document: Any) -> dict[str, list[int]]:
 def _split_marker() -> dict[str, Any]:
     """What a file of articles or URLs holds once it has split (`shardtree.py`)."""
     return {"version": INDEX_VERSION, _SPLIT: True}
-
-
-def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
-    return None if document is None else (int(document["layout"]), str(document["url"]))
-
-
-def _sitemaps_absent(document: Any) -> frozenset[str] | None:
-    if not isinstance(document, Mapping) or "absent" not in document:
-        return None
-    if document.get("layout") != SITEMAPS_LAYOUT:
-        return None  # which of another layout's sitemaps were absent: moved whole anyway
-    absent = frozenset(map(str, document["absent"]))
-    if not all(map(is_sitemap, absent)):
-        raise ValueError(f"absent names a file that is not a sitemap: {sorted(absent)}")
-    return absent
-
-
-def _decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:
-    """`decode(document)`, read from the file `name`; what it cannot decode stops the publish."""
-    try:
-        return decode(document)
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise unreadable(name, repr(error)) from None
-
-
-def _pages(document: Any) -> dict[str, tuple[str, datetime]]:
-    pages = {}
-    for path, fields in document.items():
-        slug = str(fields["slug"])
-        # A page's address is a file a later publish may delete: one inside the site, no more.
-        if not is_site_path(slug):
-            raise ValueError(f"page {path!r} at {slug!r}, not a path inside the site")
-        pages[str(path)] = (slug, parse_time(str(fields["updated"])))
-    return pages
-
-
-def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
-    if document is None:
-        return None
-    months = frozenset(map(str, document["months"]))
-    # Named months become file names: anything but YYYY/MM is refused, never read.
-    if any(not _MONTH.fullmatch(month) for month in months):
-        raise ValueError(f"sitemaps_behind names a month that is not YYYY/MM: {sorted(months)}")
-    writer = document.get("writer")
-    return SitemapsBehind(
-        articles=int(document["articles"]),
-        months=months,
-        writer=None if writer is None else str(writer),
-    )
-
-
-def _styled(document: Any) -> Styled:
-    commit = str(document["commit"])
-    if not OBJECT_ID.fullmatch(commit):
-        raise ValueError(f"look.json names no commit id: {commit!r}")
-    look = tuple(map(str, document["look"]))
-    time, written = (parse_time(str(document[key])) for key in ("time", "written"))
-    return Styled(look=look, commit=commit, time=time, written=written)
-
-
-def _styled_json(styled: Styled) -> dict[str, Any]:
-    return {
-        "version": INDEX_VERSION,
-        "look": list(styled.look),
-        "commit": styled.commit,
-        "time": format_time(styled.time),
-        "written": format_time(styled.written),
-    }
-
-
-_MONTH = re.compile(r"\d{4}/\d{2}")
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:

@@ -18,7 +18,8 @@ from typing import Protocol
 
 from steadypress.errors import Superseded
 from steadypress.ledger import Look
-from steadypress.targets.site.index import SiteIndex, Styled
+from steadypress.targets.site.index import SiteIndex
+from steadypress.targets.site.summary import Styled
 from steadypress.timefmt import utc_now
 
 __all__ = ["OVERTAKEN_WITHIN", "History", "LookKeeper"]

@@ -43,7 +43,6 @@ from steadypress.targets.site.index import (
     SUMMARY,
     YEARS,
     SiteIndex,
-    SitemapsBehind,
     article_files,
     index_files,
     linked_as,
@@ -93,6 +92,7 @@ from steadypress.targets.site.sitemaps import (
     Sitemaps,
 )
 from steadypress.targets.site.styling import History, LookKeeper
+from steadypress.targets.site.summary import SitemapsBehind
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
 
 if TYPE_CHECKING:

@@ -1,0 +1,248 @@
+"""The site index's summary (`summary.json`), which every write reads and most rewrite: the
+whole site's counts, its newest articles, how its sitemaps are laid out and what they lack,
+its pages beside the articles and its feed's id; and the record of the look the site was last
+written with (`look.json`). Their JSON both ways, a file that does not parse stopping the
+write rather than being overwritten."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from steadypress.gitio import OBJECT_ID
+from steadypress.targets.site.files import unreadable
+from steadypress.targets.site.manifest import Listed, is_site_path
+from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
+from steadypress.timefmt import format_time, parse_time
+
+__all__ = [
+    "INDEX_VERSION",
+    "SitemapsBehind",
+    "Styled",
+    "Summary",
+    "decoded",
+    "styled_from_json",
+    "styled_json",
+]
+
+# 4: the summary counts the articles, and `years.json` lists the years (a version 3 summary
+# counted each year's articles, which made it grow with the years; moved by the next write).
+INDEX_VERSION = 4
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SitemapsBehind:
+    """The sitemaps are behind the index: laid out for `articles` articles, and missing
+    pages of the articles of `months` (`YYYY/MM`) and of the stale listing pages. A first build
+    in many batches writes the sitemaps once, at its end, instead of every sitemap once a batch
+    (a batch of 500 new articles touches them all, and their number grows with the blog); a run
+    that dies first leaves this for the next write, which lists those months' pages again.
+    `writer` is the run that wrote it: the changes that run carries are the ones missing only
+    while it is the last to have written (another run's batch between its writes has changes
+    of its own missing too, so that run lists the months' pages again)."""
+
+    articles: int
+    months: frozenset[str]
+    writer: str | None = None
+
+
+@dataclass(frozen=True)
+class Styled:
+    """The look the site was last written with (`Look`'s three digests), the content commit
+    whose theme and settings it is, with that commit's time, and when it was first written: a
+    run of an older commit, which a run of the newer one overtook, writes nothing (its
+    stylesheet and pages would undo the newer ones, for good: nothing would write them
+    again)."""
+
+    look: tuple[str, ...]
+    commit: str
+    time: datetime
+    written: datetime
+
+
+@dataclass
+class Summary:
+    total: int = 0
+    tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
+    names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
+    newest: list[tuple[str, Listed]] = field(default_factory=list)  # (path, row), newest first
+    # Of the newest, by path, a digest of the text the feed shows of each, where known (the
+    # target's `_body_digest`): a publish renders the others' text again from the content and
+    # keeps it where it matches, instead of reading the feed back (30 KB a push, or more).
+    bodies: dict[str, str] = field(default_factory=dict)
+    # How the sitemaps are laid out (`sitemaps.py`) and the site address they name; None:
+    # none written yet, so none to move.
+    sitemaps: tuple[int, str] | None = None
+    # Of the sitemaps laid out, those not there (they would list no page): the index of the
+    # sitemaps names the others, and is written from this, not read. None: not known (a summary
+    # written by an older version).
+    sitemaps_absent: frozenset[str] | None = None
+    # Listing pages a batch left to a later one of its run (the run's last renders them): kept
+    # here, so that a run that dies first leaves them to the next publish, never forgotten.
+    stale: set[str] = field(default_factory=set)
+    # The years of a version 3 summary, which counted them: moved to `years.json` when written.
+    legacy_years: list[str] | None = None
+    # Sitemaps a batch left to a later one of its run (`SitemapsBehind`); None: up to date.
+    sitemaps_behind: SitemapsBehind | None = None
+    # The pages beside the articles (`Entry.is_page`), by path: their address and last change,
+    # which the sitemaps list; a blog has a handful.
+    pages: dict[str, tuple[str, datetime]] = field(default_factory=dict)
+    # The feed's id, and the start of each entry's: the site's address when its feed was first
+    # written, kept when the domain changes (None: not written yet, or by an earlier version).
+    feed_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": INDEX_VERSION,
+            "sitemaps": None
+            if self.sitemaps is None
+            else {
+                "layout": self.sitemaps[0],
+                "url": self.sitemaps[1],
+                **(
+                    {} if self.sitemaps_absent is None else {"absent": sorted(self.sitemaps_absent)}
+                ),
+            },
+            "total": self.total,
+            "tags": {
+                page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
+            },
+            "newest": [
+                [
+                    path,
+                    {
+                        **entry.to_json(),
+                        **({"body": self.bodies[path]} if path in self.bodies else {}),
+                    },
+                ]
+                for path, entry in self.newest
+            ],
+            **({"stale": sorted(self.stale)} if self.stale else {}),
+            **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
+            **(
+                {
+                    "pages": {
+                        path: {"slug": slug, "updated": format_time(updated)}
+                        for path, (slug, updated) in sorted(self.pages.items())
+                    }
+                }
+                if self.pages
+                else {}
+            ),
+            **(
+                {}
+                if self.sitemaps_behind is None
+                else {
+                    "sitemaps_behind": {
+                        "articles": self.sitemaps_behind.articles,
+                        "months": sorted(self.sitemaps_behind.months),
+                        **(
+                            {"writer": self.sitemaps_behind.writer}
+                            if self.sitemaps_behind.writer is not None
+                            else {}
+                        ),
+                    }
+                }
+            ),
+        }
+
+    @classmethod
+    def from_json(cls, document: Mapping[str, Any], *, file: str) -> Summary:
+        tags = document["tags"]
+        legacy = None if document["version"] == INDEX_VERSION else document["years"]
+        return cls(
+            total=int(document["total"]) if legacy is None else sum(map(int, legacy.values())),
+            legacy_years=None if legacy is None else sorted(map(str, legacy)),
+            tags={str(page): int(tag["count"]) for page, tag in tags.items()},
+            names={
+                str(page): {str(k): int(n) for k, n in tag["names"].items()}
+                for page, tag in tags.items()
+            },
+            newest=[(str(path), Listed.from_json(fields)) for path, fields in document["newest"]],
+            bodies={
+                str(path): fields["body"]
+                for path, fields in document["newest"]
+                if isinstance(fields.get("body"), str)
+            },
+            sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
+            sitemaps_absent=decoded(file, _sitemaps_absent, document.get("sitemaps")),
+            stale={str(page) for page in document.get("stale", ())},
+            sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
+            pages=decoded(file, _pages, document.get("pages", {})),
+            feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
+        )
+
+
+def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
+    return None if document is None else (int(document["layout"]), str(document["url"]))
+
+
+def _sitemaps_absent(document: Any) -> frozenset[str] | None:
+    if not isinstance(document, Mapping) or "absent" not in document:
+        return None
+    if document.get("layout") != SITEMAPS_LAYOUT:
+        return None  # which of another layout's sitemaps were absent: moved whole anyway
+    absent = frozenset(map(str, document["absent"]))
+    if not all(map(is_sitemap, absent)):
+        raise ValueError(f"absent names a file that is not a sitemap: {sorted(absent)}")
+    return absent
+
+
+def decoded(name: str, decode: Callable[[Any], T], document: Any) -> T:
+    """`decode(document)`, read from the file `name`; what it cannot decode stops the publish."""
+    try:
+        return decode(document)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise unreadable(name, repr(error)) from None
+
+
+def _pages(document: Any) -> dict[str, tuple[str, datetime]]:
+    pages = {}
+    for path, fields in document.items():
+        slug = str(fields["slug"])
+        # A page's address is a file a later publish may delete: one inside the site, no more.
+        if not is_site_path(slug):
+            raise ValueError(f"page {path!r} at {slug!r}, not a path inside the site")
+        pages[str(path)] = (slug, parse_time(str(fields["updated"])))
+    return pages
+
+
+def _sitemaps_behind(document: Any) -> SitemapsBehind | None:
+    if document is None:
+        return None
+    months = frozenset(map(str, document["months"]))
+    # Named months become file names: anything but YYYY/MM is refused, never read.
+    if any(not _MONTH.fullmatch(month) for month in months):
+        raise ValueError(f"sitemaps_behind names a month that is not YYYY/MM: {sorted(months)}")
+    writer = document.get("writer")
+    return SitemapsBehind(
+        articles=int(document["articles"]),
+        months=months,
+        writer=None if writer is None else str(writer),
+    )
+
+
+def styled_from_json(document: Any) -> Styled:
+    commit = str(document["commit"])
+    if not OBJECT_ID.fullmatch(commit):
+        raise ValueError(f"look.json names no commit id: {commit!r}")
+    look = tuple(map(str, document["look"]))
+    time, written = (parse_time(str(document[key])) for key in ("time", "written"))
+    return Styled(look=look, commit=commit, time=time, written=written)
+
+
+def styled_json(styled: Styled) -> dict[str, Any]:
+    return {
+        "version": INDEX_VERSION,
+        "look": list(styled.look),
+        "commit": styled.commit,
+        "time": format_time(styled.time),
+        "written": format_time(styled.written),
+    }
+
+
+_MONTH = re.compile(r"\d{4}/\d{2}")
