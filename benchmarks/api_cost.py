@@ -4,13 +4,13 @@ For a blog with N articles already published (10, 100, 1,000), against the loopb
 (tests/fakes/github, the same one the tests use; `make schemas` first):
   push 1     `drain --push` of a push adding one article
   push 10    `drain --push` of a push adding ten articles, per article
-  remove 10  `drain --push` of a push deleting those ten, per article (goal, issue 16: the
+  remove 10  `drain --push` of a push deleting those ten, per article (goal: the
              same requests as adding them)
   push of nothing  `drain --push` of a push changing no article (a README edit)
   idle sweep `sweep` when nothing is to do
 Each row splits state requests (the ledger) from the Pages branch's (the site target's own),
 and gives the bytes up and down of the whole push on both branches.
-Goal (issue 3): at most 4 state requests per article on the push path, an idle sweep of at most
+Goal: at most 4 state requests per article on the push path, an idle sweep of at most
 3 requests, the same at every size (measured now: 3 and 1).
 
 Usage: .venv/bin/python benchmarks/api_cost.py [--sizes 10 100 1000]

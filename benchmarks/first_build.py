@@ -13,7 +13,7 @@ repeat, and measure the two programs rather than the disk. steadypress runs from
 bytecode, as the action runs it (pip compiles a package it installs): a warm-up build of a few
 articles fills a bytecode cache first, whatever PYTHONDONTWRITEBYTECODE says.
 
-Goal (issue 16): 10,000 within 11x of 1,000 (linear), 1,000 within 2x of Hugo's wall time.
+Goal: 10,000 within 11x of 1,000 (linear), 1,000 within 2x of Hugo's wall time.
 
 Usage: [TMPDIR=/dev/shm] .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
 """

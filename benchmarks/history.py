@@ -6,7 +6,7 @@ walk of the whole content history (`git log --name-status`, which dated a push's
 in older versions) and Hugo's build of the same articles, which is what a push costs a site
 Hugo builds in CI. On tmpfs (`TMPDIR=/dev/shm`) for the reasons `first_build.py` gives.
 
-Goal (issue 16): one pushed article costs the same time at 10,000 articles as at 1,000.
+Goal: one pushed article costs the same time at 10,000 articles as at 1,000.
 
 Usage: [TMPDIR=/dev/shm] .venv/bin/python benchmarks/history.py [--sizes 1000 10000] [--runs 5]
 (--sizes 100000 too: its blog and first build take several minutes)

@@ -7,7 +7,7 @@ For 10^3, 10^4 and 10^5 published records on the local git store, prints the med
   complete        a transaction recording one publication, in a running executor (the one
                   shard of its record read, re-encoded and stored)
   cold complete   the same from a new process
-The goal (issue 2): well under a second at 10^5; since the shards (issue 16), flat.
+The goal: well under a second at 10^5; since the ledger's records are sharded, flat.
 
 Usage: .venv/bin/python benchmarks/ledger_scale.py [--sizes 1000 10000 100000] [--repeat 5]
 """

@@ -1,5 +1,5 @@
-"""The workflow files, run as written by the harness, against the GitHub fake: the stories of
-issue 4, from a push to a dead letter and back."""
+"""The workflow files, run as written by the harness, against the GitHub fake: the stories of a
+blog on GitHub, from a push to a dead letter and back."""
 
 import re
 import shutil
