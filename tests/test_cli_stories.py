@@ -15,12 +15,13 @@ import pytest
 from steadypress import commands
 from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
-from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.ledger import Ledger, Sighting
 from steadypress.render import Prerendered, prerender
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site.index import SUMMARY
 from steadypress.timefmt import format_time
+from steadypress.transitions import claim, enqueue
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 

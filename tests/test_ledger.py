@@ -15,6 +15,8 @@ from steadypress.ledger import (
     Reconciled,
     RetryPolicy,
     Sighting,
+)
+from steadypress.transitions import (
     claim,
     complete,
     enqueue,

@@ -18,16 +18,10 @@ from steadypress.ledger import (
     Reconciled,
     RetryPolicy,
     Sighting,
-    claim,
-    complete,
-    enqueue,
-    fail,
     item_key,
-    retry,
-    select,
     split_key,
-    withdraw,
 )
+from steadypress.transitions import claim, complete, enqueue, fail, retry, select, withdraw
 from tests.schema import validate_state_file
 
 PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]

@@ -10,18 +10,11 @@ from typing import Any
 from steadypress.alerts.letter import Letter
 from steadypress.alerts.lifecycle import SUMMARY_AT, raise_alerts, settle_alerts, withdraw_alerts
 from steadypress.config import Config
-from steadypress.ledger import (
-    Attempt,
-    DeadItem,
-    Ledger,
-    PendingItem,
-    PublishedRecord,
-    Resolution,
-    record_alert,
-)
+from steadypress.ledger import Attempt, DeadItem, Ledger, PendingItem, PublishedRecord, Resolution
 from steadypress.pipeline import Pipeline
 from steadypress.store.base import Snapshot
 from steadypress.store.memory import MemoryStore
+from steadypress.transitions import record_alert
 from steadypress.worklease import WorkLease
 from tests.fakes.clock import ManualClock
 

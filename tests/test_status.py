@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from steadypress.ledger import Ledger, Sighting, claim, enqueue
+from steadypress.ledger import Ledger, Sighting
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
+from steadypress.transitions import claim, enqueue
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 from tests.schema import VALIDATORS

@@ -11,19 +11,12 @@ import pytest
 from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
 from steadypress.gitio import PACK_FROM, Git, blob_oid
-from steadypress.ledger import (
-    Completion,
-    Ledger,
-    PublishedRecord,
-    Sighting,
-    claim,
-    complete,
-    enqueue,
-)
+from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
 from steadypress.published import shard_of
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
+from steadypress.transitions import claim, complete, enqueue
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, article, github_store, oid
 

@@ -58,7 +58,7 @@ from steadypress.init import (
     next_steps,
     write_setup,
 )
-from steadypress.ledger import Ledger, item_key, retry
+from steadypress.ledger import Ledger, item_key
 from steadypress.live import live
 from steadypress.moving_in import old_site_settings, pages_outside
 from steadypress.pipeline import Pipeline, RunContext
@@ -74,6 +74,7 @@ from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
 from steadypress.sweeper import sweep
 from steadypress.timefmt import format_time
+from steadypress.transitions import retry
 
 if TYPE_CHECKING:
     from steadypress.check import Problem

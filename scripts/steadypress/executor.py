@@ -42,12 +42,6 @@ from steadypress.ledger import (
     PendingItem,
     PublishedRecord,
     Resolution,
-    claim,
-    complete,
-    fail,
-    release,
-    renew,
-    select,
     split_key,
 )
 from steadypress.lookahead import READ_AHEAD_MOST, batch_targets, read_ahead, render_ahead
@@ -55,6 +49,7 @@ from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
+from steadypress.transitions import claim, complete, fail, release, renew, select
 
 __all__ = ["CHECKPOINT_SECONDS", "drain"]
 

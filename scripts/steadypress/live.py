@@ -15,10 +15,10 @@ from collections.abc import Callable
 from steadypress.config import CONFIG_FILE
 from steadypress.errors import GitHubUnreachable, RateLimited
 from steadypress.executor import drain
-from steadypress.ledger import next_wake
 from steadypress.pipeline import Pipeline
 from steadypress.planning import reconcile
 from steadypress.report import Report
+from steadypress.transitions import next_wake
 from steadypress.watch import Watch
 
 __all__ = ["live"]

@@ -25,15 +25,13 @@ from steadypress.ledger import (
     PublishedRecord,
     Reconciled,
     Sighting,
-    enqueue,
     item_key,
-    revive,
     split_key,
-    withdraw,
 )
 from steadypress.lookahead import expect, read_ahead
 from steadypress.pipeline import Pipeline
 from steadypress.targets.base import Refreshed, StyledTarget
+from steadypress.transitions import enqueue, revive, withdraw
 
 __all__ = [
     "ADMISSION",

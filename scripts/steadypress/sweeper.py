@@ -11,10 +11,11 @@ from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts, withdraw_alerts
 from steadypress.executor import drain
-from steadypress.ledger import DeadItem, PendingItem, retire
+from steadypress.ledger import DeadItem, PendingItem
 from steadypress.pipeline import Pipeline
 from steadypress.planning import reconcile
 from steadypress.report import Report
+from steadypress.transitions import retire
 
 __all__ = ["sweep"]
 

@@ -39,7 +39,7 @@ from steadypress.github.issues import GitHubIssues
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.github.store import GitHubStore
 from steadypress.gitio import Git
-from steadypress.ledger import Ledger, PublishedRecord, claim, select
+from steadypress.ledger import Ledger, PublishedRecord
 from steadypress.pipeline import Pipeline
 from steadypress.planning import push_prepare, reconcile
 from steadypress.report import Report
@@ -59,6 +59,7 @@ from steadypress.targets.site.index import INDEX_FOLDER
 from steadypress.targets.site.target import build_site
 from steadypress.targets.webhook import WebhookSettings, WebhookTarget
 from steadypress.timefmt import parse_time
+from steadypress.transitions import claim, select
 from steadypress.worklease import WorkLease
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.bluesky import FakeBluesky

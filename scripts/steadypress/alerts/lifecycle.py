@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from steadypress.alerts.letter import Letter, cause_of, resolution_text
-from steadypress.ledger import DeadItem, Ledger, PublishedRecord, Resolution, record_alert
+from steadypress.ledger import DeadItem, Ledger, PublishedRecord, Resolution
+from steadypress.transitions import record_alert
 
 if TYPE_CHECKING:
     from steadypress.pipeline import Pipeline
