@@ -24,7 +24,6 @@ from signal import SIGINT, SIGTERM
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
-from steadypress import __version__
 from steadypress.backends import default_backend, local_pipeline
 from steadypress.clock import Clock, SystemClock
 from steadypress.commandline import EXIT_OK, EXIT_PENDING, EXIT_STATE, EXIT_USAGE
@@ -43,24 +42,9 @@ from steadypress.errors import (
 )
 from steadypress.executor import drain
 from steadypress.gitio import Git, SettledGit
-from steadypress.init import (
-    PRIVATE_SWEEP,
-    PUBLIC_SWEEP,
-    Setup,
-    branch_to_publish,
-    check_action,
-    check_branch,
-    check_content,
-    check_content_holds_articles,
-    check_environment,
-    find_generator,
-    github_repository,
-    next_steps,
-    write_setup,
-)
+from steadypress.init_command import init_blog
 from steadypress.ledger import Ledger, item_key
 from steadypress.live import live
-from steadypress.moving_in import old_site_settings, pages_outside
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import (
@@ -316,71 +300,6 @@ def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _
                 ticks=args.ticks, stop=shell.stopping, rebuild=rebuild)  # fmt: skip
 
 
-def _init(args: argparse.Namespace) -> None:
-    repo = _repository(args.repo)
-    git = Git(repo)
-    action = check_action(args.action)
-    generator, found = find_generator(repo, args.content)
-    content = check_content(found)
-    old_site = None
-    outside: tuple[str, ...] = ()  # a moving Jekyll blog's pages beside its posts
-    if args.own_site:
-        if generator is None:
-            raise UsageError("--own-site", "found no Jekyll or Hugo blog here to move")
-        if generator == "jekyll":
-            outside = tuple(page.path for page in pages_outside(repo, content))
-        old_site, generator = old_site_settings(repo, generator, content), None
-    setup = Setup(
-        content=content,
-        branch=(
-            check_branch(args.branch)
-            if args.branch is not None
-            else check_branch(branch_to_publish(git), found=True)
-        ),
-        action=(
-            "./  # zizmor: ignore[self-repository]"
-            if action == "./"
-            else f"{action}  # steadypress {__version__}"
-        ),
-        environment=check_environment(args.environment),
-        generator=generator,
-        old_site=old_site,
-        pages_outside=outside,
-        sweep=args.sweep or PUBLIC_SWEEP,
-    )
-    setup = replace(setup, starter=check_content_holds_articles(repo, setup.content))
-    repository = github_repository(git)
-    private = None
-    if args.sweep is None:  # by the minutes the repository's runs are billed
-        private = None if repository is None else _is_private(repository)
-        setup = replace(setup, sweep=PUBLIC_SWEEP if private is False else PRIVATE_SWEEP)
-    written = write_setup(repo, setup, force=args.force)
-    domain = None if generator or (old_site and "url" in old_site) else _committed_domain(git)
-    print(next_steps(setup, written, repo, repository=repository, domain=domain,
-                     private=private, sweep_chosen=args.sweep is not None))  # fmt: skip
-
-
-def _is_private(repository: str) -> bool | None:
-    # Imported here: the GitHub modules load PyGithub, which no other init step needs.
-    from steadypress.github.visibility import is_private  # noqa: PLC0415
-
-    return is_private(repository, os.environ)
-
-
-def _committed_domain(git: Git) -> str | None:
-    """The custom domain a CNAME file committed at the repository's root names (the site's
-    address then: `with_committed_cname`), or None."""
-    from steadypress.targets.site.settings import (  # noqa: PLC0415
-        SiteSettings,
-        with_committed_cname,
-    )
-
-    found = git.read_file("HEAD", "CNAME") if git.resolve("HEAD") else None
-    if found is None:
-        return None
-    return with_committed_cname(SiteSettings(), found[2]).cname
-
-
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
     # The check renders through the theme: the renderers are loaded for it alone.
     from steadypress.check import (  # noqa: PLC0415
@@ -485,7 +404,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     if args.command == "check":
         return _check(args, shell)
     if args.command == "init":
-        _init(args)
+        init_blog(_repository(args.repo), args)
         return EXIT_OK
     if args.command == "keep-schedule":
         from steadypress.github.backend import github_client_from  # noqa: PLC0415
