@@ -13,16 +13,17 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from steadypress.clock import Clock
-from steadypress.content import ContentSource
-from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
-from steadypress.targets.base import Target
-from steadypress.targets.site.assets import PublicLinks
-from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
+    # Names of annotations alone: checking a configuration imports no target's code.
+    from steadypress.clock import Clock
+    from steadypress.content import ContentSource
+    from steadypress.credentials import Secrets
+    from steadypress.targets.base import Target
     from steadypress.targets.site import SiteFiles, SiteSettings
+    from steadypress.targets.site.assets import PublicLinks
+    from steadypress.worklease import WorkLease
 
 __all__ = ["KINDS", "TargetContext", "TargetSpec", "build_targets", "check_target_options"]
 
@@ -108,7 +109,7 @@ def _built(specs: Mapping[str, TargetSpec], context: TargetContext) -> dict[str,
     return {name: KINDS[spec.kind].build(spec, context) for name, spec in specs.items()}
 
 
-class _BuiltWhenAsked(Mapping[str, Target]):
+class _BuiltWhenAsked(Mapping[str, "Target"]):
     def __init__(self, build: Callable[[], dict[str, Target]]) -> None:
         self._build = build
         self._targets: dict[str, Target] | None = None
@@ -130,6 +131,8 @@ class _BuiltWhenAsked(Mapping[str, Target]):
 
 def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> PublicLinks:
     """Where other platforms find an article's images: on the first site target, if any."""
+    from steadypress.targets.site.assets import PublicLinks  # noqa: PLC0415
+
     site = next((spec for spec in specs.values() if spec.kind == "site"), None)
     if site is None:
         return PublicLinks(context.content, raw_base=context.raw_base)
