@@ -12,6 +12,7 @@ from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import feedparser
 import pytest
 import yaml
 
@@ -174,6 +175,11 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     assert {url: answer(site, url, "/") for url in old} == old
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
+    # The feed's readers subscribed to Hugo's /index.xml: the site's feed is there too.
+    assert (out / "index.xml").is_file()
+    feed = feedparser.parse((site / "index.xml").read_bytes())
+    assert (site / "index.xml").read_bytes() == (site / "feed.xml").read_bytes()
+    assert len(feed.entries) == len(HUGO_PAGES) and not feed.bozo
     # A page bundle is its folder's page, as under Hugo, and the section's text no article.
     assert (site / "notes/bundle/index.html").is_file()
     assert not (site / "posts/_index").exists()

@@ -39,8 +39,13 @@ class SiteFeed:
         title: str,
         address: SiteAddress,
         content_dir: str,
+        also_at: tuple[str, ...] = (),
     ) -> None:
+        """`also_at`: where else the feed is written whole, the address a blog's readers
+        subscribed to before it moved (Hugo's `index.xml`): a feed reader follows no redirect
+        page, and GitHub Pages can answer no HTTP redirect."""
         self._maker = maker
+        self._also_at = also_at
         self._again = again
         self._title = title
         self._address = address
@@ -103,8 +108,10 @@ class SiteFeed:
             )
             for path, row in rows
         ]  # fmt: skip
-        files.put(FEED, atom_feed(title=self._title, url=self._address.url,
-                                  ident=feed_id, entries=feed))  # fmt: skip
+        document = atom_feed(title=self._title, url=self._address.url, ident=feed_id,
+                             entries=feed)  # fmt: skip
+        for path in (FEED, *self._also_at):
+            files.put(path, document)
         written = {path: _body_digest(texts[row.slug]) for path, row in rows if row.slug in texts}
         index.keep_bodies(written)
         self._bodies = {

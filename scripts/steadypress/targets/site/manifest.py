@@ -28,6 +28,7 @@ __all__ = [
     "FEED",
     "GENERATED_FOLDERS",
     "GENERATOR",
+    "HUGO_FEED",
     "INDEX",
     "MANIFEST",
     "MANIFEST_VERSION",
@@ -56,6 +57,8 @@ MANIFEST = ".steadypress-site.json"
 MANIFEST_VERSION = 2
 INDEX = "index.html"
 FEED = "feed.xml"
+# Where Hugo serves a site's feed: a blog that moved from Hugo keeps it there too (`SiteFeed`).
+HUGO_FEED = "index.xml"
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
 TAGS_INDEX = "tags/index.html"
@@ -71,7 +74,8 @@ GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steady
 # The names at the site's root that the site writes or keeps itself: no article's page, image or
 # redirect may be one, or a folder of that name (`/feed.xml/` made the feed a folder).
 RESERVED_NAMES = GENERATED_FOLDERS | {
-    INDEX, FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, SITEMAP, "robots.txt",
+    INDEX, FEED, HUGO_FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, SITEMAP,
+    "robots.txt",
     LOCK, JOURNAL, SET_ASIDE_JOURNAL,
 }  # fmt: skip
 

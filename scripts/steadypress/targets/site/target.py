@@ -64,6 +64,7 @@ from steadypress.targets.site.manifest import (
     CNAME,
     FEED,
     GENERATOR,
+    HUGO_FEED,
     INDEX,
     MANIFEST,
     NO_JEKYLL,
@@ -227,6 +228,7 @@ class SiteTarget(OneByBatches):
         self._feed = SiteFeed(
             maker=self._maker, again=self._again, title=settings.title, address=address,
             content_dir=content_dir,
+            also_at=(HUGO_FEED,) if settings.moved_from == "hugo" else (),
         )  # fmt: skip
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
