@@ -26,7 +26,7 @@ from steadypress.articles import ARTICLE_SUFFIXES
 from steadypress.contentref import checked_out_branch, remote_default_branch
 from steadypress.errors import GitFailed, UsageError
 from steadypress.gitio import Git
-from steadypress.moving_in import HUGO_CONFIGS
+from steadypress.moving_in import HUGO_CONFIGS, JEKYLL_CONFIGS
 from steadypress.targets.generated.hugo import HUGO_VERSION
 
 __all__ = [
@@ -151,7 +151,7 @@ def find_generator(repo: Path, content: str | None) -> tuple[str | None, str]:
     """The generator the repository's blog is built with, and its articles' folder (`content`
     where given): Jekyll where its configuration is at the root beside `_posts/`, Hugo where
     its configuration is beside `content/`; None for a blog steadypress's own site serves."""
-    jekyll = any((repo / f"_config.{e}").is_file() for e in ("yml", "yaml", "toml"))
+    jekyll = any((repo / name).is_file() for name in JEKYLL_CONFIGS)
     if jekyll and (repo / (content or "_posts")).is_dir():
         return "jekyll", content or "_posts"
     folder = content or "content"

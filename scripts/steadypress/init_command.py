@@ -42,9 +42,9 @@ def init_blog(repo: Path, args: argparse.Namespace) -> None:
     if args.own_site:
         if generator is None:
             raise UsageError("--own-site", "found no Jekyll or Hugo blog here to move")
-        if generator == "jekyll":
-            outside = tuple(page.path for page in pages_outside(repo, content))
-        old_site, generator = old_site_settings(repo, generator, content), None
+        pages = pages_outside(repo) if generator == "jekyll" else []
+        outside = tuple(page.path for page in pages)
+        old_site, generator = old_site_settings(repo, generator, pages), None
     setup = Setup(
         content=content,
         branch=(

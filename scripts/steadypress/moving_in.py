@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,10 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from steadypress.errors import ConfigError
+from steadypress.articles import ARTICLE_SUFFIXES, parse_article
+from steadypress.errors import ArticleError, ConfigError
 
-__all__ = ["HUGO_CONFIGS", "OldPage", "old_site_settings", "pages_outside"]
+__all__ = ["HUGO_CONFIGS", "JEKYLL_CONFIGS", "OldPage", "old_site_settings", "pages_outside"]
 
 # Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
 HUGO_CONFIGS = tuple(
@@ -24,7 +25,8 @@ HUGO_CONFIGS = tuple(
     for stem in ("hugo", "config")
     for extension in ("toml", "yaml", "yml", "json")
 )
-_JEKYLL_CONFIGS = ("_config.yml", "_config.yaml", "_config.toml")
+# The files that make a folder a Jekyll site.
+JEKYLL_CONFIGS = ("_config.yml", "_config.yaml", "_config.toml")
 # The addresses `hugo new site` and documentation examples leave in place: no blog's own.
 _PLACEHOLDER_HOSTS = ("example.org", "example.com", "localhost", "127.0.0.1")
 
@@ -38,17 +40,17 @@ class OldPage:
     url: str  # its `permalink`, else the address its name gives
 
 
-def old_site_settings(repo: Path, generator: str, content: str) -> dict[str, Any]:
+def old_site_settings(repo: Path, generator: str, pages: Sequence[OldPage] = ()) -> dict[str, Any]:
     """The site target's settings that keep what the blog's `generator` configuration says:
     `moved_from`, `old_permalinks` where it sets any, `title` and `url` where it names them,
-    and a `menu` of the pages its header linked (Jekyll's pages, or `header_pages` of them;
-    Hugo's `menu.main`)."""
+    and a `menu` of the pages its header linked (Jekyll's `pages`, from `pages_outside`, or
+    those `header_pages` names; Hugo's `menu.main`)."""
     if generator == "jekyll":
-        name, config = _first_config(repo, _JEKYLL_CONFIGS)
+        name, config = _first_config(repo, JEKYLL_CONFIGS)
         address = _joined(config.get("url"), config.get("baseurl"))
         permalinks: Any = config.get("permalink")
         permalinks = permalinks.strip() if isinstance(permalinks, str) else None
-        menu = _jekyll_menu(pages_outside(repo, content), config.get("header_pages"))
+        menu = _jekyll_menu(pages, config.get("header_pages"))
     else:
         name, config = _first_config(repo, HUGO_CONFIGS)
         config = {str(key).lower(): value for key, value in config.items()}  # as Hugo reads it
@@ -68,22 +70,20 @@ def old_site_settings(repo: Path, generator: str, content: str) -> dict[str, Any
     return settings
 
 
-def pages_outside(repo: Path, content: str) -> list[OldPage]:
-    """A Jekyll blog's pages at its root (front matter with a `title`, as Jekyll's minima lists
-    them in its header), which the content folder `content` does not hold."""
+def pages_outside(repo: Path) -> list[OldPage]:
+    """A Jekyll blog's pages at its root, beside its content folder (front matter with a
+    `title`, as Jekyll's minima lists them in its header), read as articles are."""
     pages = []
     for path in sorted(repo.glob("*")):
-        if path.suffix not in (".md", ".markdown") or path.stem.lower() in _NOT_PAGES:
+        if not path.name.endswith(ARTICLE_SUFFIXES) or path.stem.lower() in _NOT_PAGES:
             continue
-        if content not in (".", "") and path.is_relative_to(repo / content):
+        try:
+            page = parse_article(path.name, "", path.read_bytes())
+        except ArticleError:  # no title, or front matter that does not parse: not a page
             continue
-        head = _front_matter_of(path)
-        title = head.get("title")
-        if not isinstance(title, str) or not title.strip():
-            continue
-        permalink = head.get("permalink")
+        permalink = page.metadata.get("permalink")
         url = permalink if isinstance(permalink, str) and permalink.startswith("/") else None
-        pages.append(OldPage(path.name, title.strip(), url or f"/{path.stem}/"))
+        pages.append(OldPage(path.name, page.title, url or f"/{path.stem}/"))
     return pages
 
 
@@ -91,19 +91,7 @@ def pages_outside(repo: Path, content: str) -> list[OldPage]:
 _NOT_PAGES = frozenset({"readme", "index", "404", "changelog", "license", "contributing"})
 
 
-def _front_matter_of(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if not text.startswith("---"):
-        return {}
-    head = text[3:].split("\n---", 1)[0]
-    try:
-        found = yaml.safe_load(head)
-    except yaml.YAMLError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def _jekyll_menu(pages: list[OldPage], header_pages: Any) -> dict[str, str]:
+def _jekyll_menu(pages: Sequence[OldPage], header_pages: Any) -> dict[str, str]:
     """minima's header: the pages `header_pages` names, in its order, else every page."""
     if isinstance(header_pages, list):
         by_name = {page.path: page for page in pages}
