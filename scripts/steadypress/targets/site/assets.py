@@ -13,7 +13,7 @@ from urllib.parse import quote, urljoin
 
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify
-from steadypress.targets.site.manifest import article_slug, page_path, page_slug_source, url_slug
+from steadypress.targets.site.manifest import article_slug, page_path, path_url_slug
 from steadypress.targets.site.sitemaps import address_of
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class PublicLinks:
         if not (self.site and self.site_url) or self.pages is not None:
             return None
         try:
-            slug = url_slug(page_slug_source(path, self.content.content_dir))
+            slug = path_url_slug(path, self.content.content_dir)
             return self.site_url + address_of(page_path(slug))
         except PermanentError:
             return None

@@ -18,8 +18,7 @@ from steadypress.targets.site.manifest import (
     FEED,
     Listed,
     page_path,
-    page_slug_source,
-    url_slug,
+    path_url_slug,
 )
 from steadypress.targets.site.rendering import PageMaker, summary_of
 from steadypress.targets.site.settings import SiteAddress
@@ -122,7 +121,7 @@ class SiteFeed:
         """What an article's feed entry's id adds to the feed's: the address its path gives
         (its own while it sets no `slug`), which neither a `slug` nor a new domain changes."""
         try:
-            return address_of(page_path(url_slug(page_slug_source(path, self._content_dir))))
+            return address_of(page_path(path_url_slug(path, self._content_dir)))
         except PermanentError:  # a path that makes no URL: published under its `slug`
             return address_of(page_path(row.slug))
 

@@ -48,6 +48,7 @@ __all__ = [
     "page_path",
     "page_slug_source",
     "path_slug_source",
+    "path_url_slug",
     "read_manifest",
     "tag_path",
     "url_slug",
@@ -227,7 +228,12 @@ def is_site_path(path: str) -> bool:
 def article_slug(article: Article, content_dir: str) -> str:
     """The article's stable URL path: its `slug`, else its path under content/ (not its title,
     so renaming an article's title never breaks links)."""
-    return url_slug(article.slug or page_slug_source(article.path, content_dir))
+    return url_slug(article.slug) if article.slug else path_url_slug(article.path, content_dir)
+
+
+def path_url_slug(path: str, content_dir: str) -> str:
+    """The URL path of an article at `path` that sets no `slug` of its own."""
+    return url_slug(page_slug_source(path, content_dir))
 
 
 def path_slug_source(path: str, content_dir: str) -> str:

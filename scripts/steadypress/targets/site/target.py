@@ -75,9 +75,8 @@ from steadypress.targets.site.manifest import (
     Listed,
     article_slug,
     page_path,
-    page_slug_source,
+    path_url_slug,
     read_manifest,
-    url_slug,
 )
 from steadypress.targets.site.refusals import why_refused, written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
@@ -411,7 +410,7 @@ class SiteTarget(OneByBatches):
 
     def path_slug(self, path: str) -> str:
         """The URL path of an article at `path` that sets none of its own."""
-        return url_slug(page_slug_source(path, self._content_dir))
+        return path_url_slug(path, self._content_dir)
 
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
@@ -845,7 +844,7 @@ class SiteTarget(OneByBatches):
         likely_pages = []
         for path in paths:
             with contextlib.suppress(PermanentError):
-                likely_pages.append(page_path(url_slug(page_slug_source(path, self._content_dir))))
+                likely_pages.append(page_path(self.path_slug(path)))
         # So are the index's files and listing pages the recorded versions changed: announced
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
