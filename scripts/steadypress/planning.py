@@ -172,6 +172,7 @@ def _compare(
             unknown[path] = new_to
     expect(pipeline, Counter(target for new_to in unknown.values() for target in new_to))
     pipeline.content.prefetch(commit, list(unknown))
+    sites = {name for name, spec in pipeline.config.targets.items() if spec.kind == "site"}
     for path, new_to in unknown.items():
         blob, targets = articles[path], new_to
         not_before = None
@@ -190,8 +191,6 @@ def _compare(
                 left[path] = set(targets) - set(article.targets)
                 targets = [target for target in targets if target in article.targets]
             if article.page:  # a page is the site's alone: no platform is sent an "About"
-                sites = {name for name, spec in pipeline.config.targets.items()
-                         if spec.kind == "site"}  # fmt: skip
                 left[path] = left.get(path, set()) | (set(targets) - sites)
                 targets = [target for target in targets if target in sites]
         found.extend(

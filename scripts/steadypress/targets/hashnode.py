@@ -209,7 +209,8 @@ class HashnodeTarget:
         site makes its URL (one name for the article everywhere); a name ASCII spells nothing
         of (`Привет мир`) in Latin letters (`privet-mir`), as Hashnode's slugs are."""
         source = chosen or path_slug_source(path, self._content_dir)
-        slug = slugify(source.replace("/", "-")) or transliterated(source.replace("/", "-"))
+        flat = source.replace("/", "-")
+        slug = slugify(flat) or transliterated(flat)
         if not slug:
             raise PermanentError(f"cannot make a Hashnode slug from {source!r}")
         return slug

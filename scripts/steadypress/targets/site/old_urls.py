@@ -65,10 +65,7 @@ def _names(pattern: str) -> list[str]:
 
 
 def _longest_known(name: str) -> str:
-    for known in sorted({*_JEKYLL, *_HUGO}, key=len, reverse=True):
-        if name.startswith(known):
-            return known
-    return name
+    return next((known for known in _LONGEST_FIRST if name.startswith(known)), name)
 
 
 def old_urls(article: Article, content_dir: str, layout: OldLayout) -> tuple[str, ...]:
@@ -200,6 +197,8 @@ _HUGO = (
     "sections", "title", "slug", "filename", "contentbasename", "slugorfilename",
     "slugorcontentbasename",
 )  # fmt: skip
+# Every placeholder name, the longest first: `:output_ext` is written right after `:title`.
+_LONGEST_FIRST = sorted({*_JEKYLL, *_HUGO}, key=len, reverse=True)
 
 
 def _hugo_moment(article: Article) -> datetime:

@@ -70,6 +70,7 @@ class PageMaker:
         assets: Callable[..., tuple[str, bytes] | None],
     ) -> None:
         self._settings = settings
+        self._old_layout = old_layout(settings)  # None: the blog moved from no generator
         self._address = address
         self._content_dir = content_dir
         self.theme = theme
@@ -195,7 +196,7 @@ class PageMaker:
         the canonical link) to `url`, where its `page` is now. An old URL on a name the site
         itself writes is refused, unwritten."""
         pages = {}
-        layout = old_layout(self._settings)
+        layout = self._old_layout
         # Each old URL is named in `aliases` (a mistake in one is the author's to hear of) or
         # worked out as the generator the blog moved from placed the article (`old_urls`).
         worked_out = [] if layout is None else [
