@@ -1,4 +1,5 @@
-"""A page beside the articles (`layout: page`, Hugo's `type: page`): at its URL on the site, in
+"""A page beside the articles (`layout: page`, Hugo's `type: page`, a file in `pages/` or
+another place the configuration's `pages` names): at its URL on the site, in
 the sitemaps and, where `menu` names it, the header; never on the front page, an archive, a
 tag's page, the feed or a neighbour's links, and never sent to a platform."""
 
@@ -109,6 +110,47 @@ def test_hugos_type_page_marks_a_page_and_status_finds_the_sitemaps_agree(repo: 
     assert (repo.root / "_site/now/index.html").is_file()
     status = run_cli(repo, "status", "--site")
     assert status.code == 0, status.out
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("", {"pages/about.md"}, {"now.md"}),  # the folder of pages, as Pelican's
+        ("pages: [now.md, notes/]\n", {"now.md"}, {"pages/about.md"}),
+        ("pages: []\n", set(), {"now.md", "pages/about.md"}),
+    ],
+    ids=["pages/ by default", "files and folders named", "none"],
+)
+def test_a_file_is_a_page_by_its_place_as_the_configuration_names_it(
+    repo: Repo, forem: FakeForem, served: str, case: tuple[str, set[str], set[str]]
+) -> None:
+    setting, pages, articles = case  # the setting, the files it makes pages, and articles
+    repo.commit(
+        **{
+            "steadypress.yml": setting + config(served, forem),
+            "content/pages/about.md": "---\ntitle: About me\n---\nWho writes here.\n",
+            "content/now.md": "---\ntitle: Now\n---\nWhat I do now.\n",
+        }
+    )
+    assert run_cli(repo, "run").code == 0
+    front = (repo.root / "_site/index.html").read_text()
+    titles = {"pages/about.md": "About me", "now.md": "Now"}
+    assert {path for path, title in titles.items() if f">{title}</a>" in front} == articles
+    assert {post["title"] for post in forem.posts.values()} == {titles[p] for p in articles}
+    for path in pages | articles:
+        assert (repo.root / "_site" / path.removesuffix(".md") / "index.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("pages/", "pages: a list of files"), (["../up"], "'../up' is not a path inside"),
+     (["/etc"], "'/etc' is not a path inside"), ([3], "pages: a list")],
+)  # fmt: skip
+def test_pages_that_are_no_list_of_paths_inside_the_content_are_refused(
+    value: object, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_config({"pages": value}, source="steadypress.yml")
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,9 @@ def default_backend(environ: Mapping[str, str]) -> str:
 
 
 def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
-    content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
+    content = ContentSource(
+        Git(repo), config.content_dir, revision=run.content_revision, pages=config.pages
+    )
     lease = WorkLease(clock=run.clock, ttl=config.timings.lease)
     context = TargetContext(
         lease=lease,

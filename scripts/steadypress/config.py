@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -58,6 +58,9 @@ class Config:
     max_attempts: int = 5
     timings: Timings = field(default_factory=Timings)
     targets: Mapping[str, TargetSpec] = field(default_factory=_default_targets)
+    # The files and folders of the content folder that hold pages beside the articles (an
+    # "About"), as Pelican's `content/pages/` does: on the site alone, in no listing or feed.
+    pages: tuple[str, ...] = ("pages",)
 
     @property
     def retry_policy(self) -> RetryPolicy:
@@ -101,7 +104,7 @@ def _targets(raw: Any, source: str) -> dict[str, TargetSpec]:
 # The keys of steadypress.yml, and of its `timings:` (docs/configuration.md names each).
 TOP_LEVEL_KEYS = frozenset({
     "content_dir", "content_branch", "state_branch", "dead_letter_dir", "max_attempts",
-    "timings", "targets",
+    "timings", "targets", "pages",
 })  # fmt: skip
 TIMING_KEYS = frozenset({"lease", "grace", "backoff_initial", "backoff_max"})
 
@@ -141,6 +144,7 @@ def parse_config(raw: Any, *, source: str) -> Config:
     ):
         raise ConfigError(source, f"content_branch: expected a branch name, got {content_branch!r}")
     return Config(
+        pages=_pages(raw.get("pages", list(defaults.pages)), source),
         source=source,
         content_dir=content_dir,
         content_branch=content_branch,
@@ -154,6 +158,21 @@ def parse_config(raw: Any, *, source: str) -> Config:
         timings=timings,
         targets=_targets(raw["targets"], source) if "targets" in raw else _default_targets(),
     )
+
+
+def _pages(value: Any, source: str) -> tuple[str, ...]:
+    """Paths inside the content folder (`about.md`, `pages/`), each a file or a folder."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(
+            source, f"pages: a list of files and folders (pages/, about.md), got {value!r}"
+        )
+    found = []
+    for item in value:
+        path = item.strip().strip("/")
+        if not path or ".." in PurePosixPath(path).parts or item.strip().startswith("/"):
+            raise ConfigError(source, f"pages: {item!r} is not a path inside the content folder")
+        found.append(path)
+    return tuple(found)
 
 
 CONFIG_FILE = "steadypress.yml"

@@ -107,9 +107,13 @@ class ImportOrder:
 class ContentSource:
     """The articles of the content branch, read from commits of a git repository."""
 
-    def __init__(self, git: Git, content_dir: str, *, revision: str = "HEAD") -> None:
+    def __init__(
+        self, git: Git, content_dir: str, *, revision: str = "HEAD", pages: Collection[str] = ()
+    ) -> None:
         self._git = git
         self._content_dir = content_dir.strip("/")
+        # The files and folders of pages beside the articles (`Config.pages`), from the root.
+        self._pages = tuple(f"{self._content_dir}/{page}" for page in pages)
         self._revision = revision  # the content branch's ref, resolved afresh each time
         self._commit_times: dict[str, datetime] = {}
         # What was read at a commit, kept for the run: a commit never changes, and a run reads
@@ -355,8 +359,16 @@ class ContentSource:
         batches, ask for the same articles again."""
         article = self._parsed.get((path, blob))
         if article is None:
-            article = self._parsed[path, blob] = parse_article(path, blob, data)
+            article = self._parsed[path, blob] = self._marked(parse_article(path, blob, data))
         return article
+
+    def _marked(self, article: Article) -> Article:
+        """The article as a page where its place says it is one (`Config.pages`), whatever
+        its front matter says."""
+        path = article.path
+        if article.page or not any(path == p or path.startswith(p + "/") for p in self._pages):
+            return article
+        return replace(article, page=True)
 
     def _read_files(
         self, commit: str, paths: Collection[str]
@@ -567,7 +579,7 @@ class ContentSource:
                 if unless_at_path_url and at_its_path_url(entry[1]):
                     parsed[path] = None
                     continue
-                parsed[path] = parse_article(path, articles[path], entry[1])
+                parsed[path] = self._marked(parse_article(path, articles[path], entry[1]))
             except ArticleError as error:
                 parsed[path] = error
         return parsed

@@ -62,7 +62,9 @@ def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         run_url = (
             f"{environ['GITHUB_SERVER_URL']}/{repository}/actions/runs/{environ['GITHUB_RUN_ID']}"
         )
-    content = ContentSource(Git(repo), config.content_dir, revision=run.content_revision)
+    content = ContentSource(
+        Git(repo), config.content_dir, revision=run.content_revision, pages=config.pages
+    )
     # The state's commits carry the reads the site asks ahead (a claim, the site's first read).
     read_ahead = ReadAhead()
     lease = WorkLease(clock=run.clock, ttl=config.timings.lease)
