@@ -100,6 +100,35 @@ HUGO_MOVED = {"kind": "site", "moved_from": "hugo"}
             "moved_from: the site's generator keeps its own URLs",
         ),
         (
+            {"targets": {"site": {"kind": "site", "old_timezone": "Europe/Lisbon"}}},
+            "old_timezone: only with `moved_from`",
+        ),
+        (
+            {"targets": {"site": {**HUGO_MOVED, "old_timezone": "Mars/Olympus"}}},
+            "old_timezone: not a time zone: 'Mars/Olympus'",
+        ),
+        (
+            {"targets": {"site": {**HUGO_MOVED, "old_ugly_urls": "yes"}}},
+            "old_ugly_urls: expected true or false",
+        ),
+        ({"targets": {"site": {"kind": "site", "redirects": ["/a/"]}}}, "redirects: a mapping"),
+        (
+            {"targets": {"site": {"kind": "site", "redirects": {"/tags/": "/x/"}}}},
+            "'/tags/' is not an old path of the site a redirect can stand at",
+        ),
+        (
+            {"targets": {"site": {"kind": "site", "redirects": {"/tags/cpp/": "/x/"}}}},
+            "'/tags/cpp/' is not an old path",  # a tag's page could be there
+        ),
+        (
+            {"targets": {"site": {"kind": "site", "redirects": {"old/": "/x/"}}}},
+            "'old/' is not an old path",
+        ),
+        (
+            {"targets": {"site": {"kind": "site", "redirects": {"/old/": "x"}}}},
+            "'/old/' leads to 'x': a path of the site or an http",
+        ),
+        (
             {"targets": {"hook": {"kind": "webhook", "url": "https://x", "secret": "s"}}},
             "'targets.hook.secret'",
         ),

@@ -38,22 +38,34 @@ def served(out: Path) -> dict[str, str]:
     return urls | {url: urls[target] for url, target in redirects.items() if target in urls}
 
 
-def answer(site: Path, url: str, base: str) -> str:
-    """The mark of the article a URL leads to on the new site, following its redirect."""
+def every_page(out: Path) -> set[str]:
+    """The URL of every HTML page of a generator's output: articles, lists, redirects."""
+    return {
+        "/" + p.relative_to(out).as_posix().removesuffix("index.html") for p in out.rglob("*.html")
+    }
+
+
+def lands(site: Path, url: str, base: str) -> str:
+    """The page of the new site (its file, relative) that a URL leads to, following its
+    redirects."""
     for _hop in range(3):
         path = unquote(url).removeprefix(base).lstrip("/")
         file = site / (path + "index.html" if not path or path.endswith("/") else path)
         if not file.is_file():
             file = site / path / "index.html"
         assert file.is_file(), f"{url} answers nothing on the new site"
-        text = file.read_text(encoding="utf-8")
-        moved = REFRESH.search(text)
+        moved = REFRESH.search(file.read_text(encoding="utf-8"))
         if moved is None:
-            marks = set(MARK.findall(text))
-            assert len(marks) == 1, f"{url} is not one article's page"
-            return str(marks.pop())
+            return file.relative_to(site).as_posix()
         url = urlsplit(unescape(moved.group(1))).path
     raise AssertionError(f"{url}: more than 3 redirects")
+
+
+def answer(site: Path, url: str, base: str) -> str:
+    """The mark of the article a URL leads to on the new site, following its redirect."""
+    marks = set(MARK.findall((site / lands(site, url, base)).read_text(encoding="utf-8")))
+    assert len(marks) == 1, f"{url} is not one article's page"
+    return str(marks.pop())
 
 
 def moved_in(repo: Repo, *, initialised: bool = False) -> Path:
@@ -75,6 +87,7 @@ JEKYLL_POSTS = {
         "---\ntitle: Late\ndate: 2023-06-30 23:30:00 +0000\ncategory: notes\n---\n"
     ),
     "_posts/2022-02-02-renamed.md": "---\ntitle: Renamed\nslug: Other Name\n---\n",
+    "_posts/2024-03-10-early.md": "---\ntitle: Early\ndate: 2024-03-10 03:00:00 +0000\n---\n",
     "_posts/2021-03-04-own.md": (
         "---\ntitle: Own\npermalink: /old/own-page.html\nredirect_from: [/2009/older.html, "
         "even-older/]\n---\n"
@@ -85,13 +98,19 @@ JEKYLL_POSTS = {
 
 
 @pytest.mark.skipif(shutil.which("jekyll") is None, reason=".ci/run installs Debian's jekyll")
-@pytest.mark.parametrize("permalink", [None, "pretty", "/:year/:month/:title/"])
+@pytest.mark.parametrize(
+    ("permalink", "timezone"),
+    [(None, None), ("pretty", "America/New_York"), ("/:year/:month/:title/", "Asia/Tokyo")],
+)
 def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
-    tmp_path: Path, permalink: str | None
+    tmp_path: Path, permalink: str | None, timezone: str | None
 ) -> None:
+    """With a `timezone`, a date written with an offset is that zone's day (the posts dated
+    03:00 UTC and 23:30 UTC are a day earlier in New York, a day later in Tokyo)."""
     repo = Repo(tmp_path / "blog")
     config = "title: An old blog\nurl: https://words.example.net\n"
-    repo.write("_config.yml", config + (f"permalink: {permalink}\n" if permalink else ""))
+    config += f"permalink: {permalink}\n" if permalink else ""
+    repo.write("_config.yml", config + (f"timezone: {timezone}\n" if timezone else ""))
     for number, (path, head) in enumerate(JEKYLL_POSTS.items()):
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
     repo.write("about.md", "---\nlayout: page\ntitle: About\npermalink: /about/\n---\nMARK-about\n")
@@ -141,7 +160,8 @@ HUGO_PAGES = {
         "aliases: [old-first, /ancient/]\n---\n"
     ),
     "content/posts/second.md": (
-        '+++\ntitle = "Second"\ndate = 2023-02-01\nslug = "the-second"\n+++\n'
+        '+++\ntitle = "Second"\ndate = 2023-02-01\nslug = "the-second"\ntags = ["C++", "Go"]\n'
+        'categories = ["Web Dev"]\n+++\n'
     ),
     "content/posts/trip/index.md": "---\ntitle: A Trip\ndate: 2022-07-08\n---\n",
     # A section without one: the folder and the slug or the file name.
@@ -150,7 +170,9 @@ HUGO_PAGES = {
     "content/notes/bundle/index.md": "---\ntitle: Bundled\ndate: 2021-01-03\n---\n",
     "content/notes/set-url.md": "---\ntitle: Set\ndate: 2021-01-04\nurl: /elsewhere/x/\n---\n",
     "content/essays/on-things.md": "---\ntitle: On Things, Again!\ndate: 2020-05-05\n---\n",
-    "content/essays/privet.md": "---\ntitle: Привет, мир\ndate: 2020-05-06\n---\n",
+    "content/essays/privet.md": (
+        "---\ntitle: Привет, мир\ndate: 2020-05-06\ntags: [Новости, Machine Learning]\n---\n"
+    ),
     "content/top.md": "---\ntitle: At the Top\ndate: 2019-09-09\n---\n",
 }
 
@@ -162,7 +184,7 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
     repo.write("content/posts/_index.md", "---\ntitle: Posts\n---\nThe posts.\n")
     repo.write("layouts/_default/single.html", "{{ .Content }}")
-    repo.write("layouts/_default/list.html", "{{ .Content }}")
+    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>{{ .Content }}")  # not empty
     repo.commit("a Hugo blog")
     out = tmp_path / "hugo-out"
     subprocess.run([hugo, "--source", str(repo.root), "--destination", str(out), "--quiet",
@@ -173,6 +195,16 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     site = moved_in(repo)
 
     assert {url: answer(site, url, "/") for url in old} == old
+    # ...and so does every list page Hugo made: the sections', the taxonomies', each term's.
+    lists = {url: lands(site, url, "/") for url in every_page(out) - set(old)}
+    assert lists == {
+        "/": "index.html", "/posts/": "archive/index.html", "/notes/": "archive/index.html",
+        "/essays/": "archive/index.html", "/tags/": "tags/index.html",
+        "/categories/": "tags/index.html", "/tags/c++/": "tags/cpp/index.html",
+        "/tags/go/": "tags/go/index.html", "/tags/machine-learning/":
+        "tags/machine-learning/index.html", "/tags/новости/": "tags/новости/index.html",
+        "/categories/web-dev/": "tags/web-dev/index.html",
+    }  # fmt: skip
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
     # The feed's readers subscribed to Hugo's /index.xml: the site's feed is there too.
@@ -183,6 +215,36 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     # A page bundle is its folder's page, as under Hugo, and the section's text no article.
     assert (site / "notes/bundle/index.html").is_file()
     assert not (site / "posts/_index").exists()
+
+
+def test_a_hugo_blog_of_ugly_urls_keeps_every_one(tmp_path: Path, hugo: str) -> None:
+    """Hugo's `uglyURLs`: `/posts/a.html` for `/posts/a/`, `/tags/c++.html` for a tag."""
+    repo = Repo(tmp_path / "blog")
+    repo.write(
+        "hugo.toml", 'baseURL = "/"\nuglyURLs = true\n[permalinks]\n  notes = "/:year/:slug/"\n'
+    )
+    pages = {
+        "content/posts/first.md": "---\ntitle: First\ndate: 2024-01-05\ntags: [C++]\n---\n",
+        "content/posts/trip/index.md": "---\ntitle: Trip\ndate: 2024-01-06\n---\n",
+        "content/notes/n.md": "---\ntitle: N\ndate: 2024-01-07\nslug: en\ncategories: [Web]\n---\n",
+    }
+    for number, (path, head) in enumerate(pages.items()):
+        repo.write(path, f"{head}\nThe text MARK-{number}.\n")
+    repo.write("layouts/_default/single.html", "{{ .Content }}")
+    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>")
+    repo.commit("a Hugo blog of ugly URLs")
+    out = tmp_path / "hugo-out"
+    subprocess.run([hugo, "--source", str(repo.root), "--destination", str(out), "--quiet",
+                    "--noBuildLock"], check=True, capture_output=True)  # fmt: skip
+    old = served(out)
+    assert set(old) == {"/posts/first.html", "/posts/trip.html", "/2024/en.html"}
+
+    site = moved_in(repo)
+
+    assert {url: answer(site, url, "/") for url in old} == old
+    lists = {url: lands(site, url, "/") for url in every_page(out) - set(old)}
+    assert lists["/tags/c++.html"] == "tags/cpp/index.html"
+    assert lists["/categories/web.html"] == "tags/web/index.html"
 
 
 def test_own_site_reads_hugos_newer_permalinks_and_leaves_out_a_placeholder_address(
@@ -199,7 +261,8 @@ def test_own_site_reads_hugos_newer_permalinks_and_leaves_out_a_placeholder_addr
     assert result.code == 0, result.err
     site = yaml.safe_load((repo.root / "steadypress.yml").read_text())["targets"]["site"]
     assert site == {"kind": "site", "moved_from": "hugo", "branch": "gh-pages", "title": "Mine",
-                    "old_permalinks": {"posts": "/:year/:slug/"}}  # fmt: skip
+                    "old_permalinks": {"posts": "/:year/:slug/"},
+                    "redirects": {"/posts/": "/archive/"}}  # fmt: skip
     assert "generator" not in (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
 
 
@@ -232,3 +295,28 @@ def test_a_page_bundle_is_its_folders_page_with_its_images_beside_it(tmp_path: P
     )
     # Where a page bundle was before it was its folder's page, kept by an alias.
     assert answer(repo.root / "_site", "/trip/index/", "/") == "MARK-trip"
+
+
+def test_redirects_set_later_are_written_by_the_next_run_and_an_old_sites_file_stays(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.commit(**{"content/a.md": "---\ntitle: A\ndate: 2024-01-01\n---\nMARK-a\n"})
+    assert run_cli(repo, "run").code == 0
+    (repo.root / "_site/kept").mkdir()
+    (repo.root / "_site/kept/index.html").write_text("<p>an old site's own page</p>")
+
+    redirects = "{/old-a/: /a/, /kept/: /a/, /tags/c++.html: /tags/, /out/: 'https://x.example/'}"
+    repo.commit(
+        **{"steadypress.yml": f"targets:\n  site: {{kind: site, redirects: {redirects}}}\n"}
+    )
+    result = run_cli(repo, "run")
+
+    assert result.code == 0, result.err
+    site = repo.root / "_site"
+    assert answer(site, "/old-a/", "/") == "MARK-a"
+    assert lands(site, "/tags/c++.html", "/") == "tags/index.html"
+    assert "https://x.example/" in (site / "out/index.html").read_text()
+    assert (site / "kept/index.html").read_text() == "<p>an old site's own page</p>"
+    # The redirects are on their own pages alone: no article's page is made again for them.
+    assert "steadypress run: 0 published" in result.out

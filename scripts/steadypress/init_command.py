@@ -44,7 +44,7 @@ def init_blog(repo: Path, args: argparse.Namespace) -> None:
             raise UsageError("--own-site", "found no Jekyll or Hugo blog here to move")
         pages = pages_outside(repo) if generator == "jekyll" else []
         outside = tuple(page.path for page in pages)
-        old_site, generator = old_site_settings(repo, generator, pages), None
+        old_site, generator = old_site_settings(repo, generator, pages, content=content), None
     setup = Setup(
         content=content,
         branch=(

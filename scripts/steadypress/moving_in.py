@@ -16,8 +16,17 @@ import yaml
 
 from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
+from steadypress.targets.site.manifest import redirect_file, tag_path
+from steadypress.targets.site.old_urls import hugo_sanitized
 
-__all__ = ["HUGO_CONFIGS", "JEKYLL_CONFIGS", "OldPage", "old_site_settings", "pages_outside"]
+__all__ = [
+    "HUGO_CONFIGS",
+    "JEKYLL_CONFIGS",
+    "OldPage",
+    "hugo_lists",
+    "old_site_settings",
+    "pages_outside",
+]
 
 # Files that make a folder a Hugo project (`hugo.*` since Hugo 0.110; `config.*` before).
 HUGO_CONFIGS = tuple(
@@ -40,24 +49,35 @@ class OldPage:
     url: str  # its `permalink`, else the address its name gives
 
 
-def old_site_settings(repo: Path, generator: str, pages: Sequence[OldPage] = ()) -> dict[str, Any]:
+def old_site_settings(
+    repo: Path, generator: str, pages: Sequence[OldPage] = (), *, content: str = "content"
+) -> dict[str, Any]:
     """The site target's settings that keep what the blog's `generator` configuration says:
-    `moved_from`, `old_permalinks` where it sets any, `title` and `url` where it names them,
-    and a `menu` of the pages its header linked (Jekyll's `pages`, from `pages_outside`, or
-    those `header_pages` names; Hugo's `menu.main`)."""
+    `moved_from`, `old_permalinks` where it sets any, Jekyll's `timezone` and Hugo's
+    `uglyURLs`, `title` and `url` where it names them, a `menu` of the pages its header linked
+    (Jekyll's `pages`, from `pages_outside`, or those `header_pages` names; Hugo's
+    `menu.main`), and `redirects` from the list pages Hugo made of the articles in `content`
+    (`hugo_lists`) to the site's own."""
+    extra: dict[str, Any] = {}
     if generator == "jekyll":
         name, config = _first_config(repo, JEKYLL_CONFIGS)
         address = _joined(config.get("url"), config.get("baseurl"))
         permalinks: Any = config.get("permalink")
         permalinks = permalinks.strip() if isinstance(permalinks, str) else None
         menu = _jekyll_menu(pages, config.get("header_pages"))
+        if isinstance(config.get("timezone"), str) and config["timezone"].strip():
+            extra["old_timezone"] = config["timezone"].strip()
     else:
         name, config = _first_config(repo, HUGO_CONFIGS)
         config = {str(key).lower(): value for key, value in config.items()}  # as Hugo reads it
         address = _joined(config.get("baseurl"), None)
         permalinks = _hugo_permalinks(config.get("permalinks"), name)
         menu = _hugo_menu(config.get("menu"))
-    settings: dict[str, Any] = {"moved_from": generator}
+        ugly = config.get("uglyurls") is True
+        extra = {"old_ugly_urls": True} if ugly else {}
+        if redirects := hugo_lists(repo / content, ugly=ugly):
+            extra["redirects"] = redirects
+    settings: dict[str, Any] = {"moved_from": generator, **extra}
     if permalinks:
         settings["old_permalinks"] = permalinks
     title = config.get("title")
@@ -85,6 +105,40 @@ def pages_outside(repo: Path) -> list[OldPage]:
         url = permalink if isinstance(permalink, str) and permalink.startswith("/") else None
         pages.append(OldPage(path.name, page.title, url or f"/{path.stem}/"))
     return pages
+
+
+def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
+    """The list pages Hugo made of the articles in `content` whose address the site has not
+    (https://gohugo.io/content-management/sections/, .../taxonomies/), each to the site's page
+    nearest it: a section's page (`/posts/`) to the archive, the categories' to the tags',
+    and each category's or tag's page to the site's page of that tag, where Hugo's address of
+    it (`/tags/c++/`, `/categories/web/`) is not the site's."""
+    sections: set[str] = set()
+    terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
+    for path in sorted(content.rglob("*")):
+        relative = path.relative_to(content)
+        if not path.name.endswith(ARTICLE_SUFFIXES) or path.name.startswith("_index."):
+            continue
+        if len(relative.parts) > 1:
+            sections.add(relative.parts[0])
+        try:
+            metadata = parse_article(relative.as_posix(), "", path.read_bytes()).metadata
+        except ArticleError:  # an article steadypress will name when it publishes
+            continue
+        for taxonomy, found in terms.items():
+            named = metadata.get(taxonomy)
+            found.update(map(str, named if isinstance(named, list) else [named] if named else []))
+    redirects = {f"/{section}/": "/archive/" for section in sorted(sections)}
+    if terms["categories"]:
+        redirects["/categories/"] = "/tags/"
+    for taxonomy, found in terms.items():
+        for term in sorted(found):
+            name = hugo_sanitized(term)
+            old = f"/{taxonomy}/{name}.html" if ugly else f"/{taxonomy}/{name}/"
+            new = "/" + tag_path(term).removesuffix("index.html")
+            if name and old != new:
+                redirects[old] = new
+    return {old: new for old, new in redirects.items() if redirect_file(old.lstrip("/"))}
 
 
 # Files at a blog's root that are not its pages.

@@ -50,6 +50,7 @@ __all__ = [
     "path_slug_source",
     "path_url_slug",
     "read_manifest",
+    "redirect_file",
     "tag_path",
     "url_slug",
 ]
@@ -223,6 +224,23 @@ def is_site_path(path: str) -> bool:
         part not in ("", ".", "..") and "\\" not in part and len(part.encode()) <= MAX_URL_SEGMENT
         for part in parts
     )
+
+
+def redirect_file(relative: str) -> str | None:
+    """The file a redirect page for the site's path `relative` (`old/`, `old.html`) is
+    written to; None where none may stand: no path, one a file system cannot hold, or one
+    among the files and folders the site writes itself. In `tags/`, a name no tag's page can
+    have (Hugo's `tags/c++/`, `tags/go.html`) is free."""
+    path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
+    if not relative.strip("/") or not is_site_path(path):
+        return None
+    parts = path.split("/")
+    if not is_reserved(parts[0]):
+        return path
+    if parts[0] == "tags" and len(parts) == 2 and parts[1] != "index.html":
+        return path  # a file beside the tags' folders and their index
+    named = parts[0] == "tags" and len(parts) == 3 and parts[2] == "index.html"
+    return path if named and tag_slug(parts[1]) != parts[1] else None
 
 
 def article_slug(article: Article, content_dir: str) -> str:

@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from steadypress.articles import Article, article_stem
 from steadypress.importorder import filename_date
 
-__all__ = ["JEKYLL_STYLES", "OldLayout", "jekyll_pattern", "old_urls", "unknown_placeholders"]
+__all__ = [
+    "JEKYLL_STYLES",
+    "OldLayout",
+    "hugo_sanitized",
+    "jekyll_pattern",
+    "old_urls",
+    "unknown_placeholders",
+]
 
 # Jekyll's named permalink styles, as its documentation spells each out.
 JEKYLL_STYLES = {
@@ -44,6 +52,8 @@ class OldLayout:
 
     generator: str
     permalinks: tuple[tuple[str, str], ...] = ()
+    timezone: str = ""  # Jekyll's `timezone`: where a post's date is placed; UTC by default
+    ugly: bool = False  # Hugo's `uglyURLs`: `/posts/a.html`, not `/posts/a/`
 
 
 def jekyll_pattern(value: str) -> str:
@@ -76,16 +86,18 @@ def old_urls(article: Article, content_dir: str, layout: OldLayout) -> tuple[str
         if article.metadata.get("permalink"):
             return ()
         pattern = jekyll_pattern(dict(layout.permalinks).get("", "date"))
-        return (_expand(pattern, _jekyll_values(article, relative)),)
+        return (_expand(pattern, _jekyll_values(article, relative, layout.timezone)),)
     url = article.metadata.get("url")
     if isinstance(url, str) and url.strip("/"):
         return ("/" + url.strip().lstrip("/"),)
     section = relative.split("/")[0] if "/" in relative else ""
     by_section = dict(layout.permalinks)
     if section not in by_section:
-        return (_hugo_default(article, relative),)
-    values = _hugo_values(article, relative, section)
-    return (_hugo_sanitized(_expand(by_section[section], values)),)
+        path = _hugo_default(article, relative)
+    else:
+        values = _hugo_values(article, relative, section)
+        path = hugo_sanitized(_expand(by_section[section], values))
+    return (path.rstrip("/") + ".html" if layout.ugly and path.endswith("/") else path,)
 
 
 def _expand(pattern: str, values: Mapping[str, Callable[[], str]]) -> str:
@@ -98,8 +110,8 @@ def _expand(pattern: str, values: Mapping[str, Callable[[], str]]) -> str:
     return path if path.startswith("/") else "/" + path
 
 
-def _jekyll_values(article: Article, relative: str) -> dict[str, Callable[[], str]]:
-    moment = _jekyll_moment(article)
+def _jekyll_values(article: Article, relative: str, timezone: str) -> dict[str, Callable[[], str]]:
+    moment = _jekyll_moment(article, timezone)
     name = PurePosixPath(article_stem(relative)).name
     named_slug = name[11:] if filename_date(name + ".md") else name
     slug = article.metadata.get("slug")
@@ -138,9 +150,23 @@ _JEKYLL = (
 )  # fmt: skip
 
 
-def _jekyll_moment(article: Article) -> datetime:
-    """The post's date as Jekyll placed it: in UTC, the time zone GitHub Pages builds in."""
-    return (article.date or datetime(1970, 1, 1, tzinfo=UTC)).astimezone(UTC)
+def _jekyll_moment(article: Article, timezone: str) -> datetime:
+    """The post's date as Jekyll placed it: in the site's `timezone`, else in UTC, the time
+    zone GitHub Pages builds in. A date written without an offset (or the file name's day) is
+    Jekyll's local time already: the day it names."""
+    moment = (article.date or datetime(1970, 1, 1, tzinfo=UTC)).astimezone(UTC)
+    if timezone and _offset_written(article.metadata.get("date")):
+        return moment.astimezone(ZoneInfo(timezone))
+    return moment
+
+
+def _offset_written(value: Any) -> bool:
+    if isinstance(value, datetime):
+        return value.tzinfo is not None
+    return isinstance(value, str) and _OFFSET.search(value.strip()) is not None
+
+
+_OFFSET = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
 def _jekyll_slug(text: str, *, pretty: bool) -> str:
@@ -183,8 +209,8 @@ def _hugo_values(article: Article, relative: str, section: str) -> dict[str, Cal
         "yearday": lambda: f"{moment.timetuple().tm_yday}",
         "section": lambda: section,
         "sections": lambda: "/".join(folders[:1]),
-        "title": lambda: _hugo_sanitized(article.title),
-        "slug": lambda: _hugo_sanitized(slug or article.title),
+        "title": lambda: hugo_sanitized(article.title),
+        "slug": lambda: hugo_sanitized(slug or article.title),
         "filename": lambda: filename,
         "contentbasename": lambda: filename,
         "slugorfilename": lambda: slug or filename,
@@ -230,10 +256,10 @@ def _hugo_default(article: Article, relative: str) -> str:
     if isinstance(slug, str) and slug.strip():
         name = slug.strip()
     parts = [*(part for part in folder.parts if part != "."), name]
-    return _hugo_sanitized("/" + "/".join(part for part in parts if part) + "/")
+    return hugo_sanitized("/" + "/".join(part for part in parts if part) + "/")
 
 
-def _hugo_sanitized(path: str) -> str:
+def hugo_sanitized(path: str) -> str:
     """Hugo's paths.Sanitize and its lowercasing (`disablePathToLower` off): letters, marks,
     digits and `._~#+@-/` kept, a run of spaces a hyphen, anything else dropped."""
     kept: list[str] = []

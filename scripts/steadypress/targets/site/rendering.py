@@ -30,6 +30,7 @@ from steadypress.targets.site.manifest import (
     is_reserved,
     is_site_path,
     page_path,
+    redirect_file,
     tag_path,
 )
 from steadypress.targets.site.old_urls import old_urls
@@ -222,16 +223,30 @@ class PageMaker:
                 if what != "alias":
                     continue  # the article is where it was
                 raise PermanentError(f"alias {alias!r} is the article's own URL; remove it")
-            target = escape(url, quote=True)
-            pages[path] = (
-                f'<!doctype html>\n<html lang="{escape(self._settings.language, quote=True)}">'
-                f'<head><meta charset="utf-8">{GENERATOR.decode()}'
-                f'<meta http-equiv="refresh" content="0; url={target}">'
-                f'<link rel="canonical" href="{target}"><title>Moved</title></head>\n'
-                f'<body><p>This page has moved to <a href="{target}">{target}</a>.</p></body>'
-                "</html>\n"
-            ).encode()
+            pages[path] = self.redirect_page(url)
         return pages
+
+    def redirect_page(self, url: str) -> bytes:
+        """A page that sends readers to `url` at once, and search engines by its canonical
+        link: GitHub Pages answers no path with an HTTP redirect."""
+        target = escape(url, quote=True)
+        return (
+            f'<!doctype html>\n<html lang="{escape(self._settings.language, quote=True)}">'
+            f'<head><meta charset="utf-8">{GENERATOR.decode()}'
+            f'<meta http-equiv="refresh" content="0; url={target}">'
+            f'<link rel="canonical" href="{target}"><title>Moved</title></head>\n'
+            f'<body><p>This page has moved to <a href="{target}">{target}</a>.</p></body>'
+            "</html>\n"
+        ).encode()
+
+    def redirects(self) -> dict[str, bytes]:
+        """The redirect pages of the settings' `redirects`, by the file each is written to."""
+        return {
+            str(redirect_file(old.lstrip("/"))): self.redirect_page(
+                self.absolute(new.lstrip("/")) if new.startswith("/") else new
+            )
+            for old, new in self._settings.redirects
+        }
 
     def linked(self, page: bytes, nav: Nav) -> bytes:
         """`page` with its links to the older and newer article (the `neighbours.html` part

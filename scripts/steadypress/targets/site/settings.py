@@ -9,9 +9,11 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
+from steadypress.targets.site.manifest import redirect_file
 from steadypress.targets.site.old_urls import OldLayout, jekyll_pattern, unknown_placeholders
 
 __all__ = [
@@ -59,6 +61,13 @@ class SiteSettings:
     # `permalinks` (by section): every URL it served answers, a redirect to the page.
     moved_from: str = ""
     old_permalinks: tuple[tuple[str, str], ...] = ()
+    # Where the old generator dated a post's URL (Jekyll's `timezone`), and whether it wrote
+    # `/posts/a.html` for `/posts/a/` (Hugo's `uglyURLs`).
+    old_timezone: str = ""
+    old_ugly_urls: bool = False
+    # Addresses the site once had and where each is now (`/categories/`: `/tags/`), each a
+    # redirect page: the old generator's list pages, which `init --own-site` names.
+    redirects: tuple[tuple[str, str], ...] = ()
     # The header's links beside the archive, tags and feed, in order: (title, a path of the
     # site such as a page's `/about/`, or an http(s) URL).
     menu: tuple[tuple[str, str], ...] = ()
@@ -66,12 +75,17 @@ class SiteSettings:
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
-    texts = {key: value for key, value in options.items() if key not in _MAPPINGS}
+    texts = {key: value for key, value in options.items() if key not in _NOT_TEXTS}
     settings = text_settings(SiteSettings, texts, prefix=prefix, source=source)
+    ugly = options.get("old_ugly_urls", False)
+    if not isinstance(ugly, bool):
+        raise ConfigError(source, f"{prefix}old_ugly_urls: expected true or false, got {ugly!r}")
     settings = replace(
         settings,
         old_permalinks=_old_permalinks(name, options, source),
+        old_ugly_urls=ugly,
         menu=_menu(name, options.get("menu"), source),
+        redirects=_redirects(name, options.get("redirects"), source),
     )
     _check_moved_from(name, settings, source)
     if settings.generator and settings.generator not in GENERATORS:
@@ -109,8 +123,18 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
         raise ConfigError(
             source, f"targets.{name}.moved_from: the site's generator keeps its own URLs"
         )
-    if settings.old_permalinks and not settings.moved_from:
-        raise ConfigError(source, f"targets.{name}.old_permalinks: only with `moved_from`")
+    for key in ("old_permalinks", "old_timezone", "old_ugly_urls"):
+        if getattr(settings, key) and not settings.moved_from:
+            raise ConfigError(source, f"targets.{name}.{key}: only with `moved_from`")
+    if settings.old_timezone:
+        try:
+            ZoneInfo(settings.old_timezone)
+        except (ValueError, ZoneInfoNotFoundError):
+            raise ConfigError(
+                source,
+                f"targets.{name}.old_timezone: not a time zone: {settings.old_timezone!r} "
+                "(one such as Europe/Lisbon)",
+            ) from None
     if settings.moved_from:
         layout = OldLayout(settings.moved_from, settings.old_permalinks)
         unknown = unknown_placeholders(layout)
@@ -123,7 +147,15 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
 
 
 # The settings that are mappings, not text.
-_MAPPINGS = ("old_permalinks", "menu")
+_NOT_TEXTS = ("old_permalinks", "old_ugly_urls", "menu", "redirects")
+
+
+def _is_link(link: str) -> bool:
+    """A path of the site (`/about/`) or an http(s) URL: where a menu or a redirect leads."""
+    return (link.startswith("/") and not link.startswith("//")) or urlparse(link).scheme in (
+        "http",
+        "https",
+    )
 
 
 def _menu(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...]:
@@ -135,9 +167,7 @@ def _menu(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...]:
         value.items()
     ):  # fmt: skip
         for title, link in value.items():
-            if not (link.startswith("/") and not link.startswith("//")) and urlparse(
-                link
-            ).scheme not in ("http", "https"):
+            if not _is_link(link):
                 raise ConfigError(
                     source,
                     f"targets.{name}.menu: {title!r} links to {link!r}: a path of the site "
@@ -147,6 +177,33 @@ def _menu(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...]:
     raise ConfigError(
         source, f"targets.{name}.menu: a mapping of titles to links (About: /about/), got {value!r}"
     )
+
+
+def _redirects(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...]:
+    """Old paths of the site to where each leads now; each old path one a redirect page can
+    stand at (`redirect_file`), sorted."""
+    if value is None:
+        return ()
+    key = f"targets.{name}.redirects"
+    if not isinstance(value, dict) or not all(
+        isinstance(old, str) and isinstance(new, str) for old, new in value.items()
+    ):
+        raise ConfigError(
+            source,
+            f"{key}: a mapping of old paths to new ones (/categories/: /tags/), got {value!r}",
+        )
+    for old, new in value.items():
+        if not old.startswith("/") or redirect_file(old.lstrip("/")) is None:
+            raise ConfigError(
+                source,
+                f"{key}: {old!r} is not an old path of the site a redirect can stand at (a path "
+                "such as /categories/ outside the files and folders the site writes itself)",
+            )
+        if not _is_link(new):
+            raise ConfigError(
+                source, f"{key}: {old!r} leads to {new!r}: a path of the site or an http(s) URL"
+            )
+    return tuple(sorted(value.items()))
 
 
 def _old_permalinks(
@@ -176,7 +233,12 @@ def old_layout(settings: SiteSettings) -> OldLayout | None:
     """Where the generator the blog moved from put its articles; None: it moved from none."""
     if not settings.moved_from:
         return None
-    return OldLayout(settings.moved_from, settings.old_permalinks)
+    return OldLayout(
+        settings.moved_from,
+        settings.old_permalinks,
+        timezone=settings.old_timezone,
+        ugly=settings.old_ugly_urls,
+    )
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,7 @@ SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
 # its parts read about 10 KB of the index, and a write of 200 stays far below what one commit
 # of the Pages branch may hold.
 _LISTINGS_PER_WRITE = 200
+_DEFAULT_SETTINGS = asdict(SiteSettings())
 
 
 # What each part of the site's look shows, for the log.
@@ -217,6 +218,7 @@ class SiteTarget(OneByBatches):
         # articles' commit.
         self._looked_at: str | None = None
         self._stylesheet: bytes | None = None
+        self._redirects: dict[str, bytes] | None = None
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], Rendered | PublishError] = {}
         # The pages of a run's batches, rendered on every core (`render_ahead`).
@@ -276,13 +278,23 @@ class SiteTarget(OneByBatches):
             return {name: oid for name, oid in theme.items() if templates(name)}
 
         pages = {
-            "settings": asdict(self._settings),
+            # The settings set (a setting added in a later release changes no site's look), but
+            # the redirects, on no page but their own, which the site has one of each of.
+            "settings": {
+                key: value
+                for key, value in asdict(self._settings).items()
+                if key != "redirects" and value != _DEFAULT_SETTINGS[key]
+            },
             "address": [self._address.url, self._address.base_url],
             "theme": of(lambda name: name not in LISTING_TEMPLATES | SINGLE_TEMPLATES),
             "shipped": shipped_pages,
         }
         listings = {"theme": of(LISTING_TEMPLATES.__contains__), "shipped": shipped_listings}
-        singles = {"theme": of(SINGLE_TEMPLATES.__contains__), "shipped": shipped_singles}
+        singles = {
+            "theme": of(SINGLE_TEMPLATES.__contains__),
+            "shipped": shipped_singles,
+            **({"redirects": self._settings.redirects} if self._settings.redirects else {}),
+        }
         return Look(
             pages=look_digest(pages), listings=look_digest(listings), singles=look_digest(singles)
         )
@@ -384,7 +396,8 @@ class SiteTarget(OneByBatches):
     def _static_files(self) -> tuple[list[str], list[str]]:
         """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
         it is small) and replaces (texts, oids), for a write to ask with its first read."""
-        return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *([CNAME] if self._settings.cname else [])]
+        cname = [CNAME] if self._settings.cname else []
+        return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *cname, *self._redirect_pages()]
 
     def rehearsal(self, files: SiteFiles) -> SiteTarget:
         """This site as it would be built into `files`, from the same settings, address and
@@ -443,6 +456,15 @@ class SiteTarget(OneByBatches):
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
+        for path, page in self._redirect_pages().items():
+            # An old site's own file at an address it moved stays, as its 404 page does.
+            if not written_by_someone_else(files, path):
+                files.put(path, page)
+
+    def _redirect_pages(self) -> dict[str, bytes]:
+        if self._redirects is None:
+            self._redirects = self._maker.redirects()
+        return self._redirects
 
     # -- the Target protocol ------------------------------------------------------------------
 
