@@ -348,13 +348,16 @@ def test_an_edit_sends_only_what_changed(github: FakeGitHub) -> None:
     assert github.repository.text("rev-parse", "gh-pages:.nojekyll") == nojekyll
 
 
-def test_a_new_slug_deletes_the_old_page_from_the_branch(github: FakeGitHub) -> None:
-    """Moving an article removes its old URL: a deletion in the same commit."""
+def test_a_new_slug_makes_the_old_page_a_redirect_on_the_branch(github: FakeGitHub) -> None:
+    """Moving an article keeps its old URL, as a redirect page, in the same commit."""
     target = site(pages(github))
     target.publish(post("content/a.md", "A"), None)
+    before = github.repository.head_of("gh-pages")
     target.publish(post("content/a.md", "A", blob="b2", slug="moved"), None)
     files = branch_files(github)
-    assert "moved/index.html" in files and "a/index.html" not in files
+    assert b"<h1>A</h1>" in files["moved/index.html"]
+    assert b'url=https://blog.example/moved/"' in files["a/index.html"]
+    assert github.repository.text("rev-list", "--count", f"{before}..gh-pages") == "1"
 
 
 def test_unpublishing_costs_one_read_and_one_commit_and_matches_the_directory(

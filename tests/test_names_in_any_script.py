@@ -97,7 +97,7 @@ def test_a_site_whose_tags_were_named_the_old_way_moves_them_as_its_articles_are
     """Written when every tag outside ASCII was on `tags/tag/` and `C++` on `C`'s page: the
     articles published again (as a new render publishes every article) move to their own
     pages, the old pages go, and every sitemap and listing agrees with the index."""
-    old_naming = lambda tag: slugify(tag) or "tag"  # noqa: E731
+    old_naming = lambda tag, latin=False: slugify(tag) or "tag"  # noqa: E731
     monkeypatch.setattr(manifest_module, "tag_slug", old_naming)
     monkeypatch.setattr(refusals_module, "same_tag", lambda _one, _other: True)  # merged silently
     tag_path.cache_clear()
@@ -184,3 +184,48 @@ def test_an_article_named_in_cyrillic_is_published_on_every_target(
     assert page in status["text"]
     (record,) = bluesky.records.values()
     assert "Привет, мир" in json.dumps(record, ensure_ascii=False)
+
+
+def test_with_transliterate_pages_and_tags_are_named_in_latin_letters_on_every_target(
+    repo: Repo, forem: FakeForem, served: str
+) -> None:
+    """`transliterate: true`: an article and a tag named in another script are at addresses in
+    Latin letters (`/privet-mir/`, `/tags/novosti/`), and the platforms link those; a name ASCII
+    spells keeps its address. Turned on for a blog published without it, every page moves to
+    its new address, and each old one is a redirect to it."""
+    config = (
+        "timings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+        f"targets:\n  site: {{kind: site, url: '{served}'@LATIN@}}\n"
+        f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+    )
+    repo.commit(**{
+        "steadypress.yml": config.replace("@LATIN@", ""),
+        "content/Привет мир.md": article("Привет", date="2024-01-01", tags=["новости", "C++"]),
+        "content/plain.md": article("Plain", date="2024-01-02", tags=["日本語"]),
+    })  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    site = repo.root / "_site"
+    assert (site / "привет-мир/index.html").is_file() and (site / "tags/новости").is_dir()
+
+    repo.commit(**{"steadypress.yml": config.replace("@LATIN@", ", transliterate: true")})
+    result = run_cli(repo, "run")
+
+    assert result.code == 0, result.err
+    page = (site / "privet-mir/index.html").read_text()
+    assert 'href="/tags/novosti/"' in page and 'href="/tags/cpp/"' in page
+    assert {p.parent.name for p in site.glob("tags/*/index.html")} == {
+        "novosti",
+        "cpp",
+        "ri-ben-yu",
+    }
+    assert (site / "plain/index.html").is_file(), "an ASCII name keeps its address"
+    moved = (site / "привет-мир/index.html").read_text()
+    assert f'content="0; url={served}privet-mir/"' in moved
+    assert run_cli(repo, "status", "--site").code == 0
+    # The platforms link an article's page where it is as they are sent it: a post sent
+    # before links the old address, which leads to the page.
+    repo.commit(**{"content/Новая статья.md": article("Новая", date="2024-01-03")})
+    assert run_cli(repo, "run").code == 0
+    posted = {post["title"]: post["canonical_url"] for post in forem.posts.values()}
+    assert posted["Новая"] == f"{served}novaia-statia/"
+    assert (site / "novaia-statia/index.html").is_file()

@@ -125,11 +125,13 @@ def test_an_edit_rewrites_the_page_and_the_index(tmp_path: Path) -> None:
 
 
 def test_a_new_slug_moves_the_page(tmp_path: Path) -> None:
-    """Changing `slug` serves the article at the new URL and removes the old page."""
+    """Changing `slug` serves the article at the new URL, and the old one is a redirect page
+    to it (`test_moved_pages.py`)."""
     site = make_site(tmp_path)
     site.publish(post("content/a.md", "A"), None)
     site.publish(post("content/a.md", "A", blob="b2", slug="renamed"), None)
-    assert (tmp_path / "renamed/index.html").exists() and not (tmp_path / "a").exists()
+    assert "<h1>A</h1>" in (tmp_path / "renamed/index.html").read_text()
+    assert 'url=https://blog.example/renamed/"' in (tmp_path / "a/index.html").read_text()
 
 
 def test_two_articles_cannot_share_a_url(tmp_path: Path) -> None:

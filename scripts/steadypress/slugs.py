@@ -37,19 +37,30 @@ def anchor(text: str) -> str:
     return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).lower()).strip("-")
 
 
-def path_slug(source: str) -> str:
+def path_slug(source: str, *, latin: bool = False) -> str:
     """The URL path made of a `slug` or an article's path: each part's ASCII slug (what it has
     always been, so no published URL moves), or, for a part ASCII spells nothing of
-    (`Привет мир`), its letters in their own script; a part of neither is empty."""
+    (`Привет мир`), its letters in their own script, or with `latin` `transliterated`; a part
+    of neither is empty."""
+    if latin:
+        return "/".join(map(_in_latin, source.split("/")))
     return "/".join(slugify(part) or anchor(part) for part in source.split("/"))
 
 
-def tag_slug(tag: str) -> str:
+def tag_slug(tag: str, *, latin: bool = False) -> str:
     """A tag's page's name: its heading id (`anchor`: its slug when ASCII spells its letters,
-    else its letters in their own script, as `новости`), `+` and `#` after a letter spelled
-    out (`C++` is `cpp`, `C#` `csharp`). Empty for a tag of no letter or digit."""
-    tag = _PLUSES.sub(lambda pluses: "p" * len(pluses[0]), tag)
-    return anchor(_SHARP.sub("sharp", tag))
+    else its letters in their own script, as `новости`, or with `latin` `transliterated`, as
+    `novosti`), `+` and `#` after a letter spelled out (`C++` is `cpp`, `C#` `csharp`). Empty
+    for a tag of no letter or digit."""
+    tag = _SHARP.sub("sharp", _PLUSES.sub(lambda pluses: "p" * len(pluses[0]), tag))
+    return _in_latin(tag) if latin else anchor(tag)
+
+
+def _in_latin(text: str) -> str:
+    """Its slug where ASCII spells every letter of it (the same as without `latin`), else
+    every letter `transliterated` (`Café Новости` is `cafe-novosti`)."""
+    letters = [c for c in unicodedata.normalize("NFKD", text) if c.isalnum()]
+    return slugify(text) if all(c.isascii() for c in letters) else transliterated(text)
 
 
 def same_tag(one: str, other: str) -> bool:

@@ -152,5 +152,6 @@ def _public_links(specs: Mapping[str, TargetSpec], context: TargetContext) -> Pu
 
         pages = builds_for(settings, context.content, context.clock, site_url=url)
     return PublicLinks(
-        context.content, site=site.name, site_url=url, raw_base=context.raw_base, pages=pages
-    )
+        context.content, site=site.name, site_url=url, raw_base=context.raw_base, pages=pages,
+        latin=settings.transliterate,
+    )  # fmt: skip

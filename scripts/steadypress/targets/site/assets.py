@@ -121,6 +121,7 @@ class PublicLinks:
     # Where a site made by the blog's generator serves each article (its addresses are the
     # generator's; its images are wherever the generator puts them, so not named here).
     pages: PageAddresses | None = None
+    latin: bool = False  # the site's `transliterate`: how it spells pages' addresses
 
     def _on_site(self, article: Article) -> str | None:
         wanted = article.targets is None or self.site in article.targets
@@ -135,7 +136,8 @@ class PublicLinks:
             return None
         if self.pages is not None:
             return self.pages.url_of(article)
-        return site_url + address_of(page_path(article_slug(article, self.content.content_dir)))
+        slug = article_slug(article, self.content.content_dir, latin=self.latin)
+        return site_url + address_of(page_path(slug))
 
     def page_url_of_path(self, path: str) -> str | None:
         """Where the site showed the article at `path` when it set no `slug` of its own: all
@@ -143,7 +145,7 @@ class PublicLinks:
         if not (self.site and self.site_url) or self.pages is not None:
             return None
         try:
-            slug = path_url_slug(path, self.content.content_dir)
+            slug = path_url_slug(path, self.content.content_dir, latin=self.latin)
             return self.site_url + address_of(page_path(slug))
         except PermanentError:
             return None

@@ -162,14 +162,16 @@ def _section_key(name: str) -> str:
     return "articles"
 
 
-def index_files(entries: Iterable[tuple[str, Entry]]) -> set[str]:
-    """The index's files that recording or removing these (path, entry) pairs reads."""
+def index_files(entries: Iterable[tuple[str, Entry]], *, latin: bool = False) -> set[str]:
+    """The index's files that recording or removing these (path, entry) pairs reads, their
+    tags on the pages `latin` names them by (`tag_path`)."""
+    tag_page = functools.partial(tag_path, latin=latin)
     files = set()
     for path, entry in entries:
-        files |= {*article_files(path), *_listings_of(entry)}
+        files |= {*article_files(path), *_listings_of(entry, tag_page)}
         files |= {YEARS, year_file(f"{entry.date.year:04d}")}
         files |= {name for used in uses(entry) for name in url_files(used)}
-        files |= {tag_years_file(page) for page in map(tag_path, entry.tags)}
+        files |= {tag_years_file(page) for page in map(tag_page, entry.tags)}
     return files
 
 
@@ -186,18 +188,22 @@ def linked_as(entry: Listed) -> tuple[float, str, str]:
 
 def uses(entry: Entry) -> tuple[str, ...]:
     """The site paths an article's version uses: its page, its images, its redirect pages."""
-    return (page_path(entry.slug), *entry.assets, *entry.aliases)
+    return (page_path(entry.slug), *entry.assets, *entry.aliases, *entry.moved)
 
 
 class SiteIndex:
     """The site's record of its articles, read from and written to `files` a file at a time."""
 
-    def __init__(self, files: SiteWriter, *, markers_read: set[str] | None = None) -> None:
+    def __init__(
+        self, files: SiteWriter, *, markers_read: set[str] | None = None, latin: bool = False
+    ) -> None:
         """`markers_read`: split markers read from the site before (by an index of an earlier
         batch of the run), which this one adds those it reads to. A marker is never merged
         back, so one read once is one still; one this index makes is not added (the write
-        that makes it may not land)."""
+        that makes it may not land). `latin`: tags are on the pages that names them by
+        (`tag_path`)."""
         self._files = files
+        self._latin = latin
         self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
         self._markers_read = set() if markers_read is None else markers_read
         # Split markers (`shardtree.py`): those read, here or before, and those made here.
@@ -256,13 +262,13 @@ class SiteIndex:
         """Fetch together the files that changing these (path, entry) pairs reads, `texts`,
         and the ids of `oids` (files about to be replaced or removed)."""
         entries = list(entries)
-        wanted = {*index_files(entries), *texts}
+        wanted = {*index_files(entries, latin=self._latin), *texts}
         wanted |= {Part(name, number, None).file for name in wanted if not self._is_known(name)
                    for number in self._newest_hinted.get(name, ())}  # fmt: skip
         self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
         around: dict[str, list[tuple[float, str]]] = {}
         for _path, entry in entries:
-            for listing in _listings_of(entry):
+            for listing in _listings_of(entry, self.tag_page):
                 around.setdefault(listing, []).append(_order(entry))
         self._want_parts([name for name in wanted if _LISTING.fullmatch(name)], around)
 
@@ -619,11 +625,21 @@ class SiteIndex:
         counts = self._section(tag_years_file(tag_page), "years")
         return {int(year): int(n) for year, n in counts.items()}
 
+    def moved_from(self, owner: str, page: str) -> bool:
+        """Whether `page` is where the article at `owner` was before its address changed: a
+        redirect to it, which yields to an article that takes the address."""
+        entry = self.entry(owner)
+        return entry is not None and page in entry.moved
+
+    def tag_page(self, spelling: str) -> str:
+        """The page of the tag `spelling` now (`tag_path`, as the site's settings spell it)."""
+        return tag_path(spelling, latin=self._latin)
+
     def tag_pages_of(self, spelling: str) -> set[str]:
         """The pages of the tag `spelling`: its page now (`tag_path`), and any the summary
         counts it on that was named otherwise when its articles were written (`новости` on
         `tags/tag/`), which they leave as they are published again."""
-        return {tag_path(spelling), *self._pages_counting(spelling)}
+        return {self.tag_page(spelling), *self._pages_counting(spelling)}
 
     def _pages_counting(self, spelling: str) -> list[str]:
         """The tag pages the summary counts `spelling` on."""
@@ -645,7 +661,7 @@ class SiteIndex:
                     page for page, listing in zip(pages, listings, strict=True)
                     if path in self._section(self._file_holding(listing, entry), "articles")
                 ]  # fmt: skip
-            held[spelling] = pages[0] if pages else tag_path(spelling)
+            held[spelling] = pages[0] if pages else self.tag_page(spelling)
         return held
 
     def tag_spellings(self, tag_page: str) -> dict[str, int]:
@@ -767,7 +783,7 @@ class SiteIndex:
             self._summary.pages[path] = (entry.slug, entry.updated)
             self._dirty.add(SUMMARY)
             return
-        month, *tag_years = _listings_of(entry)
+        month, *tag_years = _listings_of(entry, self.tag_page)
         self._listing_edit(month, listed)[path] = {**row, _PAGE: page_fingerprint(entry.sha256)}
         for listing in tag_years:
             self._listing_edit(listing, listed)[path] = row
@@ -788,7 +804,8 @@ class SiteIndex:
             self._years = sorted({*self.years} ^ {year})
             self._dirty.add(YEARS)
         pages = {
-            spelling: (held or {}).get(spelling) or tag_path(spelling) for spelling in entry.tags
+            spelling: (held or {}).get(spelling) or self.tag_page(spelling)
+            for spelling in entry.tags
         }
         for page in dict.fromkeys(pages.values()):
             _count(self._summary.tags, page, step)
@@ -1004,7 +1021,7 @@ def _part_at(parts: list[Part], key: tuple[float, str]) -> int:
     return bisect.bisect_right(parts, key, lo=1, key=lambda part: part.begins) - 1
 
 
-def _listings_of(entry: Entry, tag_page: Callable[[str], str] = tag_path) -> list[str]:
+def _listings_of(entry: Entry, tag_page: Callable[[str], str]) -> list[str]:
     """The listings an entry is a row of: its month's, and each of its tags' year's (each tag
     on the page `tag_page` gives: the index's, for rows written when it was another)."""
     pages = dict.fromkeys(map(tag_page, entry.tags))

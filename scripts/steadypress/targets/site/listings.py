@@ -36,7 +36,7 @@ from steadypress.targets.site.index import (
     tag_years_file,
     year_file,
 )
-from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, Listed, page_path, tag_path
+from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, Listed, page_path
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -129,9 +129,7 @@ def tag_years_path(tag_page: str) -> str:
     return tag_page.removesuffix("index.html") + "years/index.html"
 
 
-def listing_pages(
-    entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[str]] = lambda t: [tag_path(t)]
-) -> set[str]:
+def listing_pages(entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[str]]) -> set[str]:
     """The listing pages whose content depends on `entries` (old versions and new), each tag
     on the pages `tag_pages` gives (`SiteIndex.tag_pages_of`: where its rows are too)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}

@@ -143,6 +143,9 @@ class Entry(Listed):
     assets: tuple[str, ...]  # site paths of the images published with it
     sha256: str
     aliases: tuple[str, ...] = ()  # site paths of the redirect pages from its old URLs
+    # Site paths of its pages before its address changed (a `slug` edited, `transliterate`
+    # turned on), each a redirect page to it while no other article takes that address.
+    moved: tuple[str, ...] = ()
     # A page beside the articles (`Article.page`): in no listing, feed or neighbour's links.
     # (A month's row keeps its page's digest under `page`: this is named apart.)
     is_page: bool = False
@@ -159,6 +162,7 @@ class Entry(Listed):
             "assets": list(self.assets),
             "sha256": self.sha256,
             "aliases": list(self.aliases),
+            "moved": list(self.moved),
             "is_page": self.is_page or None,
         }
         return {key: value for key, value in fields.items() if value not in (None, [])}
@@ -169,7 +173,8 @@ class Entry(Listed):
         # what a later publish deletes, so each must name a file of the site, no more.
         assets = tuple(map(str, fields.get("assets", ())))
         aliases = tuple(map(str, fields.get("aliases", ())))
-        for path in (*assets, *aliases):
+        moved = tuple(map(str, fields.get("moved", ())))
+        for path in (*assets, *aliases, *moved):
             if not is_site_path(path):
                 raise ValueError(f"{path!r} is not a path inside the site")
         if not all(asset.startswith("assets/") for asset in assets):
@@ -180,6 +185,7 @@ class Entry(Listed):
             assets=assets,
             sha256=fields["sha256"],
             aliases=aliases,
+            moved=moved,
             is_page=fields.get("is_page") is True,
         )
 
@@ -243,15 +249,18 @@ def redirect_file(relative: str) -> str | None:
     return path if named and tag_slug(parts[1]) != parts[1] else None
 
 
-def article_slug(article: Article, content_dir: str) -> str:
+def article_slug(article: Article, content_dir: str, *, latin: bool = False) -> str:
     """The article's stable URL path: its `slug`, else its path under content/ (not its title,
-    so renaming an article's title never breaks links)."""
-    return url_slug(article.slug) if article.slug else path_url_slug(article.path, content_dir)
+    so renaming an article's title never breaks links); with `latin`, a name in another script
+    spelled in Latin letters (`SiteSettings.transliterate`)."""
+    if article.slug:
+        return url_slug(article.slug, latin=latin)
+    return path_url_slug(article.path, content_dir, latin=latin)
 
 
-def path_url_slug(path: str, content_dir: str) -> str:
+def path_url_slug(path: str, content_dir: str, *, latin: bool = False) -> str:
     """The URL path of an article at `path` that sets no `slug` of its own."""
-    return url_slug(page_slug_source(path, content_dir))
+    return url_slug(page_slug_source(path, content_dir), latin=latin)
 
 
 def path_slug_source(path: str, content_dir: str) -> str:
@@ -266,10 +275,10 @@ def page_slug_source(path: str, content_dir: str) -> str:
     return folder if folder and name == "index" else source
 
 
-def url_slug(source: str) -> str:
+def url_slug(source: str, *, latin: bool = False) -> str:
     """The URL path made of a `slug` or a path (`path_slug`), refused where it has an empty
     part, replaces pages the site makes, or is too long for a file system."""
-    parts = path_slug(source).split("/")
+    parts = path_slug(source, latin=latin).split("/")
     if not all(parts):
         raise PermanentError(f"cannot make a URL from {source!r}")
     if parts[0] in GENERATED_FOLDERS:
@@ -289,11 +298,11 @@ def page_path(slug: str) -> str:
     return f"{slug}/index.html"
 
 
-def check_tags(tags: Iterable[str]) -> None:
+def check_tags(tags: Iterable[str], *, latin: bool = False) -> None:
     """Each tag's page is a folder named by its slug: a tag of no letter or digit, or one too
     long for a file system's name, is refused, before anything is written."""
     for tag in tags:
-        slug = tag_slug(tag)
+        slug = tag_slug(tag, latin=latin)
         if not slug:
             raise PermanentError(f"tag {tag!r} has no letter or digit to name its page by")
         size = len(slug.encode())
@@ -305,12 +314,13 @@ def check_tags(tags: Iterable[str]) -> None:
 
 
 @functools.lru_cache(maxsize=1024)  # a blog has tens of tags, each asked for per row listed
-def tag_path(tag: str) -> str:
+def tag_path(tag: str, *, latin: bool = False) -> str:
     """The page of a tag (`tag_slug`). A tag of no letter or digit, refused now
     (`check_tags`), was on `tags/tag/`; so was every tag in another script than Latin before
     they kept their letters, and `C++` and `C#` were on `C`'s page (`SiteIndex.tag_pages_of`
-    names every page a tag's rows are on)."""
-    return f"tags/{tag_slug(tag) or 'tag'}/index.html"
+    names every page a tag's rows are on, so a tag whose page moves, as `latin` moves it, is
+    found where its rows are)."""
+    return f"tags/{tag_slug(tag, latin=latin) or 'tag'}/index.html"
 
 
 def read_manifest(files: SiteWriter) -> dict[str, Entry]:

@@ -10,7 +10,7 @@ from steadypress.errors import PermanentError
 from steadypress.slugs import same_tag
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import SiteIndex
-from steadypress.targets.site.manifest import GENERATOR, Entry, page_path, tag_path
+from steadypress.targets.site.manifest import GENERATOR, Entry, page_path
 from steadypress.targets.site.sitemaps import address_of
 
 __all__ = ["why_refused", "written_by_someone_else"]
@@ -29,17 +29,21 @@ def why_refused(
     steadypress did not write; or one of its old URLs is another article's (`batch_pages`:
     the pages of this batch's articles, by the path of each, which a redirect may not replace
     even where the index does not name them yet)."""
-    others = [owner for owner in index.owners(page_path(entry.slug)) if owner != path]
+    page = page_path(entry.slug)
+    others = [
+        owner for owner in index.owners(page)
+        if owner != path and not index.moved_from(owner, page)
+    ]  # fmt: skip
     if others:
         return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
     for tag in entry.tags:
-        spellings = index.tag_spellings(tag_path(tag))
+        spellings = index.tag_spellings(index.tag_page(tag))
         for spelling in old.tags if old is not None else ():
             spellings[spelling] = spellings.get(spelling, 0) - 1  # this article's own
         clash = next((s for s, n in spellings.items() if n > 0 and not same_tag(s, tag)), None)
         if clash is not None:
             return PermanentError(
-                f"tag {tag!r} would share the page /{address_of(tag_path(tag))} with the tag "
+                f"tag {tag!r} would share the page /{address_of(index.tag_page(tag))} with the tag "
                 f"{clash!r} of other articles; spell one of them otherwise"
             )
     for alias in entry.aliases:

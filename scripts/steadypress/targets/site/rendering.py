@@ -112,7 +112,8 @@ class PageMaker:
     def render(self, article: Article) -> Rendered:
         """The article's page, images and index entry: a function of the article (and the
         repository's images), so that any process may render it (`RenderPool`)."""
-        slug = article_slug(article, self._content_dir)
+        latin = self._settings.transliterate
+        slug = article_slug(article, self._content_dir, latin=latin)
         assets: dict[str, bytes] = {}
         elsewhere: list[str] = []
         body = self.body(article, assets, elsewhere)
@@ -125,8 +126,8 @@ class PageMaker:
             cover = served or urljoin(self._address.url, cover)
         date = _date_of(article)
         tagged = () if article.page else article.tags  # a page is on no tag's page
-        check_tags(tagged)
-        tags = [{"name": tag, "href": self.href(tag_path(tag))} for tag in tagged]
+        check_tags(tagged, latin=latin)
+        tags = [{"name": tag, "href": self.href(tag_path(tag, latin=latin))} for tag in tagged]
         url = self.absolute(page_path(slug))
         page = self.theme.render(
             "page.html" if article.page else "article.html",

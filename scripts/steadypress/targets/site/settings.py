@@ -71,19 +71,23 @@ class SiteSettings:
     # The header's links beside the archive, tags and feed, in order: (title, a path of the
     # site such as a page's `/about/`, or an http(s) URL).
     menu: tuple[tuple[str, str], ...] = ()
+    # Pages' and tags' addresses in Latin letters where ASCII spells nothing of a name
+    # (`/privet-mir/`, as Jekyll's `slugify: latin`); else in the name's own letters.
+    transliterate: bool = False
 
 
 def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSettings:
     prefix = f"targets.{name}."
     texts = {key: value for key, value in options.items() if key not in _NOT_TEXTS}
     settings = text_settings(SiteSettings, texts, prefix=prefix, source=source)
-    ugly = options.get("old_ugly_urls", False)
-    if not isinstance(ugly, bool):
-        raise ConfigError(source, f"{prefix}old_ugly_urls: expected true or false, got {ugly!r}")
+    flags = {key: options.get(key, False) for key in _FLAGS}
+    for key, flag in flags.items():
+        if not isinstance(flag, bool):
+            raise ConfigError(source, f"{prefix}{key}: expected true or false, got {flag!r}")
     settings = replace(
         settings,
+        **flags,
         old_permalinks=_old_permalinks(name, options, source),
-        old_ugly_urls=ugly,
         menu=_menu(name, options.get("menu"), source),
         redirects=_redirects(name, options.get("redirects"), source),
     )
@@ -147,7 +151,8 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
 
 
 # The settings that are mappings, not text.
-_NOT_TEXTS = ("old_permalinks", "old_ugly_urls", "menu", "redirects")
+_FLAGS = ("old_ugly_urls", "transliterate")
+_NOT_TEXTS = ("old_permalinks", "menu", "redirects", *_FLAGS)
 
 
 def _is_link(link: str) -> bool:

@@ -77,6 +77,7 @@ from steadypress.targets.site.manifest import (
     page_path,
     path_url_slug,
     read_manifest,
+    tag_path,
 )
 from steadypress.targets.site.refusals import why_refused, written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
@@ -342,7 +343,7 @@ class SiteTarget(OneByBatches):
         if self._keeper is None:
             return False
         found = self._files.apply(
-            lambda files: SiteIndex(files, markers_read=self._markers_read).styled,
+            lambda files: self._index(files).styled,
             texts=[STYLED],
         )
         return self._keeper.overtakes(found, commit)
@@ -419,11 +420,11 @@ class SiteTarget(OneByBatches):
         return rehearsal
 
     def slug_of(self, article: Article) -> str:
-        return article_slug(article, self._content_dir)
+        return article_slug(article, self._content_dir, latin=self._settings.transliterate)
 
     def path_slug(self, path: str) -> str:
         """The URL path of an article at `path` that sets none of its own."""
-        return path_url_slug(path, self._content_dir)
+        return path_url_slug(path, self._content_dir, latin=self._settings.transliterate)
 
     def check(self, article: Article) -> str:
         """Everything `publish` would refuse, found without writing: the URL, the images, the
@@ -461,6 +462,37 @@ class SiteTarget(OneByBatches):
             if not written_by_someone_else(files, path):
                 files.put(path, page)
 
+    def _moved_along(
+        self,
+        index: SiteIndex,
+        taken: Mapping[str, str],
+        path: str,
+        rendered: Rendered,
+        old: Entry | None,
+    ) -> Rendered:
+        """The rendering with a redirect page at each address the article had before (its old
+        version's page, where its address changed, and those it kept before), but the one it
+        is at again and those another article has taken (in the index, or in this batch:
+        `taken`, page -> the article's path)."""
+        if old is None or not (old.moved or old.slug != rendered.entry.slug):
+            return rendered
+        page = page_path(rendered.entry.slug)
+        earlier = dict.fromkeys([*old.moved, page_path(old.slug)])
+        moved = tuple(
+            at for at in earlier
+            if at != page and at not in rendered.entry.aliases
+            and taken.get(at, path) == path and all(owner == path for owner in index.owners(at))
+        )  # fmt: skip
+        redirect = self._maker.redirect_page(self._maker.absolute(page))
+        return replace(
+            rendered,
+            entry=replace(rendered.entry, moved=moved),
+            assets={**rendered.assets, **dict.fromkeys(moved, redirect)},
+        )
+
+    def _index(self, files: SiteWriter) -> SiteIndex:
+        return SiteIndex(files, markers_read=self._markers_read, latin=self._settings.transliterate)
+
     def _redirect_pages(self) -> dict[str, bytes]:
         if self._redirects is None:
             self._redirects = self._maker.redirects()
@@ -481,7 +513,11 @@ class SiteTarget(OneByBatches):
             self._files.read_ahead(lambda: self._removal_read(removals), self._removal(removals))
         else:
             self._files.read_ahead(
-                lambda: _first_read(self._rendered_ok(articles()), self._static_files()),
+                lambda: _first_read(
+                    self._rendered_ok(articles()),
+                    self._static_files(),
+                    latin=self._settings.transliterate,
+                ),
                 lambda files: self._publish_into(
                     files,
                     [(n, *row) for n, row in enumerate(self._rendered_ok(articles()))],
@@ -565,7 +601,9 @@ class SiteTarget(OneByBatches):
         )
         if batch:
             texts, oids = _first_read(
-                [(article, r) for _n, article, r in batch], self._static_files()
+                [(article, r) for _n, article, r in batch],
+                self._static_files(),
+                latin=self._settings.transliterate,
             )
             refused, written, carried = self._files.apply(
                 lambda files: self._publish_into(files, batch, final=final, again=again),
@@ -598,6 +636,10 @@ class SiteTarget(OneByBatches):
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
         self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
+        taken = {page_path(r.entry.slug): a.path for _n, a, r in batch}
+        batch = [
+            (n, a, self._moved_along(index, taken, a.path, r, olds[a.path])) for n, a, r in batch
+        ]
         refused: dict[int, PublishError] = {}
         changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
@@ -664,7 +706,11 @@ class SiteTarget(OneByBatches):
         replaces: their index files, their listing pages, pages, images and redirects."""
         entries = [old for _path, old in olds]
         index.want(
-            olds, oids=[*listing_pages(entries), *(used for old in entries for used in uses(old))]
+            olds,
+            oids=[
+                *listing_pages(entries, index.tag_pages_of),
+                *(used for old in entries for used in uses(old)),
+            ],
         )
 
     @staticmethod
@@ -792,7 +838,7 @@ class SiteTarget(OneByBatches):
         pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
 
         def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
-            index = SiteIndex(files, markers_read=self._markers_read)
+            index = self._index(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
         found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
@@ -871,7 +917,7 @@ class SiteTarget(OneByBatches):
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
-        texts, oids = _announced(recorded)
+        texts, oids = _announced(recorded, latin=self._settings.transliterate)
         return [*texts, *_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
@@ -994,7 +1040,7 @@ class SiteTarget(OneByBatches):
         """The site's index for a write: this run's look recorded in it, or `Superseded`
         raised before anything is written when a later commit's run wrote the site
         (`styling.py`). Every write opens the index through here."""
-        index = SiteIndex(files, markers_read=self._markers_read)
+        index = self._index(files)
         if self._keeper is not None:
             self._keeper.hold(index)
         return index
@@ -1024,7 +1070,7 @@ class SiteTarget(OneByBatches):
             index.put(path, entry)
         files.remove(MANIFEST)
         index.refill_newest()
-        pages = listing_pages(manifest.values())
+        pages = listing_pages(manifest.values(), index.tag_pages_of)
         self._listing_pages().write(files, index, pages)
         existing = [page for page, there in listings_existing(index, pages).items() if there]
         sitemaps.rebuild(
@@ -1089,16 +1135,17 @@ def _version(article: Article) -> tuple[str, str, str | None]:
 
 
 def _first_read(
-    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]]
+    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]], *, latin: bool
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
     the `static` files each write puts (`SiteTarget._static_files`)."""
-    texts, oids = _announced([(article.path, rendered.entry) for article, rendered in batch])
+    batched = [(article.path, rendered.entry) for article, rendered in batch]
+    texts, oids = _announced(batched, latin=latin)
     assets = {path for _article, rendered in batch for path in rendered.assets}
     return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
 
 
-def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]]:
+def _announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list[str], list[str]]:
     """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
     record, the index's files of those entries) and replaces (their pages, listing pages, and
     the feed), asked for in the site's first read. Not the feed's text: the feed's articles
@@ -1107,8 +1154,9 @@ def _announced(batch: Sequence[tuple[str, Entry]]) -> tuple[list[str], list[str]
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
     texts = {SUMMARY, STYLED, LISTINGS_SITEMAP}
-    texts |= set(index_files(batch))
-    return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries), *pages})
+    texts |= set(index_files(batch, latin=latin))
+    tag_pages = lambda tag: [tag_path(tag, latin=latin)]  # noqa: E731 - a page a tag
+    return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries, tag_pages), *pages})
 
 
 def _article_files(paths: Iterable[str]) -> list[str]:
