@@ -64,9 +64,9 @@ from steadypress.ledger import Ledger, PublishedRecord, Reconciled  # noqa: E402
 from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.store.base import LedgerStore  # noqa: E402
 from steadypress.store.localgit import LocalGitStore  # noqa: E402
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings  # noqa: E402
+from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 from steadypress.targets.site.manifest import MANIFEST, Entry  # noqa: E402
-from steadypress.targets.site.settings import SiteAddress  # noqa: E402
+from steadypress.targets.site.settings import SiteAddress, SiteSettings  # noqa: E402
 from steadypress.targets.site.target import SiteTarget  # noqa: E402
 from steadypress.theme import Theme  # noqa: E402
 

@@ -27,7 +27,8 @@ from steadypress.claims import CLAIM_BATCH  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
 from steadypress.targets import Receipt  # noqa: E402
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings  # noqa: E402
+from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
+from steadypress.targets.site.settings import SiteSettings  # noqa: E402
 from steadypress.targets.site.target import build_site  # noqa: E402
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]

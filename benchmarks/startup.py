@@ -1,7 +1,9 @@
 """How long a command takes to start: `steadypress --help`, `status` and an idle local sweep
 (a blog of generated articles, all published), side by side with the bare interpreter
 (`python -c pass`): wall and CPU time (user and system, of the process and its children: git),
-min and median of several runs, and the ratios. Each is a fresh process, as on a runner.
+min and median of several runs, and the ratios. Each is a fresh process, as on a runner, with
+steadypress's modules compiled to bytecode first, as `pip install` leaves them (an editable
+install under PYTHONDONTWRITEBYTECODE would compile them again in every process).
 
 Usage: .venv/bin/python benchmarks/startup.py [--runs 9] [--articles 50]
 """
@@ -43,6 +45,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--articles", type=int, default=50)
     options = parser.parse_args()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "scripts")], check=True)
     with tempfile.TemporaryDirectory() as folder:
         repo = Repo(Path(folder) / "blog")
         repo.commit(

@@ -28,9 +28,10 @@ from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
-from steadypress.targets.site import SiteAddress, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site import SiteFiles, SiteWriter
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import Entry
+from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import SITEMAP
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme

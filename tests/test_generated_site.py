@@ -36,8 +36,9 @@ from steadypress.targets.generated.deploy import (
 )
 from steadypress.targets.generated.generator import generator_environment
 from steadypress.targets.generated.hugo import HUGO_VERSION, Hugo
-from steadypress.targets.site import DirectorySiteFiles, SiteWriter, parse_settings
+from steadypress.targets.site import DirectorySiteFiles, SiteWriter
 from steadypress.targets.site.assets import PublicLinks
+from steadypress.targets.site.settings import parse_settings
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, lint_workflows, run_cli

@@ -20,11 +20,12 @@ from steadypress.github.branch import GitHubBranch
 from steadypress.github.pages import BranchSiteFiles
 from steadypress.github.readahead import ReadAhead
 from steadypress.gitio import Git
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteWriter
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import MANIFEST, Entry
+from steadypress.targets.site.settings import SiteSettings
 from steadypress.targets.site.sitemaps import address_of, sitemap_count, sitemap_file
 from steadypress.targets.site.target import SiteTarget, build_site
 from tests.fakes.clock import ManualClock

@@ -19,7 +19,8 @@ from steadypress.claims import claim_size
 from steadypress.content import ContentSource
 from steadypress.gitio import Git
 from steadypress.render import Prerendered, prerender, render_markdown
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site.settings import SiteSettings
 from steadypress.targets.site.target import build_site
 from tests.helpers import Repo, article, run_cli, site_folder, site_target
 

@@ -14,9 +14,9 @@ from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings, SiteWriter
+from steadypress.targets.site import DirectorySiteFiles, SiteWriter
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL
-from steadypress.targets.site.settings import SiteAddress
+from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
 from tests.helpers import dying_after_renames, site_target

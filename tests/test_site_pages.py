@@ -22,7 +22,7 @@ from steadypress.content import ContentSource
 from steadypress.errors import PermanentError
 from steadypress.gitio import Git
 from steadypress.targets import Receipt
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site.index import (
     SUMMARY,
     article_files,
@@ -32,6 +32,7 @@ from steadypress.targets.site.index import (
     url_files,
     year_file,
 )
+from steadypress.targets.site.settings import SiteSettings
 from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
     address_of,

@@ -14,10 +14,10 @@ import xmlschema
 
 from steadypress.articles import Article
 from steadypress.feeds import sitemap
-from steadypress.targets.site import DirectorySiteFiles, SiteSettings
+from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import sitemaps as sitemaps_module
 from steadypress.targets.site.index import SUMMARY
-from steadypress.targets.site.settings import SiteAddress
+from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
     SITEMAP,

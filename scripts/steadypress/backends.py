@@ -14,7 +14,7 @@ from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline, RunContext
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.registry import TargetContext, build_targets
-from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.watch import LocalWatch
 from steadypress.worklease import WorkLease
 

@@ -42,7 +42,6 @@ from steadypress.errors import (
 )
 from steadypress.executor import drain
 from steadypress.gitio import Git, SettledGit
-from steadypress.init_command import init_blog
 from steadypress.ledger import Ledger, item_key
 from steadypress.live import live
 from steadypress.pipeline import Pipeline, RunContext
@@ -404,6 +403,8 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     if args.command == "check":
         return _check(args, shell)
     if args.command == "init":
+        from steadypress.init_command import init_blog  # noqa: PLC0415 - its own modules
+
         init_blog(_repository(args.repo), args)
         return EXIT_OK
     if args.command == "keep-schedule":

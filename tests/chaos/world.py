@@ -53,9 +53,10 @@ from steadypress.targets.hashnode import HashnodeSettings, HashnodeTarget
 from steadypress.targets.hashnode import marker as hashnode_marker
 from steadypress.targets.mastodon import MastodonSettings, MastodonTarget
 from steadypress.targets.registry import TargetSpec
-from steadypress.targets.site import DirectorySiteFiles, SiteFiles, SiteSettings
+from steadypress.targets.site import DirectorySiteFiles, SiteFiles
 from steadypress.targets.site.assets import PublicLinks
 from steadypress.targets.site.index import INDEX_FOLDER
+from steadypress.targets.site.settings import SiteSettings
 from steadypress.targets.site.target import build_site
 from steadypress.targets.webhook import WebhookSettings, WebhookTarget
 from steadypress.timefmt import parse_time

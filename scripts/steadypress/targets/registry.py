@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from steadypress.content import ContentSource
     from steadypress.credentials import Secrets
     from steadypress.targets.base import Target
-    from steadypress.targets.site import SiteFiles, SiteSettings
+    from steadypress.targets.site import SiteFiles
     from steadypress.targets.site.assets import PublicLinks
+    from steadypress.targets.site.settings import SiteSettings
     from steadypress.worklease import WorkLease
 
 __all__ = ["KINDS", "TargetContext", "TargetSpec", "build_targets", "check_target_options"]

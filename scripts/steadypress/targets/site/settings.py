@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
-from steadypress.targets.site.manifest import redirect_file
 from steadypress.targets.site.old_urls import OldLayout, jekyll_pattern, unknown_placeholders
 
 __all__ = [
@@ -197,6 +196,9 @@ def _redirects(name: str, value: Any, source: str) -> tuple[tuple[str, str], ...
             source,
             f"{key}: a mapping of old paths to new ones (/categories/: /tags/), got {value!r}",
         )
+    # Where the site writes its pages, read only by a configuration that has redirects.
+    from steadypress.targets.site.manifest import redirect_file  # noqa: PLC0415
+
     for old, new in value.items():
         if not old.startswith("/") or redirect_file(old.lstrip("/")) is None:
             raise ConfigError(
