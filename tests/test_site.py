@@ -499,7 +499,7 @@ def test_a_listings_refresh_run_again_after_a_conflict_writes_each_page_once(
     """Every listing page written again, a few to a write; the first write, which lists them,
     run twice as after a conflict (its change is made again from the start): each page is
     still in one later write, the same pages as without the conflict."""
-    monkeypatch.setattr("steadypress.targets.site.target._LISTINGS_PER_WRITE", 2)
+    monkeypatch.setattr("steadypress.targets.site.singles._LISTINGS_PER_WRITE", 2)
     asked: list[set[str]] = []
 
     class Conflicting(DirectorySiteFiles):

@@ -17,9 +17,9 @@ import contextlib
 import functools
 import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from steadypress.content import ContentSource
 from steadypress.errors import (
@@ -30,7 +30,7 @@ from steadypress.errors import (
     Superseded,
     TransientError,
 )
-from steadypress.ledger import ABSENT, Look, PublishedRecord, look_digest
+from steadypress.ledger import ABSENT, Look, PublishedRecord
 from steadypress.renderpool import RenderPool
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.again import RenderedAgain
@@ -51,8 +51,6 @@ from steadypress.targets.site.index import (
     uses,
 )
 from steadypress.targets.site.listings import (
-    ARCHIVE_INDEX,
-    ListingPages,
     every_listing_page,
     listing_pages,
     listing_reads,
@@ -61,16 +59,11 @@ from steadypress.targets.site.listings import (
     stale_pages,
 )
 from steadypress.targets.site.manifest import (
-    CNAME,
     FEED,
     GENERATOR,
     HUGO_FEED,
     INDEX,
     MANIFEST,
-    NO_JEKYLL,
-    NOT_FOUND,
-    STYLESHEET,
-    TAGS_INDEX,
     Entry,
     Listed,
     article_slug,
@@ -79,13 +72,14 @@ from steadypress.targets.site.manifest import (
     read_manifest,
     tag_path,
 )
-from steadypress.targets.site.refusals import why_refused, written_by_someone_else
+from steadypress.targets.site.refusals import why_refused
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import (
     SiteAddress,
     SiteSettings,
     site_address,
 )
+from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
 from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
     SITEMAPS_LAYOUT,
@@ -94,28 +88,13 @@ from steadypress.targets.site.sitemaps import (
 )
 from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.targets.site.summary import SitemapsBehind
-from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, Theme, shipped_look
+from steadypress.theme import Theme
 
 if TYPE_CHECKING:
     from steadypress.articles import Article
     from steadypress.targets.registry import TargetContext
 
 __all__ = ["SiteTarget", "build", "build_site"]
-
-# The listing pages a site has one of, whose templates are among `SINGLE_TEMPLATES`.
-SINGLE_LISTINGS = (INDEX, ARCHIVE_INDEX, TAGS_INDEX)
-# Listing pages rewritten by one write when the listings' templates change: a month's page and
-# its parts read about 10 KB of the index, and a write of 200 stays far below what one commit
-# of the Pages branch may hold.
-_LISTINGS_PER_WRITE = 200
-_DEFAULT_SETTINGS = asdict(SiteSettings())
-
-
-# What each part of the site's look shows, for the log.
-_SHOWING = {
-    "listings": "listing pages",
-    "singles": "stylesheet, 404 page, front page, archive and tags page",
-}
 
 
 def build(name: str, settings: SiteSettings, context: TargetContext) -> SiteTarget:
@@ -218,8 +197,7 @@ class SiteTarget(OneByBatches):
         # does not read (the feed's texts, its neighbours' pages); a publish renders at its
         # articles' commit.
         self._looked_at: str | None = None
-        self._stylesheet: bytes | None = None
-        self._redirects: dict[str, bytes] | None = None
+        self._singles = SiteSingles(files, self._maker, settings, writing_index=self._writing_index)
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], Rendered | PublishError] = {}
         # The pages of a run's batches, rendered on every core (`render_ahead`).
@@ -260,81 +238,22 @@ class SiteTarget(OneByBatches):
         self._files.read_ahead(lambda: ((), (SUMMARY, MANIFEST)))
 
     def look(self, commit: str) -> Look:
-        """What the site depends on besides its articles (`StyledTarget`): every page on the
-        settings, where the site is served, the theme folder at `commit` and what steadypress
-        ships (its theme and renderers); the listing pages (`LISTING_TEMPLATES`) and the files
-        it has one of (`SINGLE_TEMPLATES`) on their templates alone, of the user's theme and the
-        shipped one."""
+        """The site's look with the theme folder as it is at `commit` (`site_look`)."""
         theme = self._theme_files(commit)
         self._looked_at = commit
         if self._theme_read is not None and theme != self._theme_read:
             # A process that lives on (live mode) compiled the templates as they were; the
             # pages of this look are rendered from them as they are now.
             self._maker.theme = self._maker.theme.reloaded()
-            self._stylesheet = None
+            self._singles.reloaded()
         self._theme_read = dict(theme)
-        shipped_pages, shipped_listings, shipped_singles = shipped_look()
-
-        def of(templates: Callable[[str], bool]) -> dict[str, str]:
-            return {name: oid for name, oid in theme.items() if templates(name)}
-
-        pages = {
-            # The settings set (a setting added in a later release changes no site's look), but
-            # the redirects, on no page but their own, which the site has one of each of.
-            "settings": {
-                key: value
-                for key, value in asdict(self._settings).items()
-                if key != "redirects" and value != _DEFAULT_SETTINGS[key]
-            },
-            "address": [self._address.url, self._address.base_url],
-            "theme": of(lambda name: name not in LISTING_TEMPLATES | SINGLE_TEMPLATES),
-            "shipped": shipped_pages,
-        }
-        listings = {"theme": of(LISTING_TEMPLATES.__contains__), "shipped": shipped_listings}
-        singles = {
-            "theme": of(SINGLE_TEMPLATES.__contains__),
-            "shipped": shipped_singles,
-            **({"redirects": self._settings.redirects} if self._settings.redirects else {}),
-        }
-        return Look(
-            pages=look_digest(pages), listings=look_digest(listings), singles=look_digest(singles)
-        )
+        return site_look(self._settings, self._address, theme)
 
     def showing(self, part: str) -> str:
-        return _SHOWING[part]
+        return SHOWING[part]
 
     def refresh(self, parts: Collection[str]) -> Refreshed:
-        """What these parts of the look show written again alone (`StyledTarget`): the files
-        the site has one of (the stylesheet, the 404 page, and the front page, archive and tags
-        page from its index), and for `listings` every listing page too, a write for each
-        `_LISTINGS_PER_WRITE` of them. A site without an index (an earlier layout's) has its
-        listing pages made by its next publish. Nothing is written when a page of another kind
-        includes one of their templates (for `listings`: an article's page: `SHOWN`), or when
-        a run of a later commit wrote the site, and its look, meanwhile (`OVERTAKEN`)."""
-        templates = SINGLE_TEMPLATES | (LISTING_TEMPLATES if "listings" in parts else set())
-        if self._maker.theme.pages_reach(templates):
-            return Refreshed.SHOWN
-        writes: list[_ListingsWrite] = []
-        static_texts, static_oids = self._static_files()
-        singles_oids = [*static_oids, *SINGLE_LISTINGS]  # what putting the single files replaces
-        try:
-            self._files.apply(
-                functools.partial(
-                    self._put_singles, listings=writes if "listings" in parts else None
-                ),
-                texts=[*static_texts, SUMMARY, STYLED, YEARS],
-                oids=singles_oids,
-            )
-            for write in writes:
-                self._files.apply(
-                    functools.partial(self._rewrite_listings, write),
-                    texts=[SUMMARY, STYLED, YEARS, *write.reads,
-                           *(static_texts if write.singles else ())],
-                    oids=[*write.pages, *(singles_oids if write.singles else ())],
-                )  # fmt: skip
-        except Superseded:
-            return Refreshed.OVERTAKEN
-        return Refreshed.WRITTEN
+        return self._singles.refresh(parts)
 
     def overtaken(self, commit: str) -> bool:
         """Whether the site holds another look, of a later commit than `commit`, written
@@ -347,58 +266,6 @@ class SiteTarget(OneByBatches):
             texts=[STYLED],
         )
         return self._keeper.overtakes(found, commit)
-
-    def _put_singles(self, files: SiteWriter, *, listings: list[_ListingsWrite] | None) -> None:
-        """The files the site has one of, put; when `listings` is given, the site's other
-        listing pages put in it for later writes, `_LISTINGS_PER_WRITE` a write, each with the
-        index files it reads (a write run again, after a conflict, lists them afresh)."""
-        if listings is not None:
-            listings.clear()
-        index = self._writing_index(files)
-        self._put_single_files(files, index)
-        if not index.exists:
-            return
-        pages = (
-            []
-            if listings is None
-            else [page for page in every_listing_page(index) if page not in SINGLE_LISTINGS]
-        )
-        # A write that changes nothing but the look's record cost a commit of its own: when
-        # listing writes follow, the first records it, and puts these files again (an older run
-        # may write them meanwhile, the record still its look).
-        deferred = index.unflushed and bool(pages) and not files.may_change
-        if index.unflushed and not deferred:
-            index.flush()
-        if listings is None:
-            return
-        for start in range(0, len(pages), _LISTINGS_PER_WRITE):
-            chunk = pages[start : start + _LISTINGS_PER_WRITE]
-            listings.append(
-                _ListingsWrite(chunk, listing_reads(index, chunk), singles=deferred and start == 0)
-            )
-
-    def _rewrite_listings(self, write: _ListingsWrite, files: SiteWriter) -> None:
-        """The write's pages rendered again from the index, every page of their parts with
-        them; and the files the site has one of, when the write records the look."""
-        index = self._writing_index(files)
-        if write.singles:
-            self._put_single_files(files, index)
-        self._listing_pages().write(files, index, write.pages, whole=write.pages)
-        if index.unflushed:
-            index.flush()  # the look recorded
-
-    def _put_single_files(self, files: SiteWriter, index: SiteIndex) -> None:
-        """The files the site has one of: the stylesheet and 404 page, and the front page,
-        archive and tags page where the site has an index to make them from."""
-        self._put_static(files)
-        if index.exists:
-            self._listing_pages().write(files, index, SINGLE_LISTINGS)
-
-    def _static_files(self) -> tuple[list[str], list[str]]:
-        """What `_put_static` reads whole (the 404 page: an old site's own is left alone, and
-        it is small) and replaces (texts, oids), for a write to ask with its first read."""
-        cname = [CNAME] if self._settings.cname else []
-        return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *cname, *self._redirect_pages()]
 
     def rehearsal(self, files: SiteFiles) -> SiteTarget:
         """This site as it would be built into `files`, from the same settings, address and
@@ -443,25 +310,6 @@ class SiteTarget(OneByBatches):
             image_blob(self._assets, article, reference, content_dir=self._content_dir)
         return rendered.entry.slug
 
-    def _listing_pages(self) -> ListingPages:
-        maker = self._maker
-        return ListingPages(maker.theme, maker.site(), href=maker.href, absolute=maker.absolute)
-
-    def _put_static(self, files: SiteWriter) -> None:
-        if self._stylesheet is None:
-            self._stylesheet = self._maker.theme.stylesheet()
-        files.put(STYLESHEET, self._stylesheet)
-        # An old site's own 404 page stays: steadypress replaces no file it did not write.
-        if not written_by_someone_else(files, NOT_FOUND):
-            files.put(NOT_FOUND, self._maker.theme.render("404.html", site=self._maker.site()))
-        files.put(NO_JEKYLL, b"")
-        if self._settings.cname:
-            files.put(CNAME, f"{self._settings.cname}\n".encode())
-        for path, page in self._redirect_pages().items():
-            # An old site's own file at an address it moved stays, as its 404 page does.
-            if not written_by_someone_else(files, path):
-                files.put(path, page)
-
     def _moved_along(
         self,
         index: SiteIndex,
@@ -493,11 +341,6 @@ class SiteTarget(OneByBatches):
     def _index(self, files: SiteWriter) -> SiteIndex:
         return SiteIndex(files, markers_read=self._markers_read, latin=self._settings.transliterate)
 
-    def _redirect_pages(self) -> dict[str, bytes]:
-        if self._redirects is None:
-            self._redirects = self._maker.redirects()
-        return self._redirects
-
     # -- the Target protocol ------------------------------------------------------------------
 
     def read_ahead(
@@ -515,7 +358,7 @@ class SiteTarget(OneByBatches):
             self._files.read_ahead(
                 lambda: _first_read(
                     self._rendered_ok(articles()),
-                    self._static_files(),
+                    self._singles.static_files(),
                     latin=self._settings.transliterate,
                 ),
                 lambda files: self._publish_into(
@@ -602,7 +445,7 @@ class SiteTarget(OneByBatches):
         if batch:
             texts, oids = _first_read(
                 [(article, r) for _n, article, r in batch],
-                self._static_files(),
+                self._singles.static_files(),
                 latin=self._settings.transliterate,
             )
             refused, written, carried = self._files.apply(
@@ -687,7 +530,7 @@ class SiteTarget(OneByBatches):
             if old is None or linked_as(old) != linked_as(entry):
                 moved += [(article.path, version) for version in (old, entry) if version]
         commit = batch[0][1].commit
-        self._put_static(files)
+        self._singles.put_static(files)
         self._relink(files, index, _beside(index, moved, written), commit)
         carried = None
         if changed or stale or again:
@@ -969,7 +812,7 @@ class SiteTarget(OneByBatches):
             return
         listings = every_listing_page(index)
         index.want((), texts=listing_reads(index, listings))
-        self._listing_pages().write(files, index, listings, whole=listings)
+        self._singles.listing_pages().write(files, index, listings, whole=listings)
         index.clear_stale()
         months = [month for year in index.years for month in index.months(year)]
         index.want((), texts=map(month_file, months))
@@ -986,7 +829,7 @@ class SiteTarget(OneByBatches):
         laid out (`SiteIndex.lay_out`). A stale page changed in writes this index did not see:
         every page of its parts is rendered."""
         stale = stale_pages(index)
-        self._listing_pages().write(files, index, {*pages, *stale}, whole=stale)
+        self._singles.listing_pages().write(files, index, {*pages, *stale}, whole=stale)
         index.clear_stale()
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
@@ -1071,21 +914,12 @@ class SiteTarget(OneByBatches):
         files.remove(MANIFEST)
         index.refill_newest()
         pages = listing_pages(manifest.values(), index.tag_pages_of)
-        self._listing_pages().write(files, index, pages)
+        self._singles.listing_pages().write(files, index, pages)
         existing = [page for page, there in listings_existing(index, pages).items() if there]
         sitemaps.rebuild(
             _sitemap_pages(index, (entry.listed for entry in manifest.values()), existing)
         )
         return index, sitemaps
-
-
-class _ListingsWrite(NamedTuple):
-    """One of a refresh's writes of listing pages: the pages, the index files they are made
-    from, and whether it puts the files the site has one of too (`_put_singles`)."""
-
-    pages: list[str]
-    reads: list[str]
-    singles: bool
 
 
 def _beside(
@@ -1138,7 +972,7 @@ def _first_read(
     batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]], *, latin: bool
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
-    the `static` files each write puts (`SiteTarget._static_files`)."""
+    the `static` files each write puts (`SiteSingles.static_files`)."""
     batched = [(article.path, rendered.entry) for article, rendered in batch]
     texts, oids = _announced(batched, latin=latin)
     assets = {path for _article, rendered in batch for path in rendered.assets}
