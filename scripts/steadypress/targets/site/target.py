@@ -8,17 +8,16 @@ pages of its month, year and tags (old and new), the feed, the sitemaps of the p
 changed, and the links in the pages of the neighbours whose links change (their pages made
 again from the content where that gives the page the index records, else read), from the
 index's files of those articles alone. The same content gives the same bytes, and identical
-bytes are not written.
+bytes are not written. This module is the target's face to the executor: what it reads ahead,
+renders and verifies; each write's work inside the site's files is `writing.py`'s, the files
+it has one of and its look `singles.py`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import secrets
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from steadypress.content import ContentSource
@@ -42,37 +41,22 @@ from steadypress.targets.site.index import (
     STYLED,
     SUMMARY,
     YEARS,
-    SiteIndex,
     article_files,
     index_files,
-    linked_as,
-    month_file,
-    month_of,
-    uses,
 )
 from steadypress.targets.site.listings import (
-    every_listing_page,
     listing_pages,
-    listing_reads,
-    listings_existing,
-    part_pages,
-    stale_pages,
 )
 from steadypress.targets.site.manifest import (
     FEED,
-    GENERATOR,
     HUGO_FEED,
-    INDEX,
     MANIFEST,
     Entry,
-    Listed,
     article_slug,
     page_path,
     path_url_slug,
-    read_manifest,
     tag_path,
 )
-from steadypress.targets.site.refusals import why_refused
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import (
     SiteAddress,
@@ -82,12 +66,9 @@ from steadypress.targets.site.settings import (
 from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
 from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
-    SITEMAPS_LAYOUT,
-    Changes,
-    Sitemaps,
 )
 from steadypress.targets.site.styling import History, LookKeeper
-from steadypress.targets.site.summary import SitemapsBehind
+from steadypress.targets.site.writing import Carried, SiteWrites
 from steadypress.theme import Theme
 
 if TYPE_CHECKING:
@@ -143,16 +124,6 @@ def _theme_file(content: ContentSource, path: str) -> bytes | None:
     return found[1] if found is not None else None
 
 
-@dataclass(frozen=True)
-class _Carried:
-    """The sitemap changes this run's batches left to its last write, and what its last write
-    had the index say of them (`SitemapsBehind`): a write that finds the index saying anything
-    else lists the pages of the months it names again instead."""
-
-    changes: Changes = field(default_factory=dict)
-    behind: SitemapsBehind | None = None
-
-
 class SiteTarget(OneByBatches):
     def __init__(
         self,
@@ -197,7 +168,13 @@ class SiteTarget(OneByBatches):
         # does not read (the feed's texts, its neighbours' pages); a publish renders at its
         # articles' commit.
         self._looked_at: str | None = None
-        self._singles = SiteSingles(files, self._maker, settings, writing_index=self._writing_index)
+        # The writes put the singles, and the singles' writes open the index as they do.
+        self._singles = SiteSingles(
+            files,
+            self._maker,
+            settings,
+            writing_index=lambda f: self._writes.writing_index(f),  # noqa: PLW0108 - made below
+        )
         # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
         self._ahead: dict[tuple[str, str, str | None], Rendered | PublishError] = {}
         # The pages of a run's batches, rendered on every core (`render_ahead`).
@@ -213,13 +190,10 @@ class SiteTarget(OneByBatches):
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
         self._confirmed: dict[str, str] = {}
-        # Set only once a write has landed, so a write run again (a conflict) starts the same.
-        self._carried = _Carried()
-        # Who this run is, in what its writes leave the sitemaps missing (`SitemapsBehind`).
-        self._writer = secrets.token_hex(8)
-        # The site index's split markers this run has read: one is never merged back, so each
-        # batch need not read again the markers on the way to its files.
-        self._markers_read: set[str] = set()
+        self._writes = SiteWrites(
+            maker=self._maker, feed=self._feed, again=self._again, singles=self._singles,
+            settings=settings, address=address, keeper=self._keeper,
+        )  # fmt: skip
 
     @property
     def name(self) -> str:
@@ -262,7 +236,7 @@ class SiteTarget(OneByBatches):
         if self._keeper is None:
             return False
         found = self._files.apply(
-            lambda files: self._index(files).styled,
+            lambda files: self._writes.index(files).styled,
             texts=[STYLED],
         )
         return self._keeper.overtakes(found, commit)
@@ -310,37 +284,6 @@ class SiteTarget(OneByBatches):
             image_blob(self._assets, article, reference, content_dir=self._content_dir)
         return rendered.entry.slug
 
-    def _moved_along(
-        self,
-        index: SiteIndex,
-        taken: Mapping[str, str],
-        path: str,
-        rendered: Rendered,
-        old: Entry | None,
-    ) -> Rendered:
-        """The rendering with a redirect page at each address the article had before (its old
-        version's page, where its address changed, and those it kept before), but the one it
-        is at again and those another article has taken (in the index, or in this batch:
-        `taken`, page -> the article's path)."""
-        if old is None or not (old.moved or old.slug != rendered.entry.slug):
-            return rendered
-        page = page_path(rendered.entry.slug)
-        earlier = dict.fromkeys([*old.moved, page_path(old.slug)])
-        moved = tuple(
-            at for at in earlier
-            if at != page and at not in rendered.entry.aliases
-            and taken.get(at, path) == path and all(owner == path for owner in index.owners(at))
-        )  # fmt: skip
-        redirect = self._maker.redirect_page(self._maker.absolute(page))
-        return replace(
-            rendered,
-            entry=replace(rendered.entry, moved=moved),
-            assets={**rendered.assets, **dict.fromkeys(moved, redirect)},
-        )
-
-    def _index(self, files: SiteWriter) -> SiteIndex:
-        return SiteIndex(files, markers_read=self._markers_read, latin=self._settings.transliterate)
-
     # -- the Target protocol ------------------------------------------------------------------
 
     def read_ahead(
@@ -361,7 +304,7 @@ class SiteTarget(OneByBatches):
                     self._singles.static_files(),
                     latin=self._settings.transliterate,
                 ),
-                lambda files: self._publish_into(
+                lambda files: self._writes.publish_into(
                     files,
                     [(n, *row) for n, row in enumerate(self._rendered_ok(articles()))],
                     final=True,
@@ -449,220 +392,16 @@ class SiteTarget(OneByBatches):
                 latin=self._settings.transliterate,
             )
             refused, written, carried = self._files.apply(
-                lambda files: self._publish_into(files, batch, final=final, again=again),
+                lambda files: self._writes.publish_into(files, batch, final=final, again=again),
                 texts=texts,
                 oids=oids,
             )
-            self._carried = carried or self._carried
+            self._writes.carried = carried or self._writes.carried
             for number, refusal in refused.items():
                 results[number] = refusal
             if self._files.confirms_writes:
                 self._confirmed.update(written)
         return results
-
-    def _publish_into(
-        self,
-        files: SiteWriter,
-        batch: Sequence[tuple[int, Article, Rendered]],
-        *,
-        final: bool,
-        again: bool = False,
-    ) -> tuple[dict[int, PublishError], dict[str, str], _Carried | None]:
-        """Inside the site's write: the batch recorded in the index (an article that cannot
-        take its URL refused alone), its pages written linked to their neighbours, the pages of
-        the neighbours it changed relinked, the listings rewritten once; returns the refusals,
-        by number, the versions written (path -> blob) and the sitemap changes left to a
-        later write (None: those carried before are still to do). With `again` (a version the
-        site holds was given again) the listings are rewritten even where nothing changed in
-        the index: the site's look did."""
-        index, sitemaps = self._open_index(files)
-        index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
-        olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
-        self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
-        taken = {page_path(r.entry.slug): a.path for _n, a, r in batch}
-        batch = [
-            (n, a, self._moved_along(index, taken, a.path, r, olds[a.path])) for n, a, r in batch
-        ]
-        refused: dict[int, PublishError] = {}
-        changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
-        touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
-        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
-        stale = stale_pages(index) if final else set()
-        unused: list[str] = []
-        accepted = []
-        batch_pages = {page_path(r.entry.slug): a.path for _n, a, r in changes}
-        for number, article, rendered in changes:
-            refusal = why_refused(
-                files,
-                index,
-                article.path,
-                rendered.entry,
-                olds[article.path],
-                batch_pages=batch_pages,
-            )
-            if refusal is not None:
-                refused[number] = refusal
-                continue
-            unused += index.put(article.path, rendered.entry)
-            accepted.append((number, article, rendered))
-        pages = [page_path(e.slug) for _n, a, r in changes for e in (r.entry, olds[a.path]) if e]
-        self._want_listings(
-            index, listings={**dict.fromkeys(stale, True), **existed}, sitemaps=sitemaps,
-            pages=pages if final else None,
-        )  # fmt: skip
-        changed: dict[str, str | None] = {}  # slug -> its HTML (None: it is gone)
-        published, written, moved = [], {}, []
-        for number, article, rendered in accepted:
-            old, entry = olds[article.path], rendered.entry
-            page = rendered.page
-            if not entry.is_page:
-                page = self._maker.linked(page, index.nav(article.path, entry))
-            refusal = _write_article(files, replace(rendered, page=page))
-            if refusal is not None:
-                refused[number] = refusal
-                index.put(article.path, old)
-                continue
-            if old is not None:
-                changed[old.slug] = None
-            changed[entry.slug] = rendered.html
-            published.append(entry)
-            written[article.path] = article.blob
-            if old is None or linked_as(old) != linked_as(entry):
-                moved += [(article.path, version) for version in (old, entry) if version]
-        commit = batch[0][1].commit
-        self._singles.put_static(files)
-        self._relink(files, index, _beside(index, moved, written), commit)
-        carried = None
-        if changed or stale or again:
-            carried = self._write_listings(
-                files, index, sitemaps, existed=existed, changed=changed, published=published,
-                commit=commit, final=final,
-            )  # fmt: skip
-        elif index.unflushed:
-            index.flush()  # the look recorded
-        _remove_unused(files, index, unused)
-        return refused, written, carried
-
-    @staticmethod
-    def _want_replaced(index: SiteIndex, olds: Sequence[tuple[str, Entry]]) -> None:
-        """Fetch together what replacing or removing these (path, entry) pairs reads and
-        replaces: their index files, their listing pages, pages, images and redirects."""
-        entries = [old for _path, old in olds]
-        index.want(
-            olds,
-            oids=[
-                *listing_pages(entries, index.tag_pages_of),
-                *(used for old in entries for used in uses(old)),
-            ],
-        )
-
-    @staticmethod
-    def _want_listings(
-        index: SiteIndex,
-        *,
-        listings: Mapping[str, bool],
-        sitemaps: Sitemaps,
-        pages: Iterable[str] | None,
-    ) -> None:
-        """Fetch together what rendering `listings` reads (each mapped to whether it existed
-        before), the sitemaps of the changed `pages` and of the listing pages that appear or
-        go (which sitemap, the index now says), and whether the pages of their crowded
-        listings' parts are there; None: the listings and sitemaps are most likely left to a
-        later write, and read only if not. Asked before the articles beside the changes are
-        looked for, a crowded month's parts read one at a time: a write rehearsed on what was
-        read ahead stops at its first read it did not announce (`github/pages.py`), and what
-        it asked by then rides with the state's next request."""
-        sitemap_texts, sitemap_oids = (
-            ([], [])
-            if pages is None
-            else sitemaps.reads(
-                [*pages, *_appearing_or_going(index, listings)], articles=index.total
-            )
-        )
-        # Through the index: of a crowded listing read, the parts its pages show come next.
-        index.want((), texts=[*listing_reads(index, listings), *sitemap_texts], oids=(
-            () if pages is None else [*listings, *part_pages(index, listings), *sitemap_oids]
-        ))  # fmt: skip
-
-    def _relink(
-        self, files: SiteWriter, index: SiteIndex, relink: Mapping[str, Listed], commit: str | None
-    ) -> None:
-        """The links of the pages of `relink` to their older and newer article, as the index
-        stands now. A page not at hand (on GitHub: not read yet) is rendered again from the
-        content at `commit` where that gives the page the index records (its month's row
-        keeps the page's digest), and written without reading it: the page of an article
-        beside a back-dated one is known only once a crowded month's part is read, and
-        reading it too would be a request of its own. Else it is read (its row keeps the
-        digest of the page read where the write rewrites its month's file anyway), and one
-        steadypress did not write is left alone."""
-        rendered = self._again.renderings(
-            {path: digest for path, entry in relink.items()
-             if not files.at_hand(page_path(entry.slug))
-             and (digest := index.page_digest(path, entry)) is not None},
-            commit,
-        )  # fmt: skip
-        files.want(texts=[page_path(e.slug) for path, e in relink.items() if path not in rendered])
-        for path, entry in relink.items():
-            site_path, nav = page_path(entry.slug), index.nav(path, entry)
-            if (again := rendered.get(path)) is not None:
-                files.put(site_path, self._maker.linked(again.page, nav), unread=True)
-            elif (page := files.read(site_path)) is not None and GENERATOR in page:
-                files.put(site_path, self._maker.linked(page, nav))
-                index.keep_page_digest(path, entry, page_digest(page))
-
-    def _write_listings(
-        self,
-        files: SiteWriter,
-        index: SiteIndex,
-        sitemaps: Sitemaps,
-        *,
-        existed: Mapping[str, bool],
-        changed: Mapping[str, str | None],
-        published: Sequence[Entry] = (),
-        commit: str | None = None,
-        final: bool = True,
-    ) -> _Carried:
-        """After articles changed: the listing pages that list their versions before and after
-        (`existed`: whether each had something to list before), the feed, the sitemaps and the
-        index. `changed` is the slugs of the versions gone and new, with the HTML of those
-        `published`; `commit` is the content the feed's other articles are rendered again
-        from (None: their text is read from the feed). Not `final`: the listing pages are
-        recorded as stale instead, and the sitemap changes that only list pages are returned
-        for the final write to make with its own, the index saying meanwhile which months'
-        pages they list."""
-        index.refill_newest()
-        if final:
-            index.lay_out()  # the pages of a crowded listing follow its parts
-            self._render_listings(files, index, existed)
-        else:
-            index.mark_stale(existed)
-        for page, there in sorted(_appearing_or_going(index, existed).items()):
-            sitemaps.put(page, None) if there else sitemaps.drop(page)
-        sitemaps.put(INDEX, _front_page_date(index))
-        for slug in changed:
-            sitemaps.drop(page_path(slug))
-        for entry in published:
-            sitemaps.put(page_path(entry.slug), entry.updated)
-        self._feed.write(files, index, changed, commit)
-        carried = _Carried()
-        if not final and sitemaps.only_listings:
-            behind = index.sitemaps_behind
-            carried = _Carried(
-                changes=sitemaps.changes,
-                behind=SitemapsBehind(
-                    articles=sitemaps.laid_out_for,
-                    months=frozenset(map(month_of, published)).union(
-                        () if behind is None else behind.months
-                    ),
-                    writer=self._writer,
-                ),
-            )
-        index.sitemaps_behind = carried.behind
-        if carried.behind is None:
-            sitemaps.flush(articles=index.total)
-            index.sitemaps_absent = sitemaps.absent
-        index.flush()
-        return carried
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
         """Read the pages and their index entries back in one read: the index must hold each
@@ -681,7 +420,7 @@ class SiteTarget(OneByBatches):
         pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
 
         def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
-            index = self._index(files)
+            index = self._writes.index(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
         found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
@@ -702,49 +441,21 @@ class SiteTarget(OneByBatches):
         removes ten articles costs what one that adds ten does."""
         texts, oids = self._removal_read(work)
         carried = self._files.apply(self._removal(work), texts=texts, oids=oids)
-        self._carried = carried or self._carried
+        self._writes.carried = carried or self._writes.carried
 
     def _removal(
         self, work: Sequence[tuple[str, PublishedRecord | None]]
-    ) -> Callable[[SiteWriter], _Carried | None]:
+    ) -> Callable[[SiteWriter], Carried | None]:
         """The write removing `work`. What it renders again (the feed's articles, the pages
         beside those removed) it renders from the content at the commit the run looked at,
         or, before a look (a push's removal read ahead), at the commit of the versions
         removed as recorded: each is checked against the digest the site keeps of it."""
         recorded = (previous.commit for _path, previous in work if previous is not None)
         return functools.partial(
-            self._unpublish_from,
+            self._writes.unpublish_from,
             paths=[path for path, _previous in work],
             commit=self._looked_at or next(recorded, None),
         )
-
-    def _unpublish_from(
-        self, files: SiteWriter, *, paths: Sequence[str], commit: str | None
-    ) -> _Carried | None:
-        """Inside the site's write: the articles at `paths` taken off the index, their pages
-        and images removed, their neighbours relinked, the listings and sitemaps rewritten
-        once (None: none of them was on the site, and nothing was written); what is rendered
-        again, from the content at `commit`."""
-        index, sitemaps = self._open_index(files)
-        olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
-        if not olds:
-            return None
-        touched = [old for _path, old in olds]
-        self._want_replaced(index, olds)
-        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
-        stale = dict.fromkeys(stale_pages(index), True)
-        unused = [used for path, _old in olds for used in index.put(path, None)]
-        self._want_listings(
-            index, listings={**stale, **existed}, sitemaps=sitemaps,
-            pages=[page_path(old.slug) for old in touched],
-        )  # fmt: skip
-        self._relink(files, index, _beside(index, olds, paths), commit)
-        gone = dict.fromkeys((old.slug for old in touched), None)
-        carried = self._write_listings(
-            files, index, sitemaps, existed=existed, changed=gone, commit=commit
-        )
-        _remove_unused(files, index, unused)
-        return carried
 
     def _removal_read(
         self, work: Sequence[tuple[str, PublishedRecord | None]]
@@ -768,25 +479,10 @@ class SiteTarget(OneByBatches):
         (`publish_batch` not `final`): one write, after the last batch."""
         self._pages.close()
 
-        def change(files: SiteWriter) -> None:
-            index, sitemaps = self._open_index(files)
-            if not (index.stale or index.sitemaps_behind):
-                return
-            sitemap_texts, sitemap_oids = sitemaps.reads((), articles=index.total)
-            index.want(
-                (), texts=[*listing_reads(index, stale_pages(index)), *sitemap_texts],
-                oids=sitemap_oids,
-            )  # fmt: skip
-            self._render_listings(files, index, ())
-            index.sitemaps_behind = None
-            sitemaps.flush(articles=index.total)
-            index.sitemaps_absent = sitemaps.absent
-            index.flush()
-
         # Superseded: a run of a later commit wrote the site; its next write renders them.
         with contextlib.suppress(Superseded):
-            self._files.apply(change, texts=[SUMMARY, STYLED])
-        self._carried = _Carried()
+            self._files.apply(self._writes.finish_into, texts=[SUMMARY, STYLED])
+        self._writes.carried = Carried()
 
     def disagreements(self, *, repair: bool) -> list[str]:
         """A line for each sitemap and listing page that is not what the site's index makes of
@@ -796,41 +492,13 @@ class SiteTarget(OneByBatches):
 
         def compare(files: SiteWriter) -> list[str]:
             comparing = Comparing(files, writing=repair)
-            self._make_again(comparing)
+            self._writes.make_again(comparing)
             return describe(comparing, url=url)
 
         try:
             return self._files.apply(compare, texts=[SUMMARY, STYLED, YEARS])
         except Superseded:
             return []  # a run of a later commit wrote the site, the index with it
-
-    def _make_again(self, files: SiteWriter) -> None:
-        """Every listing page and sitemap made again from the index, as a write of them all
-        would: the listings' every part, and the sitemaps of every page the index names."""
-        index, sitemaps = self._open_index(files)
-        if not index.exists:
-            return
-        listings = every_listing_page(index)
-        index.want((), texts=listing_reads(index, listings))
-        self._singles.listing_pages().write(files, index, listings, whole=listings)
-        index.clear_stale()
-        months = [month for year in index.years for month in index.months(year)]
-        index.want((), texts=map(month_file, months))
-        rows = (row for month in months for _path, row in index.month(month))
-        sitemaps.rebuild(_sitemap_pages(index, rows, listings))
-        index.sitemaps_behind = None
-        sitemaps.flush(articles=index.total)
-        index.sitemaps_absent = sitemaps.absent
-        if index.unflushed:
-            index.flush()
-
-    def _render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
-        """`pages` and the listing pages earlier batches left stale, rendered from the index as
-        laid out (`SiteIndex.lay_out`). A stale page changed in writes this index did not see:
-        every page of its parts is rendered."""
-        stale = stale_pages(index)
-        self._singles.listing_pages().write(files, index, {*pages, *stale}, whole=stale)
-        index.clear_stale()
 
     def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
         """The entry the site most likely holds for the version the ledger recorded, read again
@@ -854,112 +522,6 @@ class SiteTarget(OneByBatches):
             updated=article.updated or article.date, description=None, summary="",
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip
-
-    def _catch_up(self, index: SiteIndex, sitemaps: Sitemaps) -> None:
-        """The sitemap changes earlier writes left to this one: those this run carries when the
-        index says exactly what its last write said, this run named as its writer; else (a
-        run that died, another executor's batches since) the pages of every month it names
-        and the stale listing pages, listed again from the index (a page listed already
-        changes nothing)."""
-        behind = index.sitemaps_behind
-        if behind is None:
-            return
-        if behind == self._carried.behind:
-            sitemaps.carry(self._carried.changes)
-            return
-        index.want((), texts=map(month_file, behind.months))  # read together, not one by one
-        for month in sorted(behind.months):
-            for _path, entry in index.month(month):
-                sitemaps.put(page_path(entry.slug), entry.updated)
-        for slug, updated in index.pages.values():  # in no month's rows; a handful
-            sitemaps.put(page_path(slug), updated)
-        # A listing page that went was taken out at once (a write taking out does not defer).
-        for page, there in sorted(listings_existing(index, stale_pages(index)).items()):
-            if there:
-                sitemaps.put(page, None)
-        sitemaps.put(INDEX, _front_page_date(index))
-
-    def _writing_index(self, files: SiteWriter) -> SiteIndex:
-        """The site's index for a write: this run's look recorded in it, or `Superseded`
-        raised before anything is written when a later commit's run wrote the site
-        (`styling.py`). Every write opens the index through here."""
-        index = self._index(files)
-        if self._keeper is not None:
-            self._keeper.hold(index)
-        return index
-
-    def _open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
-        """The site's index and sitemaps, this run's look recorded (`_writing_index`). An earlier
-        layout's manifest is moved into the index first, once: every listing page and sitemap
-        made again, the manifest deleted."""
-        index = self._writing_index(files)
-        behind = index.sitemaps_behind
-        sitemaps = Sitemaps(
-            files,
-            self._address.url,
-            articles=index.total if behind is None else behind.articles,
-            absent=index.sitemaps_absent,
-        )
-        mark = (SITEMAPS_LAYOUT, self._address.url)
-        if index.sitemaps != mark:
-            if index.sitemaps is not None:  # an earlier layout, or the site has moved
-                sitemaps.migrate()
-            index.sitemaps = mark
-        self._catch_up(index, sitemaps)  # after a migration, which starts from the files
-        if index.exists or not files.exists(MANIFEST):
-            return index, sitemaps
-        manifest = read_manifest(files)
-        for path, entry in sorted(manifest.items()):
-            index.put(path, entry)
-        files.remove(MANIFEST)
-        index.refill_newest()
-        pages = listing_pages(manifest.values(), index.tag_pages_of)
-        self._singles.listing_pages().write(files, index, pages)
-        existing = [page for page, there in listings_existing(index, pages).items() if there]
-        sitemaps.rebuild(
-            _sitemap_pages(index, (entry.listed for entry in manifest.values()), existing)
-        )
-        return index, sitemaps
-
-
-def _beside(
-    index: SiteIndex, moved: Iterable[tuple[str, Listed]], written: Collection[str]
-) -> dict[str, Listed]:
-    """The articles now beside where the `moved` (path, version) pairs are or were, whose
-    links to their neighbours change, but for those `written` anew. Looked for once the index
-    holds the changes: beside a version gone are the two it left side by side."""
-    return {
-        path: entry
-        for moved_path, version in moved
-        if not (isinstance(version, Entry) and version.is_page)  # a page has no neighbours
-        for path, entry in index.beside(moved_path, version)
-        if path not in written
-    }
-
-
-def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[str, bool]:
-    """The listing pages among `existed` (each: whether it had something to list before) that
-    appear or go as the index stands now, each with whether it is there now."""
-    now = listings_existing(index, existed)
-    return {page: there for page, there in now.items() if there != existed[page]}
-
-
-def _sitemap_pages(
-    index: SiteIndex, rows: Iterable[Listed], listings: Iterable[str]
-) -> dict[str, datetime | None]:
-    """Every page the sitemaps list, as `Sitemaps.rebuild` takes them: the articles' of `rows`,
-    dated by their last change, the listing pages there are (`listings`), undated, and the front
-    page, dated by its newest article."""
-    every: dict[str, datetime | None] = dict.fromkeys(listings)
-    every |= {page_path(row.slug): row.updated for row in rows}
-    every |= {page_path(slug): updated for slug, updated in index.pages.values()}
-    every[INDEX] = _front_page_date(index)
-    return every
-
-
-def _front_page_date(index: SiteIndex) -> datetime | None:
-    """When what the front page lists last changed (the sitemap's date for it)."""
-    return max((entry.updated for _path, entry in index.newest), default=None)
 
 
 def _version(article: Article) -> tuple[str, str, str | None]:
@@ -995,22 +557,3 @@ def _announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list
 
 def _article_files(paths: Iterable[str]) -> list[str]:
     return [name for path in paths for name in article_files(path)]
-
-
-def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -> None:
-    """Pages, images and redirect pages an old version had that no article uses any more."""
-    for path in dict.fromkeys(unused):
-        if not index.owners(path):
-            files.remove(path)
-
-
-def _write_article(files: SiteWriter, rendered: Rendered) -> PermanentError | None:
-    """The article's own files; an error writing them fails this article only."""
-    page = page_path(rendered.entry.slug)
-    try:
-        files.put(page, rendered.page)
-        for path, data in rendered.assets.items():
-            files.put(path, data)
-    except OSError as error:
-        return PermanentError(f"{page} could not be written: {error.strerror}")
-    return None
