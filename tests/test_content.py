@@ -272,7 +272,7 @@ def test_articles_parsed_at_a_commit_are_its_regular_files_without_their_history
     assert edited.body == "Edited." and edited.commit == head and edited.updated is None
     assert set(at_head) == {"content/a.md", "content/b.md", "content/bad.md"}
     assert isinstance(at_head["content/bad.md"], ArticleError)
-    assert source._history == {}, "no history walked"
+    assert source._history._history == {}, "no history walked"
 
 
 def _streamed_history(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], int]:

@@ -7,18 +7,18 @@ without reading it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tarfile
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
 from steadypress.articles import ARTICLE_SUFFIXES, Article, at_its_path_url, parse_article
-from steadypress.errors import ArticleError, GitFailed, NotInContent, PermanentError
+from steadypress.contenthistory import ContentHistory
+from steadypress.errors import ArticleError, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
 from steadypress.importorder import filename_date, front_matter_date, newest_first
 
@@ -31,13 +31,6 @@ _NOT_AN_ARTICLE = "_"
 _DATE_READS = 1000
 # Articles read ahead that are listed by name, not by listing the content folder (`prefetch`).
 _LISTED_BY_NAME = 25
-# Additions a walk that found every last change leaves to be asked about alone (`git log
-# --diff-filter=A` an article): the edit of an old article with no date of its own. At 50,000
-# commits one such log for an article of the first commit takes 0.27 s, the walk to it 3.2 s.
-_ADDITIONS_ASKED_ALONE = 8
-# A record of the history walk (one commit's changed files) read before its end while it is
-# this short: a push's commit. A first commit of 100,000 files is read whole, once.
-_PARTIAL_RECORD = 64 * 1024
 # Bytes of versions read for their dates kept for the read that publishes them (a first build of
 # a thousand articles read each twice); beyond this, they are read again when published.
 _KEEP_READ = 16 * 1024 * 1024
@@ -54,41 +47,6 @@ class Changes:
 def _copied(changes: Changes) -> Changes:
     """A copy for a caller to keep or change, where `changes` is kept too."""
     return Changes(dict(changes.changed), set(changes.removed))
-
-
-@dataclass
-class _History:
-    """What a walk of a commit's history, newest first, found (`ContentSource._walk`): when
-    each article it met last changed and was added. `complete`: it walked to the beginning;
-    else it stopped once it had what it looked for, and what it did not find is asked about
-    alone."""
-
-    changed: dict[str, datetime] = field(default_factory=dict)
-    added: dict[str, datetime] = field(default_factory=dict)
-    complete: bool = False
-    walked: bool = True  # False: known from one commit's diff (`changed_articles`), no walk
-
-    def knows(self, path: str, *, added: bool = False) -> bool:
-        """Whether it knows when `path` last changed (`added`: when it was added)."""
-        return self.complete or path in (self.added if added else self.changed)
-
-    def note(self, record: bytes, changes: set[str], additions: set[str]) -> None:
-        """One commit of `git log -z --format=%x01%ct --name-status` (after its \\x01): the
-        articles it changed taken out of `changes`, those it added out of `additions`."""
-        stamp, _, files = record.partition(b"\0")
-        if not stamp:
-            return
-        moment = datetime.fromtimestamp(int(stamp), UTC)
-        fields = files.lstrip(b"\n").split(b"\0")
-        for status, raw_path in zip(fields[0::2], fields[1::2], strict=False):
-            if not raw_path:  # a record noted before its end (`_walk`): a status, no path yet
-                continue
-            path = raw_path.decode("utf-8", errors="surrogateescape")
-            self.changed.setdefault(path, moment)
-            changes.discard(path)
-            if status == b"A":
-                self.added.setdefault(path, moment)
-                additions.discard(path)
 
 
 @dataclass(frozen=True)
@@ -115,13 +73,11 @@ class ContentSource:
         # The files and folders of pages beside the articles (`Config.pages`), from the root.
         self._pages = tuple(f"{self._content_dir}/{page}" for page in pages)
         self._revision = revision  # the content branch's ref, resolved afresh each time
-        self._commit_times: dict[str, datetime] = {}
         # What was read at a commit, kept for the run: a commit never changes, and a run reads
         # an article twice (to plan, to publish).
         self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
         self._parsed: dict[tuple[str, str], Article] = {}  # (path, blob) -> as parsed
-        # Per commit, from one walk of its history: when each article last changed, was added.
-        self._history: dict[str, _History] = {}
+        self._history = ContentHistory(git, self._content_dir, self.resolve)
         self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
         self._read_for_dates: dict[str, bytes] = {}  # blob -> its bytes, up to _KEEP_READ
         self._kept = 0  # bytes ever kept there: what is taken out does not make room again
@@ -234,8 +190,8 @@ class ContentSource:
 
     def _diff(self, base: str, after: str) -> Changes | None:
         """`changed_articles` from the commit `base`, asked of git."""
-        head, parents = self._commit_and_parents(after)
-        if parents != [base] and not self._descends(after, base):
+        head, parents = self._history.commit_and_parents(after)
+        if parents != [base] and not self._history.descends(after, base):
             return None
         raw = self._git.run(
             "diff-tree", "-r", "-z", "--no-commit-id", "-M", "--diff-filter=AMRD",
@@ -264,28 +220,8 @@ class ContentSource:
                 if status != "M":
                     added.add(path)
         if parents == [base]:
-            self._dated_by(head, changes, added=added)
+            self._history.dated_by(head, changes.changed, added=added)
         return changes
-
-    def _commit_and_parents(self, commit: str) -> tuple[str, list[str]]:
-        """A commit's id and its parents' (its time kept for `commit_time`). (`git log`, not
-        `git show`, which took 30 ms in a folder of 100,000 files where this takes 2.)"""
-        line = self._git.text("log", "-1", "--format=%H %ct %P", "--end-of-options", commit)
-        oid, stamp, *parents = line.split()
-        self._commit_times[oid] = datetime.fromtimestamp(int(stamp), UTC)
-        return oid, parents
-
-    def _dated_by(self, commit: str, changes: Changes, *, added: set[str]) -> None:
-        """The articles one commit changed (`changes`, its diff from its only parent) last
-        changed then, those of `added` added then: what a walk of its history would find
-        first, known without one (a walk waits on git diffing the commit again, 60 ms in a
-        folder of 100,000 files). An article asked about beyond these still walks."""
-        history = self._history.setdefault(commit, _History(walked=False))
-        moment = self.commit_time(commit)
-        for path in changes.changed:
-            history.changed.setdefault(path, moment)
-            if path in added:
-                history.added.setdefault(path, moment)
 
     def read(self, path: str, blob: str, *, commit: str, newest: str | None = None) -> Article:
         """Parse one article version as of `commit`, or as of `newest` when the article still
@@ -321,8 +257,12 @@ class ContentSource:
                 raise ArticleError(path, f"blob {blob} is not in the repository")
             data = found[1]
         article = self._parse(path, blob, data)
-        updated = self._last_commit_time(commit, path) or self.commit_time(commit)
-        date = article.date or self._last_commit_time(commit, path, "--diff-filter=A") or updated
+        updated = self._history.last_commit_time(commit, path) or self.commit_time(commit)
+        date = (
+            article.date
+            or self._history.last_commit_time(commit, path, "--diff-filter=A")
+            or updated
+        )
         return replace(article, date=date, updated=updated, commit=commit)
 
     def prefetch(self, commit: str, paths: Collection[str]) -> None:
@@ -335,7 +275,7 @@ class ContentSource:
         # An article's addition is looked for only where it dates the article: an edit of an
         # old article with a date of its own is found at the top of the history.
         undated = [path for path, oid, data in entries if not self._written_date(path, oid, data)]
-        self._walk(commit, [path for path, _oid, _data in entries], undated)
+        self._history.walk(commit, [path for path, _oid, _data in entries], undated)
 
     def parse_at(self, commit: str, paths: Collection[str]) -> dict[str, Article | ArticleError]:
         """Each of these articles that is a regular file at `commit`, parsed from two git
@@ -447,7 +387,7 @@ class ContentSource:
         undated = [path for path, written in dates.items() if written is None]
         added: Mapping[str, datetime] = {}
         if undated and OBJECT_ID.match(commit):
-            added = self._walk(commit, (), undated).added
+            added = self._history.walk(commit, (), undated).added
         return newest_first({
             path: written or (
                 added[path].strftime("%Y-%m-%dT%H:%M:%S") if path in added else ""
@@ -467,52 +407,6 @@ class ContentSource:
         if (commit, path) not in self._files:
             self._files[commit, path] = self._git.read_file(commit, path)
         return self._files[commit, path]
-
-    def _walk(
-        self, commit: str, changes: Collection[str], additions: Collection[str] = ()
-    ) -> _History:
-        """When articles last changed and were added up to `commit`, from one `git log` of the
-        content folder, newest first, that stops once it has found the last change of each of
-        `changes` and the addition of each of `additions`, the first time, or of all but a few
-        (`_ADDITIONS_ASKED_ALONE`, each then found by a `git log` of its own) (renames are not
-        followed: an article moved is a new one, as `read` sees it). A push's articles are
-        found in its own commits, and an edited one's last change at its top: walked to its
-        beginning, the history of a blog of 5,000 commits took 3.2 s, on every push."""
-        history = self._history.get(commit)
-        if (
-            history is not None
-            and all(history.knows(path) for path in changes)
-            and all(history.knows(path, added=True) for path in additions)
-        ):
-            return history
-        # A commit's second walk goes to the beginning: each window of a large import would
-        # otherwise walk again, deeper than the one before.
-        stops = history is None or not history.walked
-        history = self._history[commit] = _History()
-        # Only a walk for last changes (a push's) leaves a few additions to be asked alone: an
-        # import order takes the additions it finds, and asks for none.
-        alone = _ADDITIONS_ASKED_ALONE if changes else 0
-        changes, additions = set(changes), set(additions)
-        log = self._git.stream(
-            "log", "-z", "--format=%x01%ct", "--name-status", "--no-renames",
-            "--end-of-options", commit, "--", self._content_dir,
-        )  # fmt: skip
-        with contextlib.closing(log):
-            last = b""  # the newest commit's record, whole only once the next one begins
-            for chunk in log:
-                *whole, last = (last + chunk).split(b"\x01")
-                for record in whole:
-                    history.note(record, changes, additions)
-                if stops and len(last) <= _PARTIAL_RECORD:
-                    # Git ends a commit's record only once it has diffed the next commit (40
-                    # ms a commit in a folder of 100,000 files): what is looked for may be in
-                    # what has come of it, each file's line final once it ends.
-                    history.note(last[: last.rfind(b"\0") + 1], changes, additions)
-                if stops and not changes and len(additions) <= alone:
-                    return history
-            history.note(last, changes, additions)
-        history.complete = True
-        return history
 
     def uncommitted(self, *also: str) -> list[str]:
         """Files under the content folder (and the paths `also` names) whose changes are not
@@ -596,46 +490,10 @@ class ContentSource:
             raise PermanentError(f"{path} is a symlink; steadypress publishes nothing through one")
         return oid, data
 
-    def _last_commit_time(self, commit: str, path: str, *options: str) -> datetime | None:
-        """When the newest commit up to `commit` that changed `path` (and matches `options`)
-        was made; git stops at the first one it finds."""
-        history = self._history.get(commit)
-        if (
-            history is not None
-            and options in ((), ("--diff-filter=A",))
-            and history.knows(path, added=bool(options))
-        ):
-            return (history.added if options else history.changed).get(path)
-        # A literal pathspec: a file name with `*` or `?` is a name, not a glob.
-        stamp = self._git.text(
-            "log", "-1", "--format=%ct", *options, "--end-of-options", commit, "--",
-            f":(literal){path}",
-        )  # fmt: skip
-        return datetime.fromtimestamp(int(stamp), UTC) if stamp else None
-
-    def later(self, commit: str, time: datetime, *, than: str) -> bool:
-        """Whether `commit`, made at `time`, came after `than` (a commit here): it descends
-        from it. One this repository lacks (pushed after this copy was fetched, or rewritten
-        away) or on another line of history came after it when it was made later."""
-        if commit == than:
-            return False
-        if self.resolve(commit) is not None:
-            if self._descends(commit, than):
-                return True
-            if self._descends(than, commit):
-                return False
-        return time > self.commit_time(than)
-
-    def _descends(self, commit: str, ancestor: str) -> bool:
-        try:
-            self._git.run("merge-base", "--is-ancestor", ancestor, commit)
-        except GitFailed:
-            return False
-        return True
-
     def commit_time(self, commit: str) -> datetime:
         """When `commit` was made (its committer's time)."""
-        if commit not in self._commit_times:
-            stamp = self._git.text("log", "-1", "--format=%ct", "--end-of-options", commit)
-            self._commit_times[commit] = datetime.fromtimestamp(int(stamp), UTC)
-        return self._commit_times[commit]
+        return self._history.commit_time(commit)
+
+    def later(self, commit: str, time: datetime, *, than: str) -> bool:
+        """Whether `commit`, made at `time`, came after `than` (`ContentHistory.later`)."""
+        return self._history.later(commit, time, than=than)
