@@ -14,14 +14,12 @@ from pathlib import PurePosixPath
 
 from steadypress.articles import ARTICLE_SUFFIXES
 from steadypress.config import CONFIG_FILE, Config
-from steadypress.errors import PublishError, UsageError
+from steadypress.errors import UsageError
 from steadypress.ledger import (
     ABSENT,
-    ALONE,
     LOOK_PARTS,
     Backlog,
     Ledger,
-    Look,
     PublishedRecord,
     Reconciled,
     Sighting,
@@ -29,8 +27,16 @@ from steadypress.ledger import (
     split_key,
 )
 from steadypress.lookahead import expect, read_ahead
+from steadypress.looks import (
+    alone_changed,
+    keeping,
+    lost_targets,
+    recorded_looks,
+    refresh_alone,
+    restyled_targets,
+    styled_targets,
+)
 from steadypress.pipeline import Pipeline
-from steadypress.targets.base import Refreshed, StyledTarget
 from steadypress.transitions import enqueue, revive, withdraw
 
 __all__ = [
@@ -303,7 +309,7 @@ def push_prepare(pipeline: Pipeline, before: str, after_name: str) -> Prepare | 
         # it publishes them with, against which a later push of the theme is seen.
         return reconcile(pipeline, ledger=ledger)
     marker = _marker(pipeline, after)
-    if last.backlog is None and (_restyled(last, marker) or _alone_changed(last, marker)):
+    if last.backlog is None and (restyled_targets(last, marker) or alone_changed(last, marker)):
         # The push changed a target's look (its settings, its theme): its own run publishes
         # every article again, or writes again what it rewrites alone (its listing pages, its
         # stylesheet), as the next sweep's reconcile would, its own articles with them
@@ -340,88 +346,10 @@ def _marker(pipeline: Pipeline, commit: str) -> Reconciled:
         commit=commit,
         targets=tuple(sorted(pipeline.targets)),
         config=pipeline.content.versions(commit, [CONFIG_FILE])[CONFIG_FILE],
-        looks=tuple(sorted((name, target.look(commit)) for name, target in _styled(pipeline))),
+        looks=tuple(
+            sorted((name, target.look(commit)) for name, target in styled_targets(pipeline))
+        ),
     )
-
-
-def _styled(pipeline: Pipeline) -> list[tuple[str, StyledTarget]]:
-    return [(n, t) for n, t in pipeline.targets.items() if isinstance(t, StyledTarget)]
-
-
-def _lost(pipeline: Pipeline) -> set[str]:
-    """The styled targets whose output holds none of what they published (`StyledTarget.lost`)."""
-    return {name for name, target in _styled(pipeline) if target.lost()}
-
-
-def _looks(last: Reconciled | None) -> dict[str, Look]:
-    """Each target's look as `last` recorded it (none recorded: no marker yet)."""
-    return dict(last.looks) if last is not None else {}
-
-
-def _restyled(last: Reconciled | None, marker: Reconciled) -> set[str]:
-    """The targets whose pages look different since `last`. One `last` has no look for (a
-    state written before looks were recorded, a target new since) takes the look it has: every
-    article published again to each site for an upgrade would cost a blog of 100,000 hours."""
-    before = _looks(last)
-    return {name for name, look in marker.looks if before.get(name, look).pages != look.pages}
-
-
-def _alone_changed(last: Reconciled | None, marker: Reconciled) -> dict[str, list[str]]:
-    """The targets whose look changed since `last` in parts they rewrite alone (`ALONE`), their
-    pages' the same (a stylesheet or a listing's template edited, and nothing else), with those
-    parts."""
-    before = _looks(last)
-    return {
-        name: parts
-        for name, look in marker.looks
-        if name in before and before[name].pages == look.pages
-        if (parts := [p for p in ALONE if getattr(before[name], p) != getattr(look, p)])
-    }
-
-
-def _refresh_alone(
-    pipeline: Pipeline, last: Reconciled | None, marker: Reconciled, *, restyle: Collection[str]
-) -> tuple[Reconciled, set[str]]:
-    """What the parts of a look a target rewrites alone show, written again for each target
-    whose look changed there alone and is not to be published again whole (`restyle`). Returns
-    the marker to record, in which a target whose write failed keeps the parts it had (the next
-    reconcile tries again), and so does one a later commit's run wrote meanwhile (its look is
-    the one to keep), and the targets whose other pages show them too (every article is to be
-    published again)."""
-    styled = dict(_styled(pipeline))
-    before = _looks(last)
-    kept: dict[str, list[str]] = {}
-    shown: set[str] = set()
-    for name, parts in sorted(_alone_changed(last, marker).items()):
-        if name in restyle:
-            continue
-        what = " and ".join(styled[name].showing(part) for part in parts)
-        try:
-            refreshed = styled[name].refresh(parts)
-        except PublishError as error:
-            why = pipeline.redact(f"{error}; the next run tries again")
-            pipeline.log(f"{name}: its {what} could not be written: {why}")
-            pipeline.unfinished.append((f"{name}: its {what}", why))
-            kept[name] = parts
-            continue
-        if refreshed is Refreshed.WRITTEN:
-            pipeline.log(f"the {what} of {name} changed: written again")
-        elif refreshed is Refreshed.SHOWN:
-            shown.add(name)
-        else:
-            pipeline.log(f"the {what} of {name} are a later commit's: left to a newer run")
-            kept[name] = parts
-    return _keeping(marker, before, kept), shown
-
-
-def _keeping(
-    marker: Reconciled, before: Mapping[str, Look], kept: Mapping[str, Collection[str]]
-) -> Reconciled:
-    """`marker`, each target of `kept` recording those parts of its look as `before` did."""
-    parts = {name: {part: getattr(before[name], part) for part in which}
-             for name, which in kept.items()}  # fmt: skip
-    looks = tuple((name, replace(look, **parts.get(name, {}))) for name, look in marker.looks)
-    return replace(marker, looks=looks)
 
 
 def _advancing(
@@ -435,7 +363,7 @@ def _advancing(
     def apply(ledger: Ledger, now: datetime) -> tuple[Ledger, list[str]]:
         ledger, fresh = prepare(ledger, now) if prepare is not None else (ledger, [])
         last = ledger.reconciled
-        # A marker written before looks were recorded takes the push's (`_restyled`).
+        # A marker written before looks were recorded takes the push's (`restyled_targets`).
         looks = marker.looks if last is not None and last.looks else ()
         if _covers(pipeline, last, replace(marker, commit=before, backlog=None, looks=looks)):
             ledger = replace(ledger, reconciled=marker)
@@ -475,7 +403,7 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
     A push that hands its run over to the reconcile gives the `ledger` it loaded."""
     commit = pipeline.content.head()
     if ledger is None:
-        for _name, target in _styled(pipeline):
+        for _name, target in styled_targets(pipeline):
             target.ask_lost()  # with the state's read: an idle sweep stays one request
         ledger = pipeline.store.load().ledger
     last = ledger.reconciled
@@ -489,11 +417,11 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
     marker = _marker(pipeline, commit)
     # A target whose output was lost (a local site's folder deleted) is not a change of the
     # content, the targets or their looks: asked each time, at no cost where it is known.
-    lost = _lost(pipeline) if last is not None else set()
+    lost = lost_targets(pipeline) if last is not None else set()
     if last == marker and not lost:
         return None
-    restyle = _restyled(last, marker)
-    overtaken = {name for name, target in _styled(pipeline) if name in restyle
+    restyle = restyled_targets(last, marker)
+    overtaken = {name for name, target in styled_targets(pipeline) if name in restyle
                  if target.overtaken(commit)}  # fmt: skip
     if overtaken:
         # A sweep whose checkout came before a theme edit, reconciling after the edit's run:
@@ -503,7 +431,7 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
             f"the look of {', '.join(sorted(overtaken))} is a later commit's: left to a newer run"
         )
         restyle -= overtaken
-        marker = _keeping(marker, _looks(last), {name: LOOK_PARTS for name in overtaken})
+        marker = keeping(marker, recorded_looks(last), {name: LOOK_PARTS for name in overtaken})
     if restyle:
         pipeline.log(
             f"the look of {', '.join(sorted(restyle))} changed: publishing every article again"
@@ -512,7 +440,7 @@ def reconcile(pipeline: Pipeline, *, ledger: Ledger | None = None) -> Prepare | 
         names = ", ".join(sorted(lost - restyle))
         pipeline.log(f"{names} holds no index: publishing again every article published to it")
     restyle |= lost
-    marker, shown = _refresh_alone(pipeline, last, marker, restyle=restyle)
+    marker, shown = refresh_alone(pipeline, last, marker, restyle=restyle)
     if shown:
         pipeline.log(
             f"the look of {', '.join(sorted(shown))} changed in a template its other pages "
