@@ -80,3 +80,29 @@ def test_check_names_a_root_absolute_image_the_repository_does_not_hold(repo: Re
         "content/uploads/old.png, uploads/old.png, static/uploads/old.png in commit"
     ) in result.out
     assert "write its full URL" in result.out
+
+
+def test_links_from_the_hosts_root_are_under_a_project_sites_path(repo: Repo) -> None:
+    """A link to `/b/`, and a Jekyll post's `{{ site.baseurl }}{% post_url %}`, lead under a
+    project site's `/blog/`, on the page and in the feed; one under it already, to another
+    host, or to an anchor is left as written."""
+    repo.commit(**{
+        "steadypress.yml": (
+            "content_dir: _posts\ntargets:\n  site: {kind: site, url: 'https://octo.github.io/blog/'}\n"
+        ),
+        "_posts/2024-01-01-b.md": "---\ntitle: B\n---\nThe b post.\n",
+        "_posts/2024-01-02-a.md": (
+            "---\ntitle: A\n---\n[root](/b/) "
+            "[jekyll]({{ site.baseurl }}{% post_url 2024-01-01-b %}) "
+            "[kept](/blog/b/) [host](//cdn.example/x) [far](https://x.example/) [here](#top)\n"
+        ),
+    })  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    page = (repo.root / "_site/2024-01-02-a/index.html").read_text()
+    words = "root|jekyll|kept|host|far|here"
+    links = {text: href for href, text in re.findall(rf'<a href="([^"]+)">({words})</a>', page)}
+    assert links == {
+        "root": "/blog/b/", "jekyll": "/blog/2024-01-01-b/", "kept": "/blog/b/",
+        "host": "//cdn.example/x", "far": "https://x.example/", "here": "#top",
+    }  # fmt: skip
+    assert 'href="/blog/2024-01-01-b/"' in (repo.root / "_site/feed.xml").read_text()

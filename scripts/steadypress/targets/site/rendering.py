@@ -42,6 +42,8 @@ from steadypress.timefmt import format_time
 __all__ = ["PageMaker", "Rendered", "page_digest", "summary_of"]
 
 _NAV_START, _NAV_END = b"<!--steadypress:neighbours-->", b"<!--/steadypress:neighbours-->"
+# A link of an article's text to a path from the host's root (not `//host/...`).
+_ROOT_LINK = re.compile(r'(<a\s(?:[^>]*?\s)?href=")(/(?!/)[^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,19 @@ class PageMaker:
                 return src
             return self._address.base_url + site_path
 
-        return prerender(article.body).resolve(served)
+        return self._rebased(prerender(article.body).resolve(served))
+
+    def _rebased(self, html: str) -> str:
+        """`html` with each link to a path from the host's root (`/about/`, as a Jekyll post's
+        `{{ site.baseurl }}{% post_url %}` becomes) under the site's own path, where the site
+        has one (a project site's `/REPO/`); a link under it already is left as it is."""
+        base = self._address.base_url
+        if base == "/":
+            return html
+        return _ROOT_LINK.sub(
+            lambda link: link[0] if link[2].startswith(base) else f'{link[1]}{base}{link[2][1:]}"',
+            html,
+        )
 
     def warm(self) -> None:
         """A worker's renderer readied before any article comes: the Markdown renderer loaded,
