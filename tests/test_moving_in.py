@@ -5,6 +5,7 @@ URLs answers on the new site, with the article's page or a redirect to it."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from tests.helpers import Repo, run_cli
+from tests.schema import VALIDATORS
 
 # Each article says a word of its own, found again in the page the old URL leads to.
 MARK = re.compile(r"MARK-\w+")
@@ -320,3 +322,34 @@ def test_redirects_set_later_are_written_by_the_next_run_and_an_old_sites_file_s
     assert (site / "kept/index.html").read_text() == "<p>an old site's own page</p>"
     # The redirects are on their own pages alone: no article's page is made again for them.
     assert "steadypress run: 0 published" in result.out
+
+    summary = json.loads((site / ".steadypress/summary.json").read_bytes())
+    VALIDATORS["site-index"].validate(summary)  # its extras as state/schema says
+    assert summary["extras"] == ["old-a/index.html", "out/index.html", "tags/c++.html"]
+
+    # One taken out: its page goes, with the next run; an old site's file stays all along.
+    redirects = "{/old-a/: /a/, /kept/: /a/}"
+    repo.commit(
+        **{"steadypress.yml": f"targets:\n  site: {{kind: site, redirects: {redirects}}}\n"}
+    )
+    assert run_cli(repo, "run").code == 0
+    assert answer(site, "/old-a/", "/") == "MARK-a"
+    assert not (site / "out").exists() and not (site / "tags/c++.html").exists()
+    assert (site / "kept/index.html").read_text() == "<p>an old site's own page</p>"
+
+
+def test_the_feed_at_hugos_address_goes_when_the_blog_no_longer_moved_from_hugo(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "blog")
+    repo.commit(**{
+        "steadypress.yml": "targets:\n  site: {kind: site, moved_from: hugo}\n",
+        "content/a.md": "---\ntitle: A\ndate: 2024-01-01\n---\nMARK-a\n",
+    })  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    site = repo.root / "_site"
+    assert (site / "index.xml").read_bytes() == (site / "feed.xml").read_bytes()
+
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site}\n"})
+    assert run_cli(repo, "run").code == 0
+    assert not (site / "index.xml").exists() and (site / "feed.xml").is_file()

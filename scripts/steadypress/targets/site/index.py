@@ -534,6 +534,17 @@ class SiteIndex:
         self._dirty.add(SUMMARY)
 
     @property
+    def extras(self) -> frozenset[str]:
+        """The files written because a setting asks for them (`Summary.extras`)."""
+        return self._summary.extras
+
+    @extras.setter
+    def extras(self, paths: frozenset[str]) -> None:
+        if paths != self._summary.extras:
+            self._summary.extras = paths
+            self._dirty.add(SUMMARY)
+
+    @property
     def pages(self) -> dict[str, tuple[str, datetime]]:
         """The pages beside the articles, by path: (slug, last change)."""
         return dict(self._summary.pages)

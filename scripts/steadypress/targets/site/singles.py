@@ -22,6 +22,7 @@ from steadypress.targets.site.listings import (
 )
 from steadypress.targets.site.manifest import (
     CNAME,
+    HUGO_FEED,
     INDEX,
     NO_JEKYLL,
     NOT_FOUND,
@@ -127,7 +128,10 @@ class SiteSingles:
         cname = [CNAME] if self._settings.cname else []
         return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *cname, *self._redirect_pages()]
 
-    def put_static(self, files: SiteWriter) -> None:
+    def put_static(self, files: SiteWriter, index: SiteIndex | None) -> None:
+        """The files the site has one of but its listing pages; and those a setting asked for
+        (`extras`) that none asks for now removed, as `index` records them (None: a site of an
+        earlier layout, with no index to record them in yet)."""
         if self._stylesheet is None:
             self._stylesheet = self._maker.theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
@@ -137,10 +141,17 @@ class SiteSingles:
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
+        extras = {HUGO_FEED} if self._settings.moved_from == "hugo" else set()  # the feed's
         for path, page in self._redirect_pages().items():
             # An old site's own file at an address it moved stays, as its 404 page does.
             if not written_by_someone_else(files, path):
                 files.put(path, page)
+                extras.add(path)
+        if index is not None:
+            for path in sorted(index.extras - extras):
+                if not index.owners(path):  # an article's page now, or one of its redirects
+                    files.remove(path)
+            index.extras = frozenset(extras)
 
     def _redirect_pages(self) -> dict[str, bytes]:
         if self._redirects is None:
@@ -222,6 +233,6 @@ class SiteSingles:
     def _put_single_files(self, files: SiteWriter, index: SiteIndex) -> None:
         """The files the site has one of: the stylesheet and 404 page, and the front page,
         archive and tags page where the site has an index to make them from."""
-        self.put_static(files)
+        self.put_static(files, index if index.exists else None)
         if index.exists:
             self.listing_pages().write(files, index, SINGLE_LISTINGS)

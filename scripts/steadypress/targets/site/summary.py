@@ -94,6 +94,9 @@ class Summary:
     # The feed's id, and the start of each entry's: the site's address when its feed was first
     # written, kept when the domain changes (None: not written yet, or by an earlier version).
     feed_id: str | None = None
+    # The files written because a setting asks for them (a redirect page of `redirects`, the
+    # feed at Hugo's address): those a setting no longer asks for are removed.
+    extras: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -123,6 +126,7 @@ class Summary:
             ],
             **({"stale": sorted(self.stale)} if self.stale else {}),
             **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
+            **({"extras": sorted(self.extras)} if self.extras else {}),
             **(
                 {
                     "pages": {
@@ -174,7 +178,16 @@ class Summary:
             sitemaps_behind=_sitemaps_behind(document.get("sitemaps_behind")),
             pages=decoded(file, _pages, document.get("pages", {})),
             feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
+            extras=decoded(file, _site_paths, document.get("extras", [])),
         )
+
+
+def _site_paths(document: Any) -> frozenset[str]:
+    # A path here is one a later write may delete: each must name a file of the site, no more.
+    paths = frozenset(map(str, document))
+    if not all(map(is_site_path, paths)):
+        raise ValueError(f"not paths inside the site: {sorted(paths)}")
+    return paths
 
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:

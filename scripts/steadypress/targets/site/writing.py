@@ -224,7 +224,7 @@ class SiteWrites:
             if old is None or linked_as(old) != linked_as(entry):
                 moved += [(article.path, version) for version in (old, entry) if version]
         commit = batch[0][1].commit
-        self._singles.put_static(files)
+        self._singles.put_static(files, index)
         self._relink(files, index, _beside(index, moved, written), commit)
         carried = None
         if changed or stale or again:
