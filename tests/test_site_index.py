@@ -25,7 +25,8 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
-from steadypress.targets.site.index import SUMMARY, YEARS, _part_at, year_file
+from steadypress.targets.site.index import SUMMARY, YEARS, year_file
+from steadypress.targets.site.indexfiles import part_at
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
@@ -936,6 +937,6 @@ def test_a_row_falls_in_the_last_part_that_begins_at_or_before_it(
         parts_module.Part("x.json", number, start)
         for number, start in enumerate(sorted(starts), start=1)
     ]
-    found = _part_at(parts, key)
+    found = part_at(parts, key)
     assert parts[found].begins <= key
     assert found == len(parts) - 1 or parts[found + 1].begins > key

@@ -114,7 +114,7 @@ def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
     found = []
     for page in pages:
         listing = _listing_of_page(page)
-        numbers = [] if listing is None else index.older_parts_read(listing)
+        numbers = [] if listing is None else index.rows.older_parts_read(listing)
         found += [part_page(page, number) for number in numbers]
     return found
 
@@ -297,10 +297,10 @@ class ListingPages:
         every_part: list[str] = []  # the rows of each part of a listing rendered whole
         for page in pages:
             if (listing := _listing_of_page(page)) is not None:
-                parts = index.listing_parts(listing) or []
-                changed = set(parts[:-1]) if page in whole else index.repaged(listing)
-                work[page] = (parts, sorted(changed), index.unpaged(listing))
-                every_part += index.part_files(listing) if page in whole else []
+                parts = index.rows.listing_parts(listing) or []
+                changed = set(parts[:-1]) if page in whole else index.rows.repaged(listing)
+                work[page] = (parts, sorted(changed), index.rows.unpaged(listing))
+                every_part += index.rows.part_files(listing) if page in whole else []
         # Announced together: a part's page is read only when its part splits or empties.
         files.want(texts=every_part, oids=[*pages, *(
             part_page(page, n) for page, (_p, numbers, unpaged) in work.items()
@@ -390,15 +390,15 @@ class ListingPages:
         listing = _listing_of_page(page)
         if listing is None:
             raise ValueError(f"{page} is not a month's or a tag's year's page")
-        numbers = index.listing_parts(listing)
+        numbers = index.rows.listing_parts(listing)
         if numbers is None:
-            return [entry for _path, entry in index.listing(listing)], None
+            return [entry for _path, entry in index.rows.listing(listing)], None
         at = numbers.index(number) if number is not None else len(numbers) - 1
         older = part_page(page, numbers[at - 1]) if at > 0 else None
         newer = None
         if at + 1 < len(numbers):
             newer = page if at + 1 == len(numbers) - 1 else part_page(page, numbers[at + 1])
-        rows = index.part_rows(listing, numbers[at])
+        rows = index.rows.part_rows(listing, numbers[at])
         return [entry for _path, entry in rows], {
             "older": self._href(older) if older else None,
             "newer": self._href(newer) if newer else None,
@@ -422,7 +422,9 @@ class ListingPages:
             listed, pager = self._paged(index, page, number)
         else:
             shown = _newest_years(index, tag)
-            newest = [row for y in shown for row in index.newest_of(tag_year_file(tag, y), NEWEST)]
+            newest = [
+                row for y in shown for row in index.rows.newest_of(tag_year_file(tag, y), NEWEST)
+            ]
             listed = [entry for _path, entry in newest[:NEWEST]]
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.

@@ -382,7 +382,7 @@ class SiteWrites:
         pages they list."""
         index.refill_newest()
         if final:
-            index.lay_out()  # the pages of a crowded listing follow its parts
+            index.rows.lay_out()  # the pages of a crowded listing follow its parts
             self.render_listings(files, index, existed)
         else:
             index.mark_stale(existed)

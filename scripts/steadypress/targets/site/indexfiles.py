@@ -1,0 +1,214 @@
+"""The site index's files: where each is (`month_file`, `tag_year_file`, the shards of
+articles and URLs), what a row holds, and the JSON they are written in. Names and bytes
+alone: `index.py` reads and writes them, `rows.py` keeps a listing's rows in them."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from steadypress import shardtree
+from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed
+from steadypress.targets.site.parts import Part
+from steadypress.targets.site.summary import INDEX_VERSION, decoded
+
+__all__ = [
+    "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NEWEST", "NEWEST_PARTS", "NOT_LISTED",
+    "PAGE", "PARTS", "READABLE_VERSIONS", "SPLIT", "STYLED", "SUMMARY", "URLS", "YEARS",
+    "article_files", "date_order", "dumps", "in_order", "is_listing", "is_tag_years",
+    "listed_order", "listing_row", "listings_of", "month_file", "month_of", "newest_parts",
+    "part_at", "rows_only", "section_key", "shard_of_file", "split_marker", "tag_year_beside",
+    "tag_year_file", "tag_years_file", "url_files", "year_file",
+]  # fmt: skip
+
+INDEX_FOLDER = ".steadypress"
+READABLE_VERSIONS = (3, INDEX_VERSION)  # the other files are the same in both
+SUMMARY = f"{INDEX_FOLDER}/summary.json"
+YEARS = f"{INDEX_FOLDER}/years.json"
+STYLED = f"{INDEX_FOLDER}/look.json"
+# How many articles the front page and the feed show: the newest, as blogs do.
+NEWEST = 20
+ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
+# A date order after every row's: the rows before it are all of them, newest first.
+AFTER_ALL = (float("inf"), "")
+
+
+def shard_of_file(path: str) -> tuple[str, str] | None:
+    """(folder, name) of a file of articles or URLs; None for another file of the index."""
+    for folder in (ARTICLES, URLS):
+        if (name := shardtree.name_of(folder, path)) is not None:
+            return folder, name
+    return None
+
+
+def article_files(path: str) -> list[str]:
+    """The files that may hold an article's entry: a read asks for them all."""
+    return [shardtree.file_of(ARTICLES, name) for name in shardtree.names(path)]
+
+
+def url_files(site_path: str) -> list[str]:
+    """The files that may name the articles using a site path."""
+    return [shardtree.file_of(URLS, name) for name in shardtree.names(site_path)]
+
+
+def month_of(entry: Listed) -> str:
+    return f"{entry.date.year:04d}/{entry.date.month:02d}"
+
+
+def month_file(month: str) -> str:
+    return f"{INDEX_FOLDER}/months/{month.replace('/', '-')}.json"
+
+
+def year_file(year: str) -> str:
+    return f"{INDEX_FOLDER}/years/{year}.json"
+
+
+def tag_year_file(tag_page: str, year: int) -> str:
+    return f"{_tag_folder(tag_page)}/{year:04d}.json"
+
+
+def tag_years_file(tag_page: str) -> str:
+    return f"{_tag_folder(tag_page)}/years.json"
+
+
+def _tag_folder(tag_page: str) -> str:
+    """Where the index keeps a tag's files, by the tag's page (`tags/x/index.html`)."""
+    return f"{INDEX_FOLDER}/tags/{tag_page.split('/')[1]}"
+
+
+# What each kind of file holds, by the key of its section.
+def section_key(name: str) -> str:
+    # By the folder from the index's root: a tag may be called `urls` or `years`.
+    if name.startswith(f"{URLS}/"):
+        return "urls"
+    if name.startswith(f"{INDEX_FOLDER}/years/"):
+        return "months"
+    if name.endswith("/years.json"):
+        return "years"
+    return "articles"
+
+
+def date_order(entry: Listed) -> tuple[float, str]:
+    """Date order, the slug breaking a tie: how neighbours and lists are ranked."""
+    return (entry.date.timestamp(), entry.slug)
+
+
+def part_at(parts: list[Part], key: tuple[float, str]) -> int:
+    """Which of a listing's parts (in date order) a row of date order `key` falls in. Searched
+    in place: a tag on every article of a blog of 10^5 has some 700 parts a year, and a first
+    build asks for each of its articles."""
+    return bisect.bisect_right(parts, key, lo=1, key=lambda part: part.begins) - 1
+
+
+def listings_of(entry: Entry, tag_page: Callable[[str], str]) -> list[str]:
+    """The listings an entry is a row of: its month's, and each of its tags' year's (each tag
+    on the page `tag_page` gives: the index's, for rows written when it was another)."""
+    pages = dict.fromkeys(map(tag_page, entry.tags))
+    return [month_file(month_of(entry)), *(tag_year_file(page, entry.date.year) for page in pages)]
+
+
+def is_listing(name: str) -> bool:
+    """Whether a file of the index is a month's or a tag's year's: rows, not entries."""
+    months, tags = f"{INDEX_FOLDER}/months/", f"{INDEX_FOLDER}/tags/"
+    return name.startswith(months) or (name.startswith(tags) and not is_tag_years(name))
+
+
+def is_tag_years(name: str) -> bool:
+    """Whether a file of the index is a tag's `years.json` (its count of each year)."""
+    return name.startswith(f"{INDEX_FOLDER}/tags/") and name.endswith("/years.json")
+
+
+def tag_year_beside(tag_years: str, year: str) -> str:
+    """The file of a tag's year (`tag_year_file`), named from the tag's `years.json`."""
+    return f"{tag_years.removesuffix('years.json')}{year}.json"
+
+
+# What a month's and a tag's year's rows leave out: what only an article's own file needs, and
+# the summary made of its text, which only the feed shows, of the newest (the summary's rows
+# keep it): two thirds of a row, which a publish reads and writes some thirty of.
+NOT_LISTED = ENTRY_ONLY | {"summary"}
+
+
+def listing_row(listed: Listed) -> dict[str, Any]:
+    """An article's row in a month's and a tag's year's files."""
+    return {key: value for key, value in listed.to_json().items() if key not in NOT_LISTED}
+
+
+def rows_only(section: dict[str, Any]) -> dict[str, Any]:
+    """A listing's rows as written, what a listing written before rows were slimmed holds
+    beyond them left out (once: the next write finds none)."""
+    if not any(NOT_LISTED & row.keys() for row in section.values()):
+        return section
+    return {path: {k: v for k, v in row.items() if k not in NOT_LISTED}
+            for path, row in section.items()}  # fmt: skip
+
+
+# A month's row's digest of the article's page: where its neighbours' pages are made again
+# rather than read (`SiteTarget._relink`). A tag's rows have none: no page links by tags.
+PAGE = "page"
+
+
+SPLIT = "split"
+
+
+PARTS = "parts"
+
+
+NEWEST_PARTS = "newest_parts"
+
+
+# A listing's own file: a month's or a tag's year's (their parts are in a folder beside it).
+LISTING = re.compile(
+    rf"{re.escape(INDEX_FOLDER)}/(months/\d{{4}}-\d{{2}}|tags/[^/]+/\d{{4}})\.json"
+)
+
+
+def listed_order(name: str, row: Mapping[str, Any]) -> tuple[float, str]:
+    return date_order(decoded(name, Listed.from_json, row))
+
+
+def in_order(name: str, rows: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """A file's rows as written, in date order."""
+    return sorted(rows_only(dict(rows)).items(), key=lambda row: listed_order(name, row[1]))
+
+
+def newest_parts(document: Any) -> dict[str, list[int]]:
+    """A tag's years file's hint: year -> the numbers of its newest parts."""
+    if not isinstance(document, Mapping):
+        raise TypeError(f"{NEWEST_PARTS} is not an object")
+    if not all(isinstance(numbers, list) for numbers in document.values()):
+        raise TypeError(f"{NEWEST_PARTS} names a year's parts by other than a list")
+    return {f"{int(year):04d}": [int(n) for n in numbers] for year, numbers in document.items()}
+
+
+def split_marker() -> dict[str, Any]:
+    """What a file of articles or URLs holds once it has split (`shardtree.py`)."""
+    return {"version": INDEX_VERSION, SPLIT: True}
+
+
+def dumps(document: Mapping[str, Any]) -> bytes:
+    """Keys sorted, and each article, URL or month on a line of its own: the Pages branch's
+    diffs read well."""
+    parts = []
+    for key, value in sorted(document.items()):
+        if isinstance(value, Mapping) and value:
+            rows = ",\n".join(f"  {_json(k)}: {_json(v)}" for k, v in sorted(value.items()))
+            parts.append(f"{_json(key)}: {{\n{rows}\n }}")
+        elif isinstance(value, list) and value:
+            rows = ",\n".join(f"  {_json(item)}" for item in value)
+            parts.append(f"{_json(key)}: [\n{rows}\n ]")
+        else:
+            parts.append(f"{_json(key)}: {_json(value)}")
+    return ("{" + ",\n ".join(parts) + "}\n").encode()
+
+
+# One encoder for every row: `json.dumps` with options builds one a call, a third of its cost
+# for the thousands of small rows a first build writes.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
+def _json(value: Any) -> str:
+    return _ENCODER.encode(value)
