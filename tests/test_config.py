@@ -113,6 +113,15 @@ HUGO_MOVED = {"kind": "site", "moved_from": "hugo"}
         ),
         ({"targets": {"site": {"kind": "site", "redirects": ["/a/"]}}}, "redirects: a mapping"),
         (
+            {"targets": {"site": {"kind": "site", "feed_also_at": ["/tags/x/index.xml"]}}},
+            "'/tags/x/index.xml' is not a path of the site for a feed",
+        ),
+        (
+            {"targets": {"site": {"kind": "site", "feed_also_at": ["/posts/feed.html"]}}},
+            "'/posts/feed.html' is not a path of the site for a feed",
+        ),
+        ({"targets": {"site": {"kind": "site", "feed_also_at": "/a.xml"}}}, "a list of paths"),
+        (
             {"targets": {"site": {"kind": "site", "redirects": {"/tags/": "/x/"}}}},
             "'/tags/' is not an old path of the site a redirect can stand at",
         ),

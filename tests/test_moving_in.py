@@ -209,10 +209,14 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     }  # fmt: skip
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
-    # The feed's readers subscribed to Hugo's /index.xml: the site's feed is there too.
-    assert (out / "index.xml").is_file()
+    # The feed's readers subscribed to Hugo's /index.xml, or a section's: the site's feed is
+    # there too. (Not a tag's or a category's: those feeds are not kept.)
+    feeds = {p.relative_to(out).as_posix() for p in out.rglob("index.xml")}
+    assert {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"} <= feeds
+    kept = {feed for feed in feeds if (site / feed).is_file()}
+    assert kept == {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"}
+    assert all((site / feed).read_bytes() == (site / "feed.xml").read_bytes() for feed in kept)
     feed = feedparser.parse((site / "index.xml").read_bytes())
-    assert (site / "index.xml").read_bytes() == (site / "feed.xml").read_bytes()
     assert len(feed.entries) == len(HUGO_PAGES) and not feed.bozo
     # A page bundle is its folder's page, as under Hugo, and the section's text no article.
     assert (site / "notes/bundle/index.html").is_file()
@@ -264,7 +268,8 @@ def test_own_site_reads_hugos_newer_permalinks_and_leaves_out_a_placeholder_addr
     site = yaml.safe_load((repo.root / "steadypress.yml").read_text())["targets"]["site"]
     assert site == {"kind": "site", "moved_from": "hugo", "branch": "gh-pages", "title": "Mine",
                     "old_permalinks": {"posts": "/:year/:slug/"},
-                    "redirects": {"/posts/": "/archive/"}}  # fmt: skip
+                    "redirects": {"/posts/": "/archive/"},
+                    "feed_also_at": ["/posts/index.xml"]}  # fmt: skip
     assert "generator" not in (repo.root / ".github/workflows/steadypress-publish.yml").read_text()
 
 

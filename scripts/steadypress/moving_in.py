@@ -24,6 +24,7 @@ __all__ = [
     "JEKYLL_CONFIGS",
     "OldPage",
     "hugo_lists",
+    "hugo_sections",
     "old_site_settings",
     "pages_outside",
 ]
@@ -77,6 +78,9 @@ def old_site_settings(
         extra = {"old_ugly_urls": True} if ugly else {}
         if redirects := hugo_lists(repo / content, ugly=ugly):
             extra["redirects"] = redirects
+        # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
+        if sections := hugo_sections(repo / content):
+            extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
     settings: dict[str, Any] = {"moved_from": generator, **extra}
     if permalinks:
         settings["old_permalinks"] = permalinks
@@ -113,14 +117,9 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
     nearest it: a section's page (`/posts/`) to the archive, the categories' to the tags',
     and each category's or tag's page to the site's page of that tag, where Hugo's address of
     it (`/tags/c++/`, `/categories/web/`) is not the site's."""
-    sections: set[str] = set()
     terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
-    for path in sorted(content.rglob("*")):
+    for path in _hugo_pages(content):
         relative = path.relative_to(content)
-        if not path.name.endswith(ARTICLE_SUFFIXES) or path.name.startswith("_index."):
-            continue
-        if len(relative.parts) > 1:
-            sections.add(relative.parts[0])
         try:
             metadata = parse_article(relative.as_posix(), "", path.read_bytes()).metadata
         except ArticleError:  # an article steadypress will name when it publishes
@@ -128,7 +127,7 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
         for taxonomy, found in terms.items():
             named = metadata.get(taxonomy)
             found.update(map(str, named if isinstance(named, list) else [named] if named else []))
-    redirects = {f"/{section}/": "/archive/" for section in sorted(sections)}
+    redirects = {f"/{section}/": "/archive/" for section in hugo_sections(content)}
     if terms["categories"]:
         redirects["/categories/"] = "/tags/"
     for taxonomy, found in terms.items():
@@ -139,6 +138,20 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
             if name and old != new:
                 redirects[old] = new
     return {old: new for old, new in redirects.items() if redirect_file(old.lstrip("/"))}
+
+
+def hugo_sections(content: Path) -> list[str]:
+    """Hugo's sections of the articles in `content`: the folders at its top that hold any."""
+    relatives = [path.relative_to(content).parts for path in _hugo_pages(content)]
+    return sorted({parts[0] for parts in relatives if len(parts) > 1})
+
+
+def _hugo_pages(content: Path) -> list[Path]:
+    """The articles Hugo made pages of in `content`: its Markdown files but sections' own."""
+    return [
+        path for path in sorted(content.rglob("*"))
+        if path.name.endswith(ARTICLE_SUFFIXES) and not path.name.startswith("_index.")
+    ]  # fmt: skip
 
 
 # Files at a blog's root that are not its pages.

@@ -19,6 +19,7 @@ __all__ = [
     "GENERATORS",
     "SiteAddress",
     "SiteSettings",
+    "feed_paths",
     "old_layout",
     "parse_settings",
     "site_address",
@@ -67,6 +68,10 @@ class SiteSettings:
     # Addresses the site once had and where each is now (`/categories/`: `/tags/`), each a
     # redirect page: the old generator's list pages, which `init --own-site` names.
     redirects: tuple[tuple[str, str], ...] = ()
+    # Other addresses of the site where its feed is written too, as readers subscribed to
+    # them (`/posts/index.xml`, a Hugo section's feed); a blog `moved_from: hugo` has it at
+    # Hugo's `/index.xml` besides (`feed_paths`).
+    feed_also_at: tuple[str, ...] = ()
     # The header's links beside the archive, tags and feed, in order: (title, a path of the
     # site such as a page's `/about/`, or an http(s) URL).
     menu: tuple[tuple[str, str], ...] = ()
@@ -89,6 +94,7 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSe
         old_permalinks=_old_permalinks(name, options, source),
         menu=_menu(name, options.get("menu"), source),
         redirects=_redirects(name, options.get("redirects"), source),
+        feed_also_at=_feed_also_at(name, options.get("feed_also_at"), source),
     )
     _check_moved_from(name, settings, source)
     if settings.generator and settings.generator not in GENERATORS:
@@ -151,7 +157,7 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
 
 # The settings that are mappings, not text.
 _FLAGS = ("old_ugly_urls", "transliterate")
-_NOT_TEXTS = ("old_permalinks", "menu", "redirects", *_FLAGS)
+_NOT_TEXTS = ("old_permalinks", "menu", "redirects", "feed_also_at", *_FLAGS)
 
 
 def _is_link(link: str) -> bool:
@@ -234,6 +240,39 @@ def _old_permalinks(
         f"targets.{name}.old_permalinks: a pattern (Jekyll's `permalink`) or a mapping of "
         f"sections to patterns (Hugo's `permalinks`), got {value!r}",
     )
+
+
+def _feed_also_at(name: str, value: Any, source: str) -> tuple[str, ...]:
+    """Paths of the site (`/posts/index.xml`), each an XML file outside what the site writes."""
+    if value is None:
+        return ()
+    # Where the site writes its pages, read only by a configuration that names such paths.
+    from steadypress.targets.site.manifest import is_reserved, is_site_path  # noqa: PLC0415
+
+    key = f"targets.{name}.feed_also_at"
+    if not isinstance(value, list) or not all(isinstance(path, str) for path in value):
+        raise ConfigError(source, f"{key}: a list of paths (/posts/index.xml), got {value!r}")
+    for path in value:
+        relative = path.lstrip("/")
+        if not (
+            path.startswith("/")
+            and relative.endswith(".xml")
+            and is_site_path(relative)
+            and not is_reserved(relative.split("/")[0])
+        ):
+            raise ConfigError(
+                source,
+                f"{key}: {path!r} is not a path of the site for a feed (/posts/index.xml, "
+                "outside the files and folders the site writes itself)",
+            )
+    return tuple(dict.fromkeys(path.lstrip("/") for path in value))
+
+
+def feed_paths(settings: SiteSettings) -> tuple[str, ...]:
+    """Where the site's feed is written besides `feed.xml`: Hugo's `/index.xml` for a blog
+    moved from Hugo, and `feed_also_at`."""
+    hugo = ("index.xml",) if settings.moved_from == "hugo" else ()
+    return (*hugo, *settings.feed_also_at)
 
 
 def old_layout(settings: SiteSettings) -> OldLayout | None:

@@ -22,7 +22,6 @@ from steadypress.targets.site.listings import (
 )
 from steadypress.targets.site.manifest import (
     CNAME,
-    HUGO_FEED,
     INDEX,
     NO_JEKYLL,
     NOT_FOUND,
@@ -31,7 +30,7 @@ from steadypress.targets.site.manifest import (
 )
 from steadypress.targets.site.refusals import written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker
-from steadypress.targets.site.settings import SiteAddress, SiteSettings
+from steadypress.targets.site.settings import SiteAddress, SiteSettings, feed_paths
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, shipped_look
 
 __all__ = ["SHOWING", "SINGLE_LISTINGS", "SiteSingles", "site_look"]
@@ -141,7 +140,7 @@ class SiteSingles:
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
-        extras = {HUGO_FEED} if self._settings.moved_from == "hugo" else set()  # the feed's
+        extras = set(feed_paths(self._settings))  # the feed's copies
         for path, page in self._redirect_pages().items():
             # An old site's own file at an address it moved stays, as its 404 page does.
             if not written_by_someone_else(files, path):

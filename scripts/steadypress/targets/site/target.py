@@ -49,7 +49,6 @@ from steadypress.targets.site.listings import (
 )
 from steadypress.targets.site.manifest import (
     FEED,
-    HUGO_FEED,
     MANIFEST,
     Entry,
     article_slug,
@@ -61,6 +60,7 @@ from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import (
     SiteAddress,
     SiteSettings,
+    feed_paths,
     site_address,
 )
 from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
@@ -185,7 +185,7 @@ class SiteTarget(OneByBatches):
         self._feed = SiteFeed(
             maker=self._maker, again=self._again, title=settings.title, address=address,
             content_dir=content_dir,
-            also_at=(HUGO_FEED,) if settings.moved_from == "hugo" else (),
+            also_at=feed_paths(settings),
         )  # fmt: skip
         # Versions (path -> blob) a write of this process put on a backend that confirms its
         # writes: `verify` has nothing to read back for them.
