@@ -122,6 +122,14 @@ HUGO_MOVED = {"kind": "site", "moved_from": "hugo"}
         ),
         ({"targets": {"site": {"kind": "site", "feed_also_at": "/a.xml"}}}, "a list of paths"),
         (
+            {"targets": {"site": {"kind": "site", "old_term_feeds": ["tags"]}}},
+            "old_term_feeds: only with `moved_from`",
+        ),
+        (
+            {"targets": {"site": {**HUGO_MOVED, "old_term_feeds": ["Tags/x"]}}},
+            "old_term_feeds: a list of Hugo's taxonomies",
+        ),
+        (
             {"targets": {"site": {"kind": "site", "redirects": {"/tags/": "/x/"}}}},
             "'/tags/' is not an old path of the site a redirect can stand at",
         ),

@@ -210,12 +210,21 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
     # The feed's readers subscribed to Hugo's /index.xml, or a section's: the site's feed is
-    # there too. (Not a tag's or a category's: those feeds are not kept.)
+    # there too; to a tag's or a category's: the tag's newest articles. (Not the lists of
+    # every tag or category, `/tags/index.xml`.)
     feeds = {p.relative_to(out).as_posix() for p in out.rglob("index.xml")}
-    assert {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"} <= feeds
-    kept = {feed for feed in feeds if (site / feed).is_file()}
-    assert kept == {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"}
-    assert all((site / feed).read_bytes() == (site / "feed.xml").read_bytes() for feed in kept)
+    whole = {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"}
+    terms = {"tags/c++/index.xml", "tags/go/index.xml", "tags/machine-learning/index.xml",
+             "tags/новости/index.xml", "categories/web-dev/index.xml"}  # fmt: skip
+    assert feeds == whole | terms | {"tags/index.xml", "categories/index.xml"}
+    assert {feed for feed in feeds if (site / feed).is_file()} == whole | terms
+    assert all((site / feed).read_bytes() == (site / "feed.xml").read_bytes() for feed in whole)
+    for term in terms:
+        parsed = feedparser.parse((site / term).read_bytes())
+        assert not parsed.bozo and [entry.title for entry in parsed.entries] in (
+            ["Second"],
+            ["Привет, мир"],
+        ), term
     feed = feedparser.parse((site / "index.xml").read_bytes())
     assert len(feed.entries) == len(HUGO_PAGES) and not feed.bozo
     # A page bundle is its folder's page, as under Hugo, and the section's text no article.

@@ -74,16 +74,24 @@ def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Elem
     return element
 
 
-def atom_feed(*, title: str, url: str, ident: str, entries: Sequence[FeedEntry]) -> bytes:
+def atom_feed(
+    *,
+    title: str,
+    url: str,
+    ident: str,
+    entries: Sequence[FeedEntry],
+    self_url: str | None = None,
+) -> bytes:
     """The newest `FEED_ENTRIES` entries, the whole text of the `FEED_TEXTS` newest within
-    `FEED_TEXT_BYTES`; `url` is the site's absolute address, `ident` the feed's permanent id."""
+    `FEED_TEXT_BYTES`; `url` is the address of the page it follows (the site's), `ident` the
+    feed's permanent id, `self_url` its own address (the site's `feed.xml` by default)."""
     newest = sorted(entries, key=lambda entry: (-entry.published.timestamp(), entry.url))
     newest = newest[:FEED_ENTRIES]
     contents: list[str] = []
     feed = ET.Element("feed", {"xmlns": ATOM})
     _text(feed, "title", title)
     _text(feed, "id", ident)
-    _element(feed, "link", {"rel": "self", "href": f"{url}feed.xml"})
+    _element(feed, "link", {"rel": "self", "href": self_url or f"{url}feed.xml"})
     _element(feed, "link", {"rel": "alternate", "type": "text/html", "href": url})
     # An empty feed is still valid Atom: it needs an `updated`, and the epoch says "never".
     changed = max((entry.updated for entry in newest), default=datetime(1970, 1, 1, tzinfo=UTC))

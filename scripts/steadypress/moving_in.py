@@ -25,6 +25,7 @@ __all__ = [
     "OldPage",
     "hugo_lists",
     "hugo_sections",
+    "hugo_terms",
     "old_site_settings",
     "pages_outside",
 ]
@@ -81,6 +82,9 @@ def old_site_settings(
         # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
         if sections := hugo_sections(repo / content):
             extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
+        # Each term's feed (`/tags/go/index.xml`): the tag's newest articles.
+        if taxonomies := [name for name, terms in hugo_terms(repo / content).items() if terms]:
+            extra["old_term_feeds"] = taxonomies
     settings: dict[str, Any] = {"moved_from": generator, **extra}
     if permalinks:
         settings["old_permalinks"] = permalinks
@@ -117,16 +121,7 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
     nearest it: a section's page (`/posts/`) to the archive, the categories' to the tags',
     and each category's or tag's page to the site's page of that tag, where Hugo's address of
     it (`/tags/c++/`, `/categories/web/`) is not the site's."""
-    terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
-    for path in _hugo_pages(content):
-        relative = path.relative_to(content)
-        try:
-            metadata = parse_article(relative.as_posix(), "", path.read_bytes()).metadata
-        except ArticleError:  # an article steadypress will name when it publishes
-            continue
-        for taxonomy, found in terms.items():
-            named = metadata.get(taxonomy)
-            found.update(map(str, named if isinstance(named, list) else [named] if named else []))
+    terms = hugo_terms(content)
     redirects = {f"/{section}/": "/archive/" for section in hugo_sections(content)}
     if terms["categories"]:
         redirects["/categories/"] = "/tags/"
@@ -138,6 +133,22 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
             if name and old != new:
                 redirects[old] = new
     return {old: new for old, new in redirects.items() if redirect_file(old.lstrip("/"))}
+
+
+def hugo_terms(content: Path) -> dict[str, set[str]]:
+    """The terms of Hugo's default taxonomies (`tags`, `categories`) in the articles of
+    `content`, by taxonomy: steadypress reads both as tags."""
+    terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
+    for path in _hugo_pages(content):
+        relative = path.relative_to(content)
+        try:
+            metadata = parse_article(relative.as_posix(), "", path.read_bytes()).metadata
+        except ArticleError:  # an article steadypress will name when it publishes
+            continue
+        for taxonomy, found in terms.items():
+            named = metadata.get(taxonomy)
+            found.update(map(str, named if isinstance(named, list) else [named] if named else []))
+    return terms
 
 
 def hugo_sections(content: Path) -> list[str]:

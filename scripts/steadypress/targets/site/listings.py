@@ -17,13 +17,14 @@ keeps each month's and each tag's year's articles in a file of their own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from markupsafe import escape
 
 from steadypress.errors import TransientError
+from steadypress.feeds import FeedEntry, atom_feed
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import (
     NEWEST,
@@ -36,7 +37,15 @@ from steadypress.targets.site.index import (
     tag_years_file,
     year_file,
 )
-from steadypress.targets.site.manifest import INDEX, TAGS_INDEX, Entry, Listed, page_path
+from steadypress.targets.site.manifest import (
+    INDEX,
+    TAGS_INDEX,
+    Entry,
+    Listed,
+    is_site_path,
+    page_path,
+)
+from steadypress.targets.site.old_urls import hugo_sanitized
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -273,11 +282,15 @@ class ListingPages:
         *,
         href: Callable[[str], str],
         absolute: Callable[[str], str],
+        term_feeds: Sequence[str] = (),
     ) -> None:
+        """`term_feeds`: Hugo's taxonomies (`SiteSettings.old_term_feeds`) at whose term feeds
+        each tag's page has its newest articles' feed too."""
         self._theme = theme
         self._site = site
         self._href = href
         self._absolute = absolute
+        self._term_feeds = tuple(term_feeds)
 
     def write(
         self,
@@ -309,6 +322,8 @@ class ListingPages:
         for page in sorted(pages):
             if listing_exists(index, page):
                 files.put(page, self._render(index, page))
+                for path, feed in self._term_feeds_of(index, page).items():
+                    files.put(path, feed, unread=True)  # a new row every time it is written
             else:
                 files.remove(page)
             parts, numbers, unpaged = work.get(page, ([], [], set()))
@@ -318,6 +333,42 @@ class ListingPages:
                     files.put(part_page(page, number), rendered, unread=number in unpaged)
                 elif number not in unpaged:  # gone, or now the newest, which `page` shows
                     files.remove(part_page(page, number))
+
+    def _term_feeds_of(self, index: SiteIndex, page: str) -> dict[str, bytes]:
+        """For a tag's own page, the feed of its newest articles at each of `term_feeds`'s
+        addresses of the tag, as Hugo named them (`/tags/c++/index.xml`); none for another."""
+        tag, year = _tag_of(page) if page.startswith("tags/") else (None, None)
+        if not self._term_feeds or tag != page or year is not None:
+            return {}
+        name = index.tag_name(tag)
+        entries = [
+            FeedEntry(title=row.title, url=(url := self._absolute(page_path(row.slug))), id=url,
+                      published=row.date, updated=row.updated, summary=row.description or "",
+                      tags=row.tags, cover=None)
+            for row in self._tag_newest(index, tag)
+        ]  # fmt: skip
+        folder = hugo_sanitized(name)
+        if not is_site_path(f"tags/{folder}/index.xml"):
+            return {}  # a name Hugo made no folder of (`..`, or no letter at all)
+        return {
+            f"{taxonomy}/{folder}/index.xml": atom_feed(
+                title=f"{self._site['title']}: {name}",
+                url=self._absolute(tag),
+                ident=self._absolute(tag),
+                entries=entries,
+                self_url=self._absolute(f"{taxonomy}/{folder}/index.xml"),
+            )
+            for taxonomy in self._term_feeds
+        }
+
+    def _tag_newest(self, index: SiteIndex, tag: str) -> list[Listed]:
+        """A tag's newest `NEWEST` articles, newest first, from its newest years."""
+        newest = [
+            row
+            for y in _newest_years(index, tag)
+            for row in index.rows.newest_of(tag_year_file(tag, y), NEWEST)
+        ]
+        return [entry for _path, entry in newest[:NEWEST]]
 
     def _render_part(self, index: SiteIndex, page: str, number: int) -> bytes:
         """The page of one of the older parts of the listing shown on `page`."""
@@ -421,11 +472,7 @@ class ListingPages:
         if year is not None:
             listed, pager = self._paged(index, page, number)
         else:
-            shown = _newest_years(index, tag)
-            newest = [
-                row for y in shown for row in index.rows.newest_of(tag_year_file(tag, y), NEWEST)
-            ]
-            listed = [entry for _path, entry in newest[:NEWEST]]
+            listed = self._tag_newest(index, tag)
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []

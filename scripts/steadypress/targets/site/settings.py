@@ -72,6 +72,9 @@ class SiteSettings:
     # them (`/posts/index.xml`, a Hugo section's feed); a blog `moved_from: hugo` has it at
     # Hugo's `/index.xml` besides (`feed_paths`).
     feed_also_at: tuple[str, ...] = ()
+    # Hugo's taxonomies (`tags`, `categories`) whose terms' feeds (`/tags/go/index.xml`) a
+    # blog moved from Hugo keeps: each tag's newest articles, written with its page.
+    old_term_feeds: tuple[str, ...] = ()
     # The header's links beside the archive, tags and feed, in order: (title, a path of the
     # site such as a page's `/about/`, or an http(s) URL).
     menu: tuple[tuple[str, str], ...] = ()
@@ -95,6 +98,7 @@ def parse_settings(name: str, options: Mapping[str, Any], source: str) -> SiteSe
         menu=_menu(name, options.get("menu"), source),
         redirects=_redirects(name, options.get("redirects"), source),
         feed_also_at=_feed_also_at(name, options.get("feed_also_at"), source),
+        old_term_feeds=_old_term_feeds(name, options.get("old_term_feeds"), source),
     )
     _check_moved_from(name, settings, source)
     if settings.generator and settings.generator not in GENERATORS:
@@ -132,7 +136,7 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
         raise ConfigError(
             source, f"targets.{name}.moved_from: the site's generator keeps its own URLs"
         )
-    for key in ("old_permalinks", "old_timezone", "old_ugly_urls"):
+    for key in ("old_permalinks", "old_timezone", "old_ugly_urls", "old_term_feeds"):
         if getattr(settings, key) and not settings.moved_from:
             raise ConfigError(source, f"targets.{name}.{key}: only with `moved_from`")
     if settings.old_timezone:
@@ -157,7 +161,7 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
 
 # The settings that are mappings, not text.
 _FLAGS = ("old_ugly_urls", "transliterate")
-_NOT_TEXTS = ("old_permalinks", "menu", "redirects", "feed_also_at", *_FLAGS)
+_NOT_TEXTS = ("old_permalinks", "menu", "redirects", "feed_also_at", "old_term_feeds", *_FLAGS)
 
 
 def _is_link(link: str) -> bool:
@@ -266,6 +270,21 @@ def _feed_also_at(name: str, value: Any, source: str) -> tuple[str, ...]:
                 "outside the files and folders the site writes itself)",
             )
     return tuple(dict.fromkeys(path.lstrip("/") for path in value))
+
+
+def _old_term_feeds(name: str, value: Any, source: str) -> tuple[str, ...]:
+    """Hugo's taxonomies by their folder (`tags`, `categories`): lowercase letters."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(folder, str) and re.fullmatch(r"[a-z][a-z0-9_-]*", folder) for folder in value
+    ):
+        raise ConfigError(
+            source,
+            f"targets.{name}.old_term_feeds: a list of Hugo's taxonomies (tags, categories), "
+            f"got {value!r}",
+        )
+    return tuple(dict.fromkeys(value))
 
 
 def feed_paths(settings: SiteSettings) -> tuple[str, ...]:

@@ -119,7 +119,10 @@ class SiteSingles:
 
     def listing_pages(self) -> ListingPages:
         maker = self._maker
-        return ListingPages(maker.theme, maker.site(), href=maker.href, absolute=maker.absolute)
+        return ListingPages(
+            maker.theme, maker.site(), href=maker.href, absolute=maker.absolute,
+            term_feeds=self._settings.old_term_feeds,
+        )  # fmt: skip
 
     def static_files(self) -> tuple[list[str], list[str]]:
         """What `put_static` reads whole (the 404 page: an old site's own is left alone, and
