@@ -51,7 +51,7 @@ def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Rep
     sorting as if it ended in "/"), all in one process, and `read_trees` reads them as
     `ls-tree` lists them."""
     git = Git(repo.root)
-    blob = git.write_blob(b"a file\n")
+    (blob,) = git.write_blobs([b"a file\n"])
     batch = git.trees()
     inner = batch.add([("100644", "blob", blob, "x.json")])
     trees = [
@@ -101,7 +101,7 @@ def test_trees_whose_ids_git_does_not_agree_with_are_refused(tmp_path: Path) -> 
     others, and the write says so rather than leave a commit naming trees that are not there."""
     subprocess.run(["git", "init", "-q", "--object-format=sha256", str(tmp_path)], check=True)
     git = Git(tmp_path)
-    blob = git.write_blob(b"a file\n")
+    (blob,) = git.write_blobs([b"a file\n"])
     trees = git.trees()
     trees.add([("100644", "blob", blob, "a.json")])
     with pytest.raises(GitFailed, match="not the ids computed"):

@@ -141,7 +141,6 @@ class GitFailed(SteadypressError):
 
     def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
         super().__init__(f"git {' '.join(args)} failed ({returncode}): {stderr.strip()}")
-        self.args_ = tuple(args)
         self.returncode = returncode
         self.stderr = stderr
 

@@ -143,11 +143,9 @@ class Git:
             tree = git.text("write-tree")
         return self.write_commit(tree, head, "the working tree, for steadypress check\n")
 
-    def write_blob(self, data: bytes) -> str:
-        return self.text("hash-object", "-w", "--stdin", stdin=data)
-
     def write_blobs(self, contents: Sequence[bytes]) -> list[str]:
-        """`write_blob` for many, in one git process: from PACK_FROM of them, one pack."""
+        """Blobs of `contents` written, their ids in order, in one git process: from PACK_FROM
+        of them, one pack."""
         if not contents:
             return []
         if len(contents) >= PACK_FROM:
@@ -226,13 +224,6 @@ class Git:
     def write_commit(self, tree: str, parent: str | None, message: str) -> str:
         parents = ["-p", parent] if parent else []
         return self.text("commit-tree", tree, *parents, stdin=message.encode())
-
-    def is_repository(self) -> bool:
-        try:
-            self.run("rev-parse", "--git-dir")
-        except (GitFailed, FileNotFoundError):
-            return False
-        return True
 
 
 class Trees:

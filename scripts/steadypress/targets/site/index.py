@@ -38,7 +38,7 @@ import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from steadypress import shardtree
 from steadypress.targets.site.files import SiteWriter, unreadable
@@ -112,7 +112,6 @@ __all__ = [
     "year_file",
 ]
 
-T = TypeVar("T")
 # An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
