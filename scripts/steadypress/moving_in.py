@@ -23,9 +23,6 @@ __all__ = [
     "HUGO_CONFIGS",
     "JEKYLL_CONFIGS",
     "OldPage",
-    "hugo_lists",
-    "hugo_sections",
-    "hugo_terms",
     "old_site_settings",
     "pages_outside",
 ]
@@ -58,8 +55,9 @@ def old_site_settings(
     `moved_from`, `old_permalinks` where it sets any, Jekyll's `timezone` and Hugo's
     `uglyURLs`, `title` and `url` where it names them, a `menu` of the pages its header linked
     (Jekyll's `pages`, from `pages_outside`, or those `header_pages` names; Hugo's
-    `menu.main`), and `redirects` from the list pages Hugo made of the articles in `content`
-    (`hugo_lists`) to the site's own."""
+    `menu.main`); and from the articles in `content`, read once, `redirects` from the list
+    pages Hugo made of them to the site's own (`_hugo_lists`), `feed_also_at` at each of their
+    sections' feeds and `old_term_feeds` for the taxonomies they name terms of."""
     extra: dict[str, Any] = {}
     if generator == "jekyll":
         name, config = _first_config(repo, JEKYLL_CONFIGS)
@@ -77,13 +75,15 @@ def old_site_settings(
         menu = _hugo_menu(config.get("menu"))
         ugly = config.get("uglyurls") is True
         extra = {"old_ugly_urls": True} if ugly else {}
-        if redirects := hugo_lists(repo / content, ugly=ugly):
+        found = _hugo_pages(repo / content)
+        sections, terms = _hugo_sections(found), _hugo_terms(found)
+        if redirects := _hugo_lists(sections, terms, ugly=ugly):
             extra["redirects"] = redirects
         # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
-        if sections := hugo_sections(repo / content):
+        if sections:
             extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
         # Each term's feed (`/tags/go/index.xml`): the tag's newest articles.
-        if taxonomies := [name for name, terms in hugo_terms(repo / content).items() if terms]:
+        if taxonomies := [taxonomy for taxonomy, named in terms.items() if named]:
             extra["old_term_feeds"] = taxonomies
     settings: dict[str, Any] = {"moved_from": generator, **extra}
     if permalinks:
@@ -115,14 +115,15 @@ def pages_outside(repo: Path) -> list[OldPage]:
     return pages
 
 
-def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
-    """The list pages Hugo made of the articles in `content` whose address the site has not
-    (https://gohugo.io/content-management/sections/, .../taxonomies/), each to the site's page
-    nearest it: a section's page (`/posts/`) to the archive, the categories' to the tags',
-    and each category's or tag's page to the site's page of that tag, where Hugo's address of
-    it (`/tags/c++/`, `/categories/web/`) is not the site's."""
-    terms = hugo_terms(content)
-    redirects = {f"/{section}/": "/archive/" for section in hugo_sections(content)}
+def _hugo_lists(
+    sections: Sequence[str], terms: Mapping[str, set[str]], *, ugly: bool
+) -> dict[str, str]:
+    """The list pages Hugo made of its `sections` and taxonomies' `terms` whose address the
+    site has not (https://gohugo.io/content-management/sections/, .../taxonomies/), each to
+    the site's page nearest it: a section's page (`/posts/`) to the archive, the categories'
+    to the tags', and each category's or tag's page to the site's page of that tag, where
+    Hugo's address of it (`/tags/c++/`, `/categories/web/`) is not the site's."""
+    redirects = {f"/{section}/": "/archive/" for section in sections}
     if terms["categories"]:
         redirects["/categories/"] = "/tags/"
     for taxonomy, found in terms.items():
@@ -135,14 +136,13 @@ def hugo_lists(content: Path, *, ugly: bool = False) -> dict[str, str]:
     return {old: new for old, new in redirects.items() if redirect_file(old.lstrip("/"))}
 
 
-def hugo_terms(content: Path) -> dict[str, set[str]]:
-    """The terms of Hugo's default taxonomies (`tags`, `categories`) in the articles of
-    `content`, by taxonomy: steadypress reads both as tags."""
+def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, set[str]]:
+    """The terms of Hugo's default taxonomies (`tags`, `categories`) in these articles
+    (`_hugo_pages`), by taxonomy: steadypress reads both as tags."""
     terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
-    for path in _hugo_pages(content):
-        relative = path.relative_to(content)
+    for relative, path in pages:
         try:
-            metadata = parse_article(relative.as_posix(), "", path.read_bytes()).metadata
+            metadata = parse_article(relative, "", path.read_bytes()).metadata
         except ArticleError:  # an article steadypress will name when it publishes
             continue
         for taxonomy, found in terms.items():
@@ -151,16 +151,16 @@ def hugo_terms(content: Path) -> dict[str, set[str]]:
     return terms
 
 
-def hugo_sections(content: Path) -> list[str]:
-    """Hugo's sections of the articles in `content`: the folders at its top that hold any."""
-    relatives = [path.relative_to(content).parts for path in _hugo_pages(content)]
-    return sorted({parts[0] for parts in relatives if len(parts) > 1})
+def _hugo_sections(pages: Sequence[tuple[str, Path]]) -> list[str]:
+    """Hugo's sections of these articles (`_hugo_pages`): the top folders that hold any."""
+    return sorted({relative.split("/")[0] for relative, _path in pages if "/" in relative})
 
 
-def _hugo_pages(content: Path) -> list[Path]:
-    """The articles Hugo made pages of in `content`: its Markdown files but sections' own."""
+def _hugo_pages(content: Path) -> list[tuple[str, Path]]:
+    """The articles Hugo made pages of in `content`, each by its path there and its file:
+    its Markdown files but sections' own."""
     return [
-        path for path in sorted(content.rglob("*"))
+        (path.relative_to(content).as_posix(), path) for path in sorted(content.rglob("*"))
         if path.name.endswith(ARTICLE_SUFFIXES) and not path.name.startswith("_index.")
     ]  # fmt: skip
 
