@@ -16,15 +16,23 @@ from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import SiteIndex
 from steadypress.targets.site.manifest import (
     FEED,
+    HUGO_FEED,
     Listed,
     page_path,
     path_url_slug,
 )
 from steadypress.targets.site.rendering import PageMaker, summary_of
-from steadypress.targets.site.settings import SiteAddress
+from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import address_of
 
-__all__ = ["SiteFeed"]
+__all__ = ["SiteFeed", "feed_paths"]
+
+
+def feed_paths(settings: SiteSettings) -> tuple[str, ...]:
+    """Where the site's feed is written besides `feed.xml`: Hugo's `/index.xml` for a blog
+    moved from Hugo, and `feed_also_at`."""
+    hugo = (HUGO_FEED,) if settings.moved_from == "hugo" else ()
+    return (*hugo, *settings.feed_also_at)
 
 
 class SiteFeed:

@@ -19,7 +19,6 @@ __all__ = [
     "GENERATORS",
     "SiteAddress",
     "SiteSettings",
-    "feed_paths",
     "old_layout",
     "parse_settings",
     "site_address",
@@ -70,7 +69,7 @@ class SiteSettings:
     redirects: tuple[tuple[str, str], ...] = ()
     # Other addresses of the site where its feed is written too, as readers subscribed to
     # them (`/posts/index.xml`, a Hugo section's feed); a blog `moved_from: hugo` has it at
-    # Hugo's `/index.xml` besides (`feed_paths`).
+    # Hugo's `/index.xml` besides (`feed.feed_paths`).
     feed_also_at: tuple[str, ...] = ()
     # Hugo's taxonomies (`tags`, `categories`) whose terms' feeds (`/tags/go/index.xml`) a
     # blog moved from Hugo keeps: each tag's newest articles, written with its page.
@@ -285,13 +284,6 @@ def _old_term_feeds(name: str, value: Any, source: str) -> tuple[str, ...]:
             f"got {value!r}",
         )
     return tuple(dict.fromkeys(value))
-
-
-def feed_paths(settings: SiteSettings) -> tuple[str, ...]:
-    """Where the site's feed is written besides `feed.xml`: Hugo's `/index.xml` for a blog
-    moved from Hugo, and `feed_also_at`."""
-    hugo = ("index.xml",) if settings.moved_from == "hugo" else ()
-    return (*hugo, *settings.feed_also_at)
 
 
 def old_layout(settings: SiteSettings) -> OldLayout | None:

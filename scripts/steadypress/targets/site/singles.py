@@ -12,6 +12,7 @@ from typing import NamedTuple
 from steadypress.errors import Superseded
 from steadypress.ledger import Look, look_digest
 from steadypress.targets.base import Refreshed
+from steadypress.targets.site.feed import feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import STYLED, SUMMARY, YEARS, SiteIndex
 from steadypress.targets.site.listings import (
@@ -30,7 +31,7 @@ from steadypress.targets.site.manifest import (
 )
 from steadypress.targets.site.refusals import written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker
-from steadypress.targets.site.settings import SiteAddress, SiteSettings, feed_paths
+from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, shipped_look
 
 __all__ = ["SHOWING", "SINGLE_LISTINGS", "SiteSingles", "site_look"]

@@ -35,7 +35,7 @@ from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.agreement import Comparing, describe
 from steadypress.targets.site.assets import image_blob
-from steadypress.targets.site.feed import SiteFeed
+from steadypress.targets.site.feed import SiteFeed, feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
     STYLED,
@@ -60,7 +60,6 @@ from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import (
     SiteAddress,
     SiteSettings,
-    feed_paths,
     site_address,
 )
 from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
