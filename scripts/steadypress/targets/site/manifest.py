@@ -51,6 +51,7 @@ __all__ = [
     "path_url_slug",
     "read_manifest",
     "redirect_file",
+    "redirect_path",
     "tag_path",
     "url_slug",
 ]
@@ -232,12 +233,18 @@ def is_site_path(path: str) -> bool:
     )
 
 
+def redirect_path(relative: str) -> str:
+    """The file that answers the site's path `relative`: `old.html` itself, `old/` by its
+    `old/index.html`."""
+    return relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
+
+
 def redirect_file(relative: str) -> str | None:
     """The file a redirect page for the site's path `relative` (`old/`, `old.html`) is
-    written to; None where none may stand: no path, one a file system cannot hold, or one
-    among the files and folders the site writes itself. In `tags/`, a name no tag's page can
-    have (Hugo's `tags/c++/`, `tags/go.html`) is free."""
-    path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
+    written to (`redirect_path`); None where none may stand: no path, one a file system cannot
+    hold, or one among the files and folders the site writes itself. In `tags/`, a name no
+    tag's page can have (Hugo's `tags/c++/`, `tags/go.html`) is free."""
+    path = redirect_path(relative)
     if not relative.strip("/") or not is_site_path(path):
         return None
     parts = path.split("/")

@@ -31,6 +31,7 @@ from steadypress.targets.site.manifest import (
     is_site_path,
     page_path,
     redirect_file,
+    redirect_path,
     tag_path,
 )
 from steadypress.targets.site.old_urls import old_urls
@@ -226,7 +227,7 @@ class PageMaker:
         ]
         for alias, what in [*named, *worked_out]:
             relative = alias.removeprefix(self._address.base_url).lstrip("/")
-            path = relative if relative.endswith(".html") else f"{relative.rstrip('/')}/index.html"
+            path = redirect_path(relative)
             if not relative or not is_site_path(path):
                 raise PermanentError(f"{what} {alias!r} is not a path this site can hold")
             if is_reserved(path.split("/")[0]):

@@ -147,8 +147,7 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
                 f"targets.{name}.old_timezone: not a time zone: {settings.old_timezone!r} "
                 "(one such as Europe/Lisbon)",
             ) from None
-    if settings.moved_from:
-        layout = OldLayout(settings.moved_from, settings.old_permalinks)
+    if (layout := old_layout(settings)) is not None:
         unknown = unknown_placeholders(layout)
         if unknown:
             raise ConfigError(
