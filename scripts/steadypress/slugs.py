@@ -30,10 +30,8 @@ def anchor(text: str) -> str:
     in Latin scripts stay what they were), else its letters as they are, lowercased and joined
     by hyphens, as GitHub keeps `## 日本語` or `## Привет` readable. Empty for a heading of no
     letter or digit at all."""
-    folded = slugify(text)
-    letters = [c for c in unicodedata.normalize("NFKD", text) if c.isalnum()]
-    if all(c.isascii() for c in letters):
-        return folded
+    if _ascii_spells(text):
+        return slugify(text)
     return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).lower()).strip("-")
 
 
@@ -59,8 +57,12 @@ def tag_slug(tag: str, *, latin: bool = False) -> str:
 def _in_latin(text: str) -> str:
     """Its slug where ASCII spells every letter of it (the same as without `latin`), else
     every letter `transliterated` (`Café Новости` is `cafe-novosti`)."""
-    letters = [c for c in unicodedata.normalize("NFKD", text) if c.isalnum()]
-    return slugify(text) if all(c.isascii() for c in letters) else transliterated(text)
+    return slugify(text) if _ascii_spells(text) else transliterated(text)
+
+
+def _ascii_spells(text: str) -> bool:
+    """Whether ASCII spells every letter and digit of `text`, its accents taken off."""
+    return all(c.isascii() for c in unicodedata.normalize("NFKD", text) if c.isalnum())
 
 
 def same_tag(one: str, other: str) -> bool:
