@@ -112,7 +112,11 @@ def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
     repo = Repo(tmp_path / "blog")
     config = "title: An old blog\nurl: https://words.example.net\n"
     config += f"permalink: {permalink}\n" if permalink else ""
-    repo.write("_config.yml", config + (f"timezone: {timezone}\n" if timezone else ""))
+    config += f"timezone: {timezone}\n" if timezone else ""
+    # jekyll-paginate (GitHub Pages builds with it) cuts the front page into pages of 3 titles.
+    repo.write("_config.yml", config + "plugins: [jekyll-paginate]\npaginate: 3\n")
+    titles = "{% for post in paginator.posts %}{{ post.title }} {% endfor %}"
+    repo.write("index.html", f"---\nlayout: default\n---\n{titles}\n")
     for number, (path, head) in enumerate(JEKYLL_POSTS.items()):
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
     repo.write("about.md", "---\nlayout: page\ntitle: About\npermalink: /about/\n---\nMARK-about\n")
@@ -130,6 +134,8 @@ def test_every_url_a_jekyll_blog_served_answers_on_the_new_site(
     site = moved_in(repo, initialised=True)
 
     assert {url: answer(site, url, "/") for url in old} == old
+    numbered = {url: lands(site, url, "/") for url in every_page(out) if "/page" in url}
+    assert numbered == {"/page2/": "archive/index.html", "/page3/": "archive/index.html"}
     # jekyll-redirect-from's paths (GitHub Pages runs the plugin; Debian's Jekyll has not it).
     own = old["/old/own-page.html"]
     assert answer(site, "/2009/older.html", "/") == answer(site, "/even-older/", "/") == own
@@ -151,6 +157,8 @@ title = "An old Hugo blog"
   name = "Code"
   url = "https://example.net/code"
   weight = 1
+[pagination]
+  pagerSize = 2
 [permalinks]
   posts = "/:year/:month/:day/:slug/"
   essays = "/:section/:title/"
@@ -186,7 +194,11 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
     repo.write("content/posts/_index.md", "---\ntitle: Posts\n---\nThe posts.\n")
     repo.write("layouts/_default/single.html", "{{ .Content }}")
-    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>{{ .Content }}")  # not empty
+    # Lists of two titles a page, numbered (`/page/2/`), as themes make them.
+    paged = "{{ range .Paginator.Pages }}{{ .Title }}{{ end }}"
+    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>{{ .Content }}" + paged)
+    paged = "{{ range (.Paginate site.RegularPages).Pages }}{{ .Title }}{{ end }}"
+    repo.write("layouts/index.html", paged)
     repo.commit("a Hugo blog")
     out = tmp_path / "hugo-out"
     subprocess.run([hugo, "--source", str(repo.root), "--destination", str(out), "--quiet",
@@ -199,6 +211,7 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     assert {url: answer(site, url, "/") for url in old} == old
     # ...and so does every list page Hugo made: the sections', the taxonomies', each term's.
     lists = {url: lands(site, url, "/") for url in every_page(out) - set(old)}
+    numbered = {url: lists.pop(url) for url in list(lists) if "/page/" in url}
     assert lists == {
         "/": "index.html", "/posts/": "archive/index.html", "/notes/": "archive/index.html",
         "/essays/": "archive/index.html", "/tags/": "tags/index.html",
@@ -207,6 +220,15 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
         "tags/machine-learning/index.html", "/tags/новости/": "tags/новости/index.html",
         "/categories/web-dev/": "tags/web-dev/index.html",
     }  # fmt: skip
+    # The numbered pages of each list: the first leads where its list does, a later one of the
+    # front page's or a section's to the archive, where every article is.
+    assert numbered == {url: lists[url.split("page/")[0]] for url in numbered if "/1/" in url} | {
+        "/page/2/": "archive/index.html", "/page/3/": "archive/index.html",
+        "/page/4/": "archive/index.html", "/page/5/": "archive/index.html",
+        "/posts/page/2/": "archive/index.html", "/notes/page/2/": "archive/index.html",
+        "/tags/page/2/": "tags/index.html",
+    }  # fmt: skip
+    assert len(numbered) == 5 + 5 + 3 + 5  # the front page's, sections', taxonomies', terms'.
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
     # The feed's readers subscribed to Hugo's /index.xml, or a section's: the site's feed is
@@ -236,7 +258,9 @@ def test_a_hugo_blog_of_ugly_urls_keeps_every_one(tmp_path: Path, hugo: str) -> 
     """Hugo's `uglyURLs`: `/posts/a.html` for `/posts/a/`, `/tags/c++.html` for a tag."""
     repo = Repo(tmp_path / "blog")
     repo.write(
-        "hugo.toml", 'baseURL = "/"\nuglyURLs = true\n[permalinks]\n  notes = "/:year/:slug/"\n'
+        "hugo.toml",
+        'baseURL = "/"\nuglyURLs = true\n[pagination]\n  pagerSize = 1\n'
+        '[permalinks]\n  notes = "/:year/:slug/"\n',
     )
     pages = {
         "content/posts/first.md": "---\ntitle: First\ndate: 2024-01-05\ntags: [C++]\n---\n",
@@ -246,7 +270,8 @@ def test_a_hugo_blog_of_ugly_urls_keeps_every_one(tmp_path: Path, hugo: str) -> 
     for number, (path, head) in enumerate(pages.items()):
         repo.write(path, f"{head}\nThe text MARK-{number}.\n")
     repo.write("layouts/_default/single.html", "{{ .Content }}")
-    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>")
+    paged = "{{ range .Paginator.Pages }}{{ .Title }}{{ end }}"  # a page of each title
+    repo.write("layouts/_default/list.html", "<h1>{{ .Title }}</h1>" + paged)
     repo.commit("a Hugo blog of ugly URLs")
     out = tmp_path / "hugo-out"
     subprocess.run([hugo, "--source", str(repo.root), "--destination", str(out), "--quiet",
@@ -260,6 +285,9 @@ def test_a_hugo_blog_of_ugly_urls_keeps_every_one(tmp_path: Path, hugo: str) -> 
     lists = {url: lands(site, url, "/") for url in every_page(out) - set(old)}
     assert lists["/tags/c++.html"] == "tags/cpp/index.html"
     assert lists["/categories/web.html"] == "tags/web/index.html"
+    # A term's numbered pages are ugly too, other lists' not.
+    assert lists["/tags/c++/page/1.html"] == "tags/cpp/index.html"
+    assert lists["/page/2/"] == lists["/posts/page/2/"] == "archive/index.html"
 
 
 def test_own_site_reads_hugos_newer_permalinks_and_leaves_out_a_placeholder_address(

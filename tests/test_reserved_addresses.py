@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress.targets.site.manifest import redirect_file
 from tests.helpers import Repo, article, run_cli
 
 CONFIG = "max_attempts: 1\ntargets:\n  site: {kind: site}\n"
@@ -107,3 +108,18 @@ def test_an_alias_without_a_leading_slash_is_read_from_the_article_s_folder_as_h
     for old in ("posts/old-name/index.html", "older/index.html"):
         page = (repo.root / "_site" / old).read_text()
         assert 'http-equiv="refresh" content="0; url=http://localhost:8000/posts/x/"' in page
+
+
+@pytest.mark.parametrize(
+    ("old", "free"),
+    [("tags/c++/", True), ("tags/go/", False), ("tags/go.html", True), ("tags/", False),
+     ("tags/go/page/2/", True), ("tags/page/1/", True), ("tags/go/page/1.html", True),
+     ("tags/go/index.xml", False), ("tags/go/2024/", False), ("tags/go/years/", False),
+     ("tags/go/2024/p2/", False), ("archive/page/2/", False), ("posts/page/2/", True)],
+)  # fmt: skip
+def test_a_redirect_in_the_tags_folder_stands_only_where_no_tag_s_file_may(
+    old: str, *, free: bool
+) -> None:
+    """Hugo's pages of a tag (`tags/go/page/2/`) are free; a tag's own files are not: its page,
+    its feed, its years' page and each year's folder."""
+    assert (redirect_file(old) is not None) is free

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ import yaml
 
 from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
+from steadypress.old_pagers import Pager, hugo_pager, jekyll_pager, numbered_pages
 from steadypress.targets.site.manifest import redirect_file, tag_path
 from steadypress.targets.site.old_urls import hugo_sanitized
 
@@ -55,36 +57,21 @@ def old_site_settings(
     `moved_from`, `old_permalinks` where it sets any, Jekyll's `timezone` and Hugo's
     `uglyURLs`, `title` and `url` where it names them, a `menu` of the pages its header linked
     (Jekyll's `pages`, from `pages_outside`, or those `header_pages` names; Hugo's
-    `menu.main`); and from the articles in `content`, read once, `redirects` from the list
-    pages Hugo made of them to the site's own (`_hugo_lists`), `feed_also_at` at each of their
-    sections' feeds and `old_term_feeds` for the taxonomies they name terms of."""
-    extra: dict[str, Any] = {}
+    `menu.main`); and what its old list pages need (`_jekyll_extras`, `_hugo_extras`)."""
     if generator == "jekyll":
         name, config = _first_config(repo, JEKYLL_CONFIGS)
         address = _joined(config.get("url"), config.get("baseurl"))
         permalinks: Any = config.get("permalink")
         permalinks = permalinks.strip() if isinstance(permalinks, str) else None
         menu = _jekyll_menu(pages, config.get("header_pages"))
-        if isinstance(config.get("timezone"), str) and config["timezone"].strip():
-            extra["old_timezone"] = config["timezone"].strip()
+        extra = _jekyll_extras(repo / content, config)
     else:
         name, config = _first_config(repo, HUGO_CONFIGS)
         config = {str(key).lower(): value for key, value in config.items()}  # as Hugo reads it
         address = _joined(config.get("baseurl"), None)
         permalinks = _hugo_permalinks(config.get("permalinks"), name)
         menu = _hugo_menu(config.get("menu"))
-        ugly = config.get("uglyurls") is True
-        extra = {"old_ugly_urls": True} if ugly else {}
-        found = _hugo_pages(repo / content)
-        sections, terms = _hugo_sections(found), _hugo_terms(found)
-        if redirects := _hugo_lists(sections, terms, ugly=ugly):
-            extra["redirects"] = redirects
-        # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
-        if sections:
-            extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
-        # Each term's feed (`/tags/go/index.xml`): the tag's newest articles.
-        if taxonomies := [taxonomy for taxonomy, named in terms.items() if named]:
-            extra["old_term_feeds"] = taxonomies
+        extra = _hugo_extras(repo, repo / content, config)
     settings: dict[str, Any] = {"moved_from": generator, **extra}
     if permalinks:
         settings["old_permalinks"] = permalinks
@@ -96,6 +83,43 @@ def old_site_settings(
     if menu:
         settings["menu"] = menu
     return settings
+
+
+def _jekyll_extras(content: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+    """`old_timezone` where Jekyll's `timezone` is set, and `redirects` from the numbered pages
+    jekyll-paginate cut the front page into to the archive."""
+    extra: dict[str, Any] = {}
+    if isinstance(config.get("timezone"), str) and config["timezone"].strip():
+        extra["old_timezone"] = config["timezone"].strip()
+    if pager := jekyll_pager(config):
+        posts = len(_article_files(content))
+        numbered = {f"/{page}": "/archive/" for _number, page in numbered_pages(pager, posts)}
+        if numbered := {old: new for old, new in numbered.items() if redirect_file(old[1:])}:
+            extra["redirects"] = numbered
+    return extra
+
+
+def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[str, Any]:
+    """`old_ugly_urls` where Hugo's `uglyURLs` is set; and from the articles in `content`, read
+    once, `redirects` from the list pages Hugo made of them, and their numbered pages, to the
+    site's own, `feed_also_at` at each of their sections' feeds and `old_term_feeds` for the
+    taxonomies they name terms of."""
+    ugly = config.get("uglyurls") is True
+    extra: dict[str, Any] = {"old_ugly_urls": True} if ugly else {}
+    found = _article_files(content)
+    sections, terms = _hugo_sections(found), _hugo_terms(found)
+    redirects = _hugo_lists(sections, terms, ugly=ugly)
+    if pager := hugo_pager(repo, config):
+        redirects |= _hugo_numbered_pages(pager, found, sections, terms, ugly=ugly)
+    if redirects := {old: new for old, new in redirects.items() if redirect_file(old[1:])}:
+        extra["redirects"] = redirects
+    # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
+    if sections:
+        extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
+    # Each term's feed (`/tags/go/index.xml`): the tag's newest articles.
+    if taxonomies := [taxonomy for taxonomy, named in terms.items() if named]:
+        extra["old_term_feeds"] = taxonomies
+    return extra
 
 
 def pages_outside(repo: Path) -> list[OldPage]:
@@ -116,7 +140,7 @@ def pages_outside(repo: Path) -> list[OldPage]:
 
 
 def _hugo_lists(
-    sections: Sequence[str], terms: Mapping[str, set[str]], *, ugly: bool
+    sections: Sequence[str], terms: Mapping[str, Counter[str]], *, ugly: bool
 ) -> dict[str, str]:
     """The list pages Hugo made of its `sections` and taxonomies' `terms` whose address the
     site has not (https://gohugo.io/content-management/sections/, .../taxonomies/), each to
@@ -133,13 +157,50 @@ def _hugo_lists(
             new = "/" + tag_path(term).removesuffix("index.html")
             if name and old != new:
                 redirects[old] = new
-    return {old: new for old, new in redirects.items() if redirect_file(old.lstrip("/"))}
+    return redirects
 
 
-def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, set[str]]:
+def _hugo_numbered_pages(
+    pager: Pager,
+    pages: Sequence[tuple[str, Path]],
+    sections: Sequence[str],
+    terms: Mapping[str, Counter[str]],
+    *,
+    ugly: bool,
+) -> dict[str, str]:
+    """The numbered pages Hugo's `pager` cut the lists of these articles into, each to the
+    site's page nearest it: page 1 to its list's, a later page of the front page's or a
+    section's list to the archive (where every article is, by date), of a taxonomy's to the
+    tags' page, of a term's to the tag's page. The count of a list's entries is the most Hugo
+    could have shown: a template may list fewer (the front page, often the main sections'
+    articles), and a redirect from a page Hugo did not make harms no one."""
+    lists = [("/", len(pages), "/", "/archive/")]
+    for section in sections:
+        inside = sum(relative.startswith(f"{section}/") for relative, _path in pages)
+        lists.append((f"/{section}/", inside, "/archive/", "/archive/"))
+    redirects = {
+        address + page: first if number == 1 else later
+        for address, entries, first, later in lists
+        for number, page in numbered_pages(pager, entries)
+    }
+    for taxonomy, counted in terms.items():
+        by_name: Counter[str] = Counter()  # Hugo's one page for `Go` and `go`
+        for term, count in counted.items():
+            by_name[hugo_sanitized(term)] += count
+        for _number, page in numbered_pages(pager, len(by_name)) if counted else ():
+            redirects[f"/{taxonomy}/{page}"] = "/tags/"
+        for term in sorted(counted):
+            name, new = hugo_sanitized(term), "/" + tag_path(term).removesuffix("index.html")
+            for _number, page in numbered_pages(pager, by_name[name], ugly=ugly) if name else ():
+                redirects[f"/{taxonomy}/{name}/{page}"] = new
+    return redirects
+
+
+def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, Counter[str]]:
     """The terms of Hugo's default taxonomies (`tags`, `categories`) in these articles
-    (`_hugo_pages`), by taxonomy: steadypress reads both as tags."""
-    terms: dict[str, set[str]] = {"tags": set(), "categories": set()}
+    (`_article_files`), by taxonomy, each with the count of articles it names: steadypress
+    reads both as tags."""
+    terms: dict[str, Counter[str]] = {"tags": Counter(), "categories": Counter()}
     for relative, path in pages:
         try:
             metadata = parse_article(relative, "", path.read_bytes()).metadata
@@ -147,18 +208,20 @@ def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, set[str]]:
             continue
         for taxonomy, found in terms.items():
             named = metadata.get(taxonomy)
-            found.update(map(str, named if isinstance(named, list) else [named] if named else []))
+            found.update(
+                set(map(str, named if isinstance(named, list) else [named] if named else []))
+            )
     return terms
 
 
 def _hugo_sections(pages: Sequence[tuple[str, Path]]) -> list[str]:
-    """Hugo's sections of these articles (`_hugo_pages`): the top folders that hold any."""
+    """Hugo's sections of these articles (`_article_files`): the top folders that hold any."""
     return sorted({relative.split("/")[0] for relative, _path in pages if "/" in relative})
 
 
-def _hugo_pages(content: Path) -> list[tuple[str, Path]]:
-    """The articles Hugo made pages of in `content`, each by its path there and its file:
-    its Markdown files but sections' own."""
+def _article_files(content: Path) -> list[tuple[str, Path]]:
+    """The articles the generator made pages of in `content`, each by its path there and its
+    file: its Markdown files but Hugo's sections' own."""
     return [
         (path.relative_to(content).as_posix(), path) for path in sorted(content.rglob("*"))
         if path.name.endswith(ARTICLE_SUFFIXES) and not path.name.startswith("_index.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -62,6 +63,8 @@ INDEX = "index.html"
 FEED = "feed.xml"
 # Where Hugo serves a site's feed: a blog that moved from Hugo keeps it there too (`SiteFeed`).
 HUGO_FEED = "index.xml"
+# A year's folder of a tag's pages (`listings.tag_year_path`).
+_A_YEAR = re.compile(r"[0-9]{4}")
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page
 TAGS_INDEX = "tags/index.html"
@@ -243,17 +246,22 @@ def redirect_file(relative: str) -> str | None:
     """The file a redirect page for the site's path `relative` (`old/`, `old.html`) is
     written to (`redirect_path`); None where none may stand: no path, one a file system cannot
     hold, or one among the files and folders the site writes itself. In `tags/`, a name no
-    tag's page can have (Hugo's `tags/c++/`, `tags/go.html`) is free."""
+    tag's page can have (Hugo's `tags/c++/`, `tags/go.html`) is free, and so is a path in a
+    tag's folder that none of its files has (Hugo's pages of a tag, `tags/go/page/2/`)."""
     path = redirect_path(relative)
     if not relative.strip("/") or not is_site_path(path):
         return None
     parts = path.split("/")
     if not is_reserved(parts[0]):
         return path
-    if parts[0] == "tags" and len(parts) == 2 and parts[1] != "index.html":
-        return path  # a file beside the tags' folders and their index
-    named = parts[0] == "tags" and len(parts) == 3 and parts[2] == "index.html"
-    return path if named and tag_slug(parts[1]) != parts[1] else None
+    if parts[0] != "tags":
+        return None
+    if len(parts) == 2:
+        return path if parts[1] != "index.html" else None  # a file beside the tags' folders
+    if parts[2] == "index.html" and len(parts) == 3:
+        return path if tag_slug(parts[1]) != parts[1] else None
+    # In its folder a tag has its feed, the page of its years and a folder for each year.
+    return None if parts[2] in (HUGO_FEED, "years") or _A_YEAR.fullmatch(parts[2]) else path
 
 
 def article_slug(article: Article, content_dir: str, *, latin: bool = False) -> str:
