@@ -395,3 +395,43 @@ def test_the_feed_at_hugos_address_goes_when_the_blog_no_longer_moved_from_hugo(
     repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site}\n"})
     assert run_cli(repo, "run").code == 0
     assert not (site / "index.xml").exists() and (site / "feed.xml").is_file()
+
+
+def test_a_term_feed_goes_with_its_tag_and_each_one_with_the_setting(tmp_path: Path) -> None:
+    """A feed reader of a removed tag's feed is told nothing more rather than shown articles
+    long gone; a taxonomy no longer in `old_term_feeds` has every feed of it removed."""
+    repo = Repo(tmp_path / "blog")
+    hugo = "targets:\n  site: {kind: site, moved_from: hugo, old_term_feeds: [tags, categories]}\n"
+    repo.commit(**{
+        "steadypress.yml": hugo,
+        "content/a.md": "---\ntitle: A\ndate: 2024-01-01\ntags: [C++, Go]\n---\nMARK-a\n",
+        "content/b.md": "---\ntitle: B\ndate: 2024-01-02\ntags: [Go]\n---\nMARK-b\n",
+    })  # fmt: skip
+    assert run_cli(repo, "run").code == 0
+    site = repo.root / "_site"
+    feeds = {"tags/c++/index.xml", "categories/c++/index.xml", "tags/go/index.xml",
+             "categories/go/index.xml"}  # fmt: skip
+    assert {feed for feed in feeds if (site / feed).is_file()} == feeds
+    summary = json.loads((site / ".steadypress/summary.json").read_bytes())
+    VALIDATORS["site-index"].validate(summary)
+    assert summary["term_feeds"] == ["tags", "categories"]
+
+    repo.git("rm", "-q", "content/a.md")
+    repo.commit("C++'s only article goes")
+    assert run_cli(repo, "run").code == 0
+    assert {feed for feed in feeds if (site / feed).is_file()} == {
+        "tags/go/index.xml", "categories/go/index.xml"
+    }  # fmt: skip
+    assert not (site / "tags/cpp").exists()
+
+    repo.commit(**{"steadypress.yml": hugo.replace("tags, categories", "tags")})
+    assert run_cli(repo, "run").code == 0
+    assert {feed for feed in feeds if (site / feed).is_file()} == {"tags/go/index.xml"}
+    assert not (site / "categories").exists()
+
+    repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, moved_from: hugo}\n"})
+    assert run_cli(repo, "run").code == 0
+    assert not (site / "tags/go/index.xml").exists()
+    assert (site / "tags/go/index.html").is_file()
+    summary = json.loads((site / ".steadypress/summary.json").read_bytes())
+    assert "term_feeds" not in summary

@@ -336,10 +336,13 @@ class _DirectoryWriter:
     def _remove(self, target: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(target)  # a symlink is removed, not what it points to
+        # Its folders left empty go too, as a branch on GitHub holds no empty folder.
+        folder = os.path.dirname(target)
         with contextlib.suppress(OSError):
-            folder = os.path.dirname(target)
-            os.rmdir(folder)  # only when empty
-            self._made.discard(folder)
+            while folder.startswith(f"{self._root}/"):  # never the site's own folder
+                os.rmdir(folder)  # only when empty
+                self._made.discard(folder)
+                folder = os.path.dirname(folder)
 
 
 def _journal(changes: Mapping[str, bytes | None]) -> list[bytes]:

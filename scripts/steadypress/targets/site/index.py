@@ -165,6 +165,9 @@ class SiteIndex:
         self._years: list[str] | None = None  # sorted; read when first wanted
         self._styled: Styled | None = None  # `look.json`, once `_styled_read`
         self._styled_read = False
+        # The name of each tag whose last article went in this index's changes, by its page:
+        # its files named after it (Hugo's term feeds) go with the page.
+        self._gone_names: dict[str, str] = {}
 
     @property
     def exists(self) -> bool:
@@ -339,6 +342,17 @@ class SiteIndex:
             self._dirty.add(SUMMARY)
 
     @property
+    def term_feeds(self) -> tuple[str, ...]:
+        """The taxonomies whose term feeds each tag has (`Summary.term_feeds`)."""
+        return self._summary.term_feeds
+
+    @term_feeds.setter
+    def term_feeds(self, taxonomies: tuple[str, ...]) -> None:
+        if taxonomies != self._summary.term_feeds:
+            self._summary.term_feeds = taxonomies
+            self._dirty.add(SUMMARY)
+
+    @property
     def pages(self) -> dict[str, tuple[str, datetime]]:
         """The pages beside the articles, by path: (slug, last change)."""
         return dict(self._summary.pages)
@@ -476,6 +490,11 @@ class SiteIndex:
     def tag_name(self, tag_page: str) -> str:
         """A tag page is named by the smallest spelling of its tag among its articles."""
         return min(self._summary.names[tag_page])
+
+    def gone_tag_name(self, tag_page: str) -> str | None:
+        """The name of a tag whose last article went in this index's changes (None: another
+        page, or one gone before)."""
+        return self._gone_names.get(tag_page)
 
     def tag_count(self, tag_page: str) -> int:
         return self._summary.tags.get(tag_page, 0)
@@ -616,11 +635,14 @@ class SiteIndex:
             _count(self._summary.tags, page, step)
             _count(self._edit(tag_years_file(page), "years"), year, step)
             names = self._summary.names.setdefault(page, {})
+            named = min(names, default=None)
             for spelling in entry.tags:
                 if pages[spelling] == page:
                     _count(names, spelling, step)
             if not names:
                 del self._summary.names[page]
+                if named is not None:
+                    self._gone_names[page] = named
 
     def refill_newest(self) -> None:
         """After a removal from the newest: the next ones, from the months (newest first). The

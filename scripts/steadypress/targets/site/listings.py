@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
+from itertools import chain
 from typing import Any
 
 from markupsafe import escape
@@ -42,10 +43,9 @@ from steadypress.targets.site.manifest import (
     TAGS_INDEX,
     Entry,
     Listed,
-    is_site_path,
     page_path,
 )
-from steadypress.targets.site.old_urls import hugo_sanitized
+from steadypress.targets.site.old_urls import term_feed_paths
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -314,8 +314,14 @@ class ListingPages:
                 changed = set(parts[:-1]) if page in whole else index.rows.repaged(listing)
                 work[page] = (parts, sorted(changed), index.rows.unpaged(listing))
                 every_part += index.rows.part_files(listing) if page in whole else []
+        # A tag gone has its term feeds go with its page.
+        gone_feeds = {
+            page: term_feed_paths(self._term_feeds, name)
+            for page in pages
+            if (name := index.gone_tag_name(page)) and not listing_exists(index, page)
+        }
         # Announced together: a part's page is read only when its part splits or empties.
-        files.want(texts=every_part, oids=[*pages, *(
+        files.want(texts=every_part, oids=[*pages, *chain(*gone_feeds.values()), *(
             part_page(page, n) for page, (_p, numbers, unpaged) in work.items()
             for n in numbers if n not in unpaged
         )])  # fmt: skip
@@ -326,6 +332,8 @@ class ListingPages:
                     files.put(path, feed, unread=True)  # a new row every time it is written
             else:
                 files.remove(page)
+                for path in gone_feeds.get(page, ()):
+                    files.remove(path)
             parts, numbers, unpaged = work.get(page, ([], [], set()))
             for number in numbers:
                 if number in parts[:-1]:
@@ -341,24 +349,23 @@ class ListingPages:
         if not self._term_feeds or tag != page or year is not None:
             return {}
         name = index.tag_name(tag)
+        if not (paths := term_feed_paths(self._term_feeds, name)):
+            return {}
         entries = [
             FeedEntry(title=row.title, url=(url := self._absolute(page_path(row.slug))), id=url,
                       published=row.date, updated=row.updated, summary=row.description or "",
                       tags=row.tags, cover=None)
             for row in self._tag_newest(index, tag)
         ]  # fmt: skip
-        folder = hugo_sanitized(name)
-        if not is_site_path(f"tags/{folder}/index.xml"):
-            return {}  # a name Hugo made no folder of (`..`, or no letter at all)
         return {
-            f"{taxonomy}/{folder}/index.xml": atom_feed(
+            path: atom_feed(
                 title=f"{self._site['title']}: {name}",
                 url=self._absolute(tag),
                 ident=self._absolute(tag),
                 entries=entries,
-                self_url=self._absolute(f"{taxonomy}/{folder}/index.xml"),
+                self_url=self._absolute(path),
             )
-            for taxonomy in self._term_feeds
+            for path in paths
         }
 
     def _tag_newest(self, index: SiteIndex, tag: str) -> list[Listed]:

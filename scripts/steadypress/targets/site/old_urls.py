@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
@@ -20,13 +20,16 @@ from zoneinfo import ZoneInfo
 
 from steadypress.articles import Article, article_stem
 from steadypress.importorder import filename_date
+from steadypress.targets.site.manifest import HUGO_FEED, is_site_path
 
 __all__ = [
     "JEKYLL_STYLES",
+    "TAXONOMY",
     "OldLayout",
     "hugo_sanitized",
     "jekyll_pattern",
     "old_urls",
+    "term_feed_paths",
     "unknown_placeholders",
 ]
 
@@ -257,6 +260,19 @@ def _hugo_default(article: Article, relative: str) -> str:
         name = slug.strip()
     parts = [*(part for part in folder.parts if part != "."), name]
     return hugo_sanitized("/" + "/".join(part for part in parts if part) + "/")
+
+
+# A Hugo taxonomy's folder (`tags`, `categories`), as `old_term_feeds` names one.
+TAXONOMY = re.compile(r"[a-z][a-z0-9_-]*")
+
+
+def term_feed_paths(taxonomies: Iterable[str], tag_name: str) -> list[str]:
+    """Where Hugo served the feed of the term `tag_name` in each of `taxonomies`
+    (`/tags/c++/index.xml`); none for a name Hugo made no folder of (`..`, no letter)."""
+    folder = hugo_sanitized(tag_name)
+    if not is_site_path(f"tags/{folder}/{HUGO_FEED}"):
+        return []
+    return [f"{taxonomy}/{folder}/{HUGO_FEED}" for taxonomy in taxonomies]
 
 
 def hugo_sanitized(path: str) -> str:

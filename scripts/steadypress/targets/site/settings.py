@@ -13,7 +13,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
-from steadypress.targets.site.old_urls import OldLayout, jekyll_pattern, unknown_placeholders
+from steadypress.targets.site.old_urls import (
+    TAXONOMY,
+    OldLayout,
+    jekyll_pattern,
+    unknown_placeholders,
+)
 
 __all__ = [
     "GENERATORS",
@@ -275,7 +280,7 @@ def _old_term_feeds(name: str, value: Any, source: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(
-        isinstance(folder, str) and re.fullmatch(r"[a-z][a-z0-9_-]*", folder) for folder in value
+        isinstance(folder, str) and TAXONOMY.fullmatch(folder) for folder in value
     ):
         raise ConfigError(
             source,

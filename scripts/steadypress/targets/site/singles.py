@@ -29,6 +29,7 @@ from steadypress.targets.site.manifest import (
     STYLESHEET,
     TAGS_INDEX,
 )
+from steadypress.targets.site.old_urls import term_feed_paths
 from steadypress.targets.site.refusals import written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
@@ -133,8 +134,9 @@ class SiteSingles:
 
     def put_static(self, files: SiteWriter, index: SiteIndex | None) -> None:
         """The files the site has one of but its listing pages; and those a setting asked for
-        (`extras`) that none asks for now removed, as `index` records them (None: a site of an
-        earlier layout, with no index to record them in yet)."""
+        (`extras`, the term feeds of `old_term_feeds`) that none asks for now removed, as
+        `index` records them (None: a site of an earlier layout, with no index to record them
+        in yet)."""
         if self._stylesheet is None:
             self._stylesheet = self._maker.theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
@@ -151,10 +153,18 @@ class SiteSingles:
                 files.put(path, page)
                 extras.add(path)
         if index is not None:
-            for path in sorted(index.extras - extras):
+            # And each tag's term feed in a taxonomy `old_term_feeds` names no longer.
+            dropped = [t for t in index.term_feeds if t not in self._settings.old_term_feeds]
+            feeds = [
+                path
+                for tag in (index.tag_pages if dropped else ())
+                for path in term_feed_paths(dropped, index.tag_name(tag))
+            ]
+            for path in sorted(index.extras.union(feeds) - extras):
                 if not index.owners(path):  # an article's page now, or one of its redirects
                     files.remove(path)
             index.extras = frozenset(extras)
+            index.term_feeds = self._settings.old_term_feeds
 
     def _redirect_pages(self) -> dict[str, bytes]:
         if self._redirects is None:

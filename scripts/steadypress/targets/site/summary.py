@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import unreadable
 from steadypress.targets.site.manifest import Listed, is_site_path
+from steadypress.targets.site.old_urls import TAXONOMY
 from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
@@ -97,6 +98,9 @@ class Summary:
     # The files written because a setting asks for them (a redirect page of `redirects`, the
     # feed at Hugo's address): those a setting no longer asks for are removed.
     extras: frozenset[str] = frozenset()
+    # The taxonomies whose term feeds each tag has beside its page (`old_term_feeds`): those
+    # the setting no longer names have their feeds removed.
+    term_feeds: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +131,7 @@ class Summary:
             **({"stale": sorted(self.stale)} if self.stale else {}),
             **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
             **({"extras": sorted(self.extras)} if self.extras else {}),
+            **({"term_feeds": list(self.term_feeds)} if self.term_feeds else {}),
             **(
                 {
                     "pages": {
@@ -179,6 +184,7 @@ class Summary:
             pages=decoded(file, _pages, document.get("pages", {})),
             feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
             extras=decoded(file, _site_paths, document.get("extras", [])),
+            term_feeds=decoded(file, _taxonomies, document.get("term_feeds", [])),
         )
 
 
@@ -188,6 +194,14 @@ def _site_paths(document: Any) -> frozenset[str]:
     if not all(map(is_site_path, paths)):
         raise ValueError(f"not paths inside the site: {sorted(paths)}")
     return paths
+
+
+def _taxonomies(document: Any) -> tuple[str, ...]:
+    # A folder here is one whose feeds a later write may delete: a name, never a path.
+    folders = tuple(map(str, document))
+    if not all(map(TAXONOMY.fullmatch, folders)):
+        raise ValueError(f"not taxonomies: {list(folders)}")
+    return folders
 
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
