@@ -99,3 +99,35 @@ def test_an_article_off_the_site_links_its_images_at_its_commit_on_github(repo: 
 )
 def test_image_references_are_rewritten_and_nothing_else(source: str, expected: str) -> None:
     assert rewrite_image_references(source, {"img/a.png": "U"}) == expected
+
+
+def test_links_from_the_host_s_root_go_to_devto_as_the_site_s_urls(
+    repo: Repo, forem: FakeForem
+) -> None:
+    """On dev.to's host `/about/` would lead nowhere: it goes as the site's URL, under a
+    project site's path as the site's own page leads (a link under it already, or to another
+    host or an anchor, is left as it leads)."""
+    body = (
+        "See [about](/about/), [kept](/blog/2024/x/), [news](/tags/новости/),\n"
+        "[elsewhere](https://example.org/a/), [top](#top) and [the notes][n].\n\n"
+        "[n]: /notes/\n"
+    )
+    repo.commit(**{
+        "steadypress.yml": config(forem, "https://octo.github.io/blog/"),
+        "content/post.md": f"---\ntitle: Links\n---\n\n{body}",
+    })  # fmt: skip
+
+    assert run_cli(repo, "run").code == 0
+
+    (post,) = forem.posts.values()
+    sent = post["body_markdown"]
+    assert "[about](https://octo.github.io/blog/about/)" in sent
+    assert "[kept](https://octo.github.io/blog/2024/x/)" in sent
+    assert (
+        "[news](https://octo.github.io/blog/tags/%D0%BD%D0%BE%D0%B2%D0%BE%D1%81%D1%82%D0%B8/)"
+        in sent
+    )
+    assert "[elsewhere](https://example.org/a/)" in sent and "[top](#top)" in sent
+    assert "[n]: https://octo.github.io/blog/notes/" in sent
+    page = (repo.root / "_site/post/index.html").read_text()
+    assert 'href="/blog/about/"' in page  # where the site's own page leads

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from steadypress.slugs import anchor
 
@@ -36,6 +37,8 @@ __all__ = [
     "reading_minutes",
     "render_markdown",
     "rewrite_image_references",
+    "rewrite_links",
+    "root_links",
 ]
 
 WORDS_PER_MINUTE = 230  # a common figure for adults reading on a screen
@@ -104,6 +107,7 @@ _HEADING = re.compile(r"<h([2-4])>(.*?)</h\1>", re.DOTALL)
 # A task-list item: its checkbox, and the text it is about (up to a nested list, or its end).
 _TASK = re.compile(r'<li><input type="checkbox"([^>]*)/>(.*?)(?=<ul|<ol|</li>)', re.DOTALL)
 _IMAGE = re.compile(r'<img src="([^"]*)"')
+_LINK = re.compile(r'<a href="([^"]*)"')
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -163,13 +167,32 @@ def image_references(text: str) -> list[str]:
     return list(dict.fromkeys(src for src in found if is_repository_reference(src)))
 
 
+def root_links(text: str) -> list[str]:
+    """The links of a markdown text from the host's root (`[about](/about/)`), in order, once
+    each, as written: its markdown links (the raw HTML omitted, the author's own)."""
+    found = [html.unescape(href) for href in _LINK.findall(_renderer()(text, False))]
+    # cmark writes a URL's letters outside ASCII percent-encoded; the source has them as typed.
+    found = [spelling for href in found for spelling in dict.fromkeys((href, unquote(href)))]
+    return list(dict.fromkeys(href for href in found if re.match("/(?!/)", href)))
+
+
 def rewrite_image_references(text: str, urls: Mapping[str, str]) -> str:
     """The markdown source with each image reference in `urls` replaced by its URL: inline
     images (`![alt](src "title")`, `<src>` too) and reference definitions (`[id]: src`)."""
+    return _rewritten(text, urls, opening=r"!\[")
+
+
+def rewrite_links(text: str, urls: Mapping[str, str]) -> str:
+    """The markdown source with each link in `urls` replaced by its URL: inline links
+    (`[text](href "title")`, `<href>` too) and reference definitions (`[id]: href`)."""
+    return _rewritten(text, urls, opening=r"(?<!!)\[")
+
+
+def _rewritten(text: str, urls: Mapping[str, str], *, opening: str) -> str:
     if not urls:
         return text
     alternatives = "|".join(re.escape(src) for src in sorted(urls, key=len, reverse=True))
-    inline = re.compile(rf"(!\[[^\]]*\]\(\s*<?)({alternatives})(?=>?(?:\s|\)))")
+    inline = re.compile(rf"({opening}[^\]]*\]\(\s*<?)({alternatives})(?=>?(?:\s|\)))")
     definition = re.compile(rf"(^ {{0,3}}\[[^\]]+\]:\s*<?)({alternatives})(?=>?(?:\s|$))", re.M)
     for pattern in (inline, definition):
         text = pattern.sub(lambda match: match.group(1) + urls[match.group(2)], text)

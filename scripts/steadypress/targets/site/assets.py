@@ -9,7 +9,7 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote, urljoin
+from urllib.parse import quote, urljoin, urlsplit
 
 from steadypress.errors import PermanentError
 from steadypress.slugs import slugify
@@ -107,9 +107,14 @@ class PageAddresses(Protocol):
         ...
 
 
+# What a link's path, query and fragment may hold as typed: letters outside ASCII are encoded.
+_URL_PUNCTUATION = "/#?&=%:@+!$'()*,;~"
+
+
 @dataclass(frozen=True)
 class PublicLinks:
-    """Absolute URLs of an article and its images, for platforms that only take URLs: on the
+    """Absolute URLs of an article, its images and its links from the host's root, for
+    platforms that only take URLs: on the
     site when the article is published there (the site target named `site`, at `site_url`);
     else an image is the file in the repository at the article's commit (`raw_base`, on
     GitHub); None when neither applies (a local run without a site)."""
@@ -149,6 +154,18 @@ class PublicLinks:
             return self.site_url + address_of(page_path(slug))
         except PermanentError:
             return None
+
+    def link_url(self, article: Article, href: str) -> str | None:
+        """Where a link from the host's root (`/about/`) in the article leads: on the site's
+        host, under steadypress's own site's path where it is not already
+        (`rendering._rebased`); None without a site to lead to."""
+        site_url = self._on_site(article)
+        if site_url is None:
+            return None
+        address = urlsplit(site_url)
+        if self.pages is None and not href.startswith(address.path):
+            href = address.path + href[1:]
+        return f"{address.scheme}://{address.netloc}{quote(href, safe=_URL_PUNCTUATION)}"
 
     def image_url(self, article: Article, reference: str) -> str | None:
         content_dir = self.content.content_dir
