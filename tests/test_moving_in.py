@@ -232,14 +232,23 @@ def test_every_url_a_hugo_blog_served_answers_on_the_new_site(tmp_path: Path, hu
     header = '<nav class="site"><a href="https://example.net/code">Code</a> <a href="/top/">Top</a>'
     assert header in (site / "index.html").read_text()
     # The feed's readers subscribed to Hugo's /index.xml, or a section's: the site's feed is
-    # there too; to a tag's or a category's: the tag's newest articles. (Not the lists of
-    # every tag or category, `/tags/index.xml`.)
+    # there too; to a tag's or a category's: the tag's newest articles; to the tags' or the
+    # categories': the tags of the newest articles, each linking its page.
     feeds = {p.relative_to(out).as_posix() for p in out.rglob("index.xml")}
     whole = {"index.xml", "posts/index.xml", "notes/index.xml", "essays/index.xml"}
     terms = {"tags/c++/index.xml", "tags/go/index.xml", "tags/machine-learning/index.xml",
              "tags/новости/index.xml", "categories/web-dev/index.xml"}  # fmt: skip
     assert feeds == whole | terms | {"tags/index.xml", "categories/index.xml"}
-    assert {feed for feed in feeds if (site / feed).is_file()} == whole | terms
+    assert {feed for feed in feeds if (site / feed).is_file()} == feeds
+    for taxonomy in ("tags", "categories"):
+        parsed = feedparser.parse((site / taxonomy / "index.xml").read_bytes())
+        assert not parsed.bozo
+        # Newest first: the three of "Second" (2023), then the two of "Привет, мир" (2020).
+        links = [(entry.title, unquote(urlsplit(entry.link).path)) for entry in parsed.entries]
+        assert links == [
+            ("C++", "/tags/cpp/"), ("Go", "/tags/go/"), ("Web Dev", "/tags/web-dev/"),
+            ("Новости", "/tags/новости/"), ("Machine Learning", "/tags/machine-learning/"),
+        ]  # fmt: skip
     assert all((site / feed).read_bytes() == (site / "feed.xml").read_bytes() for feed in whole)
     for term in terms:
         parsed = feedparser.parse((site / term).read_bytes())
@@ -409,8 +418,9 @@ def test_a_term_feed_goes_with_its_tag_and_each_one_with_the_setting(tmp_path: P
     })  # fmt: skip
     assert run_cli(repo, "run").code == 0
     site = repo.root / "_site"
-    feeds = {"tags/c++/index.xml", "categories/c++/index.xml", "tags/go/index.xml",
-             "categories/go/index.xml"}  # fmt: skip
+    lists = {"tags/index.xml", "categories/index.xml"}  # of the terms
+    feeds = lists | {"tags/c++/index.xml", "categories/c++/index.xml", "tags/go/index.xml",
+                     "categories/go/index.xml"}  # fmt: skip
     assert {feed for feed in feeds if (site / feed).is_file()} == feeds
     summary = json.loads((site / ".steadypress/summary.json").read_bytes())
     VALIDATORS["site-index"].validate(summary)
@@ -419,19 +429,22 @@ def test_a_term_feed_goes_with_its_tag_and_each_one_with_the_setting(tmp_path: P
     repo.git("rm", "-q", "content/a.md")
     repo.commit("C++'s only article goes")
     assert run_cli(repo, "run").code == 0
-    assert {feed for feed in feeds if (site / feed).is_file()} == {
+    assert {feed for feed in feeds if (site / feed).is_file()} == lists | {
         "tags/go/index.xml", "categories/go/index.xml"
     }  # fmt: skip
+    assert b"C++" not in (site / "tags/index.xml").read_bytes()
     assert not (site / "tags/cpp").exists()
 
     repo.commit(**{"steadypress.yml": hugo.replace("tags, categories", "tags")})
     assert run_cli(repo, "run").code == 0
-    assert {feed for feed in feeds if (site / feed).is_file()} == {"tags/go/index.xml"}
+    assert {feed for feed in feeds if (site / feed).is_file()} == {
+        "tags/index.xml", "tags/go/index.xml"
+    }  # fmt: skip
     assert not (site / "categories").exists()
 
     repo.commit(**{"steadypress.yml": "targets:\n  site: {kind: site, moved_from: hugo}\n"})
     assert run_cli(repo, "run").code == 0
-    assert not (site / "tags/go/index.xml").exists()
+    assert not {feed for feed in feeds if (site / feed).is_file()}
     assert (site / "tags/go/index.html").is_file()
     summary = json.loads((site / ".steadypress/summary.json").read_bytes())
     assert "term_feeds" not in summary

@@ -115,7 +115,8 @@ def test_an_alias_without_a_leading_slash_is_read_from_the_article_s_folder_as_h
     [("tags/c++/", True), ("tags/go/", False), ("tags/go.html", True), ("tags/", False),
      ("tags/go/page/2/", True), ("tags/page/1/", True), ("tags/go/page/1.html", True),
      ("tags/go/index.xml", False), ("tags/go/2024/", False), ("tags/go/years/", False),
-     ("tags/go/2024/p2/", False), ("archive/page/2/", False), ("posts/page/2/", True)],
+     ("tags/go/2024/p2/", False), ("archive/page/2/", False), ("posts/page/2/", True),
+     ("tags/index.xml/", False)],
 )  # fmt: skip
 def test_a_redirect_in_the_tags_folder_stands_only_where_no_tag_s_file_may(
     old: str, *, free: bool

@@ -39,6 +39,7 @@ from steadypress.targets.site.index import (
     year_file,
 )
 from steadypress.targets.site.manifest import (
+    HUGO_FEED,
     INDEX,
     TAGS_INDEX,
     Entry,
@@ -320,8 +321,10 @@ class ListingPages:
             for page in pages
             if (name := index.gone_tag_name(page)) and not listing_exists(index, page)
         }
+        # With the tags' page, Hugo's feed of each taxonomy's terms (`/tags/index.xml`).
+        term_lists = [f"{t}/{HUGO_FEED}" for t in self._term_feeds] if TAGS_INDEX in pages else []
         # Announced together: a part's page is read only when its part splits or empties.
-        files.want(texts=every_part, oids=[*pages, *chain(*gone_feeds.values()), *(
+        files.want(texts=every_part, oids=[*pages, *term_lists, *chain(*gone_feeds.values()), *(
             part_page(page, n) for page, (_p, numbers, unpaged) in work.items()
             for n in numbers if n not in unpaged
         )])  # fmt: skip
@@ -334,6 +337,8 @@ class ListingPages:
                 files.remove(page)
                 for path in gone_feeds.get(page, ()):
                     files.remove(path)
+            for path in term_lists if page == TAGS_INDEX else ():
+                files.put(path, self._terms_feed(index, path))
             parts, numbers, unpaged = work.get(page, ([], [], set()))
             for number in numbers:
                 if number in parts[:-1]:
@@ -367,6 +372,30 @@ class ListingPages:
             )
             for path in paths
         }
+
+    def _terms_feed(self, index: SiteIndex, path: str) -> bytes:
+        """Hugo's feed of a taxonomy's terms at `path`: an entry for each tag, its page's link,
+        dated by its newest article, of the tags of the site's newest articles (the summary
+        holds them: the tags of older ones would cost a read each, and Hugo's feed lists the
+        terms newest first too)."""
+        newest: dict[str, datetime] = {}
+        for _path, row in index.newest:
+            for spelling in row.tags:
+                page = index.tag_page(spelling)
+                if index.tag_count(page):
+                    newest[page] = max(row.date, newest.get(page, row.date))
+        entries = [
+            FeedEntry(title=index.tag_name(page), url=(url := self._absolute(page)), id=url,
+                      published=date, updated=date, summary="", tags=(), cover=None)
+            for page, date in newest.items()
+        ]  # fmt: skip
+        return atom_feed(
+            title=f"{self._site['title']}: {path.partition('/')[0]}",
+            url=self._absolute(TAGS_INDEX),
+            ident=self._absolute(path),
+            entries=entries,
+            self_url=self._absolute(path),
+        )
 
     def _tag_newest(self, index: SiteIndex, tag: str) -> list[Listed]:
         """A tag's newest `NEWEST` articles, newest first, from its newest years."""

@@ -254,7 +254,7 @@ def redirect_file(relative: str) -> str | None:
     parts = path.split("/")
     if not is_reserved(parts[0]):
         return path
-    if parts[0] != "tags":
+    if parts[0] != "tags" or parts[1] == HUGO_FEED:  # the feed of the terms (`old_term_feeds`)
         return None
     if len(parts) == 2:
         return path if parts[1] != "index.html" else None  # a file beside the tags' folders

@@ -23,6 +23,7 @@ from steadypress.targets.site.listings import (
 )
 from steadypress.targets.site.manifest import (
     CNAME,
+    HUGO_FEED,
     INDEX,
     NO_JEKYLL,
     NOT_FOUND,
@@ -153,9 +154,10 @@ class SiteSingles:
                 files.put(path, page)
                 extras.add(path)
         if index is not None:
-            # And each tag's term feed in a taxonomy `old_term_feeds` names no longer.
+            # And the feeds of a taxonomy `old_term_feeds` names no longer: its terms', each
+            # tag's.
             dropped = [t for t in index.term_feeds if t not in self._settings.old_term_feeds]
-            feeds = [
+            feeds = [f"{taxonomy}/{HUGO_FEED}" for taxonomy in dropped] + [
                 path
                 for tag in (index.tag_pages if dropped else ())
                 for path in term_feed_paths(dropped, index.tag_name(tag))
