@@ -19,7 +19,7 @@ from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
 from steadypress.old_pagers import Pager, hugo_pager, jekyll_pager, numbered_pages
 from steadypress.targets.site.manifest import redirect_file, tag_path
-from steadypress.targets.site.old_urls import hugo_sanitized
+from steadypress.targets.site.old_urls import TAXONOMY, hugo_sanitized
 
 __all__ = [
     "HUGO_CONFIGS",
@@ -37,6 +37,8 @@ HUGO_CONFIGS = tuple(
 )
 # The files that make a folder a Jekyll site.
 JEKYLL_CONFIGS = ("_config.yml", "_config.yaml", "_config.toml")
+# Hugo's default taxonomies, which steadypress reads as tags.
+_TAG_TAXONOMIES = ("tags", "categories")
 # The addresses `hugo new site` and documentation examples leave in place: no blog's own.
 _PLACEHOLDER_HOSTS = ("example.org", "example.com", "localhost", "127.0.0.1")
 
@@ -107,7 +109,7 @@ def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[s
     ugly = config.get("uglyurls") is True
     extra: dict[str, Any] = {"old_ugly_urls": True} if ugly else {}
     found = _article_files(content)
-    sections, terms = _hugo_sections(found), _hugo_terms(found)
+    sections, terms = _hugo_sections(found), _hugo_terms(found, _hugo_taxonomies(config))
     redirects = _hugo_lists(sections, terms, ugly=ugly)
     if pager := hugo_pager(repo, config):
         redirects |= _hugo_numbered_pages(pager, found, sections, terms, ugly=ugly)
@@ -116,8 +118,9 @@ def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[s
     # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
     if sections:
         extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
-    # Each term's feed (`/tags/go/index.xml`): the tag's newest articles.
-    if taxonomies := [taxonomy for taxonomy, named in terms.items() if named]:
+    # Each tag's and category's feed (`/tags/go/index.xml`): the tag's newest articles.
+    named = [taxonomy for taxonomy, found in terms.items() if found]
+    if taxonomies := [taxonomy for taxonomy in named if taxonomy in _TAG_TAXONOMIES]:
         extra["old_term_feeds"] = taxonomies
     return extra
 
@@ -144,20 +147,35 @@ def _hugo_lists(
 ) -> dict[str, str]:
     """The list pages Hugo made of its `sections` and taxonomies' `terms` whose address the
     site has not (https://gohugo.io/content-management/sections/, .../taxonomies/), each to
-    the site's page nearest it: a section's page (`/posts/`) to the archive, the categories'
-    to the tags', and each category's or tag's page to the site's page of that tag, where
-    Hugo's address of it (`/tags/c++/`, `/categories/web/`) is not the site's."""
+    the site's page nearest it: a section's page (`/posts/`) to the archive, a taxonomy's
+    (`/categories/`) and each of its terms' to the site's page of the tags and of that tag
+    (`_term_page`), where Hugo's address (`/tags/c++/`, `/categories/web/`) is not the
+    site's."""
     redirects = {f"/{section}/": "/archive/" for section in sections}
-    if terms["categories"]:
-        redirects["/categories/"] = "/tags/"
     for taxonomy, found in terms.items():
+        if found and taxonomy != "tags":
+            redirects[f"/{taxonomy}/"] = _taxonomy_page(taxonomy)
         for term in sorted(found):
             name = hugo_sanitized(term)
             old = f"/{taxonomy}/{name}.html" if ugly else f"/{taxonomy}/{name}/"
-            new = "/" + tag_path(term).removesuffix("index.html")
+            new = _term_page(taxonomy, term)
             if name and old != new:
                 redirects[old] = new
     return redirects
+
+
+def _taxonomy_page(taxonomy: str) -> str:
+    """The site's page nearest a Hugo taxonomy's: the tags', for the two steadypress reads as
+    tags; the archive, where every article is, for another (`series`)."""
+    return "/tags/" if taxonomy in _TAG_TAXONOMIES else "/archive/"
+
+
+def _term_page(taxonomy: str, term: str) -> str:
+    """The site's page nearest a Hugo term's: the tag's, for a tag or a category; the archive
+    for a term of another taxonomy."""
+    if taxonomy not in _TAG_TAXONOMIES:
+        return "/archive/"
+    return "/" + tag_path(term).removesuffix("index.html")
 
 
 def _hugo_numbered_pages(
@@ -188,19 +206,20 @@ def _hugo_numbered_pages(
         for term, count in counted.items():
             by_name[hugo_sanitized(term)] += count
         for _number, page in numbered_pages(pager, len(by_name)) if counted else ():
-            redirects[f"/{taxonomy}/{page}"] = "/tags/"
+            redirects[f"/{taxonomy}/{page}"] = _taxonomy_page(taxonomy)
         for term in sorted(counted):
-            name, new = hugo_sanitized(term), "/" + tag_path(term).removesuffix("index.html")
+            name, new = hugo_sanitized(term), _term_page(taxonomy, term)
             for _number, page in numbered_pages(pager, by_name[name], ugly=ugly) if name else ():
                 redirects[f"/{taxonomy}/{name}/{page}"] = new
     return redirects
 
 
-def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, Counter[str]]:
-    """The terms of Hugo's default taxonomies (`tags`, `categories`) in these articles
-    (`_article_files`), by taxonomy, each with the count of articles it names: steadypress
-    reads both as tags."""
-    terms: dict[str, Counter[str]] = {"tags": Counter(), "categories": Counter()}
+def _hugo_terms(
+    pages: Sequence[tuple[str, Path]], taxonomies: Sequence[str]
+) -> dict[str, Counter[str]]:
+    """The terms of Hugo's `taxonomies` in these articles (`_article_files`), by taxonomy,
+    each with the count of articles it names."""
+    terms: dict[str, Counter[str]] = {taxonomy: Counter() for taxonomy in taxonomies}
     for relative, path in pages:
         try:
             metadata = parse_article(relative, "", path.read_bytes()).metadata
@@ -208,10 +227,19 @@ def _hugo_terms(pages: Sequence[tuple[str, Path]]) -> dict[str, Counter[str]]:
             continue
         for taxonomy, found in terms.items():
             named = metadata.get(taxonomy)
-            found.update(
-                set(map(str, named if isinstance(named, list) else [named] if named else []))
-            )
+            named = named if isinstance(named, list) else [named] if named else []
+            found.update(set(map(str, named)))
     return terms
+
+
+def _hugo_taxonomies(config: Mapping[str, Any]) -> list[str]:
+    """Hugo's taxonomies, by the folder of their pages and their front matter key: those
+    `taxonomies` names (singular to plural), else Hugo's two, `tags` and `categories`."""
+    named = config.get("taxonomies")
+    if not isinstance(named, Mapping):
+        return list(_TAG_TAXONOMIES)
+    plurals = [plural for plural in named.values() if isinstance(plural, str)]
+    return [plural for plural in plurals if TAXONOMY.fullmatch(plural)]
 
 
 def _hugo_sections(pages: Sequence[tuple[str, Path]]) -> list[str]:
