@@ -1,6 +1,7 @@
 """The site target: stable URLs, escaped front matter, idempotent and deterministic output."""
 
 import fcntl
+import json
 import os
 import re
 from dataclasses import replace
@@ -15,7 +16,7 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter
-from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL
+from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, STAGED
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
@@ -420,6 +421,37 @@ def test_a_write_killed_midway_is_finished_by_the_next_one(tmp_path: Path, lande
     make_site(tmp_path / "cut").publish_batch([(article, None) for article in then])
     files = {name: data for name, (data, _) in snapshot(tmp_path / "whole").items()}
     assert {name: data for name, (data, _) in snapshot(tmp_path / "cut").items()} == files
+
+
+def test_a_write_stages_its_files_once_and_its_journal_only_names_them(tmp_path: Path) -> None:
+    """Each byte of a write is written once: into a staged file, which the journal names and
+    which is moved into place (a journal holding the bytes wrote them twice). Stopped before
+    its journal, the write lands nothing: the next one removes what it staged."""
+    articles = [post(f"content/a{n:02}.md", f"A{n}", day=n + 1) for n in range(5)]
+    with pytest.raises(KeyboardInterrupt), dying_after_renames(1, KeyboardInterrupt):
+        make_site(tmp_path).publish_batch([(article, None) for article in articles])
+    journal = json.loads((tmp_path / JOURNAL).read_bytes())
+    staged = {name for _path, name in journal["changes"] if name is not None}
+    assert staged == {p.name for p in (tmp_path / STAGED).iterdir()}
+    assert len(staged) > len(articles)  # the pages, listings, feed, sitemaps, index
+    assert (tmp_path / JOURNAL).stat().st_size < 100 * len(staged)
+
+    with pytest.raises(KeyboardInterrupt), dying_after_renames(0, KeyboardInterrupt):
+        make_site(tmp_path / "cut").publish_batch([(article, None) for article in articles])
+    assert not (tmp_path / "cut" / JOURNAL).exists() and (tmp_path / "cut" / STAGED).is_dir()
+    make_site(tmp_path / "cut").publish(post("content/b.md", "B"), None)
+    assert not (tmp_path / "cut" / STAGED).exists()
+    assert not (tmp_path / "cut/a00").exists() and (tmp_path / "cut/b/index.html").is_file()
+
+
+def test_a_journal_of_an_earlier_version_holding_the_bytes_is_landed(tmp_path: Path) -> None:
+    make_site(tmp_path).publish(post("content/a.md", "A"), None)
+    (tmp_path / JOURNAL).write_bytes(
+        b'{"version": 1, "changes": [["old.html", 3], ["a/index.html", null]]}\nold'
+    )
+    make_site(tmp_path).publish(post("content/b.md", "B"), None)
+    assert (tmp_path / "old.html").read_bytes() == b"old" and not (tmp_path / "a").exists()
+    assert not (tmp_path / JOURNAL).exists()
 
 
 def test_a_journal_that_cannot_be_read_is_set_aside_once_never_landed(tmp_path: Path) -> None:

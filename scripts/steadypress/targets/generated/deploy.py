@@ -22,7 +22,14 @@ from datetime import datetime
 
 from steadypress.errors import PermanentError
 from steadypress.gitio import OBJECT_ID
-from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter, unreadable
+from steadypress.targets.site.files import (
+    JOURNAL,
+    LOCK,
+    SET_ASIDE_JOURNAL,
+    STAGED,
+    SiteWriter,
+    unreadable,
+)
 from steadypress.targets.site.manifest import NO_JEKYLL
 
 __all__ = [
@@ -40,7 +47,7 @@ __all__ = [
 DEPLOYED = ".steadypress/generated.json"
 _VERSION = 1
 # Names an output may not hold: steadypress's own files in the site.
-_OWN = (".steadypress/", LOCK, JOURNAL, SET_ASIDE_JOURNAL)
+_OWN = (".steadypress/", LOCK, JOURNAL, SET_ASIDE_JOURNAL, f"{STAGED}/")
 # Of the files a write may not replace, how many an error names.
 _NAMED = 5
 

@@ -8,6 +8,8 @@ import errno
 import itertools
 import json
 import os
+import re
+import shutil
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +22,7 @@ __all__ = [
     "JOURNAL",
     "LOCK",
     "SET_ASIDE_JOURNAL",
+    "STAGED",
     "DirectorySiteFiles",
     "SiteFiles",
     "SiteWriter",
@@ -125,12 +128,16 @@ SITE_FILE_MODE = 0o644
 # What a local write is about to change, written whole before any of it: a write stopped midway
 # (the process killed, ^C) is finished from it by the next, under the site's lock.
 JOURNAL = ".steadypress-site.journal"
+# Where a local write of several files puts each one's new bytes before the journal names them
+# and they are moved into place: each byte is written once (a journal holding them was twice).
+STAGED = ".steadypress-site.staged"
 # The file that made one process at a time a local site's writer, before the folder itself was
 # locked (`folder_lock`): removed where it is left.
 LOCK = ".steadypress-site.lock"
 # Where a journal that cannot be replayed is moved, so that it is not tried again on every write.
 SET_ASIDE_JOURNAL = f"{JOURNAL}.set-aside"
-_JOURNAL_VERSION = 1
+# 1: the journal held the changed files' bytes; 2: it names their files in `STAGED`.
+_JOURNAL_VERSION = 2
 
 
 class DirectorySiteFiles:
@@ -255,21 +262,50 @@ class _DirectoryWriter:
         self._unread.discard(path)
 
     def land(self) -> None:
-        """Write what the change made that the site does not hold yet: the journal of it first
-        (when that is more than one file), then each file, then the journal is removed. A file
-        that may not be written (a symlink) is refused before anything is."""
+        """Write what the change made that the site does not hold yet. One file is renamed
+        into place; several are first written into `STAGED`, then the journal naming them,
+        then each is moved into place, and the journal is removed. A file that may not be
+        written (a symlink) is refused before anything is."""
         changes = self._differing(self._changes)
+        if len(changes) <= 1:
+            self._apply(changes)
+            return
+        staged = self._stage(changes)
         journal = f"{self._root}/{JOURNAL}"
-        if len(changes) > 1:
-            self._write(journal, *_journal(changes))
-        self._apply(changes)
-        if len(changes) > 1:
-            os.unlink(journal)
+        self._write(journal, _journal(staged))
+        self.move_staged(staged)
+        os.unlink(journal)
 
     def replay(self, changes: Mapping[str, bytes | None]) -> None:
-        """Make the site hold `changes` (a journal's), rewriting only what a write stopped
-        midway did not reach."""
+        """Make the site hold `changes` (a version 1 journal's), rewriting only what a write
+        stopped midway did not reach."""
         self._apply(self._differing(changes))
+
+    def _stage(self, changes: Mapping[str, bytes | None]) -> dict[str, str | None]:
+        """Each change's bytes in a file of `STAGED` (path -> its name there; None: removed),
+        which is made anew."""
+        staging = _clear_staging(self._root)
+        os.mkdir(staging)
+        staged: dict[str, str | None] = {}
+        for number, (path, data) in enumerate(changes.items()):
+            self._inside(path)  # refused before anything is written
+            staged[path] = None if data is None else str(number)
+            if data is not None:
+                _write_new(f"{staging}/{number}", data)
+        return staged
+
+    def move_staged(self, staged: Mapping[str, str | None]) -> None:
+        """Move the files of `STAGED` into place (a journal's `staged`), and remove those
+        removed; a staged file already moved (by a write stopped midway) is not there."""
+        staging = f"{self._root}/{STAGED}"
+        for path, name in staged.items():
+            target = self._inside(path)
+            if name is None:
+                self._remove(target)
+            elif os.path.lexists(source := f"{staging}/{name}"):
+                self._make_folder(os.path.dirname(target))
+                os.replace(source, target)
+        _clear_staging(self._root)
 
     def _differing(self, changes: Mapping[str, bytes | None]) -> dict[str, bytes | None]:
         """The changes the site does not hold yet (a file `put` as `new` is not looked at)."""
@@ -304,29 +340,21 @@ class _DirectoryWriter:
         with os.fdopen(handle, "rb") as stream:
             return stream.read()
 
-    def _write(self, target: str, *data: bytes) -> None:
-        """`target` made to hold `data`, its parts one after the other."""
-        # Write then rename: a process killed mid-write leaves the old file or the new, never half.
-        folder = os.path.dirname(target)
+    def _make_folder(self, folder: str) -> None:
         if folder not in self._made:
             os.makedirs(folder, exist_ok=True)
             self._made.add(folder)
+
+    def _write(self, target: str, data: bytes) -> None:
+        """`target` made to hold `data`."""
+        # Write then rename: a process killed mid-write leaves the old file or the new, never half.
+        folder = os.path.dirname(target)
+        self._make_folder(folder)
         # The lock makes this process the folder's only writer: its own names cannot collide,
         # and a file (or symlink) of that name left by a process killed earlier is removed.
         temporary = f"{folder}/.tmp-{os.getpid()}-{next(self._temporary)}"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         try:
-            handle = os.open(temporary, flags, SITE_FILE_MODE)
-        except FileExistsError:
-            os.unlink(temporary)
-            handle = os.open(temporary, flags, SITE_FILE_MODE)
-        try:
-            # A site is read by a web server that may run as another user, so it gets what a
-            # published file has whatever this process's umask: world-readable (0644).
-            os.fchmod(handle, SITE_FILE_MODE)
-            with os.fdopen(handle, "wb") as stream:
-                for part in data:  # not joined first: a journal holds a whole batch
-                    stream.write(part)
+            _write_new(temporary, data)
             os.replace(temporary, target)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
@@ -345,28 +373,68 @@ class _DirectoryWriter:
                 folder = os.path.dirname(folder)
 
 
-def _journal(changes: Mapping[str, bytes | None]) -> list[bytes]:
-    """The changes as one file: a line of JSON naming each path and its size (null: removed),
-    then their bytes one after the other."""
-    head = {
-        "version": _JOURNAL_VERSION,
-        "changes": [[path, None if data is None else len(data)] for path, data in changes.items()],
-    }
-    return [json.dumps(head).encode(), b"\n", *filter(None, changes.values())]
+def _write_new(path: str, data: bytes) -> None:
+    """A new file at `path` holding `data`; a file (or symlink) there, left by a process
+    killed earlier, is removed first."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        handle = os.open(path, flags, SITE_FILE_MODE)
+    except FileExistsError:
+        os.unlink(path)
+        handle = os.open(path, flags, SITE_FILE_MODE)
+    # A site is read by a web server that may run as another user, so it gets what a
+    # published file has whatever this process's umask: world-readable (0644).
+    os.fchmod(handle, SITE_FILE_MODE)
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
+
+
+def _clear_staging(root: str) -> str:
+    """`STAGED` removed with what it holds: what a write stopped before its journal had
+    staged, which it never landed (a symlink there is removed, never followed)."""
+    staging = f"{root}/{STAGED}"
+    if os.path.islink(staging):
+        os.unlink(staging)
+    elif os.path.isdir(staging):
+        shutil.rmtree(staging)
+    return staging
+
+
+def _journal(staged: Mapping[str, str | None]) -> bytes:
+    """A write's changes: each path, and the name of its staged file (null: removed)."""
+    changes = [[path, name] for path, name in staged.items()]
+    return json.dumps({"version": _JOURNAL_VERSION, "changes": changes}).encode()
 
 
 def _finish_journal(root: Path) -> None:
-    """Land what a write stopped midway left in its journal, before anything else is written.
-    A journal that cannot be read or replayed (a write of a path the site cannot hold) is set
+    """Land what a write stopped midway left in its journal, before anything else is written;
+    without one, what a write stopped before its journal staged is removed, never landed. A
+    journal that cannot be read or replayed (a write of a path the site cannot hold) is set
     aside, once, with a message: the site is not written from a guess, nor stopped for good."""
     journal = root / JOURNAL
     try:
         raw = _DirectoryWriter._on_disk(os.fspath(journal))  # never through a symlink
         if raw is None:
+            _clear_staging(os.fspath(root))
             return
-        _DirectoryWriter(root).replay(_changes_of(raw, journal))
+        writer = _DirectoryWriter(root)
+        line, _newline, body = raw.partition(b"\n")
+        try:
+            head = json.loads(line)
+            listed = head["changes"]
+            if not isinstance(listed, list):
+                raise TypeError("its changes are not a list")
+            if head.get("version") == 1:  # of steadypress 0.2.0 and before: the bytes in it
+                writer.replay(_changes_of(listed, body))
+            elif head.get("version") == _JOURNAL_VERSION and not body:
+                writer.move_staged(_staged_of(listed))
+            else:
+                raise ValueError(f"not a journal of version 1 or {_JOURNAL_VERSION}")
+        except (ValueError, TypeError, KeyError) as error:
+            raise ValueError(f"{journal} cannot be read: {error}") from None
     except (ValueError, OSError, PermanentError) as error:
         os.replace(journal, root / SET_ASIDE_JOURNAL)
+        _clear_staging(os.fspath(root))
         raise TransientError(
             f"the site's journal of a write stopped midway could not be replayed ({error}); it "
             f"is set aside as {root / SET_ASIDE_JOURNAL} and the next write goes on (what that "
@@ -375,26 +443,32 @@ def _finish_journal(root: Path) -> None:
     journal.unlink()
 
 
-def _changes_of(raw: bytes, journal: Path) -> dict[str, bytes | None]:
-    """The changes a journal holds; one that is not whole raises ValueError naming what is
-    wrong with it."""
-    line, _newline, body = raw.partition(b"\n")
-    try:
-        head = json.loads(line)
-        listed = head["changes"]
-        if head.get("version") != _JOURNAL_VERSION or not isinstance(listed, list):
-            raise ValueError(f"not a journal of version {_JOURNAL_VERSION}")
-        changes: dict[str, bytes | None] = {}
-        at = 0
-        for path, size in listed:
-            if not isinstance(path, str) or not (
-                size is None or (isinstance(size, int) and size >= 0)
-            ):
-                raise ValueError(f"a change is not [path, size]: {[path, size]!r}")
-            changes[path] = None if size is None else body[at : at + size]
-            at += size or 0
-        if at != len(body):
-            raise ValueError(f"it names {at:,} bytes and holds {len(body):,}")
-    except (ValueError, TypeError, KeyError) as error:
-        raise ValueError(f"{journal} cannot be read: {error}") from None
+def _staged_of(listed: list[object]) -> dict[str, str | None]:
+    """A journal's changes (path -> its staged file; None: removed)."""
+    staged: dict[str, str | None] = {}
+    for change in listed:
+        path, name = change if isinstance(change, list) and len(change) == 2 else (None, None)
+        if not isinstance(path, str) or not (name is None or _STAGED_NAME.fullmatch(str(name))):
+            raise ValueError(f"a change is not [path, staged file]: {change!r}")
+        staged[path] = None if name is None else str(name)
+    return staged
+
+
+# A staged file's name: its change's number (a journal naming another path is not followed).
+_STAGED_NAME = re.compile(r"[0-9]+")
+
+
+def _changes_of(listed: list[object], body: bytes) -> dict[str, bytes | None]:
+    """A version 1 journal's changes: each path and its size (null: removed) listed, their
+    bytes one after the other in `body`."""
+    changes: dict[str, bytes | None] = {}
+    at = 0
+    for change in listed:
+        path, size = change if isinstance(change, list) and len(change) == 2 else (None, None)
+        if not isinstance(path, str) or not (size is None or (isinstance(size, int) and size >= 0)):
+            raise ValueError(f"a change is not [path, size]: {change!r}")
+        changes[path] = None if size is None else body[at : at + size]
+        at += size or 0
+    if at != len(body):
+        raise ValueError(f"it names {at:,} bytes and holds {len(body):,}")
     return changes

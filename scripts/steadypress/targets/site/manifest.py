@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from steadypress.articles import article_stem
 from steadypress.errors import PermanentError, TransientError
 from steadypress.slugs import path_slug, tag_slug
-from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, SiteWriter
+from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, STAGED, SiteWriter
 from steadypress.targets.site.sitemaps import SITEMAP, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
@@ -82,7 +82,7 @@ GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steady
 RESERVED_NAMES = GENERATED_FOLDERS | {
     INDEX, FEED, HUGO_FEED, STYLESHEET, NOT_FOUND, NO_JEKYLL, CNAME, MANIFEST, SITEMAP,
     "robots.txt",
-    LOCK, JOURNAL, SET_ASIDE_JOURNAL,
+    LOCK, JOURNAL, SET_ASIDE_JOURNAL, STAGED,
 }  # fmt: skip
 
 
