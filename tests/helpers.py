@@ -28,7 +28,7 @@ from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
-from steadypress.targets.site import SiteFiles, SiteWriter
+from steadypress.targets.site import SiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site.index import SUMMARY
 from steadypress.targets.site.manifest import Entry
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
@@ -335,6 +335,9 @@ def small_shard_tree(monkeypatch: pytest.MonkeyPatch, *, split_above: int = 3) -
     monkeypatch.setattr(shardtree, "BASE_DIGITS", 1)
     monkeypatch.setattr(shardtree, "MAX_DIGITS", 3)
     monkeypatch.setattr(shardtree, "SPLIT_ABOVE", split_above)
+    small = shardtree.Layout(base=1, split_above=split_above)
+    for layout in ("ARTICLE_SHARDS", "URL_SHARDS", "FIRST_SHARDS"):  # the site's index's
+        monkeypatch.setattr(indexfiles, layout, small)
 
 
 def lint_workflows(workflows: Iterable[Path | str], *zizmor_options: str) -> str:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from steadypress import shardtree
 from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles
+from steadypress.targets.site import DirectorySiteFiles, indexfiles
 from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site.index import SUMMARY, YEARS, year_file
@@ -343,11 +343,13 @@ def _as_version_3(site: Path) -> None:
 
 
 def test_a_version_3_index_moves_its_years_out_of_the_summary_on_the_next_publish(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The summary of version 3 counted each year's articles (it grew with the years and
     changed with every article): the next publish lists the years in `years.json`, which
     changes only when a year appears or goes, and the summary keeps the total alone."""
+    for layout in ("ARTICLE_SHARDS", "URL_SHARDS"):  # as version 3 laid its files out
+        monkeypatch.setattr(indexfiles, layout, indexfiles.FIRST_SHARDS)
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n, day=400 * n), None) for n in range(3)])
     _as_version_3(tmp_path)
@@ -940,3 +942,47 @@ def test_a_row_falls_in_the_last_part_that_begins_at_or_before_it(
     found = part_at(parts, key)
     assert parts[found].begins <= key
     assert found == len(parts) - 1 or parts[found + 1].begins > key
+
+
+def _shard_files(site: Path, folder: str) -> set[str]:
+    return {p.relative_to(site / ".steadypress" / folder).as_posix()
+            for p in (site / ".steadypress" / folder).rglob("*.json")}  # fmt: skip
+
+
+def test_a_new_index_files_its_articles_in_256_files_and_an_older_one_keeps_its_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build of 300 articles writes at most 256 files of articles and of URLs, each
+    named by two hex digits (the first layout wrote one of 4,096 for nearly every article).
+    An index begun in the first layout (its summary of version 4) keeps it: an article from
+    before is found where it is, updated and removed, and no shallower file appears."""
+    new = tmp_path / "new"
+    site_target(DirectorySiteFiles(new)).publish_batch([(post(n), None) for n in range(300)])
+    for folder in ("articles", "urls"):
+        files = _shard_files(new, folder)
+        assert len(files) <= 256 and all(re.fullmatch(r"[0-9a-f]{2}\.json", f) for f in files)
+    assert json.loads((new / SUMMARY).read_bytes())["version"] == 5
+
+    old = tmp_path / "old"
+    with monkeypatch.context() as first:
+        for layout in ("ARTICLE_SHARDS", "URL_SHARDS"):
+            first.setattr(indexfiles, layout, indexfiles.FIRST_SHARDS)
+        site_target(DirectorySiteFiles(old)).publish_batch([(post(n), None) for n in range(40)])
+    summary = json.loads((old / SUMMARY).read_bytes())
+    (old / SUMMARY).write_text(json.dumps({**summary, "version": 4}))
+    before = _shard_files(old, "articles")
+    assert all(re.fullmatch(r"[0-9a-f]{3}\.json", name) for name in before)
+
+    site = site_target(DirectorySiteFiles(old))
+    site.publish(replace(post(7), title="P7, again", blob="b2"), None)
+    site.publish(post(40), None)
+    site.unpublish("content/p8.md", None)
+    assert all(
+        re.fullmatch(r"[0-9a-f]{3}(/[0-9a-f])*\.json", f) for f in _shard_files(old, "articles")
+    )
+    assert json.loads((old / SUMMARY).read_bytes())["version"] == 4
+    articles = local_site_articles(old)
+    assert len(articles) == 40 and "content/p8.md" not in articles
+    assert articles["content/p7.md"]["title"] == "P7, again"
+    for path in old.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))

@@ -13,6 +13,11 @@ A key's file is found without knowing the layout: of its names (`c9d`, `c9d7`, `
 first that is not a split marker. A reader asks for all of them together (one request); one
 that does not exist costs nothing, and a marker a few bytes. Markers are never merged back: a
 blog that shrinks keeps its deeper files, which are then smaller still.
+
+That is the layout of the state's records. Another tree may begin shallower, with fewer
+files holding more records each (`Layout`: the site's index of articles begins with 256 files
+of up to 64): its shallow files sit beside the others (`c9.json` by `c9d.json`), so a reader
+asking for a key's every name from the shallowest finds it in either layout.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TypeVar
 
 __all__ = [
     "BASE_DIGITS",
     "MAX_DIGITS",
     "SPLIT_ABOVE",
+    "Layout",
     "children",
     "digest",
     "file_of",
@@ -57,29 +64,13 @@ def digest(key: str) -> str:
 
 
 def file_of(folder: str, name: str) -> str:
-    """The file of a name in `folder`: `folder/c9d.json`, a deeper one `folder/c9d/f.json`."""
+    """The file of a name in `folder`: `folder/c9d.json`, a deeper one `folder/c9d/f.json`, a
+    shallower one `folder/c9.json`."""
     base, deeper = name[:BASE_DIGITS], name[BASE_DIGITS:]
     return "/".join([folder, base, *deeper]) + ".json"
 
 
-def name_of(folder: str, path: str) -> str | None:
-    """The name of a file of `folder` (`file_of`), or None for any other path."""
-    if not path.startswith(f"{folder}/") or not path.endswith(".json"):
-        return None
-    base, *deeper = path[len(folder) + 1 : -len(".json")].split("/")
-    name = base + "".join(deeper)
-    if len(base) != BASE_DIGITS or any(len(digit) != 1 for digit in deeper):
-        return None
-    return name if len(name) <= MAX_DIGITS and _HEX.fullmatch(name) else None
-
-
 _HEX = re.compile(r"[0-9a-f]+")
-
-
-def names(key: str) -> list[str]:
-    """Every file `key` can be in, shallowest first: a reader asks for them all at once."""
-    hashed = digest(key)
-    return [hashed[:digits] for digits in range(BASE_DIGITS, MAX_DIGITS + 1)]
 
 
 def children(name: str) -> list[str]:
@@ -87,27 +78,79 @@ def children(name: str) -> list[str]:
     return [f"{name}{digit:x}" for digit in range(16)]
 
 
+@dataclass(frozen=True)
+class Layout:
+    """A tree's files: its shallowest names `base` digits long, and a file split when a
+    write leaves it with more than `split_above` records."""
+
+    base: int
+    split_above: int
+
+    def names(self, key: str) -> list[str]:
+        """Every file `key` can be in, shallowest first: a reader asks for them all at once."""
+        hashed = digest(key)
+        return [hashed[:digits] for digits in range(self.base, MAX_DIGITS + 1)]
+
+    def name_of(self, folder: str, path: str) -> str | None:
+        """The name of a file of `folder` (`file_of`), or None for any other path."""
+        if not path.startswith(f"{folder}/") or not path.endswith(".json"):
+            return None
+        base, *deeper = path[len(folder) + 1 : -len(".json")].split("/")
+        name = base + "".join(deeper)
+        shallow = len(base) < BASE_DIGITS and not deeper
+        if not (len(base) == BASE_DIGITS or shallow) or any(len(d) != 1 for d in deeper):
+            return None
+        fits = self.base <= len(name) <= MAX_DIGITS
+        return name if fits and _HEX.fullmatch(name) else None
+
+    def leaf(self, key: str, is_split: Callable[[str], bool]) -> str:
+        """The file that holds `key`, `is_split` telling which files are split markers."""
+        candidates = self.names(key)
+        return next((name for name in candidates[:-1] if not is_split(name)), candidates[-1])
+
+    def split(
+        self, name: str, records: Mapping[str, V], hashed: Callable[[str], str] = digest
+    ) -> tuple[set[str], dict[str, dict[str, V]]]:
+        """How a file holding `records` is written: the files that become split markers
+        (none while it is small enough), and the records of each file that holds some.
+        `hashed`: the digest that files a record's key (the state files several keys under
+        one article's)."""
+        if len(records) <= self.split_above or len(name) >= MAX_DIGITS:
+            return set(), {name: dict(records)} if records else {}
+        children: dict[str, dict[str, V]] = {}
+        for key, record in records.items():
+            children.setdefault(hashed(key)[: len(name) + 1], {})[key] = record
+        markers = {name}
+        leaves: dict[str, dict[str, V]] = {}
+        for child, held in children.items():
+            deeper, written = self.split(child, held, hashed)
+            markers |= deeper
+            leaves |= written
+        return markers, leaves
+
+
+def _state() -> Layout:
+    # Read when asked, as a test lays out a small tree by setting the constants.
+    return Layout(BASE_DIGITS, SPLIT_ABOVE)
+
+
+def name_of(folder: str, path: str) -> str | None:
+    """The name of a file of the state's `folder` (`file_of`), or None for any other path."""
+    return _state().name_of(folder, path)
+
+
+def names(key: str) -> list[str]:
+    """Every file of the state `key` can be in, shallowest first."""
+    return _state().names(key)
+
+
 def leaf(key: str, is_split: Callable[[str], bool]) -> str:
-    """The file that holds `key`, `is_split` telling which files are split markers."""
-    candidates = names(key)
-    return next((name for name in candidates[:-1] if not is_split(name)), candidates[-1])
+    """The state's file that holds `key` (`Layout.leaf`)."""
+    return _state().leaf(key, is_split)
 
 
 def split(
     name: str, records: Mapping[str, V], hashed: Callable[[str], str] = digest
 ) -> tuple[set[str], dict[str, dict[str, V]]]:
-    """How a file holding `records` is written: the files that become split markers (none
-    while it is small enough), and the records of each file that holds some. `hashed`: the
-    digest that files a record's key (the state files several keys under one article's)."""
-    if len(records) <= SPLIT_ABOVE or len(name) >= MAX_DIGITS:
-        return set(), {name: dict(records)} if records else {}
-    children: dict[str, dict[str, V]] = {}
-    for key, record in records.items():
-        children.setdefault(hashed(key)[: len(name) + 1], {})[key] = record
-    markers = {name}
-    leaves: dict[str, dict[str, V]] = {}
-    for child, held in children.items():
-        deeper, written = split(child, held, hashed)
-        markers |= deeper
-        leaves |= written
-    return markers, leaves
+    """How a state's file holding `records` is written (`Layout.split`)."""
+    return _state().split(name, records, hashed)

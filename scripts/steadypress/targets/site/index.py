@@ -66,6 +66,7 @@ from steadypress.targets.site.indexfiles import (
     month_file,
     month_of,
     section_key,
+    shard_layouts,
     shard_of_file,
     split_marker,
     tag_year_file,
@@ -233,9 +234,21 @@ class SiteIndex:
             self._documents[name] = {} if document is None else document[key]
 
     def _shard(self, folder: str, key: str) -> str:
-        """The file of `folder` that holds `key`, its split markers read on the way."""
-        leaf = shardtree.leaf(key, lambda name: self._is_split(shardtree.file_of(folder, name)))
+        """The file of `folder` that holds `key`, its split markers read on the way: as the
+        index's layout files it (`shard_layouts`, which the summary says), or, before the
+        summary is read, the first of the key's files that holds records, in either layout
+        (a read of what the index holds, `verify`, reads no summary for it)."""
+        if self._read_summary is None:
+            for name in (article_files if folder == ARTICLES else url_files)(key):
+                if not self._is_split(name) and self._documents[name]:
+                    return name
+        layout = self._shard_layouts[folder]
+        leaf = layout.leaf(key, lambda name: self._is_split(shardtree.file_of(folder, name)))
         return shardtree.file_of(folder, leaf)
+
+    @property
+    def _shard_layouts(self) -> dict[str, shardtree.Layout]:
+        return shard_layouts(first=self._summary.first_shards)
 
     def _is_split(self, name: str) -> bool:
         if name not in self._split and name not in self._documents:
@@ -712,7 +725,7 @@ class SiteIndex:
         files and a split marker (`shardtree.py`)."""
         file = shardtree.file_of(folder, name)
         key = section_key(file)
-        markers, leaves = shardtree.split(name, self._documents[file])
+        markers, leaves = self._shard_layouts[folder].split(name, self._documents[file])
         if not markers:
             return False
         # The deeper files cannot exist yet (`name` held their keys): written unread.

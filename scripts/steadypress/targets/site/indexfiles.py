@@ -13,19 +13,21 @@ from typing import Any
 from steadypress import shardtree
 from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed
 from steadypress.targets.site.parts import Part
-from steadypress.targets.site.summary import INDEX_VERSION, decoded
+from steadypress.targets.site.summary import INDEX_VERSION, SUMMARY_VERSION, decoded
 
 __all__ = [
     "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NEWEST", "NEWEST_PARTS", "NOT_LISTED",
     "PAGE", "PARTS", "READABLE_VERSIONS", "SPLIT", "STYLED", "SUMMARY", "URLS", "YEARS",
     "article_files", "date_order", "dumps", "in_order", "is_listing", "is_tag_years",
     "listed_order", "listing_row", "listings_of", "month_file", "month_of", "newest_parts",
-    "part_at", "rows_only", "section_key", "shard_of_file", "split_marker", "tag_year_beside",
-    "tag_year_file", "tag_years_file", "url_files", "year_file",
+    "part_at", "rows_only", "section_key", "shard_layouts", "shard_of_file", "split_marker",
+    "tag_year_beside", "tag_year_file", "tag_years_file", "url_files", "year_file",
 ]  # fmt: skip
 
 INDEX_FOLDER = ".steadypress"
-READABLE_VERSIONS = (3, INDEX_VERSION)  # the other files are the same in both
+# The other files are the same in version 3 and 4; a summary of version 5 began the shallower
+# files of articles and URLs (`shard_layouts`).
+READABLE_VERSIONS = (3, INDEX_VERSION, SUMMARY_VERSION)
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
 STYLED = f"{INDEX_FOLDER}/look.json"
@@ -36,22 +38,48 @@ ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 AFTER_ALL = (float("inf"), "")
 
 
+# The files of articles and of URLs (`shardtree.py`): 256 to begin with, split above 64
+# articles (some 35 KB) or 256 URLs (some 15 KB): a first build of 10^4 articles writes 512 of
+# them, where 4,096 files to begin with, split above 4, made 11,577; a push rewrites one of
+# each.
+ARTICLE_SHARDS = shardtree.Layout(base=2, split_above=64)
+URL_SHARDS = shardtree.Layout(base=2, split_above=256)
+# Both, in an index begun before (its summary of version 4: `Summary.first_shards`).
+FIRST_SHARDS = shardtree.Layout(base=3, split_above=4)
+
+
+def shard_layouts(*, first: bool) -> dict[str, shardtree.Layout]:
+    """The layout of each folder of files of articles and URLs, of an index begun before
+    (`first`) or since the shallower layout."""
+    return {ARTICLES: FIRST_SHARDS, URLS: FIRST_SHARDS} if first else {
+        ARTICLES: ARTICLE_SHARDS, URLS: URL_SHARDS
+    }  # fmt: skip
+
+
 def shard_of_file(path: str) -> tuple[str, str] | None:
-    """(folder, name) of a file of articles or URLs; None for another file of the index."""
-    for folder in (ARTICLES, URLS):
-        if (name := shardtree.name_of(folder, path)) is not None:
+    """(folder, name) of a file of articles or URLs, in either layout; None for another file
+    of the index."""
+    for folder, layout in shard_layouts(first=False).items():
+        if (name := layout.name_of(folder, path)) is not None:
             return folder, name
     return None
 
 
 def article_files(path: str) -> list[str]:
-    """The files that may hold an article's entry: a read asks for them all."""
-    return [shardtree.file_of(ARTICLES, name) for name in shardtree.names(path)]
+    """The files that may hold an article's entry, in either layout: a read asks for them
+    all."""
+    return _files_of(ARTICLES, path)
 
 
 def url_files(site_path: str) -> list[str]:
-    """The files that may name the articles using a site path."""
-    return [shardtree.file_of(URLS, name) for name in shardtree.names(site_path)]
+    """The files that may name the articles using a site path, in either layout."""
+    return _files_of(URLS, site_path)
+
+
+def _files_of(folder: str, key: str) -> list[str]:
+    layouts = [shard_layouts(first=first)[folder] for first in (False, True)]
+    shallowest = min(layouts, key=lambda layout: layout.base)
+    return [shardtree.file_of(folder, name) for name in shallowest.names(key)]
 
 
 def month_of(entry: Listed) -> str:

@@ -21,6 +21,7 @@ from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
     "INDEX_VERSION",
+    "SUMMARY_VERSION",
     "SitemapsBehind",
     "Styled",
     "Summary",
@@ -32,6 +33,9 @@ __all__ = [
 # 4: the summary counts the articles, and `years.json` lists the years (a version 3 summary
 # counted each year's articles, which made it grow with the years; moved by the next write).
 INDEX_VERSION = 4
+# The summary's own: 5, the index's files of articles and URLs begin shallower
+# (`indexfiles.shard_layouts`); a summary of version 4 or 3 has the first layout.
+SUMMARY_VERSION = 5
 T = TypeVar("T")
 
 
@@ -98,13 +102,16 @@ class Summary:
     # The files written because a setting asks for them (a redirect page of `redirects`, the
     # feed at Hugo's address): those a setting no longer asks for are removed.
     extras: frozenset[str] = frozenset()
+    # Whether the index's files of articles and URLs have the first layout, 4,096 files to
+    # begin with (an index begun before the summary's version 5), kept as it is.
+    first_shards: bool = False
     # The taxonomies whose term feeds each tag has beside its page (`old_term_feeds`): those
     # the setting no longer names have their feeds removed.
     term_feeds: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": INDEX_VERSION,
+            "version": INDEX_VERSION if self.first_shards else SUMMARY_VERSION,
             "sitemaps": None
             if self.sitemaps is None
             else {
@@ -162,7 +169,9 @@ class Summary:
     @classmethod
     def from_json(cls, document: Mapping[str, Any], *, file: str) -> Summary:
         tags = document["tags"]
-        legacy = None if document["version"] == INDEX_VERSION else document["years"]
+        legacy = (
+            None if document["version"] in (INDEX_VERSION, SUMMARY_VERSION) else document["years"]
+        )
         return cls(
             total=int(document["total"]) if legacy is None else sum(map(int, legacy.values())),
             legacy_years=None if legacy is None else sorted(map(str, legacy)),
@@ -185,6 +194,7 @@ class Summary:
             feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
             extras=decoded(file, _site_paths, document.get("extras", [])),
             term_feeds=decoded(file, _taxonomies, document.get("term_feeds", [])),
+            first_shards=document["version"] != SUMMARY_VERSION,
         )
 
 
