@@ -27,7 +27,8 @@
 
 A publish reads the files of the articles it changes, of their months and tags and of their
 neighbours, and writes back those it changed: never a file that grows with the number of
-articles. `SiteIndex` reads each file once, when first wanted, and `flush` writes the changed.
+articles. `SiteIndex` says what the files hold and how a change moves them; `IndexDocuments`
+(`indexdocuments.py`) reads each file once, when first wanted, and writes those changed.
 Where each file is and what it is written as is `indexfiles.py`'s; the listings' rows, in one
 file or in parts, `rows.py`'s (`ListingRows`, over the same documents).
 """
@@ -35,40 +36,29 @@ file or in parts, `rows.py`'s (`ListingRows`, over the same documents).
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from steadypress import shardtree
-from steadypress.targets.site.files import SiteWriter, unreadable
+from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.indexdocuments import IndexDocuments
 from steadypress.targets.site.indexfiles import (
     AFTER_ALL,
     ARTICLES,
     INDEX_FOLDER,
     LISTING,
     NEWEST,
-    NEWEST_PARTS,
     PAGE,
-    PARTS,
-    READABLE_VERSIONS,
-    SPLIT,
     STYLED,
     SUMMARY,
     URLS,
     YEARS,
     article_files,
     date_order,
-    dumps,
-    is_tag_years,
     listing_row,
     listings_of,
     month_file,
     month_of,
-    section_key,
-    shard_layouts,
-    shard_of_file,
-    split_marker,
     tag_year_file,
     tag_years_file,
     url_files,
@@ -81,7 +71,6 @@ from steadypress.targets.site.manifest import (
     page_path,
     tag_path,
 )
-from steadypress.targets.site.rows import ListingRows
 from steadypress.targets.site.summary import (
     INDEX_VERSION,
     SitemapsBehind,
@@ -147,22 +136,14 @@ class SiteIndex:
     def __init__(
         self, files: SiteWriter, *, markers_read: set[str] | None = None, latin: bool = False
     ) -> None:
-        """`markers_read`: split markers read from the site before (by an index of an earlier
-        batch of the run), which this one adds those it reads to. A marker is never merged
-        back, so one read once is one still; one this index makes is not added (the write
-        that makes it may not land). `latin`: tags are on the pages that names them by
+        """`markers_read`: split markers read from the site before, by an index of an earlier
+        batch of the run (`IndexDocuments`). `latin`: tags are on the pages that names them by
         (`tag_path`)."""
         self._files = files
         self._latin = latin
-        self._documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
-        self._markers_read = set() if markers_read is None else markers_read
-        # Split markers (`shardtree.py`): those read, here or before, and those made here.
-        self._split: set[str] = set(self._markers_read)
-        self._dirty: set[str] = set()
-        self.rows = ListingRows(
-            files, self._documents, self._dirty, section=self._section, load=self._load
-        )
-        self._read_summary: Summary | None = None  # read when first wanted (`verify` never)
+        self._store = IndexDocuments(files, markers_read=markers_read)
+        self.rows = self._store.rows
+        self._dirty = self._store.dirty
         self._years: list[str] | None = None  # sorted; read when first wanted
         self._styled: Styled | None = None  # `look.json`, once `_styled_read`
         self._styled_read = False
@@ -171,24 +152,13 @@ class SiteIndex:
         self._gone_names: dict[str, str] = {}
 
     @property
+    def _summary(self) -> Summary:
+        return self._store.summary
+
+    @property
     def exists(self) -> bool:
         """Whether the site has an index (an earlier layout, or a new site, has none)."""
         return self._files.exists(SUMMARY)
-
-    @property
-    def _summary(self) -> Summary:
-        if self._read_summary is None:
-            raw = self._files.read(SUMMARY)
-            self._read_summary = (
-                Summary()
-                if raw is None
-                else decoded(
-                    SUMMARY,
-                    functools.partial(Summary.from_json, file=SUMMARY),
-                    self._parse(SUMMARY, raw, "tags"),
-                )
-            )
-        return self._read_summary
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -204,85 +174,22 @@ class SiteIndex:
         entries = list(entries)
         wanted = {*index_files(entries, latin=self._latin), *texts}
         wanted |= self.rows.hinted_files(wanted)
-        self._files.want(texts=sorted(wanted - self._documents.keys() - self._split), oids=oids)
+        self._store.want(wanted, oids)
         around: dict[str, list[tuple[float, str]]] = {}
         for _path, entry in entries:
             for listing in listings_of(entry, self.tag_page):
                 around.setdefault(listing, []).append(date_order(entry))
         self.rows.want_parts([name for name in wanted if LISTING.fullmatch(name)], around)
 
-    def _section(self, name: str, key: str) -> dict[str, Any]:
-        if name not in self._documents:
-            self._load(name, key)
-        return self._documents[name]
-
-    def _load(self, name: str, key: str, *, split_allowed: bool = False) -> None:
-        """Read a file into `_documents`, or into `_split` when it is a split marker (allowed
-        for the files of articles and URLs only), or into `rows` when it names the parts of a
-        listing (allowed for a listing's own file only)."""
-        raw = self._files.read(name)
-        document = None if raw is None else self._parse(name, raw, key, split_allowed=split_allowed)
-        if split_allowed and document is not None and SPLIT in document:
-            self._split.add(name)
-            self._markers_read.add(name)
-        elif document is not None and is_tag_years(name) and NEWEST_PARTS in document:
-            self._documents[name] = document[key]
-            self.rows.hint(name, document[NEWEST_PARTS])
-        elif document is not None and PARTS in document:
-            self.rows.take(name, document)
-        else:
-            self._documents[name] = {} if document is None else document[key]
-
-    def _shard(self, folder: str, key: str) -> str:
-        """The file of `folder` that holds `key`, its split markers read on the way: as the
-        index's layout files it (`shard_layouts`, which the summary says), or, before the
-        summary is read, the first of the key's files that holds records, in either layout
-        (a read of what the index holds, `verify`, reads no summary for it)."""
-        if self._read_summary is None:
-            for name in (article_files if folder == ARTICLES else url_files)(key):
-                if not self._is_split(name) and self._documents[name]:
-                    return name
-        layout = self._shard_layouts[folder]
-        leaf = layout.leaf(key, lambda name: self._is_split(shardtree.file_of(folder, name)))
-        return shardtree.file_of(folder, leaf)
-
-    @property
-    def _shard_layouts(self) -> dict[str, shardtree.Layout]:
-        return shard_layouts(first=self._summary.first_shards)
-
-    def _is_split(self, name: str) -> bool:
-        if name not in self._split and name not in self._documents:
-            self._load(name, section_key(name), split_allowed=True)
-        return name in self._split
-
-    @staticmethod
-    def _parse(
-        name: str, raw: bytes, key: str, kind: type = dict, *, split_allowed: bool = False
-    ) -> dict[str, Any]:
-        try:
-            document = json.loads(raw)
-            if split_allowed and document == split_marker():
-                return document  # type: ignore[no-any-return]
-            if LISTING.fullmatch(name) and set(document) == {"version", PARTS}:
-                if document["version"] != INDEX_VERSION or not isinstance(document[PARTS], list):
-                    raise ValueError(f"not a version {INDEX_VERSION} file of parts")
-                return document  # type: ignore[no-any-return]
-            if document.get("version") not in READABLE_VERSIONS or not isinstance(
-                document[key], kind
-            ):
-                raise ValueError(f"not a version {INDEX_VERSION} file with {key!r}")
-            return document  # type: ignore[no-any-return]
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise unreadable(name, error) from None
-
     def entry(self, path: str) -> Entry | None:
-        name = self._shard(ARTICLES, path)
-        fields = self._section(name, "articles").get(path)
+        name = self._store.shard(ARTICLES, path)
+        fields = self._store.section(name, "articles").get(path)
         return None if fields is None else decoded(name, Entry.from_json, fields)
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
-        return list(self._section(self._shard(URLS, site_path), "urls").get(site_path, []))
+        urls = self._store.section(self._store.shard(URLS, site_path), "urls")
+        return list(urls.get(site_path, []))
 
     def month(self, month: str) -> list[tuple[str, Listed]]:
         """The month's articles, newest first."""
@@ -295,13 +202,14 @@ class SiteIndex:
             listed = self._summary.legacy_years  # a version 3 summary names them itself
             if listed is None:
                 raw = self._files.read(YEARS)
-                listed = [] if raw is None else self._parse(YEARS, raw, "years", list)["years"]
+                document = None if raw is None else self._store.parse(YEARS, raw, "years", list)
+                listed = [] if document is None else document["years"]
             self._years = sorted(map(str, listed))
         return self._years
 
     def months(self, year: str) -> dict[str, int]:
         """How many articles each month (`YYYY/MM`) of `year` has."""
-        counts = self._section(year_file(year), "months")
+        counts = self._store.section(year_file(year), "months")
         return {f"{year}/{month}": int(n) for month, n in counts.items()}
 
     def _months_from(self, month: str, *, newer: bool) -> Iterator[str]:
@@ -430,7 +338,7 @@ class SiteIndex:
             raw = self._files.read(STYLED)
             if raw is not None:
                 self._styled = decoded(
-                    STYLED, styled_from_json, self._parse(STYLED, raw, "look", list)
+                    STYLED, styled_from_json, self._store.parse(STYLED, raw, "look", list)
                 )
             self._styled_read = True
         return self._styled
@@ -454,7 +362,7 @@ class SiteIndex:
         """How many articles of the tag each year has."""
         if tag_page not in self._summary.tags:
             return {}
-        counts = self._section(tag_years_file(tag_page), "years")
+        counts = self._store.section(tag_years_file(tag_page), "years")
         return {int(year): int(n) for year, n in counts.items()}
 
     def moved_from(self, owner: str, page: str) -> bool:
@@ -489,9 +397,10 @@ class SiteIndex:
                 self._files.want(texts=listings)
                 for listing in listings:
                     self.rows.known(listing)  # its parts, if it is in parts
+                files = [self.rows.file_holding(listing, entry) for listing in listings]
                 pages = [
-                    page for page, listing in zip(pages, listings, strict=True)
-                    if path in self._section(self.rows.file_holding(listing, entry), "articles")
+                    page for page, file in zip(pages, files, strict=True)
+                    if path in self._store.section(file, "articles")
                 ]  # fmt: skip
             held[spelling] = pages[0] if pages else self.tag_page(spelling)
         return held
@@ -525,7 +434,7 @@ class SiteIndex:
         page (`page_fingerprint`), where that file has been read; None where it has not, or
         was written before rows kept it. It reads nothing: reading the row would cost a read
         as the page's does."""
-        row = self._documents.get(self._month_file_of(entry), {}).get(path)
+        row = self._store.documents.get(self._month_file_of(entry), {}).get(path)
         digest = row.get(PAGE) if isinstance(row, dict) else None
         return digest if isinstance(digest, str) else None
 
@@ -534,7 +443,7 @@ class SiteIndex:
         written anyway, keep `sha256`, the digest of its page as read: a row written before
         rows kept it gains it the first time its page is read, at no cost."""
         file = self._month_file_of(entry)
-        rows = self._documents.get(file, {})
+        rows = self._store.documents.get(file, {})
         row = rows.get(path)
         if file in self._dirty and isinstance(row, dict) and PAGE not in row:
             rows[path] = {**row, PAGE: page_fingerprint(sha256)}
@@ -583,15 +492,10 @@ class SiteIndex:
             self._add(path, entry)
         return [used for used in (uses(old) if old else ()) if not self.owners(used)]
 
-    def _edit(self, name: str, key: str) -> dict[str, Any]:
-        self._dirty.add(name)
-        self.rows.forget(name)
-        return self._section(name, key)
-
     def _drop(self, path: str, entry: Entry) -> None:
-        del self._edit(self._shard(ARTICLES, path), "articles")[path]
+        del self._store.edit(self._store.shard(ARTICLES, path), "articles")[path]
         for used in uses(entry):
-            urls = self._edit(self._shard(URLS, used), "urls")
+            urls = self._store.edit(self._store.shard(URLS, used), "urls")
             owners = [owner for owner in urls.get(used, []) if owner != path]
             if owners:
                 urls[used] = owners
@@ -610,11 +514,11 @@ class SiteIndex:
         self._dirty.add(SUMMARY)
 
     def _add(self, path: str, entry: Entry) -> None:
-        self._edit(self._shard(ARTICLES, path), "articles")[path] = entry.to_json()
+        self._store.edit(self._store.shard(ARTICLES, path), "articles")[path] = entry.to_json()
         listed = entry.listed
         row = listing_row(listed)  # one document in every tag's year's file
         for used in uses(entry):
-            urls = self._edit(self._shard(URLS, used), "urls")
+            urls = self._store.edit(self._store.shard(URLS, used), "urls")
             urls[used] = sorted({*urls.get(used, []), path})
         if entry.is_page:
             self._summary.pages[path] = (entry.slug, entry.updated)
@@ -635,7 +539,7 @@ class SiteIndex:
         now, or on the page `held` says its row was on."""
         year, month = month_of(entry).split("/")
         self._summary.total += step
-        months = self._edit(year_file(year), "months")
+        months = self._store.edit(year_file(year), "months")
         _count(months, month, step)
         if (year in self.years) != bool(months):
             self._years = sorted({*self.years} ^ {year})
@@ -646,7 +550,7 @@ class SiteIndex:
         }
         for page in dict.fromkeys(pages.values()):
             _count(self._summary.tags, page, step)
-            _count(self._edit(tag_years_file(page), "years"), year, step)
+            _count(self._store.edit(tag_years_file(page), "years"), year, step)
             names = self._summary.names.setdefault(page, {})
             named = min(names, default=None)
             for spelling in entry.tags:
@@ -688,57 +592,9 @@ class SiteIndex:
 
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""
-        if self._read_summary is not None and self._read_summary.legacy_years is not None:
+        if self._store.summary_read and self._summary.legacy_years is not None:
             self._dirty.add(YEARS)  # the summary is written without them
-        self.rows.lay_out()
-        for name, data, new in self.rows.take_laid_out():
-            if data is None:
-                self._files.remove(name)
-            else:
-                self._files.put(name, data, unread=new)
-        for name in sorted(self._dirty):
-            if name in (SUMMARY, STYLED, YEARS):
-                if (whole := self._whole(name)) is not None:
-                    self._files.put(name, dumps(whole))
-                else:
-                    self._files.remove(name)
-                continue
-            shard = shard_of_file(name)
-            if shard is not None and self._split_if_full(*shard):
-                continue
-            section = self._documents[name]
-            if section:
-                self._files.put(name, dumps(self._document_of(name, section)))
-            else:
-                self._files.remove(name)
-        self._dirty.clear()
-
-    def _document_of(self, name: str, section: Mapping[str, Any]) -> dict[str, Any]:
-        """A file of the index as written: its section, and a tag's years file its hint."""
-        document = {"version": INDEX_VERSION, section_key(name): section}
-        if hinted := self.rows.newest_parts_of(name, section):
-            document[NEWEST_PARTS] = hinted
-        return document
-
-    def _split_if_full(self, folder: str, name: str) -> bool:
-        """Whether a file of articles or URLs has grown too full and is written as deeper
-        files and a split marker (`shardtree.py`)."""
-        file = shardtree.file_of(folder, name)
-        key = section_key(file)
-        markers, leaves = self._shard_layouts[folder].split(name, self._documents[file])
-        if not markers:
-            return False
-        # The deeper files cannot exist yet (`name` held their keys): written unread.
-        for marker in sorted(markers):
-            path = shardtree.file_of(folder, marker)
-            self._files.put(path, dumps(split_marker()), unread=marker != name)
-            self._split.add(path)
-            self._documents.pop(path, None)
-        for leaf, held in sorted(leaves.items()):
-            path = shardtree.file_of(folder, leaf)
-            self._documents[path] = held
-            self._files.put(path, dumps({"version": INDEX_VERSION, key: held}), unread=True)
-        return True
+        self._store.flush(self._whole)
 
 
 def _count(counts: dict[str, int], key: str, step: int) -> None:

@@ -1,0 +1,207 @@
+"""The site index's files as read and as about to be written (`index.py` says what each holds):
+each read once, when first wanted, and kept as its section; the files of articles and URLs
+found through their split markers, in the layout the summary says (`shard_layouts`); and
+`flush`, which writes those a change touched, splitting a file of articles or URLs grown too
+full."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from steadypress import shardtree
+from steadypress.targets.site.files import SiteWriter, unreadable
+from steadypress.targets.site.indexfiles import (
+    ARTICLES,
+    LISTING,
+    NEWEST_PARTS,
+    PARTS,
+    READABLE_VERSIONS,
+    SPLIT,
+    STYLED,
+    SUMMARY,
+    YEARS,
+    article_files,
+    dumps,
+    is_tag_years,
+    section_key,
+    shard_layouts,
+    shard_of_file,
+    split_marker,
+    url_files,
+)
+from steadypress.targets.site.rows import ListingRows
+from steadypress.targets.site.summary import INDEX_VERSION, Summary, decoded
+
+__all__ = ["IndexDocuments"]
+
+
+class IndexDocuments:
+    """The index's files in `files`, by path: each one's section as read (`documents`), the
+    split markers, the listings' rows (`rows`, over the same documents), the summary, and
+    those a change touched (`dirty`)."""
+
+    def __init__(self, files: SiteWriter, *, markers_read: set[str] | None = None) -> None:
+        """`markers_read`: split markers read from the site before (by an index of an earlier
+        batch of the run), which these add those they read to. A marker is never merged back,
+        so one read once is one still; one made here is not added (the write that makes it
+        may not land)."""
+        self._files = files
+        self.documents: dict[str, dict[str, Any]] = {}  # file -> its section, as read
+        self._markers_read = set() if markers_read is None else markers_read
+        # Split markers (`shardtree.py`): those read, here or before, and those made here.
+        self._split: set[str] = set(self._markers_read)
+        self.dirty: set[str] = set()
+        self.rows = ListingRows(
+            files, self.documents, self.dirty, section=self.section, load=self._load
+        )
+        self._summary: Summary | None = None  # read when first wanted (`verify` never)
+
+    @property
+    def summary(self) -> Summary:
+        if self._summary is None:
+            raw = self._files.read(SUMMARY)
+            self._summary = (
+                Summary()
+                if raw is None
+                else decoded(
+                    SUMMARY,
+                    functools.partial(Summary.from_json, file=SUMMARY),
+                    self.parse(SUMMARY, raw, "tags"),
+                )
+            )
+        return self._summary
+
+    @property
+    def summary_read(self) -> bool:
+        return self._summary is not None
+
+    def want(self, wanted: Iterable[str], oids: Iterable[str]) -> None:
+        """Fetch together the files `wanted` not read yet, and the ids of `oids`."""
+        unread = set(wanted) - self.documents.keys() - self._split
+        self._files.want(texts=sorted(unread), oids=oids)
+
+    def section(self, name: str, key: str) -> dict[str, Any]:
+        if name not in self.documents:
+            self._load(name, key)
+        return self.documents[name]
+
+    def edit(self, name: str, key: str) -> dict[str, Any]:
+        """A file's section, to change: it is written by the next `flush`."""
+        self.dirty.add(name)
+        self.rows.forget(name)
+        return self.section(name, key)
+
+    def _load(self, name: str, key: str, *, split_allowed: bool = False) -> None:
+        """Read a file into `documents`, or into the split markers when it is one (allowed
+        for the files of articles and URLs only), or into `rows` when it names the parts of a
+        listing (allowed for a listing's own file only)."""
+        raw = self._files.read(name)
+        document = None if raw is None else self.parse(name, raw, key, split_allowed=split_allowed)
+        if split_allowed and document is not None and SPLIT in document:
+            self._split.add(name)
+            self._markers_read.add(name)
+        elif document is not None and is_tag_years(name) and NEWEST_PARTS in document:
+            self.documents[name] = document[key]
+            self.rows.hint(name, document[NEWEST_PARTS])
+        elif document is not None and PARTS in document:
+            self.rows.take(name, document)
+        else:
+            self.documents[name] = {} if document is None else document[key]
+
+    def shard(self, folder: str, key: str) -> str:
+        """The file of `folder` that holds `key`, its split markers read on the way: as the
+        index's layout files it (`shard_layouts`, which the summary says), or, before the
+        summary is read, the first of the key's files that holds records, in either layout
+        (a read of what the index holds, `verify`, reads no summary for it)."""
+        if self._summary is None:
+            for name in (article_files if folder == ARTICLES else url_files)(key):
+                if not self._is_split(name) and self.documents[name]:
+                    return name
+        layout = self._layouts[folder]
+        leaf = layout.leaf(key, lambda name: self._is_split(shardtree.file_of(folder, name)))
+        return shardtree.file_of(folder, leaf)
+
+    @property
+    def _layouts(self) -> dict[str, shardtree.Layout]:
+        return shard_layouts(first=self.summary.first_shards)
+
+    def _is_split(self, name: str) -> bool:
+        if name not in self._split and name not in self.documents:
+            self._load(name, section_key(name), split_allowed=True)
+        return name in self._split
+
+    @staticmethod
+    def parse(
+        name: str, raw: bytes, key: str, kind: type = dict, *, split_allowed: bool = False
+    ) -> dict[str, Any]:
+        try:
+            document = json.loads(raw)
+            if split_allowed and document == split_marker():
+                return document  # type: ignore[no-any-return]
+            if LISTING.fullmatch(name) and set(document) == {"version", PARTS}:
+                if document["version"] != INDEX_VERSION or not isinstance(document[PARTS], list):
+                    raise ValueError(f"not a version {INDEX_VERSION} file of parts")
+                return document  # type: ignore[no-any-return]
+            if document.get("version") not in READABLE_VERSIONS or not isinstance(
+                document[key], kind
+            ):
+                raise ValueError(f"not a version {INDEX_VERSION} file with {key!r}")
+            return document  # type: ignore[no-any-return]
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise unreadable(name, error) from None
+
+    def flush(self, whole: Callable[[str], dict[str, Any] | None]) -> None:
+        """Write every file a change touched (a file left empty is removed); `whole` gives
+        the document of a file written whole, not by sections (None: remove it)."""
+        self.rows.lay_out()
+        for name, data, new in self.rows.take_laid_out():
+            if data is None:
+                self._files.remove(name)
+            else:
+                self._files.put(name, data, unread=new)
+        for name in sorted(self.dirty):
+            if name in (SUMMARY, STYLED, YEARS):
+                if (document := whole(name)) is not None:
+                    self._files.put(name, dumps(document))
+                else:
+                    self._files.remove(name)
+                continue
+            shard = shard_of_file(name)
+            if shard is not None and self._split_if_full(*shard):
+                continue
+            section = self.documents[name]
+            if section:
+                self._files.put(name, dumps(self._document_of(name, section)))
+            else:
+                self._files.remove(name)
+        self.dirty.clear()
+
+    def _document_of(self, name: str, section: Mapping[str, Any]) -> dict[str, Any]:
+        """A file of the index as written: its section, and a tag's years file its hint."""
+        document = {"version": INDEX_VERSION, section_key(name): section}
+        if hinted := self.rows.newest_parts_of(name, section):
+            document[NEWEST_PARTS] = hinted
+        return document
+
+    def _split_if_full(self, folder: str, name: str) -> bool:
+        """Whether a file of articles or URLs has grown too full and is written as deeper
+        files and a split marker (`shardtree.py`)."""
+        file = shardtree.file_of(folder, name)
+        key = section_key(file)
+        markers, leaves = self._layouts[folder].split(name, self.documents[file])
+        if not markers:
+            return False
+        # The deeper files cannot exist yet (`name` held their keys): written unread.
+        for marker in sorted(markers):
+            path = shardtree.file_of(folder, marker)
+            self._files.put(path, dumps(split_marker()), unread=marker != name)
+            self._split.add(path)
+            self.documents.pop(path, None)
+        for leaf, held in sorted(leaves.items()):
+            path = shardtree.file_of(folder, leaf)
+            self.documents[path] = held
+            self._files.put(path, dumps({"version": INDEX_VERSION, key: held}), unread=True)
+        return True
