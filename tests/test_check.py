@@ -4,6 +4,7 @@ before merging, with nothing written."""
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import pytest
 
@@ -190,9 +191,9 @@ def test_checking_one_article_parses_only_the_others_that_may_share_its_url(
     })  # fmt: skip
     parsed: list[str] = []
 
-    def counted(path: str, blob: str, data: bytes) -> articles.Article:
+    def counted(path: str, blob: str, data: bytes, **options: Any) -> articles.Article:
         parsed.append(path)
-        return articles.parse_article(path, blob, data)
+        return articles.parse_article(path, blob, data, **options)
 
     # As the content's reader calls it: the name it imported.
     monkeypatch.setattr(content, "parse_article", counted)

@@ -78,3 +78,29 @@ def test_an_article_outside_posts_keeps_its_braces_as_text(tmp_path: Path) -> No
     assert run_cli(repo, "check").code == 0
     assert run_cli(repo, "run").code == 0
     assert "{% raw %}" in (repo.root / "_site/jinja/index.html").read_text()
+
+
+def test_post_url_leads_to_the_page_of_a_post_with_a_slug_of_its_own(tmp_path: Path) -> None:
+    """Jekyll's `post_url` names the other post by its file; the page is where its `slug` (or
+    its `permalink`) puts it, in a folder of `_posts/` or not."""
+    repo = Repo(tmp_path / "blog")
+    repo.write("steadypress.yml", CONFIG)
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\nslug: the-first\n---\nA.\n")
+    repo.write("_posts/old/2009-01-01-older.markdown",
+               "---\ntitle: Older\npermalink: /kept/older.html\n---\nB.\n")  # fmt: skip
+    repo.write(
+        "_posts/2011-01-01-second.md",
+        "---\ntitle: Second\n---\n[first]({% post_url 2010-07-21-first %}), "
+        "[older]({% post_url old/2009-01-01-older %}), [none]({% post_url 2000-01-01-none %}), "
+        "[linked]({% link _posts/2010-07-21-first.md %})\n",
+    )
+    repo.commit("a Jekyll blog")
+
+    assert run_cli(repo, "run").code == 0
+
+    page = (repo.root / "_site/2011-01-01-second/index.html").read_text()
+    assert '<a href="/the-first/">first</a>' in page and '<a href="/kept/older/">older' in page
+    assert '<a href="/2000-01-01-none/">none' in page  # no such post: the address of its name
+    assert '<a href="/the-first/">linked</a>' in page
+    assert (repo.root / "_site/the-first/index.html").is_file()
+    assert (repo.root / "_site/kept/older/index.html").is_file()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -28,6 +28,7 @@ __all__ = [
     "at_its_path_url",
     "parse_article",
     "require_configured_targets",
+    "slug_source",
     "version_text",
 ]
 
@@ -156,6 +157,16 @@ def _slug_source(metadata: Mapping[str, Any]) -> str | None:
     if slug or not permalink:
         return slug
     return permalink.strip("/").removesuffix(".html").removesuffix("/index") or None
+
+
+def slug_source(path: str, data: bytes) -> str | None:
+    """The `slug` (or Jekyll `permalink`) a version's front matter sets; None where it sets
+    none or cannot be read (the article's own publish names what is wrong with it)."""
+    try:
+        metadata, _body = _split_front_matter(path, version_text(data))
+    except (ArticleError, UnicodeDecodeError):
+        return None
+    return _slug_source(metadata)
 
 
 def _tags(value: Any, *, path: str) -> tuple[str, ...]:
@@ -296,10 +307,14 @@ def article_stem(path: str) -> str:
     return path
 
 
-def parse_article(path: str, blob: str, data: bytes) -> Article:
+def parse_article(
+    path: str, blob: str, data: bytes, *, slug_of_post: Callable[[str], str | None] | None = None
+) -> Article:
     """Parse one article version; any problem is an ArticleError naming the file. Without a
     `date`, a name that begins with a day dates it, as Jekyll's posts are dated
-    (`2019-05-01-title.md`): a Jekyll blog keeps its dates when it is adopted in one commit."""
+    (`2019-05-01-title.md`): a Jekyll blog keeps its dates when it is adopted in one commit.
+    `slug_of_post`: of a Jekyll post, the `slug` of another its `post_url` names
+    (`liquid.jekyll_markdown`)."""
     if not _is_utf8(path):  # git keeps any bytes; a URL, an index or a platform cannot
         raise ArticleError(path, "its file name is not UTF-8; rename the file")
     try:
@@ -317,7 +332,7 @@ def parse_article(path: str, blob: str, data: bytes) -> Article:
     if not isinstance(title, str) or not title.strip():
         raise ArticleError(path, "front matter has no 'title' (every article needs one)")
     if is_jekyll_post(path):
-        body = jekyll_markdown(body)
+        body = jekyll_markdown(body, slug_of_post)
     for key in ("canonical_url", "cover_image"):
         _check_link(metadata.get(key), path=path, key=key)
     return Article(

@@ -7,6 +7,7 @@ without reading it.
 
 from __future__ import annotations
 
+import functools
 import os
 import tarfile
 import tempfile
@@ -16,7 +17,13 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
-from steadypress.articles import ARTICLE_SUFFIXES, Article, at_its_path_url, parse_article
+from steadypress.articles import (
+    ARTICLE_SUFFIXES,
+    Article,
+    at_its_path_url,
+    parse_article,
+    slug_source,
+)
 from steadypress.contenthistory import ContentHistory
 from steadypress.errors import ArticleError, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
@@ -256,7 +263,7 @@ class ContentSource:
             if found is None:
                 raise ArticleError(path, f"blob {blob} is not in the repository")
             data = found[1]
-        article = self._parse(path, blob, data)
+        article = self._parse(path, blob, data, commit)
         updated = self._history.last_commit_time(commit, path) or self.commit_time(commit)
         date = (
             article.date
@@ -289,18 +296,35 @@ class ContentSource:
             if file is None or file[0] == SYMLINK_MODE:
                 continue
             try:
-                parsed[path] = replace(self._parse(path, file[1], file[2]), commit=commit)
+                parsed[path] = replace(self._parse(path, file[1], file[2], commit), commit=commit)
             except ArticleError as error:
                 parsed[path] = error
         return parsed
 
-    def _parse(self, path: str, blob: str, data: bytes) -> Article:
+    def _parse(self, path: str, blob: str, data: bytes, commit: str) -> Article:
         """A version parsed once: a write's rehearsal and the write itself, or a run's
-        batches, ask for the same articles again."""
+        batches, ask for the same articles again. A Jekyll post's `post_url` leads to the
+        other post's `slug` as it is at `commit`."""
         article = self._parsed.get((path, blob))
         if article is None:
-            article = self._parsed[path, blob] = self._marked(parse_article(path, blob, data))
+            slugs = functools.partial(self._post_slug, commit, path)
+            parsed = parse_article(path, blob, data, slug_of_post=slugs)
+            article = self._parsed[path, blob] = self._marked(parsed)
         return article
+
+    def _post_slug(self, commit: str, post: str, name: str) -> str | None:
+        """The `slug` the Jekyll post `name` sets at `commit` (as `post_url` in `post` names
+        it: from the `_posts/` folder `post` is in, no suffix), None where it sets none or is
+        not there."""
+        parts = PurePosixPath(post).parts
+        if ".." in name.split("/") or "_posts" not in parts[:-1]:
+            return None
+        posts = "/".join(parts[: len(parts) - 1 - parts[-2::-1].index("_posts")])
+        for suffix in ARTICLE_SUFFIXES:
+            found = self._read_file(commit, f"{posts}/{name}{suffix}")
+            if found is not None and found[0] != SYMLINK_MODE:
+                return slug_source(f"{posts}/{name}{suffix}", found[2])
+        return None
 
     def _marked(self, article: Article) -> Article:
         """The article as a page where its place says it is one (`Config.pages`), whatever

@@ -10,6 +10,7 @@ Jinja or Liquid itself).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from steadypress.slugs import path_slug
@@ -35,8 +36,9 @@ def is_jekyll_post(path: str) -> bool:
     return "_posts" in PurePosixPath(path).parts[:-1]
 
 
-def jekyll_markdown(body: str) -> str:
-    """The post's body with the Liquid Jekyll rendered turned into Markdown."""
+def jekyll_markdown(body: str, slug_of_post: Callable[[str], str | None] | None = None) -> str:
+    """The post's body with the Liquid Jekyll rendered turned into Markdown. `slug_of_post`
+    gives the `slug` of the post `post_url` names (as it names it), where it sets one."""
     kept: list[str] = []
 
     def keep(block: re.Match[str]) -> str:
@@ -45,8 +47,8 @@ def jekyll_markdown(body: str) -> str:
 
     text = _RAW.sub(keep, body)
     text = _HIGHLIGHT.sub(lambda code: f"```{code.group(1)}\n{code.group(2)}\n```", text)
-    text = _POST_URL.sub(lambda post: _page_of(post.group(1)), text)
-    text = _LINK.sub(lambda link: _linked(link.group(1)), text)
+    text = _POST_URL.sub(lambda post: _page_of(post.group(1), slug_of_post), text)
+    text = _LINK.sub(lambda link: _linked(link.group(1), slug_of_post), text)
     text = _SITE_ROOT.sub("", text)
     return re.sub("\x00raw(\\d+)\x00", lambda held: kept[int(held.group(1))], text)
 
@@ -61,18 +63,20 @@ def leftover_tags(body: str) -> list[str]:
     return list(dict.fromkeys(found.group(0) for found in _TAG.finditer(text)))
 
 
-def _page_of(post: str) -> str:
+def _page_of(post: str, slug_of_post: Callable[[str], str | None] | None) -> str:
     """The address of a post named as `post_url` names it (`2019-05-01-title`, its folder in
-    `_posts/` first): its page on the site, from its path as the site makes one."""
-    return f"/{path_slug(post.strip('/'))}/"
+    `_posts/` first): its page on the site, from its `slug` where it sets one, else from its
+    path, as the site makes one."""
+    name = post.strip("/")
+    return f"/{path_slug((slug_of_post(name) if slug_of_post else None) or name)}/"
 
 
-def _linked(path: str) -> str:
+def _linked(path: str, slug_of_post: Callable[[str], str | None] | None) -> str:
     """`{% link %}`'s address: a post's page, or a Markdown page's folder, or the file."""
     parts = PurePosixPath(path.strip("/"))
     if parts.suffix in (".md", ".markdown"):
         if "_posts" in parts.parts:
             after = parts.parts[parts.parts.index("_posts") + 1 :]
-            return _page_of(str(PurePosixPath(*after).with_suffix("")))
+            return _page_of(str(PurePosixPath(*after).with_suffix("")), slug_of_post)
         return f"/{path_slug(str(parts.with_suffix('')))}/"
     return f"/{parts}"
