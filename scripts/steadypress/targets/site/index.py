@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.indexdocuments import IndexDocuments
@@ -102,6 +102,7 @@ __all__ = [
     "year_file",
 ]
 
+T = TypeVar("T")
 # An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
@@ -130,6 +131,22 @@ def uses(entry: Entry) -> tuple[str, ...]:
     return (page_path(entry.slug), *entry.assets, *entry.aliases, *entry.moved)
 
 
+class _Recorded(Generic[T]):
+    """A field of the index's summary (`Summary`, which says what it holds): set to another
+    value, the summary is written again with it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._field = name
+
+    def __get__(self, index: SiteIndex, owner: type) -> T:
+        return cast(T, getattr(index._summary, self._field))
+
+    def __set__(self, index: SiteIndex, value: T) -> None:
+        if value != getattr(index._summary, self._field):
+            setattr(index._summary, self._field, value)
+            index._dirty.add(SUMMARY)
+
+
 class SiteIndex:
     """The site's record of its articles, read from and written to `files` a file at a time."""
 
@@ -153,6 +170,7 @@ class SiteIndex:
 
     @property
     def _summary(self) -> Summary:
+        """The index's summary, as read (`IndexDocuments.summary`)."""
         return self._store.summary
 
     @property
@@ -241,37 +259,19 @@ class SiteIndex:
             self._summary.bodies = kept
             self._dirty.add(SUMMARY)
 
-    @property
-    def feed_id(self) -> str | None:
-        """The feed's permanent id (`Summary.feed_id`)."""
-        return self._summary.feed_id
-
-    @feed_id.setter
-    def feed_id(self, ident: str) -> None:
-        self._summary.feed_id = ident
-        self._dirty.add(SUMMARY)
-
-    @property
-    def extras(self) -> frozenset[str]:
-        """The files written because a setting asks for them (`Summary.extras`)."""
-        return self._summary.extras
-
-    @extras.setter
-    def extras(self, paths: frozenset[str]) -> None:
-        if paths != self._summary.extras:
-            self._summary.extras = paths
-            self._dirty.add(SUMMARY)
-
-    @property
-    def term_feeds(self) -> tuple[str, ...]:
-        """The taxonomies whose term feeds each tag has (`Summary.term_feeds`)."""
-        return self._summary.term_feeds
-
-    @term_feeds.setter
-    def term_feeds(self, taxonomies: tuple[str, ...]) -> None:
-        if taxonomies != self._summary.term_feeds:
-            self._summary.term_feeds = taxonomies
-            self._dirty.add(SUMMARY)
+    # The feed's permanent id.
+    feed_id = _Recorded[str | None]()
+    # The files written because a setting asks for them.
+    extras = _Recorded[frozenset[str]]()
+    # The taxonomies whose term feeds each tag has.
+    term_feeds = _Recorded[tuple[str, ...]]()
+    # The layout of the site's sitemaps and the site address they name, as last written (a
+    # summary of the index's first version says nothing: layout 1, address unknown).
+    sitemaps = _Recorded[tuple[int, str] | None]()
+    # Of the sitemaps laid out, those not there, as last written (None: not known).
+    sitemaps_absent = _Recorded[frozenset[str] | None]()
+    # What the sitemaps lack, when a batch left them to a later one (`SitemapsBehind`).
+    sitemaps_behind = _Recorded[SitemapsBehind | None]()
 
     @property
     def pages(self) -> dict[str, tuple[str, datetime]]:
@@ -281,28 +281,6 @@ class SiteIndex:
     @property
     def total(self) -> int:
         return self._summary.total
-
-    @property
-    def sitemaps(self) -> tuple[int, str] | None:
-        """The layout of the site's sitemaps and the site address they name, as last written
-        (a summary of the index's first version says nothing: layout 1, address unknown)."""
-        return self._summary.sitemaps
-
-    @sitemaps.setter
-    def sitemaps(self, mark: tuple[int, str]) -> None:
-        self._summary.sitemaps = mark
-        self._dirty.add(SUMMARY)
-
-    @property
-    def sitemaps_absent(self) -> frozenset[str] | None:
-        """Of the sitemaps laid out, those not there, as last written (None: not known)."""
-        return self._summary.sitemaps_absent
-
-    @sitemaps_absent.setter
-    def sitemaps_absent(self, absent: frozenset[str] | None) -> None:
-        if absent != self._summary.sitemaps_absent:
-            self._summary.sitemaps_absent = absent
-            self._dirty.add(SUMMARY)
 
     @property
     def stale(self) -> set[str]:
@@ -317,17 +295,6 @@ class SiteIndex:
     def clear_stale(self) -> None:
         if self._summary.stale:
             self._summary.stale.clear()
-            self._dirty.add(SUMMARY)
-
-    @property
-    def sitemaps_behind(self) -> SitemapsBehind | None:
-        """What the sitemaps lack, when a batch left them to a later one (`SitemapsBehind`)."""
-        return self._summary.sitemaps_behind
-
-    @sitemaps_behind.setter
-    def sitemaps_behind(self, behind: SitemapsBehind | None) -> None:
-        if behind != self._summary.sitemaps_behind:
-            self._summary.sitemaps_behind = behind
             self._dirty.add(SUMMARY)
 
     @property
