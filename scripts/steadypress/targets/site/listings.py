@@ -25,7 +25,6 @@ from typing import Any
 from markupsafe import escape
 
 from steadypress.errors import TransientError
-from steadypress.feeds import FeedEntry, atom_feed
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import (
     NEWEST,
@@ -39,14 +38,13 @@ from steadypress.targets.site.index import (
     year_file,
 )
 from steadypress.targets.site.manifest import (
-    HUGO_FEED,
     INDEX,
     TAGS_INDEX,
     Entry,
     Listed,
     page_path,
 )
-from steadypress.targets.site.old_urls import term_feed_paths
+from steadypress.targets.site.termfeeds import TermFeeds
 from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
@@ -272,6 +270,16 @@ def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
     return reads
 
 
+def _tag_newest(index: SiteIndex, tag: str) -> list[Listed]:
+    """A tag's newest `NEWEST` articles, newest first, from its newest years."""
+    newest = [
+        row
+        for y in _newest_years(index, tag)
+        for row in index.rows.newest_of(tag_year_file(tag, y), NEWEST)
+    ]
+    return [entry for _path, entry in newest[:NEWEST]]
+
+
 class ListingPages:
     """Renders listing pages through the theme; `href` makes a site path a link, `absolute`
     an absolute URL."""
@@ -285,13 +293,15 @@ class ListingPages:
         absolute: Callable[[str], str],
         term_feeds: Sequence[str] = (),
     ) -> None:
-        """`term_feeds`: Hugo's taxonomies (`SiteSettings.old_term_feeds`) at whose term feeds
-        each tag's page has its newest articles' feed too."""
+        """`term_feeds`: Hugo's taxonomies (`SiteSettings.old_term_feeds`) whose feeds the
+        tags' pages have beside them (`TermFeeds`)."""
         self._theme = theme
         self._site = site
         self._href = href
         self._absolute = absolute
-        self._term_feeds = tuple(term_feeds)
+        self._term_feeds = TermFeeds(
+            term_feeds, site["title"], absolute=absolute, tag_newest=_tag_newest
+        )
 
     def write(
         self,
@@ -315,14 +325,10 @@ class ListingPages:
                 changed = set(parts[:-1]) if page in whole else index.rows.repaged(listing)
                 work[page] = (parts, sorted(changed), index.rows.unpaged(listing))
                 every_part += index.rows.part_files(listing) if page in whole else []
-        # A tag gone has its term feeds go with its page.
-        gone_feeds = {
-            page: term_feed_paths(self._term_feeds, name)
-            for page in pages
-            if (name := index.gone_tag_name(page)) and not listing_exists(index, page)
-        }
-        # With the tags' page, Hugo's feed of each taxonomy's terms (`/tags/index.xml`).
-        term_lists = [f"{t}/{HUGO_FEED}" for t in self._term_feeds] if TAGS_INDEX in pages else []
+        # A tag gone has its term feeds go with its page; with the tags' page, the feed of
+        # each taxonomy's terms (`/tags/index.xml`) is written.
+        gone_feeds = self._term_feeds.gone(index, pages)
+        term_lists = self._term_feeds.lists(pages)
         # Announced together: a part's page is read only when its part splits or empties.
         files.want(texts=every_part, oids=[*pages, *term_lists, *chain(*gone_feeds.values()), *(
             part_page(page, n) for page, (_p, numbers, unpaged) in work.items()
@@ -338,7 +344,7 @@ class ListingPages:
                 for path in gone_feeds.get(page, ()):
                     files.remove(path)
             for path in term_lists if page == TAGS_INDEX else ():
-                files.put(path, self._terms_feed(index, path))
+                files.put(path, self._term_feeds.of_terms(index, path))
             parts, numbers, unpaged = work.get(page, ([], [], set()))
             for number in numbers:
                 if number in parts[:-1]:
@@ -348,63 +354,12 @@ class ListingPages:
                     files.remove(part_page(page, number))
 
     def _term_feeds_of(self, index: SiteIndex, page: str) -> dict[str, bytes]:
-        """For a tag's own page, the feed of its newest articles at each of `term_feeds`'s
-        addresses of the tag, as Hugo named them (`/tags/c++/index.xml`); none for another."""
+        """For a tag's own page, its feeds at Hugo's addresses (`TermFeeds.of_tag`); none for
+        another."""
         tag, year = _tag_of(page) if page.startswith("tags/") else (None, None)
-        if not self._term_feeds or tag != page or year is not None:
+        if tag != page or year is not None:
             return {}
-        name = index.tag_name(tag)
-        if not (paths := term_feed_paths(self._term_feeds, name)):
-            return {}
-        entries = [
-            FeedEntry(title=row.title, url=(url := self._absolute(page_path(row.slug))), id=url,
-                      published=row.date, updated=row.updated, summary=row.description or "",
-                      tags=row.tags, cover=None)
-            for row in self._tag_newest(index, tag)
-        ]  # fmt: skip
-        return {
-            path: atom_feed(
-                title=f"{self._site['title']}: {name}",
-                url=self._absolute(tag),
-                ident=self._absolute(tag),
-                entries=entries,
-                self_url=self._absolute(path),
-            )
-            for path in paths
-        }
-
-    def _terms_feed(self, index: SiteIndex, path: str) -> bytes:
-        """Hugo's feed of a taxonomy's terms at `path`: an entry for each tag, its page's link,
-        dated by its newest article, of the tags of the site's newest articles (the summary
-        holds them: the tags of older ones would cost a read each, and Hugo's feed lists the
-        terms newest first too)."""
-        newest: dict[str, datetime] = {}
-        for _path, row in index.newest:
-            for spelling in row.tags:
-                page = index.tag_page(spelling)
-                if index.tag_count(page):
-                    newest[page] = max(row.date, newest.get(page, row.date))
-        entries = [
-            FeedEntry(title=index.tag_name(page), url=(url := self._absolute(page)), id=url,
-                      published=date, updated=date, summary="", tags=(), cover=None)
-            for page, date in newest.items()
-        ]  # fmt: skip
-        return atom_feed(
-            title=f"{self._site['title']}: {path.partition('/')[0]}",
-            url=self._absolute(TAGS_INDEX),
-            ident=self._absolute(path),
-            entries=entries,
-            self_url=self._absolute(path),
-        )
-
-    def _tag_newest(self, index: SiteIndex, tag: str) -> list[Listed]:
-        """A tag's newest `NEWEST` articles, newest first, from its newest years."""
-        newest = [
-            row
-            for y in _newest_years(index, tag)
-            for row in index.rows.newest_of(tag_year_file(tag, y), NEWEST)
-        ]
-        return [entry for _path, entry in newest[:NEWEST]]
+        return self._term_feeds.of_tag(index, tag)
 
     def _render_part(self, index: SiteIndex, page: str, number: int) -> bytes:
         """The page of one of the older parts of the listing shown on `page`."""
@@ -508,7 +463,7 @@ class ListingPages:
         if year is not None:
             listed, pager = self._paged(index, page, number)
         else:
-            listed = self._tag_newest(index, tag)
+            listed = _tag_newest(index, tag)
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
