@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from steadypress.articles import DEFAULT_PAGES
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, GitFailed
 from steadypress.gitio import SYMLINK_MODE, Git
@@ -60,7 +61,7 @@ class Config:
     targets: Mapping[str, TargetSpec] = field(default_factory=_default_targets)
     # The files and folders of the content folder that hold pages beside the articles (an
     # "About"), as Pelican's `content/pages/` does: on the site alone, in no listing or feed.
-    pages: tuple[str, ...] = ("pages",)
+    pages: tuple[str, ...] = DEFAULT_PAGES
 
     @property
     def retry_policy(self) -> RetryPolicy:

@@ -77,8 +77,9 @@ class ContentSource:
     ) -> None:
         self._git = git
         self._content_dir = content_dir.strip("/")
-        # The files and folders of pages beside the articles (`Config.pages`), from the root.
-        self._pages = tuple(f"{self._content_dir}/{page}" for page in pages)
+        # The files and folders of pages beside the articles (`Config.pages`).
+        self.pages = tuple(pages)
+        self._pages = tuple(f"{self._content_dir}/{page}" for page in pages)  # from the root
         self._revision = revision  # the content branch's ref, resolved afresh each time
         # What was read at a commit, kept for the run: a commit never changes, and a run reads
         # an article twice (to plan, to publish).

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict
 from typing import NamedTuple
 
+from steadypress.articles import DEFAULT_PAGES
 from steadypress.errors import Superseded
 from steadypress.ledger import Look, look_digest
 from steadypress.targets.base import Refreshed
@@ -53,10 +54,18 @@ SHOWING = {
 }
 
 
-def site_look(settings: SiteSettings, address: SiteAddress, theme: Mapping[str, str]) -> Look:
+def site_look(
+    settings: SiteSettings,
+    address: SiteAddress,
+    theme: Mapping[str, str],
+    *,
+    page_places: tuple[str, ...] = DEFAULT_PAGES,
+) -> Look:
     """What the site depends on besides its articles (`StyledTarget`): every page on the
-    settings, where the site is served, the theme folder's files (`theme`: their git ids, by
-    name) and what steadypress ships (its theme and renderers); the listing pages
+    settings and on which files are pages beside the articles (`page_places`: a file becoming one
+    leaves the listings and the feed), where the site is served, the theme folder's files
+    (`theme`: their git ids, by name) and what steadypress ships (its theme and renderers);
+    the listing pages
     (`LISTING_TEMPLATES`) and the files it has one of (`SINGLE_TEMPLATES`) on their templates
     alone, of the user's theme and the shipped one."""
     shipped_pages, shipped_listings, shipped_singles = shipped_look()
@@ -72,6 +81,7 @@ def site_look(settings: SiteSettings, address: SiteAddress, theme: Mapping[str, 
             for key, value in asdict(settings).items()
             if key != "redirects" and value != _DEFAULT_SETTINGS[key]
         },
+        **({"page places": list(page_places)} if page_places != DEFAULT_PAGES else {}),
         "address": [address.url, address.base_url],
         "theme": of(lambda name: name not in LISTING_TEMPLATES | SINGLE_TEMPLATES),
         "shipped": shipped_pages,

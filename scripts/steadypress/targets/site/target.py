@@ -20,6 +20,7 @@ import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from steadypress.articles import DEFAULT_PAGES
 from steadypress.content import ContentSource
 from steadypress.errors import (
     ArticleError,
@@ -115,6 +116,7 @@ def build_site(
             content.entries(commit, settings.theme) if settings.theme else {}
         ),
         history=content,
+        pages=content.pages,
     )
 
 
@@ -139,6 +141,7 @@ class SiteTarget(OneByBatches):
         | None = None,
         theme_files: Callable[[str], Mapping[str, str]] = lambda _commit: {},
         history: History | None = None,
+        pages: tuple[str, ...] = DEFAULT_PAGES,
     ) -> None:
         """`assets` reads a repository file at a commit; `read_version` an article's version
         (path, blob, commit) as the executor reads it (a removal guesses from it what the
@@ -147,8 +150,10 @@ class SiteTarget(OneByBatches):
         articles rendered again: None, and it reads them from the feed);
         `theme_files` the git ids of the theme folder's files at a commit, by name; `history`
         orders this run's look after or before the one the site was written with (None: it
-        is neither recorded nor compared)."""
+        is neither recorded nor compared); `pages` the files and folders of pages beside the
+        articles (`Config.pages`), which the look depends on."""
         self._name = name
+        self._page_places = pages
         self._files = files
         self._settings = settings
         self._address = address
@@ -220,7 +225,7 @@ class SiteTarget(OneByBatches):
             self._maker.theme = self._maker.theme.reloaded()
             self._singles.reloaded()
         self._theme_read = dict(theme)
-        return site_look(self._settings, self._address, theme)
+        return site_look(self._settings, self._address, theme, page_places=self._page_places)
 
     def showing(self, part: str) -> str:
         return SHOWING[part]
@@ -255,6 +260,7 @@ class SiteTarget(OneByBatches):
             read_version=self._read_version,
             parse_at=self._parse_at,
             theme_files=self._theme_files,
+            pages=self._page_places,
         )
         rehearsal._ahead = dict(self._ahead)
         return rehearsal
