@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from steadypress import content, gitio
+from steadypress import content, contentdates, gitio
 from steadypress.articles import Article, parse_article
 from steadypress.content import ContentSource
 from steadypress.errors import ArticleError
@@ -408,7 +408,7 @@ def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it
         sorts.append(len(dates))
         return sorted(dates)
 
-    monkeypatch.setattr(content, "newest_first", newest_first)
+    monkeypatch.setattr(contentdates, "newest_first", newest_first)
     for _window in range(3):
         source.newest_first(head, source.list_articles(head))
     source.newest_first(head, dict(list(source.list_articles(head).items())[:10]))

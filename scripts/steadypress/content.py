@@ -24,23 +24,18 @@ from steadypress.articles import (
     parse_article,
     slug_source,
 )
+from steadypress.contentdates import WrittenDates
 from steadypress.contenthistory import ContentHistory
 from steadypress.errors import ArticleError, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, ZERO_OID, Git
-from steadypress.importorder import filename_date, front_matter_date, newest_first
 
 __all__ = ["Changes", "ContentSource", "ImportOrder"]
 
 # A file whose name starts so is a generator's page of a section, not an article: Hugo's
 # `_index.md` (a list page's text), and Jekyll's and Hugo's other underscored names.
 _NOT_AN_ARTICLE = "_"
-# Article versions read at once to learn their dates: a blog of 100,000 is never in memory whole.
-_DATE_READS = 1000
 # Articles read ahead that are listed by name, not by listing the content folder (`prefetch`).
 _LISTED_BY_NAME = 25
-# Bytes of versions read for their dates kept for the read that publishes them (a first build of
-# a thousand articles read each twice); beyond this, they are read again when published.
-_KEEP_READ = 16 * 1024 * 1024
 
 
 @dataclass
@@ -86,17 +81,12 @@ class ContentSource:
         self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
         self._parsed: dict[tuple[str, str], Article] = {}  # (path, blob) -> as parsed
         self._history = ContentHistory(git, self._content_dir, self.resolve)
-        self._dates: dict[str, str | None] = {}  # blob -> the date its front matter writes
-        self._read_for_dates: dict[str, bytes] = {}  # blob -> its bytes, up to _KEEP_READ
-        self._kept = 0  # bytes ever kept there: what is taken out does not make room again
+        self._dates = WrittenDates(git, self._history)
         # Per commit id, the files of its content folder (path -> mode, blob), and the commits
         # found to exist: a run lists the same commit several times (to plan, to admit the next
         # window, to read ahead; an import's every window reads 500 of its articles).
         self._listings: dict[str, dict[str, tuple[str, str]]] = {}
         self._articles: dict[str, dict[str, str]] = {}  # of `_listings`, the articles
-        # The last import order made, by what it was made of (100,000 to sort at 10^5): a
-        # reconcile's first window and the backlog after it (`import_order`) ask for one order.
-        self._last_order: tuple[tuple[str, frozenset[tuple[str, str]]], list[str]] | None = None
         self._import_order: tuple[tuple[str, str | None], ImportOrder] | None = None
         # The last diff found, by its two commit ids: a plan compares a diff's articles, then
         # asks whether it changed any (`planning._covers`), of the same two commits.
@@ -282,7 +272,7 @@ class ContentSource:
             return
         # An article's addition is looked for only where it dates the article: an edit of an
         # old article with a date of its own is found at the top of the history.
-        undated = [path for path, oid, data in entries if not self._written_date(path, oid, data)]
+        undated = [path for path, oid, data in entries if not self._dates.written(path, oid, data)]
         self._history.walk(commit, [path for path, _oid, _data in entries], undated)
 
     def parse_at(self, commit: str, paths: Collection[str]) -> dict[str, Article | ArticleError]:
@@ -355,7 +345,7 @@ class ContentSource:
         entries = [(path, *listed[path]) for path in sorted(wanted) if path in listed]
         read: dict[str, bytes | None] = {}
         for _path, _mode, oid in entries:
-            if (data := self._read_for_dates.pop(oid, None)) is not None:
+            if (data := self._dates.take_bytes(oid)) is not None:
                 read[oid] = data
         unread = [oid for _path, _mode, oid in entries if oid not in read]
         for oid, found in zip(unread, self._git.read_objects(unread), strict=True):
@@ -388,45 +378,9 @@ class ContentSource:
         return made
 
     def newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
-        """These article versions (path -> blob, at `commit`) in the order a large import
-        takes them (`importorder`): by the date their front matter writes, or their file
-        name's (Jekyll's way), else the one `commit`'s history added them on, newest first.
-        Each version is read once a run."""
-        made_of = (commit, frozenset(articles.items()))
-        if self._last_order is not None and self._last_order[0] == made_of:
-            return list(self._last_order[1])
-        order = self._newest_first(commit, articles)
-        self._last_order = (made_of, order)
-        return list(order)
-
-    def _newest_first(self, commit: str, articles: Mapping[str, str]) -> list[str]:
-        unread = sorted(set(articles.values()) - self._dates.keys())
-        for start in range(0, len(unread), _DATE_READS):
-            part = unread[start : start + _DATE_READS]
-            for blob, found in zip(part, self._git.read_objects(part), strict=True):
-                self._dates[blob] = front_matter_date(found[1]) if found is not None else None
-                if found is not None and self._kept + len(found[1]) <= _KEEP_READ:
-                    self._read_for_dates[blob] = found[1]
-                    self._kept += len(found[1])
-        dates = {path: self._written_date(path, blob) for path, blob in articles.items()}
-        undated = [path for path, written in dates.items() if written is None]
-        added: Mapping[str, datetime] = {}
-        if undated and OBJECT_ID.match(commit):
-            added = self._history.walk(commit, (), undated).added
-        return newest_first({
-            path: written or (
-                added[path].strftime("%Y-%m-%dT%H:%M:%S") if path in added else ""
-            )
-            for path, written in dates.items()
-        })  # fmt: skip
-
-    def _written_date(self, path: str, blob: str, data: bytes | None = None) -> str | None:
-        """The date a version writes for itself (`importorder`): its front matter's, looked
-        at once a version (`data`, its bytes, where it was not looked at yet), else its file
-        name's, Jekyll's way; None where it writes none."""
-        if blob not in self._dates:
-            self._dates[blob] = front_matter_date(data) if data is not None else None
-        return self._dates[blob] or filename_date(path)
+        """These article versions (path -> blob, at `commit`) in import order
+        (`WrittenDates.newest_first`)."""
+        return self._dates.newest_first(commit, articles)
 
     def _read_file(self, commit: str, path: str) -> tuple[str, str, bytes] | None:
         if (commit, path) not in self._files:
