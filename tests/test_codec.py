@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from steadypress import codec
+from steadypress import codec, statedecode
 from steadypress.errors import StateError
 from steadypress.ledger import Backlog, Completion, Ledger, PublishedRecord, Reconciled, Sighting
 from steadypress.published import PublishedRecords, key_digest, shard_of
@@ -74,7 +74,7 @@ def test_lapses_are_written_only_where_there_are_some_and_read_back() -> None:
     assert items[0].lapses == 1
     files = files_of(ledger)
     assert json.loads(files[codec.PENDING_FILE])["pending"][key]["lapses"] == 1
-    assert codec.decode_state(files).pending == ledger.pending
+    assert statedecode.decode_state(files).pending == ledger.pending
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_a_damaged_file_is_refused_with_its_name_and_the_problem(
     files = files_of(replace(ledger, reconciled=Reconciled("c1", ("site",), "f" * 40)))
     files[name] = mangle(files[name])
     with pytest.raises(StateError, match=message) as caught:
-        dict(codec.decode_state(files).published)
+        dict(statedecode.decode_state(files).published)
     assert caught.value.where == name
 
 
@@ -134,7 +134,7 @@ def test_a_record_in_the_wrong_shard_is_refused_naming_where_it_belongs() -> Non
     elsewhere = codec.shard_file("fff" if codec.shard_file("fff") != A_SHARD else "000")
     files[elsewhere] = files.pop(A_SHARD)
     with pytest.raises(StateError, match=f"belongs in {A_SHARD}"):
-        dict(codec.decode_state(files).published)
+        dict(statedecode.decode_state(files).published)
 
 
 def test_a_shard_file_below_one_that_has_not_split_is_not_read_as_records() -> None:
@@ -146,7 +146,7 @@ def test_a_shard_file_below_one_that_has_not_split_is_not_read_as_records() -> N
     assert name is not None
     stray = codec.shard_file(name + key_digest("site:content/a.md")[len(name)])
     files[stray] = files[A_SHARD]  # the same record, where no lookup looks
-    published = codec.decode_state(files).published
+    published = statedecode.decode_state(files).published
     assert list(published) == ["site:content/a.md"] and len(published) == 1
 
 
@@ -160,7 +160,7 @@ def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips()
     )
     files = files_of(ledger)
     assert len([p for p in files if codec.shard_name(p)]) == len({shard_of(k) for k in records})
-    decoded = codec.decode_state(files)
+    decoded = statedecode.decode_state(files)
     assert dict(decoded.published) == records and decoded.reconciled == ledger.reconciled
 
 
@@ -175,7 +175,7 @@ def test_version_1_s_single_published_file_is_still_read() -> None:
             {"version": 1, "published": {"site:content/a.md": record}}
         ).encode(),
     }
-    ledger = codec.decode_state(old)
+    ledger = statedecode.decode_state(old)
     assert ledger.published["site:content/a.md"].url == "/a/" and ledger.reconciled is None
 
 
@@ -184,7 +184,7 @@ def test_a_missing_file_on_an_existing_branch_is_refused() -> None:
     files = files_of(sample())
     del files[codec.DEAD_FILE]
     with pytest.raises(StateError, match="missing"):
-        codec.decode_state(files)
+        statedecode.decode_state(files)
 
 
 def test_status_json_document_is_plain_json() -> None:
@@ -221,10 +221,10 @@ def test_an_unusual_published_record_is_still_read_strictly() -> None:
             },
         }
     ).encode()
-    assert codec.decode_state(files).published["site:content/a.md"].url is None
+    assert statedecode.decode_state(files).published["site:content/a.md"].url is None
     files[A_SHARD] = files[A_SHARD].replace(f'"blob": "{B}"'.encode(), b'"blob": 7')
     with pytest.raises(StateError, match="'blob' must be a git object id"):
-        dict(codec.decode_state(files).published)
+        dict(statedecode.decode_state(files).published)
 
 
 @pytest.mark.parametrize(
@@ -248,7 +248,7 @@ def test_a_published_time_that_we_would_not_have_written_is_refused(stamp: str) 
         }
     ).encode()
     with pytest.raises(StateError, match="published_at"):
-        dict(codec.decode_state(files).published)
+        dict(statedecode.decode_state(files).published)
 
 
 def test_a_split_marker_is_read_however_it_is_spelt_and_a_near_miss_is_refused() -> None:
@@ -260,11 +260,11 @@ def test_a_split_marker_is_read_however_it_is_spelt_and_a_near_miss_is_refused()
     deeper = codec.shard_file(name + key_digest("site:content/a.md")[len(name)])
     files[deeper] = files.pop(A_SHARD)
     files[A_SHARD] = b'{\n    "split": true,\n    "version": 2\n}\n'
-    assert list(codec.decode_state(files).published) == ["site:content/a.md"]
+    assert list(statedecode.decode_state(files).published) == ["site:content/a.md"]
     for near_miss in (b'{"version": 2, "split": false}', b'{"version": 2, "split": true, "x": 1}'):
         files[A_SHARD] = near_miss
         with pytest.raises(StateError, match=A_SHARD):
-            dict(codec.decode_state(files).published)
+            dict(statedecode.decode_state(files).published)
 
 
 @pytest.mark.parametrize("field", ["blob", "commit"])
@@ -277,10 +277,10 @@ def test_a_record_whose_blob_or_commit_is_no_git_id_is_refused(field: str, value
     document["published"]["site:content/a.md"][field] = value
     files[A_SHARD] = json.dumps(document).encode()
     with pytest.raises(StateError, match=f"'{field}' must be a git object id"):
-        dict(codec.decode_state(files).published)
+        dict(statedecode.decode_state(files).published)
     pending = codec.encode_state(sample())
     document = json.loads(pending[codec.PENDING_FILE])
     document["pending"]["site:content/a.md"][field] = value
     pending[codec.PENDING_FILE] = json.dumps(document).encode()
     with pytest.raises(StateError, match=f"'{field}' must be a git object id"):
-        codec.decode_state(pending)
+        statedecode.decode_state(pending)

@@ -8,7 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from steadypress import codec
+from steadypress import codec, statedecode
 from steadypress.ledger import (
     ABSENT,
     LAPSES_FATAL,
@@ -214,7 +214,7 @@ class LedgerMachine(RuleBasedStateMachine):
     @invariant()
     def the_state_files_round_trip_and_match_the_schema(self) -> None:
         files = codec.encode_state(self.ledger)
-        assert codec.decode_state(files) == self.ledger
+        assert statedecode.decode_state(files) == self.ledger
         assert self.encoder(self.ledger) == files[codec.PENDING_FILE]
         for path, data in files.items():
             validate_state_file(path, data)

@@ -13,9 +13,10 @@ from importlib import resources
 import pytest
 
 from steadypress import executor, planning
-from steadypress.codec import RECONCILED_FILE, decode_state, encode_state
+from steadypress.codec import RECONCILED_FILE, encode_state
 from steadypress.errors import StateError, TransientError
 from steadypress.ledger import Backlog, Ledger, Look, Reconciled
+from steadypress.statedecode import decode_state
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site.index import STYLED
 from steadypress.targets.site.target import SiteTarget

@@ -2,7 +2,7 @@
 `transitions.py`).
 
 Nothing here reads a clock, a file or the network. The state-branch format is described in
-DESIGN.md and `state/schema/`; `codec.py` reads and writes it.
+DESIGN.md and `state/schema/`; `codec.py` writes it and `statedecode.py` reads it.
 
 The rules that make the ledger "what is unfinished", never "who owns it":
 - a lease is information with an expiry; an expired lease is no lease, whatever its holder says;

@@ -20,8 +20,6 @@ from steadypress.codec import (
     PUBLISHED_DIR,
     SMALL_FILES,
     StateEncoder,
-    decode_ledger,
-    decode_shards,
     shard_file,
     shard_name,
 )
@@ -38,6 +36,7 @@ from steadypress.github.client import GitHubClient
 from steadypress.github.readahead import ReadAhead
 from steadypress.ledger import Ledger
 from steadypress.published import PublishedRecords, Shard, Stored, first_reads, key_digest
+from steadypress.statedecode import decode_ledger, decode_shards
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["GitHubStore"]

@@ -24,14 +24,13 @@ from steadypress.codec import (
     PUBLISHED_DIR,
     SMALL_FILES,
     StateEncoder,
-    decode_ledger,
-    decode_shards,
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
 from steadypress.gitio import ZERO_OID, Git, Trees
 from steadypress.ledger import Ledger
 from steadypress.published import Layout, PublishedRecords, Stored
+from steadypress.statedecode import decode_ledger, decode_shards
 from steadypress.store.base import LastSnapshot, Snapshot
 
 __all__ = ["LocalGitStore"]
