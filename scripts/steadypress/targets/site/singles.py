@@ -24,17 +24,16 @@ from steadypress.targets.site.listings import (
 )
 from steadypress.targets.site.manifest import (
     CNAME,
-    HUGO_FEED,
     INDEX,
     NO_JEKYLL,
     NOT_FOUND,
     STYLESHEET,
     TAGS_INDEX,
 )
-from steadypress.targets.site.old_urls import term_feed_paths
 from steadypress.targets.site.refusals import written_by_someone_else
 from steadypress.targets.site.rendering import PageMaker
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
+from steadypress.targets.site.termfeeds import every_feed
 from steadypress.theme import LISTING_TEMPLATES, SINGLE_TEMPLATES, shipped_look
 
 __all__ = ["SHOWING", "SINGLE_LISTINGS", "SiteSingles", "site_look"]
@@ -167,11 +166,7 @@ class SiteSingles:
             # And the feeds of a taxonomy `old_term_feeds` names no longer: its terms', each
             # tag's.
             dropped = [t for t in index.term_feeds if t not in self._settings.old_term_feeds]
-            feeds = [f"{taxonomy}/{HUGO_FEED}" for taxonomy in dropped] + [
-                path
-                for tag in (index.tag_pages if dropped else ())
-                for path in term_feed_paths(dropped, index.tag_name(tag))
-            ]
+            feeds = every_feed(index, dropped)
             for path in sorted(index.extras.union(feeds) - extras):
                 if not index.owners(path):  # an article's page now, or one of its redirects
                     files.remove(path)

@@ -16,7 +16,19 @@ from steadypress.targets.site.old_urls import term_feed_paths
 if TYPE_CHECKING:
     from steadypress.targets.site.index import SiteIndex
 
-__all__ = ["TermFeeds"]
+__all__ = ["TermFeeds", "every_feed"]
+
+
+def every_feed(index: SiteIndex, taxonomies: Sequence[str]) -> list[str]:
+    """Every feed of `taxonomies` the site has: their terms' lists, and each tag's."""
+    if not taxonomies:
+        return []
+    names = [index.tag_name(tag) for tag in index.tag_pages]
+    return [*_terms_lists(taxonomies), *(p for n in names for p in term_feed_paths(taxonomies, n))]
+
+
+def _terms_lists(taxonomies: Sequence[str]) -> list[str]:
+    return [f"{taxonomy}/{HUGO_FEED}" for taxonomy in taxonomies]
 
 
 class TermFeeds:
@@ -47,7 +59,7 @@ class TermFeeds:
 
     def lists(self, pages: Collection[str]) -> list[str]:
         """The feeds of the terms written with the tags' page, when `pages` hold it."""
-        return [f"{t}/{HUGO_FEED}" for t in self._taxonomies] if TAGS_INDEX in pages else []
+        return _terms_lists(self._taxonomies) if TAGS_INDEX in pages else []
 
     def of_tag(self, index: SiteIndex, tag: str) -> dict[str, bytes]:
         """The feed of a tag's newest articles (`tag`: its own page) at each of its Hugo
