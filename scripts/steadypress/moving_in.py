@@ -113,7 +113,7 @@ def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[s
     redirects = _hugo_lists(sections, terms, ugly=ugly)
     if pager := hugo_pager(repo, config):
         redirects |= _hugo_numbered_pages(pager, found, sections, terms, ugly=ugly)
-    if redirects := {old: new for old, new in redirects.items() if redirect_file(old[1:])}:
+    if redirects := _standing(redirects):
         extra["redirects"] = redirects
     # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
     if sections:
@@ -140,6 +140,11 @@ def pages_outside(repo: Path) -> list[OldPage]:
         url = permalink if isinstance(permalink, str) and permalink.startswith("/") else None
         pages.append(OldPage(path.name, page.title, url or f"/{path.stem}/"))
     return pages
+
+
+def _standing(redirects: Mapping[str, str]) -> dict[str, str]:
+    """The redirects whose page may stand on the site (`redirect_file`)."""
+    return {old: new for old, new in redirects.items() if redirect_file(old[1:])}
 
 
 def _hugo_lists(
