@@ -27,6 +27,7 @@ __all__ = [
     "find_image",
     "image_blob",
     "image_locations",
+    "under_site_path",
 ]
 
 # Where a root-absolute image (`/images/a.png`) may be, after the content folder: the
@@ -107,6 +108,12 @@ class PageAddresses(Protocol):
         ...
 
 
+def under_site_path(path: str, base: str) -> str:
+    """A path from the host's root (`/about/`) under the site's own path `base` (a project
+    site's `/REPO/`), where it is not under it already."""
+    return path if path.startswith(base) else base + path[1:]
+
+
 # What a link's path, query and fragment may hold as typed: letters outside ASCII are encoded.
 _URL_PUNCTUATION = "/#?&=%:@+!$'()*,;~"
 
@@ -114,10 +121,10 @@ _URL_PUNCTUATION = "/#?&=%:@+!$'()*,;~"
 @dataclass(frozen=True)
 class PublicLinks:
     """Absolute URLs of an article, its images and its links from the host's root, for
-    platforms that only take URLs: on the
-    site when the article is published there (the site target named `site`, at `site_url`);
-    else an image is the file in the repository at the article's commit (`raw_base`, on
-    GitHub); None when neither applies (a local run without a site)."""
+    platforms that only take URLs: on the site when the article is published there (the site
+    target named `site`, at `site_url`); else an image is the file in the repository at the
+    article's commit (`raw_base`, on GitHub); None when neither applies (a local run without a
+    site)."""
 
     content: ContentSource
     site: str | None = None
@@ -163,8 +170,8 @@ class PublicLinks:
         if site_url is None:
             return None
         address = urlsplit(site_url)
-        if self.pages is None and not href.startswith(address.path):
-            href = address.path + href[1:]
+        if self.pages is None:  # steadypress's own site, where it leads (`rendering.body`)
+            href = under_site_path(href, address.path)
         return f"{address.scheme}://{address.netloc}{quote(href, safe=_URL_PUNCTUATION)}"
 
     def image_url(self, article: Article, reference: str) -> str | None:

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from steadypress.articles import Article
 from steadypress.errors import PermanentError
 from steadypress.render import is_repository_reference, prerender, reading_minutes
-from steadypress.targets.site.assets import asset_site_path, find_image
+from steadypress.targets.site.assets import asset_site_path, find_image, under_site_path
 from steadypress.targets.site.index import Nav
 from steadypress.targets.site.listings import human_date
 from steadypress.targets.site.manifest import (
@@ -197,10 +197,7 @@ class PageMaker:
         base = self._address.base_url
         if base == "/":
             return html
-        return _ROOT_LINK.sub(
-            lambda link: link[0] if link[2].startswith(base) else f'{link[1]}{base}{link[2][1:]}"',
-            html,
-        )
+        return _ROOT_LINK.sub(lambda link: f'{link[1]}{under_site_path(link[2], base)}"', html)
 
     def warm(self) -> None:
         """A worker's renderer readied before any article comes: the Markdown renderer loaded,
