@@ -159,18 +159,25 @@ def is_repository_reference(src: str) -> bool:
     return is_relative_reference(src) or (src.startswith("/") and not src.startswith("//"))
 
 
+@functools.lru_cache(maxsize=2)
+def _markdown_alone(text: str) -> str:
+    """The HTML of a markdown text's own syntax, its raw HTML omitted: kept for the text last
+    asked, whose images and links a platform's publish looks for one after the other."""
+    return _renderer()(text, False)
+
+
 def image_references(text: str) -> list[str]:
     """The image references of a markdown text the repository may hold (`images/a.png`,
     `/images/a.png`), in order, once each: its markdown images (the raw HTML omitted, where an
     `<img>` is the author's own)."""
-    found = [html.unescape(src) for src in _IMAGE.findall(_renderer()(text, False))]
+    found = [html.unescape(src) for src in _IMAGE.findall(_markdown_alone(text))]
     return list(dict.fromkeys(src for src in found if is_repository_reference(src)))
 
 
 def root_links(text: str) -> list[str]:
     """The links of a markdown text from the host's root (`[about](/about/)`), in order, once
     each, as written: its markdown links (the raw HTML omitted, the author's own)."""
-    found = [html.unescape(href) for href in _LINK.findall(_renderer()(text, False))]
+    found = [html.unescape(href) for href in _LINK.findall(_markdown_alone(text))]
     # cmark writes a URL's letters outside ASCII percent-encoded; the source has them as typed.
     found = [spelling for href in found for spelling in dict.fromkeys((href, unquote(href)))]
     return list(dict.fromkeys(href for href in found if re.match("/(?!/)", href)))
