@@ -1,5 +1,6 @@
-"""The commands behind the command line: the executor and sweeper wired, exit codes per
-DESIGN.md. `cli.py` parses the command line and imports this only to run a command.
+"""The commands behind the command line: the pipeline built, `status` and `check` run, the
+commands that publish handed to `publish_commands.py`, exit codes per DESIGN.md. `cli.py`
+parses the command line and imports this only to run a command.
 
 0 done (dead letters are reported, not crashes); 1 some item failed this run and stays pending;
 2 usage or configuration error; 3 the state could not be read or written (nothing was changed).
@@ -40,12 +41,8 @@ from steadypress.errors import (
     SteadypressError,
     UsageError,
 )
-from steadypress.executor import drain
 from steadypress.gitio import Git, SettledGit
-from steadypress.ledger import Ledger, item_key
-from steadypress.live import live
 from steadypress.pipeline import Pipeline, RunContext
-from steadypress.planning import article_path, paths_prepare, push_prepare, reconcile
 from steadypress.report import (
     Report,
     annotate,
@@ -55,9 +52,6 @@ from steadypress.report import (
 )
 from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
-from steadypress.sweeper import sweep
-from steadypress.timefmt import format_time
-from steadypress.transitions import retry
 
 if TYPE_CHECKING:
     from steadypress.check import Problem
@@ -169,134 +163,23 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     return github_pipeline(repo, config, shell.run_context(chosen))
 
 
-def _enqueue(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
-    if args.push and args.paths:
-        raise UsageError("enqueue", "give either --push BEFORE AFTER or article paths, not both")
-    if not args.push and not args.paths:
-        raise UsageError("enqueue", "give --push BEFORE AFTER or one or more article paths")
-    prepare = (
-        push_prepare(pipeline, *args.push) if args.push else paths_prepare(pipeline, args.paths)
-    )
-    if prepare is not None:
-        fresh = pipeline.transact(
-            lambda ledger: prepare(ledger, pipeline.clock.now()),
-            message=f"steadypress: enqueue ({pipeline.holder})",
-        )
-        report.enqueued.extend(fresh)
-
-
-def _retry(pipeline: Pipeline, args: argparse.Namespace, report: Report) -> None:
-    ledger = pipeline.store.load().ledger
-    if args.all_dead:
-        keys = sorted(ledger.dead)
-    elif args.issue is not None:
-        keys = _letter_keys(pipeline, ledger, args.issue)
-    else:
-        keys = _retry_keys(pipeline, ledger, args.paths)
-    retried = pipeline.transact(
-        lambda current: retry(current, keys, now=pipeline.clock.now()),
-        message=f"steadypress: retry ({pipeline.holder})",
-    )
-    report.retried.extend(retried)
-    if args.issue is not None:
-        pipeline.alerts.acknowledge_retry(args.issue)
-    if not retried:
-        pipeline.log("nothing to retry: no dead or pending item matches")
-    now = pipeline.clock.now()
-    for key in retried:
-        item = pipeline.store.last_known()
-        waiting = item.ledger.pending.get(key) if item is not None else None
-        if waiting is not None and waiting.not_before is not None and waiting.not_before > now:
-            pipeline.log(f"{key} is scheduled: it publishes at {format_time(waiting.not_before)}")
-    drain(pipeline, report)
-
-
-def _letter_keys(pipeline: Pipeline, ledger: Ledger, alert: int) -> list[str]:
-    """The items a letter is about: those the ledger says carry its number, else (a letter
-    whose number was never recorded) the items of the article its marker names."""
-    keys = sorted(
-        key
-        for section in (ledger.dead, ledger.pending)
-        for key, item in section.items()
-        if item.alert == alert
-    )
-    if keys:
-        return keys
-    path = pipeline.alerts.article_of(alert)
-    if path is None:
-        raise UsageError("--issue", f"no dead letter #{alert} names an item")
-    return sorted(
-        item_key(target, path)
-        for target in pipeline.targets
-        if item_key(target, path) in ledger.dead or item_key(target, path) in ledger.pending
-    )
-
-
-def _retry_keys(pipeline: Pipeline, ledger: Ledger, raw_paths: list[str]) -> list[str]:
-    """The items of the articles named; a path with none, or a fix that is not committed yet,
-    is said before anything changes."""
-    paths = [article_path(raw, pipeline.config) for raw in raw_paths]
-    keys = []
-    for path in paths:
-        found = [item_key(target, path) for target in pipeline.targets]
-        found = [key for key in found if key in ledger.pending or key in ledger.dead]
-        if not found:
-            raise UsageError(path, "nothing to retry: no pending or dead item for this article")
-        keys += found
-    uncommitted = pipeline.content.uncommitted(CONFIG_FILE)
-    if uncommitted:
-        shown = ", ".join(uncommitted[:3]) + (" ..." if len(uncommitted) > 3 else "")
-        raise UsageError(
-            "retry",
-            f"changes that are not committed ({shown}): a retry publishes what is committed, "
-            "so commit the fix first; nothing was changed",
-        )
-    return keys
-
-
-def _status(pipeline: Pipeline, args: argparse.Namespace) -> None:
+def _status(pipeline: Pipeline, args: argparse.Namespace) -> int:
     snapshot = pipeline.store.load()
     if args.json:
         print(
             json.dumps(status_document(snapshot.version, snapshot.ledger), indent=2, sort_keys=True)
         )
-        return
-    version = snapshot.version
-    where = pipeline.store.where + (f" at {version[:12]}" if version else " (not created yet)")
-    print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where, alerts=pipeline.alerts))
+    else:
+        version = snapshot.version
+        where = pipeline.store.where + (f" at {version[:12]}" if version else " (not created yet)")
+        print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where,
+                       alerts=pipeline.alerts))  # fmt: skip
+    if not args.site:
+        return EXIT_OK
+    from steadypress.publish_commands import sites_disagreeing  # noqa: PLC0415
 
-
-def _sites_disagreeing(pipeline: Pipeline, *, repair: bool, out: TextIO | None = None) -> int:
-    """How many files of the pipeline's sites disagree with their index (`agreement.py`),
-    each named on `out` (stdout unless said); `repair`: and written again from it."""
-    from steadypress.targets.site.target import SiteTarget  # noqa: PLC0415
-
-    found = 0
-    for name, target in pipeline.targets.items():
-        if not isinstance(target, SiteTarget):
-            continue
-        lines = target.disagreements(repair=repair)
-        found += len(lines)
-        for line in lines:
-            print(f"{name}: {line}", file=out)
-        if not lines:
-            print(f"{name}: the sitemaps and listing pages agree with the site's index", file=out)
-        elif repair:
-            print(f"{name}: {len(lines)} file(s) written again from the site's index", file=out)
-        else:
-            repair_hint = "`steadypress sweep --repair-site` writes them again from it"
-            print(f"{name}: {len(lines)} file(s) disagree with the site's index; {repair_hint}",
-                  file=out)  # fmt: skip
-    return found
-
-
-def _live(pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell) -> Pipeline:
-    if pipeline.watch is None:
-        raise UsageError("live", "live mode on GitHub watches a branch, not a --ref commit")
-    # A configuration given as a file is not the one pushed: there is nothing to follow.
-    rebuild = None if args.config else functools.partial(_pipeline, args, shell)
-    return live(pipeline, report, watch=pipeline.watch, interval=args.interval,
-                ticks=args.ticks, stop=shell.stopping, rebuild=rebuild)  # fmt: skip
+    out = sys.stderr if args.json else sys.stdout
+    return EXIT_PENDING if sites_disagreeing(pipeline, repair=False, out=out) else EXIT_OK
 
 
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
@@ -307,6 +190,7 @@ def _check(args: argparse.Namespace, shell: _Shell) -> int:
         config_problem,
         look_changed,
     )
+    from steadypress.planning import article_path  # noqa: PLC0415
     from steadypress.targets.generated.checking import (  # noqa: PLC0415
         check_generated_site,
         generated_sites,
@@ -420,12 +304,11 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     report = Report()
     command = args.command
     if command == "status":
-        _status(pipeline, args)
-        disagreeing = args.site and _sites_disagreeing(
-            pipeline, repair=False, out=sys.stderr if args.json else sys.stdout
-        )
-        return EXIT_PENDING if disagreeing else EXIT_OK
-    pipeline = _publish(pipeline, args, report, shell)
+        return _status(pipeline, args)
+    from steadypress.publish_commands import publish  # noqa: PLC0415 - the publishing modules
+
+    pipeline = publish(pipeline, args, report, stop=shell.stopping,
+                       rebuild=functools.partial(_pipeline, args, shell))  # fmt: skip
     report.deferred += pipeline.unfinished
     _annotate(annotate(report, environ=shell.environ), shell)
     write_job_summary(command, report, redact=shell.redact, environ=shell.environ)
@@ -437,31 +320,6 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         print(f"steadypress {command}: stopped by {signal_name}; what finished is recorded")
         return 128 + shell.stopped_by[0]
     return EXIT_OK if command in ("enqueue", "live") else report.exit_code
-
-
-def _publish(
-    pipeline: Pipeline, args: argparse.Namespace, report: Report, shell: _Shell
-) -> Pipeline:
-    """The publishing command `args` names, run on `pipeline`: the pipeline it ended with
-    (live mode builds a new one when the configuration changes)."""
-    command = args.command
-    if command == "run":
-        drain(pipeline, report, prepare=reconcile(pipeline))
-    elif command == "enqueue":
-        _enqueue(pipeline, args, report)
-    elif command == "drain":
-        prepare = push_prepare(pipeline, *args.push) if args.push else None
-        # A push's plan read the ledger, even when it found nothing to enqueue.
-        drain(pipeline, report, prepare=prepare, just_read=bool(args.push))
-    elif command == "sweep":
-        sweep(pipeline, report, grace=pipeline.config.timings.grace)
-        if args.repair_site:
-            _sites_disagreeing(pipeline, repair=True)
-    elif command == "retry":
-        _retry(pipeline, args, report)
-    elif command == "live":
-        pipeline = _live(pipeline, args, report, shell)
-    return pipeline
 
 
 def run(
