@@ -29,7 +29,7 @@ from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteFiles, SiteWriter, indexfiles
-from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.index import NEWEST_FILE, SUMMARY
 from steadypress.targets.site.manifest import Entry
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import SITEMAP
@@ -263,6 +263,26 @@ def old_site_manifest(entries: Mapping[str, Entry]) -> bytes:
     what the first publish of this version moves into it."""
     articles = {path: entry.to_json() for path, entry in sorted(entries.items())}
     return json.dumps({"version": 2, "articles": articles}, ensure_ascii=False).encode()
+
+
+def to_summary_before_version_6(site: Path, *, version: int = 5) -> None:
+    """Make the index's summary in the folder `site` as steadypress wrote it before version 6
+    (`version`: 5, or 4 for an index of the first layout): one file holding the count, the
+    newest articles, and each tag's count and spellings, which the tags' files left out."""
+    summary = json.loads((site / SUMMARY).read_bytes())
+    newest = json.loads((site / NEWEST_FILE).read_bytes())
+    tags = {}
+    for page, spellings in summary["tags"].items():
+        years_file = site / indexfiles.tag_years_file(page)
+        years = json.loads(years_file.read_bytes())
+        count = sum(years["years"].values())
+        names = years.pop(indexfiles.NAMES, None) or {spellings[0]: count}
+        years_file.write_text(json.dumps(years))
+        tags[page] = {"count": count, "names": names}
+    summary.pop("first_shards", None)
+    summary = {**summary, **newest, "version": version, "tags": tags}
+    (site / SUMMARY).write_text(json.dumps(summary))
+    (site / NEWEST_FILE).unlink()
 
 
 def to_the_first_sitemaps_layout(site: SiteWriter, url: str) -> None:

@@ -592,10 +592,10 @@ def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
     reads them from the feed, as before, and records their digests, so that the push after it
     reads the feed no more; every text is kept."""
     before = _twenty_two(repo, github)
-    summary = json.loads(github.repository.git("show", "gh-pages:.steadypress/summary.json"))
-    for _path, row in summary["newest"]:
+    newest = json.loads(github.repository.git("show", "gh-pages:.steadypress/newest.json"))
+    for _path, row in newest["newest"]:
         del row["body"]
-    written = {".steadypress/summary.json": json.dumps(summary).encode()}
+    written = {".steadypress/newest.json": json.dumps(newest).encode()}
     assert github.repository.edit("gh-pages", written, "older")
     texts = _feed_texts(github)
     pushed = {"content/new.md": article("New", "New.", date="2025-02-01")}
@@ -631,9 +631,9 @@ def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
     the feed is not read: its other articles are rendered again too."""
     before = _twenty_two(repo, github)
     month = json.loads(github.repository.git("show", "gh-pages:.steadypress/months/2025-01.json"))
-    summary = json.loads(github.repository.git("show", "gh-pages:.steadypress/summary.json"))
+    newest = json.loads(github.repository.git("show", "gh-pages:.steadypress/newest.json"))
     assert not any("summary" in row for row in month["articles"].values())
-    assert [row["summary"] for _path, row in summary["newest"]] == [
+    assert [row["summary"] for _path, row in newest["newest"]] == [
         f"Text {n} ." for n in range(21, 1, -1)
     ]
     repo.git("rm", "-q", "content/p21.md")

@@ -11,7 +11,7 @@ from pathlib import Path
 from steadypress.articles import Article
 from steadypress.targets.base import Receipt
 from steadypress.targets.site import DirectorySiteFiles
-from steadypress.targets.site.index import ARTICLES, SUMMARY
+from steadypress.targets.site.index import ARTICLES, NEWEST_FILE
 from tests.helpers import site_articles, site_target
 from tests.schema import VALIDATORS
 
@@ -57,7 +57,7 @@ def test_a_page_that_moves_leaves_redirects_that_yield_and_go_with_it(tmp_path: 
     assert index["content/a.md"]["moved"] == ["a/index.html"]
     for file in (tmp_path / ".steadypress").rglob("*.json"):  # as state/schema says
         VALIDATORS["site-index"].validate(json.loads(file.read_bytes()))
-    assert json.loads((tmp_path / SUMMARY).read_bytes())["total"] == 2
+    assert json.loads((tmp_path / NEWEST_FILE).read_bytes())["total"] == 2
 
     # Removed: its redirects go with it, the other article's page stays.
     site.unpublish_batch([("content/a.md", None)])

@@ -20,7 +20,7 @@ from steadypress.targets.base import Receipt
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site import manifest as manifest_module
 from steadypress.targets.site import refusals as refusals_module
-from steadypress.targets.site.index import SUMMARY
+from steadypress.targets.site.index import SUMMARY, tag_years_file
 from steadypress.targets.site.manifest import tag_path
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
@@ -104,9 +104,12 @@ def test_a_site_whose_tags_were_named_the_old_way_moves_them_as_its_articles_are
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish_batch([(post(n, (tag,)), None) for n, tag in enumerate(TAGS)])
     assert {p.parent.name for p in tmp_path.glob("tags/*/index.html")} == {"tag", "c", "noticias"}
-    assert (
-        json.loads((tmp_path / SUMMARY).read_bytes())["tags"]["tags/tag/index.html"]["count"] == 3
+    spelt_three_ways = ["новости", "日本語", "한국어"]
+    assert json.loads((tmp_path / SUMMARY).read_bytes())["tags"]["tags/tag/index.html"] == sorted(
+        spelt_three_ways
     )
+    years = json.loads((tmp_path / tag_years_file("tags/tag/index.html")).read_bytes())
+    assert years["names"] == dict.fromkeys(spelt_three_ways, 1), "each spelling counted"
     monkeypatch.undo()
     tag_path.cache_clear()
     site = site_target(DirectorySiteFiles(tmp_path))
@@ -117,7 +120,7 @@ def test_a_site_whose_tags_were_named_the_old_way_moves_them_as_its_articles_are
     names = {p.parent.name for p in tmp_path.glob("tags/*/index.html")}
     assert names == {"новости", "日本語", "한국어", "cpp", "csharp", "c", "noticias"}
     summary = json.loads((tmp_path / SUMMARY).read_bytes())
-    assert summary["tags"] == {tag_path(tag): {"count": 1, "names": {tag: 1}} for tag in TAGS}
+    assert summary["tags"] == {tag_path(tag): [tag] for tag in TAGS}
     assert site.disagreements(repair=False) == []
     check_sitemaps(tmp_path, len(TAGS))
     before = site_folder(tmp_path)

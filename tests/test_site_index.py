@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 from steadypress import shardtree
 from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
-from steadypress.targets.site import DirectorySiteFiles, indexfiles
+from steadypress.targets.site import DirectorySiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
-from steadypress.targets.site.index import SUMMARY, YEARS, year_file
-from steadypress.targets.site.indexfiles import part_at
+from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteIndex, year_file
+from steadypress.targets.site.indexfiles import part_at, tag_years_file
+from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
@@ -37,6 +38,7 @@ from tests.helpers import (
     site_folder,
     site_target,
     small_shard_tree,
+    to_summary_before_version_6,
 )
 from tests.schema import VALIDATORS
 
@@ -306,6 +308,122 @@ def test_a_summary_naming_an_absent_sitemap_that_is_not_one_is_refused(
     assert site_folder(site) == before
 
 
+def test_a_summary_before_version_6_moves_its_counts_to_the_tags_files_on_the_next_publish(
+    tmp_path: Path,
+) -> None:
+    """A summary of version 5 counted each tag and held the newest articles, so every article
+    rewrote it whole, its size growing with the tags. The next publish writes it as version 6
+    (the tags and their spellings alone), the count and the newest in `newest.json`, and the
+    counts of a tag spelt two ways in the tag's `years.json`; what the site shows is then what
+    this version builds from the same articles, and a later article of a tag the site has
+    leaves the summary as it is."""
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build = [
+        post(0, tags=("Python",)), post(1, tags=("python",)), post(2, tags=("go",)),
+        post(3, tags=("python", "go")),
+    ]  # fmt: skip
+    site_target(DirectorySiteFiles(site)).publish_batch([(a, None) for a in build])
+    to_summary_before_version_6(site)
+    summary = json.loads((site / SUMMARY).read_bytes())
+    assert summary["version"] == 5 and summary["total"] == 4
+    assert summary["tags"]["tags/python/index.html"] == {
+        "count": 3, "names": {"Python": 1, "python": 2}
+    }  # fmt: skip
+    for path in site.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+
+    site_target(DirectorySiteFiles(site)).publish(post(4, tags=("go",)), None)
+    summary = json.loads((site / SUMMARY).read_bytes())
+    assert summary["version"] == 6 and "newest" not in summary and "total" not in summary
+    assert summary["tags"] == {
+        "tags/python/index.html": ["Python", "python"], "tags/go/index.html": ["go"]
+    }  # fmt: skip
+    python = json.loads((site / tag_years_file("tags/python/index.html")).read_bytes())
+    assert python["names"] == {"Python": 1, "python": 2}
+    assert "names" not in json.loads((site / tag_years_file("tags/go/index.html")).read_bytes())
+    assert json.loads((site / NEWEST_FILE).read_bytes())["total"] == 5
+    for path in site.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+
+    written = (site / SUMMARY).stat().st_mtime_ns
+    site_target(DirectorySiteFiles(site)).publish(post(5, tags=("python",)), None)
+    assert (site / SUMMARY).stat().st_mtime_ns == written, "no tag or spelling came or went"
+    site_target(DirectorySiteFiles(site)).unpublish("content/p0.md", None)  # `Python` goes
+    assert json.loads((site / SUMMARY).read_bytes())["tags"]["tags/python/index.html"] == ["python"]
+    python = json.loads((site / tag_years_file("tags/python/index.html")).read_bytes())
+    assert "names" not in python and sum(python["years"].values()) == 3
+
+    site_target(DirectorySiteFiles(fresh)).publish_batch(
+        [(a, None) for a in [*build[1:], post(4, tags=("go",)), post(5, tags=("python",))]]
+    )
+    assert _not_index(site) == _not_index(fresh)
+    assert "<title>#python " in (site / "tags/python/index.html").read_text()
+
+
+def test_the_tags_count_a_tag_by_its_years_and_its_spellings_where_there_are_two(
+    tmp_path: Path,
+) -> None:
+    """`IndexTags` on plain entries: a tag spelt one way is counted by its years alone; spelt
+    two ways, its `years.json` counts each spelling and the page is named by the first; as
+    its articles go, the counts and the name follow, and the name a tag had when its last
+    article went is kept for the files named after it."""
+    go = "tags/go/index.html"
+
+    def change(*puts: tuple[str, Entry | None]) -> IndexTags:
+        def write(writer: SiteWriter) -> IndexTags:
+            index = SiteIndex(writer)
+            for path, version in puts:
+                index.put(path, version)
+            index.flush()
+            return index.tags
+
+        return DirectorySiteFiles(tmp_path).apply(write)
+
+    change(("content/p1.md", entry(1, ("go",))), ("content/p400.md", entry(400, ("go", "py"))))
+    tags = change()
+    assert tags.pages == [go, "tags/py/index.html"] and tags.name(go) == "go"
+    assert tags.years(go) == {2000: 1, 2001: 1} and tags.spellings(go) == {"go": 2}
+    assert "names" not in json.loads((tmp_path / tag_years_file(go)).read_bytes())
+
+    change(("content/p2.md", entry(2, ("Go",))))
+    tags = change()
+    assert tags.spellings(go) == {"Go": 1, "go": 2} and tags.name(go) == "Go"
+    assert tags.count(go) == 3 and tags.pages_of("Go") == {go}
+
+    tags = change(*((f"content/p{n}.md", None) for n in (1, 2, 400)))
+    assert not tags.has(go) and tags.gone_name(go) == "go" and tags.pages == []
+    assert not (tmp_path / tag_years_file(go)).exists()
+
+
+@pytest.mark.parametrize(
+    ("file", "broken"),
+    [
+        (NEWEST_FILE, None),
+        (NEWEST_FILE, b'{"version": 6, "total": 5}'),
+        (tag_years_file("tags/python/index.html"), b'{"version": 4, "years": {"2000": 2}, '
+                                                    b'"names": {"python": 2}}'),
+    ],
+)  # fmt: skip
+def test_a_summary_without_its_newest_or_a_tag_without_its_spellings_is_refused(
+    tmp_path: Path, file: str, broken: bytes | None
+) -> None:
+    """The summary of version 6 has its count and newest in `newest.json`, and a tag spelt
+    two ways counts them in its `years.json`: one missing or broken stops the publish, naming
+    the file, and nothing is written."""
+    site = tmp_path / "site"
+    build = [post(0, tags=("Python",)), post(1, tags=("python",))]
+    site_target(DirectorySiteFiles(site)).publish_batch([(a, None) for a in build])
+    if broken is None:
+        (site / file).unlink()
+    else:
+        (site / file).write_bytes(broken)
+    before = site_folder(site)
+    name = SUMMARY if broken is None else file
+    with pytest.raises(TransientError, match=rf"{re.escape(name)} in the site cannot be read"):
+        site_target(DirectorySiteFiles(site)).publish(post(2, tags=("python",)), None)
+    assert site_folder(site) == before
+
+
 def test_a_stale_entry_that_is_not_a_listing_page_is_refused(tmp_path: Path) -> None:
     """The index is on a branch anyone with push access can edit; a page it names as stale is
     written or removed, so one that is not a listing page stops the publish, deleting
@@ -327,6 +445,7 @@ def _hrefs(page: Path) -> set[str]:
 def _as_version_3(site: Path) -> None:
     """The index as steadypress wrote it before version 4: every file at version 3, and the
     summary counting each year's articles in place of `years.json` and the total."""
+    to_summary_before_version_6(site, version=4)
     for path in site.glob(".steadypress/**/*.json"):
         path.write_text(json.dumps({**json.loads(path.read_bytes()), "version": 3}))
     summary = json.loads((site / SUMMARY).read_bytes())
@@ -355,7 +474,8 @@ def test_a_version_3_index_moves_its_years_out_of_the_summary_on_the_next_publis
     _as_version_3(tmp_path)
     site_target(DirectorySiteFiles(tmp_path)).publish(post(3, day=810), None)  # in 2002
     summary = json.loads((tmp_path / SUMMARY).read_bytes())
-    assert summary["version"] == 4 and summary["total"] == 4 and "years" not in summary
+    assert summary["version"] == 6 and "years" not in summary and summary["first_shards"]
+    assert json.loads((tmp_path / NEWEST_FILE).read_bytes())["total"] == 4
     years = json.loads((tmp_path / YEARS).read_bytes())
     assert years == {"version": 4, "years": ["2000", "2001", "2002"]}
     for path in tmp_path.glob(".steadypress/**/*.json"):
@@ -370,7 +490,7 @@ def test_a_version_3_index_moves_its_years_out_of_the_summary_on_the_next_publis
     assert json.loads((tmp_path / YEARS).read_bytes())["years"] == ["2001", "2002", "2003"]
     assert "/archive/2000/" not in _hrefs(tmp_path / "archive/index.html")
     assert not (tmp_path / "archive/2000/index.html").exists()
-    assert json.loads((tmp_path / SUMMARY).read_bytes())["total"] == 5
+    assert json.loads((tmp_path / NEWEST_FILE).read_bytes())["total"] == 5
 
 
 def test_a_tag_of_many_years_links_its_newest_ten_and_a_page_of_them_all(
@@ -439,8 +559,7 @@ def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(
     articles = local_site_articles(tmp_path)
     assert len(articles) == 94 and articles["content/p7.md"]["title"] == "Seven"
     assert "content/p8.md" not in articles and not (tmp_path / "p8/index.html").exists()
-    summary = json.loads((tmp_path / SUMMARY).read_bytes())
-    assert summary["total"] == 94
+    assert json.loads((tmp_path / NEWEST_FILE).read_bytes())["total"] == 94
     assert links(tmp_path, 10) == ("/p7/", "/p11/")
 
 
@@ -500,7 +619,7 @@ def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
     month, tag_year = index / "months/2000-01.json", index / "tags/go/2000.json"
     entries = local_site_articles(tmp_path)
     assert all({"blob", "sha256"} <= set(e) for e in entries.values())
-    summary = json.loads((index / "summary.json").read_bytes())
+    summary = json.loads((index / "newest.json").read_bytes())
     rows = [
         *json.loads(month.read_bytes())["articles"].values(),
         *json.loads(tag_year.read_bytes())["articles"].values(),
@@ -513,7 +632,7 @@ def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
         document["articles"] = {path: entries[path] for path in document["articles"]}
         listing.write_text(json.dumps(document))
     summary["newest"] = [[path, entries[path]] for path, _row in summary["newest"]]
-    (index / "summary.json").write_text(json.dumps(summary))
+    (index / "newest.json").write_text(json.dumps(summary))
     VALIDATORS["site-index"].validate(json.loads(month.read_bytes()))
     VALIDATORS["site-index"].validate(summary)
 
@@ -522,7 +641,7 @@ def test_listings_keep_rows_and_read_the_whole_entries_of_an_earlier_write(
     assert [e.title for e in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
     assert feed.entries[-1].summary == "About 1.", "came in from the month's file"
     assert '<a href="/p1/">P1</a>' in (tmp_path / "archive/2000/01/index.html").read_text()
-    for listing in (month, tag_year, index / "summary.json"):
+    for listing in (month, tag_year, index / "newest.json"):
         document = json.loads(listing.read_bytes())
         VALIDATORS["site-index"].validate(document)
         written = document.get("articles") or dict(document["newest"])
@@ -961,15 +1080,14 @@ def test_a_new_index_files_its_articles_in_256_files_and_an_older_one_keeps_its_
     for folder in ("articles", "urls"):
         files = _shard_files(new, folder)
         assert len(files) <= 256 and all(re.fullmatch(r"[0-9a-f]{2}\.json", f) for f in files)
-    assert json.loads((new / SUMMARY).read_bytes())["version"] == 5
+    assert json.loads((new / SUMMARY).read_bytes())["version"] == 6
 
     old = tmp_path / "old"
     with monkeypatch.context() as first:
         for layout in ("ARTICLE_SHARDS", "URL_SHARDS"):
             first.setattr(indexfiles, layout, indexfiles.FIRST_SHARDS)
         site_target(DirectorySiteFiles(old)).publish_batch([(post(n), None) for n in range(40)])
-    summary = json.loads((old / SUMMARY).read_bytes())
-    (old / SUMMARY).write_text(json.dumps({**summary, "version": 4}))
+    to_summary_before_version_6(old, version=4)
     before = _shard_files(old, "articles")
     assert all(re.fullmatch(r"[0-9a-f]{3}\.json", name) for name in before)
 
@@ -980,7 +1098,8 @@ def test_a_new_index_files_its_articles_in_256_files_and_an_older_one_keeps_its_
     assert all(
         re.fullmatch(r"[0-9a-f]{3}(/[0-9a-f])*\.json", f) for f in _shard_files(old, "articles")
     )
-    assert json.loads((old / SUMMARY).read_bytes())["version"] == 4
+    summary = json.loads((old / SUMMARY).read_bytes())
+    assert summary["version"] == 6 and summary["first_shards"] is True
     articles = local_site_articles(old)
     assert len(articles) == 40 and "content/p8.md" not in articles
     assert articles["content/p7.md"]["title"] == "P7, again"

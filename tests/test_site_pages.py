@@ -24,6 +24,7 @@ from steadypress.gitio import Git
 from steadypress.targets import Receipt
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site.index import (
+    NEWEST_FILE,
     SUMMARY,
     article_files,
     month_file,
@@ -328,15 +329,27 @@ def test_publishing_one_article_rewrites_only_what_lists_it(blog: Repo, out: Pat
     appeared = {"new/index.html", month, "tags/fresh/index.html", "tags/fresh/2026/index.html"}
     count = sitemap_count(len(list(blog.root.glob("content/**/*.md"))))
     assert sitemaps - {LISTINGS_SITEMAP} == {sitemap_file(address_of(p), count) for p in appeared}
-    # The index's files of the article, its month and its tags' years, and the summary.
+    # The index's files of the article, its month and its tags' years, the newest, and the
+    # summary: a tag appeared.
     assert index == {
-        SUMMARY, article_files("content/new.md")[0], month_file("2026/12"), year_file("2026"),
-        tag_year_file("tags/guide/index.html", 2026), tag_year_file("tags/fresh/index.html", 2026),
-        tag_years_file("tags/guide/index.html"), tag_years_file("tags/fresh/index.html"),
-        url_files("new/index.html")[0],
+        SUMMARY, NEWEST_FILE, article_files("content/new.md")[0], month_file("2026/12"),
+        year_file("2026"), tag_year_file("tags/guide/index.html", 2026),
+        tag_year_file("tags/fresh/index.html", 2026), tag_years_file("tags/guide/index.html"),
+        tag_years_file("tags/fresh/index.html"), url_files("new/index.html")[0],
     }  # fmt: skip
     newest_before = (out / "guides/images-and-code/index.html").read_text()
     assert '<a rel="next" href="/notes/new/"><span>Newer</span> New</a>' in newest_before
+
+    # An article of tags the site has: the summary, which grows with the tags, stays as it was.
+    before = stamps()
+    newer = "---\ntitle: Newer\ndate: 2026-12-06\ntags: [guide, fresh]\n---\n\nNewer.\n"
+    blog.commit(**{"content/newer.md": newer})
+    publish_all(blog, target)
+    after = stamps()
+    index = {path for path in after if path.startswith(".steadypress/") and
+             before.get(path) != after[path]}  # fmt: skip
+    assert NEWEST_FILE in index and SUMMARY not in index
+    assert "tags/index.html" not in {path for path in after if before.get(path) != after[path]}
 
 
 def test_an_article_links_to_the_older_and_the_newer_one(blog: Repo, out: Path) -> None:

@@ -16,12 +16,17 @@
   goes, not with every article);
 - `tags/TAG/YYYY.json`: the rows of a tag's articles in a year (in parts as a month's, past
   `PART_ROWS`: `tags/TAG/YYYY/N.json`), and `tags/TAG/years.json` how many each year has
-  and, of each year in parts, its newest parts' numbers: a read-ahead hint (the tag's page
-  reaches back into the years before for its `NEWEST`, and reads those parts with the
-  year's file instead of after it), never where a row is looked up;
-- `summary.json`: how many articles the site has, each tag's count and spellings, and the
-  rows of the newest articles (the front page, the feed) with a digest of the text the feed
-  shows of each;
+  (the tag's count is their sum), where the tag is spelt more ways than one how many
+  articles spell it each way, and, of each year in parts, its newest parts' numbers: a
+  read-ahead hint (the tag's page reaches back into the years before for its `NEWEST`, and
+  reads those parts with the year's file instead of after it), never where a row is looked
+  up;
+- `summary.json`: the tag pages and each one's spellings, the sitemaps' layout, the pages
+  beside the articles, the feed's id (`Summary`): read by every write, rewritten only when
+  one of them changes, never by a whole site's count;
+- `newest.json`: how many articles the site has, and the rows of the newest (the front page,
+  the feed) with a digest of the text the feed shows of each: what nearly every article
+  changes;
 - `look.json`: the look the site was last written with, and the commit it is of (`Styled`;
   a file of its own, read by every write, rewritten only when the look changes).
 
@@ -48,6 +53,7 @@ from steadypress.targets.site.indexfiles import (
     INDEX_FOLDER,
     LISTING,
     NEWEST,
+    NEWEST_FILE,
     PAGE,
     STYLED,
     SUMMARY,
@@ -64,6 +70,7 @@ from steadypress.targets.site.indexfiles import (
     url_files,
     year_file,
 )
+from steadypress.targets.site.indextags import IndexTags, add_count
 from steadypress.targets.site.manifest import (
     Entry,
     Listed,
@@ -85,6 +92,7 @@ __all__ = [
     "ARTICLES",
     "INDEX_FOLDER",
     "NEWEST",
+    "NEWEST_FILE",
     "STYLED",
     "SUMMARY",
     "YEARS",
@@ -161,12 +169,10 @@ class SiteIndex:
         self._store = IndexDocuments(files, markers_read=markers_read)
         self.rows = self._store.rows
         self._dirty = self._store.dirty
+        self.tags = IndexTags(self._store, files, latin=latin)
         self._years: list[str] | None = None  # sorted; read when first wanted
         self._styled: Styled | None = None  # `look.json`, once `_styled_read`
         self._styled_read = False
-        # The name of each tag whose last article went in this index's changes, by its page:
-        # its files named after it (Hugo's term feeds) go with the page.
-        self._gone_names: dict[str, str] = {}
 
     @property
     def _summary(self) -> Summary:
@@ -195,7 +201,7 @@ class SiteIndex:
         self._store.want(wanted, oids)
         around: dict[str, list[tuple[float, str]]] = {}
         for _path, entry in entries:
-            for listing in listings_of(entry, self.tag_page):
+            for listing in listings_of(entry, self.tags.page):
                 around.setdefault(listing, []).append(date_order(entry))
         self.rows.want_parts([name for name in wanted if LISTING.fullmatch(name)], around)
 
@@ -257,7 +263,7 @@ class SiteIndex:
         kept = {path: bodies[path] for path, _row in self._summary.newest if path in bodies}
         if kept != self._summary.bodies:
             self._summary.bodies = kept
-            self._dirty.add(SUMMARY)
+            self._dirty.add(NEWEST_FILE)
 
     # The feed's permanent id.
     feed_id = _Recorded[str | None]()
@@ -321,72 +327,11 @@ class SiteIndex:
         """Whether a change awaits `flush` (the look recorded, say)."""
         return bool(self._dirty)
 
-    @property
-    def tag_pages(self) -> list[str]:
-        return list(self._summary.tags)
-
-    def tag_years(self, tag_page: str) -> dict[int, int]:
-        """How many articles of the tag each year has."""
-        if tag_page not in self._summary.tags:
-            return {}
-        counts = self._store.section(tag_years_file(tag_page), "years")
-        return {int(year): int(n) for year, n in counts.items()}
-
     def moved_from(self, owner: str, page: str) -> bool:
         """Whether `page` is where the article at `owner` was before its address changed: a
         redirect to it, which yields to an article that takes the address."""
         entry = self.entry(owner)
         return entry is not None and page in entry.moved
-
-    def tag_page(self, spelling: str) -> str:
-        """The page of the tag `spelling` now (`tag_path`, as the site's settings spell it)."""
-        return tag_path(spelling, latin=self._latin)
-
-    def tag_pages_of(self, spelling: str) -> set[str]:
-        """The pages of the tag `spelling`: its page now (`tag_path`), and any the summary
-        counts it on that was named otherwise when its articles were written (`новости` on
-        `tags/tag/`), which they leave as they are published again."""
-        return {self.tag_page(spelling), *self._pages_counting(spelling)}
-
-    def _pages_counting(self, spelling: str) -> list[str]:
-        """The tag pages the summary counts `spelling` on."""
-        return [page for page, names in self._summary.names.items() if spelling in names]
-
-    def _rows_held(self, path: str, entry: Entry) -> dict[str, str]:
-        """The tag page each of the entry's tags has its row on: the one the summary counts
-        the spelling on, or, when an earlier naming left it on two (articles moving to its
-        page now one by one), the one whose year holds this article's row."""
-        held = {}
-        for spelling in entry.tags:
-            pages = self._pages_counting(spelling)
-            if len(pages) > 1:
-                listings = [tag_year_file(page, entry.date.year) for page in pages]
-                self._files.want(texts=listings)
-                for listing in listings:
-                    self.rows.known(listing)  # its parts, if it is in parts
-                files = [self.rows.file_holding(listing, entry) for listing in listings]
-                pages = [
-                    page for page, file in zip(pages, files, strict=True)
-                    if path in self._store.section(file, "articles")
-                ]  # fmt: skip
-            held[spelling] = pages[0] if pages else self.tag_page(spelling)
-        return held
-
-    def tag_spellings(self, tag_page: str) -> dict[str, int]:
-        """How many articles spell the tag of `tag_page` each way."""
-        return dict(self._summary.names.get(tag_page, {}))
-
-    def tag_name(self, tag_page: str) -> str:
-        """A tag page is named by the smallest spelling of its tag among its articles."""
-        return min(self._summary.names[tag_page])
-
-    def gone_tag_name(self, tag_page: str) -> str | None:
-        """The name of a tag whose last article went in this index's changes (None: another
-        page, or one gone before)."""
-        return self._gone_names.get(tag_page)
-
-    def tag_count(self, tag_page: str) -> int:
-        return self._summary.tags.get(tag_page, 0)
 
     def nav(self, path: str, entry: Listed) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
@@ -472,13 +417,13 @@ class SiteIndex:
             del self._summary.pages[path]
             self._dirty.add(SUMMARY)
             return
-        held = self._rows_held(path, entry)
+        held = self.tags.rows_held(path, entry)
         for listing in listings_of(entry, held.__getitem__):
             self.rows.edit(listing, entry).pop(path, None)
         self._tally(entry, -1, held)
         self._summary.newest = [row for row in self._summary.newest if row[0] != path]
         self._summary.bodies.pop(path, None)
-        self._dirty.add(SUMMARY)
+        self._dirty.add(NEWEST_FILE)
 
     def _add(self, path: str, entry: Entry) -> None:
         self._store.edit(self._store.shard(ARTICLES, path), "articles")[path] = entry.to_json()
@@ -491,7 +436,7 @@ class SiteIndex:
             self._summary.pages[path] = (entry.slug, entry.updated)
             self._dirty.add(SUMMARY)
             return
-        month, *tag_years = listings_of(entry, self.tag_page)
+        month, *tag_years = listings_of(entry, self.tags.page)
         self.rows.edit(month, listed)[path] = {**row, PAGE: page_fingerprint(entry.sha256)}
         for listing in tag_years:
             self.rows.edit(listing, listed)[path] = row
@@ -499,7 +444,7 @@ class SiteIndex:
         newest = sorted([*self._summary.newest, (path, listed)], key=lambda r: date_order(r[1]))
         self._summary.newest = newest[::-1][:NEWEST]
         self._summary.bodies.pop(path, None)  # this version's, once the feed has its text
-        self._dirty.add(SUMMARY)
+        self._dirty.add(NEWEST_FILE)
 
     def _tally(self, entry: Entry, step: int, held: Mapping[str, str] | None = None) -> None:
         """The counts of the entry's year, month and tags, moved by `step`: on each tag's page
@@ -507,26 +452,11 @@ class SiteIndex:
         year, month = month_of(entry).split("/")
         self._summary.total += step
         months = self._store.edit(year_file(year), "months")
-        _count(months, month, step)
+        add_count(months, month, step)
         if (year in self.years) != bool(months):
             self._years = sorted({*self.years} ^ {year})
             self._dirty.add(YEARS)
-        pages = {
-            spelling: (held or {}).get(spelling) or self.tag_page(spelling)
-            for spelling in entry.tags
-        }
-        for page in dict.fromkeys(pages.values()):
-            _count(self._summary.tags, page, step)
-            _count(self._store.edit(tag_years_file(page), "years"), year, step)
-            names = self._summary.names.setdefault(page, {})
-            named = min(names, default=None)
-            for spelling in entry.tags:
-                if pages[spelling] == page:
-                    _count(names, spelling, step)
-            if not names:
-                del self._summary.names[page]
-                if named is not None:
-                    self._gone_names[page] = named
+        self.tags.tally(entry, year, step, held)
 
     def refill_newest(self) -> None:
         """After a removal from the newest: the next ones, from the months (newest first). The
@@ -548,11 +478,14 @@ class SiteIndex:
         self._summary.newest = sorted(
             self._summary.newest, key=lambda row: date_order(row[1]), reverse=True
         )[:NEWEST]
+        self._dirty.add(NEWEST_FILE)
 
     def _whole(self, name: str) -> dict[str, Any] | None:
         """The document of a file written whole, not by sections (None: remove it)."""
         if name == SUMMARY:
             return self._summary.to_json()
+        if name == NEWEST_FILE:
+            return self._summary.newest_json()
         if name == STYLED:
             return None if self._styled is None else styled_json(self._styled)
         return {"version": INDEX_VERSION, "years": self.years} if self.years else None
@@ -561,10 +494,7 @@ class SiteIndex:
         """Write every file a change touched (a file left empty is removed)."""
         if self._store.summary_read and self._summary.legacy_years is not None:
             self._dirty.add(YEARS)  # the summary is written without them
+        if self._dirty and self.tags.move_legacy_counts():
+            # A summary before version 6 is written without the counts, its newest beside it.
+            self._dirty.update((SUMMARY, NEWEST_FILE))
         self._store.flush(self._whole)
-
-
-def _count(counts: dict[str, int], key: str, step: int) -> None:
-    counts[key] = counts.get(key, 0) + step
-    if counts[key] <= 0:
-        del counts[key]

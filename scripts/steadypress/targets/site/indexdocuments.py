@@ -16,6 +16,8 @@ from steadypress.targets.site.files import SiteWriter, unreadable
 from steadypress.targets.site.indexfiles import (
     ARTICLES,
     LISTING,
+    NAMES,
+    NEWEST_FILE,
     NEWEST_PARTS,
     PARTS,
     READABLE_VERSIONS,
@@ -33,7 +35,13 @@ from steadypress.targets.site.indexfiles import (
     url_files,
 )
 from steadypress.targets.site.rows import ListingRows
-from steadypress.targets.site.summary import INDEX_VERSION, Summary, decoded
+from steadypress.targets.site.summary import (
+    INDEX_VERSION,
+    SUMMARY_VERSION,
+    Summary,
+    decoded,
+    spelling_counts,
+)
 
 __all__ = ["IndexDocuments"]
 
@@ -58,20 +66,25 @@ class IndexDocuments:
             files, self.documents, self.dirty, section=self.section, load=self._load
         )
         self._summary: Summary | None = None  # read when first wanted (`verify` never)
+        # Of the tags' `years.json` read, those that count their tag's spellings (`NAMES`).
+        self._spellings: dict[str, dict[str, int]] = {}
 
     @property
     def summary(self) -> Summary:
+        """The summary, `summary.json` and `newest.json` together (the callers want both)."""
         if self._summary is None:
             raw = self._files.read(SUMMARY)
-            self._summary = (
-                Summary()
-                if raw is None
-                else decoded(
-                    SUMMARY,
-                    functools.partial(Summary.from_json, file=SUMMARY),
-                    self.parse(SUMMARY, raw, "tags"),
-                )
-            )
+            if raw is None:
+                self._summary = Summary()
+            else:
+                document = self.parse(SUMMARY, raw, "tags")
+                newest = None
+                if document["version"] == SUMMARY_VERSION:
+                    raw_newest = self._files.read(NEWEST_FILE)
+                    if raw_newest is not None:
+                        newest = self.parse(NEWEST_FILE, raw_newest, "newest", list)
+                read = functools.partial(Summary.from_json, newest=newest, file=SUMMARY)
+                self._summary = decoded(SUMMARY, read, document)
         return self._summary
 
     @property
@@ -103,13 +116,33 @@ class IndexDocuments:
         if split_allowed and document is not None and SPLIT in document:
             self._split.add(name)
             self._markers_read.add(name)
-        elif document is not None and is_tag_years(name) and NEWEST_PARTS in document:
+        elif document is not None and is_tag_years(name):
             self.documents[name] = document[key]
-            self.rows.hint(name, document[NEWEST_PARTS])
+            if NEWEST_PARTS in document:
+                self.rows.hint(name, document[NEWEST_PARTS])
+            if NAMES in document:
+                self._spellings[name] = decoded(name, spelling_counts, document[NAMES])
         elif document is not None and PARTS in document:
             self.rows.take(name, document)
         else:
             self.documents[name] = {} if document is None else document[key]
+
+    def spellings(self, tag_years: str) -> dict[str, int] | None:
+        """How many articles spell a tag each way, from its `years.json` (None: it names no
+        spellings, its tag being spelt one way)."""
+        self.section(tag_years, "years")
+        found = self._spellings.get(tag_years)
+        return None if found is None else dict(found)
+
+    def keep_spellings(self, tag_years: str, counts: Mapping[str, int] | None) -> None:
+        """Record the spellings of a tag in its `years.json` (None: none, its tag being spelt
+        one way or gone)."""
+        if self.spellings(tag_years) != counts:
+            self.edit(tag_years, "years")
+            if counts:
+                self._spellings[tag_years] = dict(counts)
+            else:
+                self._spellings.pop(tag_years, None)
 
     def shard(self, folder: str, key: str) -> str:
         """The file of `folder` that holds `key`, its split markers read on the way: as the
@@ -163,7 +196,7 @@ class IndexDocuments:
             else:
                 self._files.put(name, data, unread=new)
         for name in sorted(self.dirty):
-            if name in (SUMMARY, STYLED, YEARS):
+            if name in (SUMMARY, NEWEST_FILE, STYLED, YEARS):
                 if (document := whole(name)) is not None:
                     self._files.put(name, dumps(document))
                 else:
@@ -180,10 +213,13 @@ class IndexDocuments:
         self.dirty.clear()
 
     def _document_of(self, name: str, section: Mapping[str, Any]) -> dict[str, Any]:
-        """A file of the index as written: its section, and a tag's years file its hint."""
+        """A file of the index as written: its section, and a tag's years file its hint and
+        its spellings."""
         document = {"version": INDEX_VERSION, section_key(name): section}
         if hinted := self.rows.newest_parts_of(name, section):
             document[NEWEST_PARTS] = hinted
+        if spellings := self._spellings.get(name):
+            document[NAMES] = spellings
         return document
 
     def _split_if_full(self, folder: str, name: str) -> bool:

@@ -16,8 +16,9 @@ from steadypress.targets.site.parts import Part
 from steadypress.targets.site.summary import INDEX_VERSION, SUMMARY_VERSION, decoded
 
 __all__ = [
-    "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NEWEST", "NEWEST_PARTS", "NOT_LISTED",
-    "PAGE", "PARTS", "READABLE_VERSIONS", "SPLIT", "STYLED", "SUMMARY", "URLS", "YEARS",
+    "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NAMES", "NEWEST", "NEWEST_FILE",
+    "NEWEST_PARTS", "NOT_LISTED", "PAGE", "PARTS", "READABLE_VERSIONS", "SPLIT", "STYLED",
+    "SUMMARY", "URLS", "YEARS",
     "article_files", "date_order", "dumps", "in_order", "is_listing", "is_tag_years",
     "listed_order", "listing_row", "listings_of", "month_file", "month_of", "newest_parts",
     "part_at", "rows_only", "section_key", "shard_layouts", "shard_of_file", "split_marker",
@@ -26,9 +27,11 @@ __all__ = [
 
 INDEX_FOLDER = ".steadypress"
 # The other files are the same in version 3 and 4; a summary of version 5 began the shallower
-# files of articles and URLs (`shard_layouts`).
-READABLE_VERSIONS = (3, INDEX_VERSION, SUMMARY_VERSION)
+# files of articles and URLs (`shard_layouts`), one of version 6 left its count and newest
+# articles to `newest.json` (`summary.py`).
+READABLE_VERSIONS = (3, INDEX_VERSION, 5, SUMMARY_VERSION)
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
+NEWEST_FILE = f"{INDEX_FOLDER}/newest.json"
 YEARS = f"{INDEX_FOLDER}/years.json"
 STYLED = f"{INDEX_FOLDER}/look.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
@@ -186,6 +189,9 @@ PARTS = "parts"
 
 
 NEWEST_PARTS = "newest_parts"
+# In a tag's `years.json`, where its tag is spelt more ways than one: how many articles spell
+# it each way (`summary.spelling_counts`).
+NAMES = "names"
 
 
 # A listing's own file: a month's or a tag's year's (their parts are in a folder beside it).

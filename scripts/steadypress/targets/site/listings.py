@@ -139,7 +139,7 @@ def tag_years_path(tag_page: str) -> str:
 
 def listing_pages(entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[str]]) -> set[str]:
     """The listing pages whose content depends on `entries` (old versions and new), each tag
-    on the pages `tag_pages` gives (`SiteIndex.tag_pages_of`: where its rows are too)."""
+    on the pages `tag_pages` gives (`IndexTags.pages_of`: where its rows are too)."""
     pages = {INDEX, ARCHIVE_INDEX, TAGS_INDEX}
     for entry in entries:
         if entry.is_page:  # listed nowhere
@@ -211,13 +211,13 @@ def _existence_reads(pages: Iterable[str]) -> list[str]:
 def every_listing_page(index: SiteIndex) -> list[str]:
     """Every listing page the site has (one that lists something), in path order: the index
     files that name them (each year's months, each tag's years) read together first."""
-    years, tags = index.years, index.tag_pages
+    years, tags = index.years, index.tags.pages
     index.want((), texts=[*map(year_file, years), *map(tag_years_file, tags)])
     pages = [INDEX, ARCHIVE_INDEX, TAGS_INDEX]
     for year in years:
         pages += [year_path(year), *map(month_path, index.months(year))]
     for tag in tags:
-        pages += [tag, tag_years_path(tag), *(tag_year_path(tag, y) for y in index.tag_years(tag))]
+        pages += [tag, tag_years_path(tag), *(tag_year_path(tag, y) for y in index.tags.years(tag))]
     return [page for page, there in listings_existing(index, pages).items() if there]
 
 
@@ -233,7 +233,7 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
         year, month = _period_of(page)
         return year in index.years and (month is None or f"{year}/{month}" in index.months(year))
     tag, tag_year = _tag_of(page)
-    years = index.tag_years(tag)
+    years = index.tags.years(tag)
     if tag_year is not None:
         return tag_year in years
     return len(years) > (TAG_YEARS_SHOWN if _is_every_year(page) else 0)
@@ -242,7 +242,7 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
 def _newest_years(index: SiteIndex, tag: str) -> list[int]:
     """The years of a tag whose articles its page shows: the newest, up to `NEWEST` articles."""
     shown, years = 0, []
-    for year, count in sorted(index.tag_years(tag).items(), reverse=True):
+    for year, count in sorted(index.tags.years(tag).items(), reverse=True):
         if shown >= NEWEST:
             break
         years.append(year)
@@ -379,11 +379,10 @@ class ListingPages:
                 "archive.html", site=site, url=self._absolute(page), years=self._years(index)
             )
         if page == TAGS_INDEX:
-            tags = sorted(index.tag_pages, key=lambda tag: index.tag_name(tag).lower())
+            tags = sorted(index.tags.pages, key=lambda tag: index.tags.name(tag).lower())
             return self._theme.render(
                 "tags.html", site=site, url=self._absolute(page),
-                tags=[{"name": index.tag_name(tag), "href": self._href(tag),
-                       "count": index.tag_count(tag)} for tag in tags],
+                tags=[{"name": index.tags.name(tag), "href": self._href(tag)} for tag in tags],
             )  # fmt: skip
         if page.startswith("archive/"):
             year, month = _period_of(page)
@@ -454,10 +453,10 @@ class ListingPages:
         if _is_every_year(page):
             # The years alone, as in the archive's index: it changes when a year appears or goes.
             return self._theme.render(
-                "tag_years.html", site=self._site, tag=index.tag_name(tag),
+                "tag_years.html", site=self._site, tag=index.tags.name(tag),
                 url=self._absolute(page), tag_href=self._href(tag),
                 years=[{"year": y, "href": self._href(tag_year_path(tag, y))}
-                       for y in sorted(index.tag_years(tag), reverse=True)],
+                       for y in sorted(index.tags.years(tag), reverse=True)],
             )  # fmt: skip
         pager = None
         if year is not None:
@@ -466,12 +465,12 @@ class ListingPages:
             listed = _tag_newest(index, tag)
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
-        years = sorted(index.tag_years(tag).items(), reverse=True) if year is None else []
+        years = sorted(index.tags.years(tag).items(), reverse=True) if year is None else []
         every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
         return self._with_pager(
-            "tag.html", pager, site=self._site, tag=index.tag_name(tag),
+            "tag.html", pager, site=self._site, tag=index.tags.name(tag),
             url=self._absolute(_shown_at(page, number)), year=year, entries=self._rows(listed),
-            tag_href=self._href(tag), count=index.tag_count(tag),
+            tag_href=self._href(tag), count=index.tags.count(tag),
             years=[{"year": y, "href": self._href(tag_year_path(tag, y)), "count": n}
                    for y, n in years[:TAG_YEARS_SHOWN]],
             every_year=self._href(every_year) if every_year else None,

@@ -37,14 +37,14 @@ def why_refused(
     if others:
         return PermanentError(f"URL /{entry.slug}/ is already used by {others[0]}")
     for tag in entry.tags:
-        spellings = index.tag_spellings(index.tag_page(tag))
+        spellings = index.tags.spellings(index.tags.page(tag))
         for spelling in old.tags if old is not None else ():
             spellings[spelling] = spellings.get(spelling, 0) - 1  # this article's own
         clash = next((s for s, n in spellings.items() if n > 0 and not same_tag(s, tag)), None)
         if clash is not None:
             return PermanentError(
-                f"tag {tag!r} would share the page /{address_of(index.tag_page(tag))} with the tag "
-                f"{clash!r} of other articles; spell one of them otherwise"
+                f"tag {tag!r} would share the page /{address_of(index.tags.page(tag))} with the "
+                f"tag {clash!r} of other articles; spell one of them otherwise"
             )
     for alias in entry.aliases:
         holders = [*index.owners(alias), batch_pages.get(alias)]

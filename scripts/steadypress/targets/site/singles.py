@@ -15,7 +15,7 @@ from steadypress.ledger import Look, look_digest
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site.feed import feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter
-from steadypress.targets.site.index import STYLED, SUMMARY, YEARS, SiteIndex
+from steadypress.targets.site.index import NEWEST_FILE, STYLED, SUMMARY, YEARS, SiteIndex
 from steadypress.targets.site.listings import (
     ARCHIVE_INDEX,
     ListingPages,
@@ -197,13 +197,13 @@ class SiteSingles:
                 functools.partial(
                     self._put_singles, listings=writes if "listings" in parts else None
                 ),
-                texts=[*static_texts, SUMMARY, STYLED, YEARS],
+                texts=[*static_texts, SUMMARY, NEWEST_FILE, STYLED, YEARS],
                 oids=singles_oids,
             )
             for write in writes:
                 self._files.apply(
                     functools.partial(self._rewrite_listings, write),
-                    texts=[SUMMARY, STYLED, YEARS, *write.reads,
+                    texts=[SUMMARY, NEWEST_FILE, STYLED, YEARS, *write.reads,
                            *(static_texts if write.singles else ())],
                     oids=[*write.pages, *(singles_oids if write.singles else ())],
                 )  # fmt: skip

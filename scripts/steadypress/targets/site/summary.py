@@ -1,8 +1,9 @@
-"""The site index's summary (`summary.json`), which every write reads and most rewrite: the
-whole site's counts, its newest articles, how its sitemaps are laid out and what they lack,
-its pages beside the articles and its feed's id; and the record of the look the site was last
-written with (`look.json`). Their JSON both ways, a file that does not parse stopping the
-write rather than being overwritten."""
+"""The site index's summary, which every write reads: what changes with the site's shape
+(`summary.json`: its tags and their spellings, how its sitemaps are laid out and what they
+lack, its pages beside the articles, its feed's id), rewritten only when that changes, and
+what changes with nearly every article (`newest.json`: how many articles there are, and the
+newest); and the record of the look the site was last written with (`look.json`). Their JSON
+both ways, a file that does not parse stopping the write rather than being overwritten."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ __all__ = [
     "Styled",
     "Summary",
     "decoded",
+    "spelling_counts",
     "styled_from_json",
     "styled_json",
 ]
@@ -34,8 +36,11 @@ __all__ = [
 # counted each year's articles, which made it grow with the years; moved by the next write).
 INDEX_VERSION = 4
 # The summary's own: 5, the index's files of articles and URLs begin shallower
-# (`indexfiles.shard_layouts`); a summary of version 4 or 3 has the first layout.
-SUMMARY_VERSION = 5
+# (`indexfiles.shard_layouts`), where a summary of version 4 or 3 has the first layout; 6, the
+# count and the newest articles are in `newest.json`, and a tag's count in its own files (a
+# summary before counted each tag, so that every article rewrote it whole, its size growing
+# with the tags: moved by the next write).
+SUMMARY_VERSION = 6
 T = TypeVar("T")
 
 
@@ -71,9 +76,8 @@ class Styled:
 
 @dataclass
 class Summary:
+    # In `newest.json`: how many articles, and the newest.
     total: int = 0
-    tags: dict[str, int] = field(default_factory=dict)  # tag page -> articles
-    names: dict[str, dict[str, int]] = field(default_factory=dict)  # tag page -> spellings
     newest: list[tuple[str, Listed]] = field(default_factory=list)  # (path, row), newest first
     # Of the newest, by path, a digest of the text the feed shows of each, where known (the
     # target's `_body_digest`): a publish renders the others' text again from the content and
@@ -108,23 +112,19 @@ class Summary:
     # The taxonomies whose term feeds each tag has beside its page (`old_term_feeds`): those
     # the setting no longer names have their feeds removed.
     term_feeds: tuple[str, ...] = ()
+    # Each tag page, with the spellings of its tag among its articles, sorted (the page is
+    # named by the first). How many articles each has is in the tag's `years.json`: the sum
+    # of its years, or, where the tag is spelt more ways than one, its `names`.
+    tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Read from a summary before version 6, which counted each spelling of each tag: the
+    # counts, which the next write moves to the tags' files. None: a summary of version 6.
+    legacy_names: dict[str, dict[str, int]] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def newest_json(self) -> dict[str, Any]:
+        """`newest.json`: what nearly every article changes."""
         return {
-            "version": INDEX_VERSION if self.first_shards else SUMMARY_VERSION,
-            "sitemaps": None
-            if self.sitemaps is None
-            else {
-                "layout": self.sitemaps[0],
-                "url": self.sitemaps[1],
-                **(
-                    {} if self.sitemaps_absent is None else {"absent": sorted(self.sitemaps_absent)}
-                ),
-            },
+            "version": SUMMARY_VERSION,
             "total": self.total,
-            "tags": {
-                page: {"count": n, "names": self.names[page]} for page, n in self.tags.items()
-            },
             "newest": [
                 [
                     path,
@@ -135,6 +135,23 @@ class Summary:
                 ]
                 for path, entry in self.newest
             ],
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """`summary.json`: what changes with the site's shape (`newest_json` is the rest)."""
+        return {
+            "version": SUMMARY_VERSION,
+            **({"first_shards": True} if self.first_shards else {}),
+            "sitemaps": None
+            if self.sitemaps is None
+            else {
+                "layout": self.sitemaps[0],
+                "url": self.sitemaps[1],
+                **(
+                    {} if self.sitemaps_absent is None else {"absent": sorted(self.sitemaps_absent)}
+                ),
+            },
+            "tags": {page: list(spellings) for page, spellings in self.tags.items()},
             **({"stale": sorted(self.stale)} if self.stale else {}),
             **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
             **({"extras": sorted(self.extras)} if self.extras else {}),
@@ -167,23 +184,34 @@ class Summary:
         }
 
     @classmethod
-    def from_json(cls, document: Mapping[str, Any], *, file: str) -> Summary:
-        tags = document["tags"]
-        legacy = (
-            None if document["version"] in (INDEX_VERSION, SUMMARY_VERSION) else document["years"]
-        )
-        return cls(
-            total=int(document["total"]) if legacy is None else sum(map(int, legacy.values())),
-            legacy_years=None if legacy is None else sorted(map(str, legacy)),
-            tags={str(page): int(tag["count"]) for page, tag in tags.items()},
-            names={
+    def from_json(
+        cls, document: Mapping[str, Any], newest: Mapping[str, Any] | None, *, file: str
+    ) -> Summary:
+        """The summary of `document` (`summary.json`) and `newest` (`newest.json`, which a
+        summary before version 6 held itself: None)."""
+        version = document["version"]
+        legacy = None if version >= INDEX_VERSION else document["years"]
+        if version == SUMMARY_VERSION:
+            if newest is None:
+                raise ValueError("newest.json is missing")
+            tags = {str(page): tuple(map(str, names)) for page, names in document["tags"].items()}
+            legacy_names = None
+        else:
+            newest = document
+            legacy_names = {
                 str(page): {str(k): int(n) for k, n in tag["names"].items()}
-                for page, tag in tags.items()
-            },
-            newest=[(str(path), Listed.from_json(fields)) for path, fields in document["newest"]],
+                for page, tag in document["tags"].items()
+            }
+            tags = {page: tuple(sorted(names)) for page, names in legacy_names.items()}
+        return cls(
+            total=int(newest["total"]) if legacy is None else sum(map(int, legacy.values())),
+            legacy_years=None if legacy is None else sorted(map(str, legacy)),
+            tags=tags,
+            legacy_names=legacy_names,
+            newest=[(str(path), Listed.from_json(fields)) for path, fields in newest["newest"]],
             bodies={
                 str(path): fields["body"]
-                for path, fields in document["newest"]
+                for path, fields in newest["newest"]
                 if isinstance(fields.get("body"), str)
             },
             sitemaps=_sitemaps_mark(document.get("sitemaps", {"layout": 1, "url": ""})),
@@ -194,7 +222,7 @@ class Summary:
             feed_id=None if document.get("feed_id") is None else str(document["feed_id"]),
             extras=decoded(file, _site_paths, document.get("extras", [])),
             term_feeds=decoded(file, _taxonomies, document.get("term_feeds", [])),
-            first_shards=document["version"] != SUMMARY_VERSION,
+            first_shards=version < 5 or document.get("first_shards") is True,
         )
 
 
@@ -212,6 +240,16 @@ def _taxonomies(document: Any) -> tuple[str, ...]:
     if not all(map(TAXONOMY.fullmatch, folders)):
         raise ValueError(f"not taxonomies: {list(folders)}")
     return folders
+
+
+def spelling_counts(document: Any) -> dict[str, int]:
+    """A tag's `names` in its `years.json`: how many articles spell it each way."""
+    if not isinstance(document, Mapping):
+        raise TypeError("names is not an object")
+    counts = {str(spelling): int(n) for spelling, n in document.items()}
+    if len(counts) < 2 or min(counts.values()) < 1:
+        raise ValueError(f"names counts fewer than two spellings, or none of one: {counts}")
+    return counts
 
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:

@@ -39,6 +39,7 @@ from steadypress.targets.site.assets import image_blob
 from steadypress.targets.site.feed import SiteFeed, feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import (
+    NEWEST_FILE,
     STYLED,
     SUMMARY,
     YEARS,
@@ -213,7 +214,7 @@ class SiteTarget(OneByBatches):
         return self._files.holds(SUMMARY) is False and self._files.holds(MANIFEST) is False
 
     def ask_lost(self) -> None:
-        self._files.read_ahead(lambda: ((), (SUMMARY, MANIFEST)))
+        self._files.read_ahead(lambda: ((), (SUMMARY, NEWEST_FILE, MANIFEST)))
 
     def look(self, commit: str) -> Look:
         """The site's look with the theme folder as it is at `commit` (`site_look`)."""
@@ -486,7 +487,7 @@ class SiteTarget(OneByBatches):
 
         # Superseded: a run of a later commit wrote the site; its next write renders them.
         with contextlib.suppress(Superseded):
-            self._files.apply(self._writes.finish_into, texts=[SUMMARY, STYLED])
+            self._files.apply(self._writes.finish_into, texts=[SUMMARY, NEWEST_FILE, STYLED])
         self._writes.carried = Carried()
 
     def disagreements(self, *, repair: bool) -> list[str]:
@@ -501,7 +502,7 @@ class SiteTarget(OneByBatches):
             return describe(comparing, url=url)
 
         try:
-            return self._files.apply(compare, texts=[SUMMARY, STYLED, YEARS])
+            return self._files.apply(compare, texts=[SUMMARY, NEWEST_FILE, STYLED, YEARS])
         except Superseded:
             return []  # a run of a later commit wrote the site, the index with it
 
@@ -554,7 +555,7 @@ def _announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list
     the feed is read only where that does not give the text it shows."""
     entries = [entry for _path, entry in batch]
     pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, STYLED, LISTINGS_SITEMAP}
+    texts = {SUMMARY, NEWEST_FILE, STYLED, LISTINGS_SITEMAP}
     texts |= set(index_files(batch, latin=latin))
     tag_pages = lambda tag: [tag_path(tag, latin=latin)]  # noqa: E731 - a page a tag
     return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries, tag_pages), *pages})

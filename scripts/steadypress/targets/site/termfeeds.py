@@ -23,7 +23,7 @@ def every_feed(index: SiteIndex, taxonomies: Sequence[str]) -> list[str]:
     """Every feed of `taxonomies` the site has: their terms' lists, and each tag's."""
     if not taxonomies:
         return []
-    names = [index.tag_name(tag) for tag in index.tag_pages]
+    names = [index.tags.name(tag) for tag in index.tags.pages]
     return [*_terms_lists(taxonomies), *(p for n in names for p in term_feed_paths(taxonomies, n))]
 
 
@@ -54,7 +54,7 @@ class TermFeeds:
         return {
             page: term_feed_paths(self._taxonomies, name)
             for page in pages
-            if (name := index.gone_tag_name(page)) and not index.tag_count(page)
+            if (name := index.tags.gone_name(page)) and not index.tags.has(page)
         }
 
     def lists(self, pages: Collection[str]) -> list[str]:
@@ -66,7 +66,7 @@ class TermFeeds:
         addresses (`/tags/c++/index.xml`)."""
         if not self._taxonomies:
             return {}
-        name = index.tag_name(tag)
+        name = index.tags.name(tag)
         if not (paths := term_feed_paths(self._taxonomies, name)):
             return {}
         entries = [
@@ -94,11 +94,11 @@ class TermFeeds:
         newest: dict[str, datetime] = {}
         for _path, row in index.newest:
             for spelling in row.tags:
-                page = index.tag_page(spelling)
-                if index.tag_count(page):
+                page = index.tags.page(spelling)
+                if index.tags.has(page):
                     newest[page] = max(row.date, newest.get(page, row.date))
         entries = [
-            FeedEntry(title=index.tag_name(page), url=(url := self._absolute(page)), id=url,
+            FeedEntry(title=index.tags.name(page), url=(url := self._absolute(page)), id=url,
                       published=date, updated=date, summary="", tags=(), cover=None)
             for page, date in newest.items()
         ]  # fmt: skip

@@ -122,7 +122,7 @@ class SiteWrites:
             index.put(path, entry)
         files.remove(MANIFEST)
         index.refill_newest()
-        pages = listing_pages(manifest.values(), index.tag_pages_of)
+        pages = listing_pages(manifest.values(), index.tags.pages_of)
         self._singles.listing_pages().write(files, index, pages)
         existing = [page for page, there in listings_existing(index, pages).items() if there]
         sitemaps.rebuild(
@@ -180,7 +180,7 @@ class SiteWrites:
         refused: dict[int, PublishError] = {}
         changes = [(n, a, r) for n, a, r in batch if olds[a.path] != r.entry]
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
-        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
+        existed = listings_existing(index, listing_pages(touched, index.tags.pages_of))
         stale = stale_pages(index) if final else set()
         unused: list[str] = []
         accepted = []
@@ -278,7 +278,7 @@ class SiteWrites:
             return None
         touched = [old for _path, old in olds]
         self._want_replaced(index, olds)
-        existed = listings_existing(index, listing_pages(touched, index.tag_pages_of))
+        existed = listings_existing(index, listing_pages(touched, index.tags.pages_of))
         stale = dict.fromkeys(stale_pages(index), True)
         unused = [used for path, _old in olds for used in index.put(path, None)]
         self._want_listings(
@@ -301,7 +301,7 @@ class SiteWrites:
         index.want(
             olds,
             oids=[
-                *listing_pages(entries, index.tag_pages_of),
+                *listing_pages(entries, index.tags.pages_of),
                 *(used for old in entries for used in uses(old)),
             ],
         )
