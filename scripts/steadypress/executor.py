@@ -9,47 +9,40 @@ A lease protects an item only while it is renewed, so renewal follows the lease,
 a checkpoint falls due a third of a lease after the last one, measured on the pipeline's clock
 before each article (within a batch target's one call, as each of its pages is laid out),
 however slowly this process is being run. An item whose lease another
-executor took over meanwhile is left to it, never published a second time here.
+executor took over meanwhile is left to it, never published a second time here. What a batch's
+outcomes mean and how they are recorded is `outcomes.py`'s.
 """
 
 from __future__ import annotations
 
 import functools
 import secrets
-import traceback
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
-from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
+from steadypress.alerts.lifecycle import raise_alerts
 from steadypress.articles import Article, require_configured_targets
 from steadypress.claims import MAX_CLAIM, claim_size
-from steadypress.config import CONFIG_FILE
 from steadypress.errors import (
     ArticleError,
-    NotInContent,
-    PermanentError,
     PublishError,
-    Superseded,
-    TransientError,
 )
 from steadypress.ledger import (
-    ABSENT,
     Completion,
     DeadItem,
     Failure,
     Ledger,
     PendingItem,
     PublishedRecord,
-    Resolution,
-    split_key,
 )
 from steadypress.lookahead import READ_AHEAD_MOST, batch_targets, read_ahead, render_ahead
+from steadypress.outcomes import BatchOutcomes, Record, Recorded
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
-from steadypress.transitions import claim, complete, fail, release, renew, select
+from steadypress.transitions import claim, select
 
 __all__ = ["CHECKPOINT_SECONDS", "drain"]
 
@@ -109,7 +102,7 @@ def drain(
 
     # The batch before, when its last outcomes are to be recorded by the next claim's write
     # (one state commit less a batch).
-    unrecorded: _Batch | None = None
+    unrecorded: BatchOutcomes | None = None
     while True:
         if _stopped(pipeline, unrecorded):
             return report
@@ -150,10 +143,10 @@ def drain(
             else:
                 unfinished[name] = target
         if not last or pipeline.stopping.is_set():
-            unrecorded = batch  # recorded by the next claim, or given back by the stop
+            unrecorded = batch.outcomes  # recorded by the next claim, or given back by the stop
             continue
-        batch.checkpoint()
-        if not batch.newer_pending:
+        batch.outcomes.checkpoint()
+        if not batch.outcomes.newer_pending:
             # Reading again would find nothing but the work others enqueued since, which is
             # theirs to take (or the sweeper's).
             break
@@ -161,7 +154,7 @@ def drain(
     return report
 
 
-def _stopped(pipeline: Pipeline, unrecorded: _Batch | None) -> bool:
+def _stopped(pipeline: Pipeline, unrecorded: BatchOutcomes | None) -> bool:
     """Whether the drain was asked to stop; if so the batch not recorded yet is, and its leases
     still held are given back. Nothing more is claimed, and what waits for a target's `finish`
     is kept by the target for its next write."""
@@ -180,7 +173,7 @@ class _Taken:
     claimed: Claimed
     limit: int  # the most it could take
     more: bool  # whether more is waiting for a later claim of the drain
-    recorded: _Recorded | None  # the outcomes of the batch before it recorded, if any
+    recorded: Recorded | None  # the outcomes of the batch before it recorded, if any
     buried: list[DeadItem]  # items whose runs kept stopping, buried instead of claimed
 
 
@@ -188,7 +181,7 @@ def _claim(
     pipeline: Pipeline,
     *,
     prepare: Prepare | None,
-    record: _Record | None,
+    record: Record | None,
     earlier: int,
     choose: Callable[..., list[str]],
     exempt: set[str],
@@ -287,7 +280,8 @@ def _finish(pipeline: Pipeline, unfinished: Mapping[str, BatchTarget]) -> None:
 
 
 class _Batch:
-    """One claimed batch being worked: its outcomes so far, and the leases it still holds."""
+    """One claimed batch being worked; its outcomes so far, and the leases it still holds, are
+    `outcomes`."""
 
     def __init__(
         self,
@@ -301,25 +295,20 @@ class _Batch:
         self.pipeline = pipeline
         self.final = final  # no batch of this drain follows
         self.batched: dict[str, BatchTarget] = {}  # the batch targets it published to
-        self.report = report
         self.claimed = claimed
-        self.token = token
-        self.completions: list[Completion] = []
-        self.failures: list[Failure] = []
-        self.held = [item.key for item, _ in claimed]  # leased to us, not yet worked
+        # Leased to us, not yet worked: every item claimed, to begin with.
+        held = [item.key for item, _ in claimed]
+        self.outcomes = BatchOutcomes(pipeline, report, token, held=held, head=self._head)
         pipeline.lease.renewed()  # claimed just now
-        self.newer_pending = False
         self.every = min(CHECKPOINT_SECONDS, pipeline.lease_ttl.total_seconds() / 3)
         self.head: str | None = None  # the content head, read once for the batch
-        # Per failed key, the repository paths its error said a fix may change (an image).
-        self.depends_on: dict[str, Sequence[str]] = {}
 
     def work(self) -> None:
         """Each item worked, one after the other, until the command is asked to stop (then
         the items not worked stay held, for `stop` to give back). A second signal stops the
         article in hand too: its outcome is unknown, and it is given back with the rest (a
         target looks for what it wrote before writing again)."""
-        stopping = self.pipeline.stopping
+        stopping, outcomes = self.pipeline.stopping, self.outcomes
         try:
             together = self._publish_together()
             for item, previous in self.claimed:
@@ -327,15 +316,11 @@ class _Batch:
                 if outcome is None and stopping.is_set():
                     continue  # not started: given back; what was done together is recorded
                 self._keep_leases()
-                if item.key not in self.held:
+                if item.key not in outcomes.held:
                     continue  # its lease lapsed and another executor took it over: theirs now
                 self.pipeline.lease.working_on(taken_over=item.lapses > 0)
-                outcome = outcome or self._attempt(item, previous)
-                if isinstance(outcome, Completion):
-                    self.completions.append(outcome)
-                else:
-                    self.failures.append(outcome)
-                self.held.remove(item.key)
+                outcomes.add(outcome or self._attempt(item, previous))
+                outcomes.held.remove(item.key)
         except KeyboardInterrupt:
             stopping.set()
 
@@ -343,7 +328,7 @@ class _Batch:
         """Record outcomes and renew the leases when a checkpoint is due."""
         # On the monotonic clock: a UTC time stepped back would put the renewal off for good.
         if self.pipeline.lease.since_renewed() >= self.every:
-            self.checkpoint()
+            self.outcomes.checkpoint()
 
     def _publish_together(self) -> dict[str, Completion | Failure]:
         """The outcomes of the batch's items whose target publishes many at once, by key."""
@@ -365,18 +350,18 @@ class _Batch:
                 try:
                     article = self._read(item)
                 except ArticleError as error:
-                    outcomes[item.key] = self._failure(item, error)
+                    outcomes[item.key] = self.outcomes.failed(item, error)
                 else:
                     ready.append((item, article, previous))
             self._keep_leases()
-            ready = [entry for entry in ready if entry[0].key in self.held]
+            ready = [entry for entry in ready if entry[0].key in self.outcomes.held]
             self.batched[name] = target
             results = self._publish_apart(target, ready)
             for (item, _article, _prior), result in zip(ready, results, strict=True):
                 outcomes[item.key] = (
-                    self._failure(item, result)
+                    self.outcomes.failed(item, result)
                     if isinstance(result, Exception)
-                    else self._completion(item, result)
+                    else self.outcomes.completed(item, result)
                 )
         return outcomes
 
@@ -438,14 +423,15 @@ class _Batch:
         outcomes: dict[str, Completion | Failure] = {}
         for target, claimed in removals.values():
             self._keep_leases()
-            work = [(item, previous) for item, previous in claimed if item.key in self.held]
+            work = [(item, previous) for item, previous in claimed
+                    if item.key in self.outcomes.held]  # fmt: skip
             try:
                 target.unpublish_batch([(item.path, previous) for item, previous in work])
             except Exception as error:  # the one write failed: each removal failed with it
-                outcomes.update((item.key, self._failure(item, error)) for item, _ in work)
+                outcomes.update((item.key, self.outcomes.failed(item, error)) for item, _ in work)
             else:
                 done = Receipt(url=None, id=None)
-                outcomes.update((item.key, self._completion(item, done)) for item, _ in work)
+                outcomes.update((item.key, self.outcomes.completed(item, done)) for item, _ in work)
         return outcomes
 
     def _attempt(self, item: PendingItem, previous: PublishedRecord | None) -> Completion | Failure:
@@ -459,8 +445,8 @@ class _Batch:
                 receipt = target.publish(article, previous)
                 target.verify(article, receipt)
         except Exception as error:  # a bug behind one article must not stop the others
-            return self._failure(item, error)
-        return self._completion(item, receipt)
+            return self.outcomes.failed(item, error)
+        return self.outcomes.completed(item, receipt)
 
     def _head(self) -> str:
         if self.head is None:
@@ -475,202 +461,3 @@ class _Batch:
         )
         require_configured_targets(article, self.pipeline.targets)
         return article
-
-    def _completion(self, item: PendingItem, receipt: Receipt) -> Completion:
-        return Completion(
-            key=item.key,
-            blob=item.blob,
-            commit=item.commit,
-            token=self.token,
-            url=receipt.url,
-            id=receipt.id,
-        )
-
-    def _failure(self, item: PendingItem, error: Exception) -> Failure:
-        """What an attempt's error means: permanent (a dead letter now), transient (with the
-        server's hint of when to come back), or a bug, logged with its traceback and retried.
-        Whatever the message quotes, no secret of this run is recorded."""
-        redact = self.pipeline.redact
-        permanent, retry_after = False, None
-        if isinstance(error, PublishError):
-            self.depends_on[item.key] = error.depends_on
-        if isinstance(error, NotInContent):
-            return Failure(item.key, item.blob, self.token, redact(str(error)), gone=True)
-        if isinstance(error, ArticleError):  # names its file already
-            return Failure(item.key, item.blob, self.token, redact(str(error)), permanent=True)
-        if isinstance(error, Superseded):
-            message = redact(f"{item.path}: {error}")
-            return Failure(item.key, item.blob, self.token, message, superseded=True)
-        if isinstance(error, PermanentError):  # targets describe the problem; the file is named
-            message, permanent = f"{item.path}: {error}", True
-        elif isinstance(error, TransientError):
-            message, retry_after = f"{item.path}: {error}", error.retry_after
-        else:
-            self.pipeline.log(redact("".join(traceback.format_exception(error)).rstrip()))
-            message = f"{item.path}: unexpected {type(error).__name__}: {error}"
-        return Failure(
-            item.key,
-            item.blob,
-            self.token,
-            redact(message),
-            permanent=permanent,
-            retry_after=retry_after,
-        )
-
-    def _with_depends(self, failures: list[Failure]) -> list[Failure]:
-        """The failures with what each depended on, as the content head has it now: the
-        article, the configuration, and what its error named. A commit that changes one of
-        them is what retries the item if it dies (one `ls-tree` for the whole batch)."""
-        if not failures:
-            return failures
-        watched = {
-            failure.key: {
-                path.strip("/")
-                for path in (split_key(failure.key)[1], CONFIG_FILE,
-                             *self.depends_on.pop(failure.key, ()))
-            } - {""}
-            for failure in failures
-        }  # fmt: skip
-        found = self.pipeline.content.versions(self._head(), set().union(*watched.values()))
-        return [
-            replace(
-                failure, depends=tuple((path, found[path]) for path in sorted(watched[failure.key]))
-            )
-            for failure in failures
-        ]
-
-    def checkpoint(self) -> None:
-        """Record the outcomes so far and renew the leases still held, in one transaction."""
-        if (record := self.record()) is not None:
-            self._write(record)
-
-    def stop(self) -> None:
-        """Asked to stop: record the outcomes so far and give back the leases still held (no
-        attempt counted, no lapse: another run takes them at once), in one transaction."""
-        if (record := self.record(give_back=True)) is not None:
-            self._write(record)
-
-    def record_alone(self, record: _Record, *, after: Exception) -> None:
-        """Write `record`, which the next claim's write was to carry, in a write of its own:
-        that claim failed (`after`), and what this batch published is still recorded."""
-        try:
-            self._write(record)
-        except Exception as error:  # the claim's own failure is the one reported
-            self.pipeline.log(f"recording outcomes after a failed claim ({after}) failed: {error}")
-
-    def _write(self, record: _Record) -> None:
-        # Optimistic: this write always changes the ledger, so a stale start only costs a conflict.
-        recorded = self.pipeline.transact(
-            record,
-            message=f"steadypress: record outcomes ({self.pipeline.holder})",
-            optimistic=True,
-        )
-        self.recorded(recorded)
-
-    def record(self, *, give_back: bool = False) -> _Record | None:
-        """The ledger change that records the outcomes so far and renews the leases still
-        held (gives them back, with `give_back`), for one transaction (`recorded` then takes
-        its result); None when there is nothing to record. The outcomes are handed over: a
-        second call has none of them."""
-        pipeline = self.pipeline
-        completions, still_working = self.completions, list(self.held)
-        failures = self._with_depends(self.failures)
-        self.completions, self.failures = [], []
-        if not completions and not failures and not still_working:
-            return None
-
-        def record(ledger: Ledger) -> tuple[Ledger, _Recorded]:
-            now = pipeline.clock.now()
-            ledger, resolutions = complete(ledger, completions, now=now)
-            ledger, newly_dead = fail(
-                ledger, failures, now=now, policy=pipeline.config.retry_policy, rng=pipeline.rng
-            )
-            if give_back:
-                ledger = release(ledger, still_working, token=self.token)
-            else:
-                ledger = renew(
-                    ledger, still_working, token=self.token, now=now, lease_ttl=pipeline.lease_ttl
-                )
-            newer = any(done.key in ledger.pending for done in completions)
-            return ledger, _Recorded(
-                completions=completions,
-                failures=failures,
-                still_working=still_working,
-                newly_dead=newly_dead,
-                resolutions=resolutions,
-                newer_pending=newer,
-                held=_held(ledger, self.token),
-                given_back=give_back,
-            )
-
-        return record
-
-    def recorded(self, outcome: _Recorded) -> None:
-        """After the write that recorded outcomes: what the executor tells and raises."""
-        pipeline, report = self.pipeline, self.report
-        lost = [key for key in outcome.still_working if key not in outcome.held]
-        if outcome.given_back:
-            report.given_back.extend(lost)
-            if lost:
-                pipeline.log(f"asked to stop: given back, not worked: {', '.join(lost)}")
-        elif lost:
-            pipeline.log(f"leases taken over by another executor, left to it: {', '.join(lost)}")
-        self.held = [key for key in self.held if key in outcome.held]
-        if not outcome.given_back:
-            pipeline.lease.renewed()
-        self.newer_pending |= outcome.newer_pending
-        _tell(pipeline, report, outcome.completions, outcome.failures, outcome.newly_dead)
-        settle_alerts(pipeline, outcome.resolutions)
-        report.dead.extend(raise_alerts(pipeline, outcome.newly_dead))
-
-
-@dataclass(frozen=True)
-class _Recorded:
-    """What a write recording a batch's outcomes did."""
-
-    completions: list[Completion]
-    failures: list[Failure]
-    still_working: list[str]  # the keys whose leases it renewed
-    newly_dead: list[DeadItem]
-    resolutions: list[Resolution]
-    newer_pending: bool  # a newer version of an article it completed is waiting
-    held: set[str]  # the keys still leased to the batch
-    given_back: bool = False  # the leases still working were given back, not renewed
-
-
-_Record = Callable[[Ledger], tuple[Ledger, _Recorded]]
-
-
-def _held(ledger: Ledger, token: str) -> set[str]:
-    return {
-        key
-        for key, item in ledger.pending.items()
-        if item.lease is not None and item.lease.token == token
-    }
-
-
-def _tell(
-    pipeline: Pipeline,
-    report: Report,
-    completions: Collection[Completion],
-    failures: Collection[Failure],
-    newly_dead: Collection[DeadItem],
-) -> None:
-    for done in completions:
-        if done.blob == ABSENT:
-            report.unpublished.append(done.key)
-            pipeline.log(f"unpublished {done.key}")
-        else:
-            report.published.append((done.key, done.url))
-            pipeline.log(f"published {done.key}" + (f" -> {done.url}" if done.url else ""))
-    dead_keys = {item.key for item in newly_dead}
-    for failure in failures:
-        if failure.superseded:
-            report.handed_over.append((failure.key, failure.error))
-            pipeline.log(f"left to a newer run: {failure.key}: {failure.error}")
-        elif failure.gone:
-            report.dropped.append((failure.key, failure.error))
-            pipeline.log(f"dropped {failure.key}: {failure.error}")
-        elif not failure.permanent and failure.key not in dead_keys:
-            report.deferred.append((failure.key, failure.error))
-            pipeline.log(f"deferred {failure.key}: {failure.error}")
