@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 
+from cachetools import LRUCache
+
 from steadypress.articles import (
     ARTICLE_SUFFIXES,
     Article,
@@ -36,6 +38,9 @@ __all__ = ["Changes", "ContentSource", "ImportOrder"]
 _NOT_AN_ARTICLE = "_"
 # Articles read ahead that are listed by name, not by listing the content folder (`prefetch`).
 _LISTED_BY_NAME = 25
+# Article versions kept as read, and as parsed: four of the largest claims (`MAX_CLAIM`), so
+# that a first build's window, read to plan it, rendered ahead and published, is read once.
+_KEPT = 2000
 
 
 @dataclass
@@ -76,10 +81,12 @@ class ContentSource:
         self.pages = tuple(pages)
         self._pages = tuple(f"{self._content_dir}/{page}" for page in pages)  # from the root
         self._revision = revision  # the content branch's ref, resolved afresh each time
-        # What was read at a commit, kept for the run: a commit never changes, and a run reads
-        # an article twice (to plan, to publish).
-        self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
-        self._parsed: dict[tuple[str, str], Article] = {}  # (path, blob) -> as parsed
+        # What was read at a commit, and parsed, the most recent kept: a commit never changes,
+        # and a run reads an article twice (to plan, to publish; a write's rehearsal and the
+        # write), a window of a first build apart at most. Kept for the whole run, a first
+        # build of 100,000 articles as people write them held some 800 MB of their text.
+        self._files: LRUCache[tuple[str, str], tuple[str, str, bytes] | None] = LRUCache(_KEPT)
+        self._parsed: LRUCache[tuple[str, str], Article] = LRUCache(_KEPT)  # by (path, blob)
         self._history = ContentHistory(git, self._content_dir, self.resolve)
         self._dates = WrittenDates(git, self._history)
         # Per commit id, the files of its content folder (path -> mode, blob), and the commits
@@ -283,7 +290,7 @@ class ContentSource:
         self._read_files(commit, paths)
         parsed: dict[str, Article | ArticleError] = {}
         for path in paths:
-            file = self._files.get((commit, path))
+            file = self._read_file(commit, path)  # read alone only where it was not kept
             if file is None or file[0] == SYMLINK_MODE:
                 continue
             try:
