@@ -181,7 +181,7 @@ def test_a_plan_of_many_new_articles_starts_the_workers_before_it_reads_them(
     ready when the first bodies come. Where the batches will be too small for the workers (a
     push of 100 is claimed 25 at a time), or there is nothing new, none is started."""
     monkeypatch.setattr(
-        "steadypress.targets.site.target.RenderPool",
+        "steadypress.targets.site.renderings.RenderPool",
         functools.partial(renderpool.RenderPool, workers=2),
     )
     events: list[str] = []
@@ -257,7 +257,7 @@ def test_an_article_that_breaks_the_renderer_is_one_dead_letter_in_a_first_build
 ) -> None:
     monkeypatch.setattr("steadypress.targets.site.rendering.prerender", _breaks_on_poison)
     monkeypatch.setattr(
-        "steadypress.targets.site.target.RenderPool",
+        "steadypress.targets.site.renderings.RenderPool",
         functools.partial(renderpool.RenderPool, workers=2),
     )
     paths = [f"content/p{n:03d}.md" for n in range(renderpool.POOL_FROM + 1)]
@@ -304,7 +304,7 @@ def test_a_site_built_on_every_core_is_the_site_built_on_one(
 
     monkeypatch.setattr(renderpool.RenderPool, "_submit", counted)
     on_two_workers = functools.partial(renderpool.RenderPool, workers=2)
-    monkeypatch.setattr("steadypress.targets.site.target.RenderPool", on_two_workers)
+    monkeypatch.setattr("steadypress.targets.site.renderings.RenderPool", on_two_workers)
     on_every_core = build(tmp_path / "pooled")
     monkeypatch.setattr(renderpool, "POOL_FROM", 10**9)
     on_one = build(tmp_path / "one")
@@ -320,7 +320,7 @@ def test_a_site_reads_ahead_only_the_articles_its_workers_would_render(
     articles are not even read ahead (a claim of 25 read them for nothing, inside its
     transaction, while its leases ran)."""
     monkeypatch.setattr(
-        "steadypress.targets.site.target.RenderPool",
+        "steadypress.targets.site.renderings.RenderPool",
         functools.partial(renderpool.RenderPool, workers=2),
     )
     target = site_target(DirectorySiteFiles(tmp_path))

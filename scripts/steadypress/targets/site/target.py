@@ -31,7 +31,6 @@ from steadypress.errors import (
     TransientError,
 )
 from steadypress.ledger import ABSENT, Look, PublishedRecord
-from steadypress.renderpool import RenderPool
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.agreement import Comparing, describe
@@ -58,7 +57,9 @@ from steadypress.targets.site.manifest import (
     path_url_slug,
     tag_path,
 )
+from steadypress.targets.site.opening import Carried
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
+from steadypress.targets.site.renderings import SiteRenderings
 from steadypress.targets.site.settings import (
     SiteAddress,
     SiteSettings,
@@ -69,7 +70,7 @@ from steadypress.targets.site.sitemaps import (
     LISTINGS_SITEMAP,
 )
 from steadypress.targets.site.styling import History, LookKeeper
-from steadypress.targets.site.writing import Carried, SiteWrites
+from steadypress.targets.site.writing import SiteWrites
 from steadypress.theme import Theme
 
 if TYPE_CHECKING:
@@ -178,14 +179,9 @@ class SiteTarget(OneByBatches):
             files,
             self._maker,
             settings,
-            writing_index=lambda f: self._writes.writing_index(f),  # noqa: PLW0108 - made below
+            writing_index=lambda f: self._writes.opener.writing_index(f),  # noqa: PLW0108 - made below
         )
-        # Renderings by (path, blob, commit), made ahead of `publish_batch` (`read_ahead`).
-        self._ahead: dict[tuple[str, str, str | None], Rendered | PublishError] = {}
-        # The pages of a run's batches, rendered on every core (`render_ahead`).
-        self._pages: RenderPool[Article, Rendered] = RenderPool(
-            self._maker.render, key=_version, warm=self._maker.warm
-        )
+        self._renderings = SiteRenderings(self._maker)
         self._again = RenderedAgain(self._maker, parse_at)
         self._feed = SiteFeed(
             maker=self._maker, again=self._again, title=settings.title, address=address,
@@ -241,7 +237,7 @@ class SiteTarget(OneByBatches):
         if self._keeper is None:
             return False
         found = self._files.apply(
-            lambda files: self._writes.index(files).styled,
+            lambda files: self._writes.opener.index(files).styled,
             texts=[STYLED],
         )
         return self._keeper.overtakes(found, commit)
@@ -263,7 +259,7 @@ class SiteTarget(OneByBatches):
             theme_files=self._theme_files,
             pages=self._page_places,
         )
-        rehearsal._ahead = dict(self._ahead)
+        rehearsal._renderings.adopt(self._renderings)
         return rehearsal
 
     def slug_of(self, article: Article) -> str:
@@ -277,13 +273,7 @@ class SiteTarget(OneByBatches):
         """Everything `publish` would refuse, found without writing: the URL, the images, the
         render through the theme. Returns the article's URL path. The render is kept for a
         `rehearsal` of this site."""
-        key = _version(article)
-        if key not in self._ahead:
-            try:
-                self._ahead[key] = self._maker.render(article)
-            except PublishError as error:
-                self._ahead[key] = error
-        rendered = self._ahead[key]
+        rendered = self._renderings.one(article)
         if isinstance(rendered, PublishError):
             raise rendered
         for reference in rendered.elsewhere:  # an image the repository lacks, in any form
@@ -306,56 +296,27 @@ class SiteTarget(OneByBatches):
         else:
             self._files.read_ahead(
                 lambda: _first_read(
-                    self._rendered_ok(articles()),
+                    self._renderings.ok(articles()),
                     self._singles.static_files(),
                     latin=self._settings.transliterate,
                 ),
                 lambda files: self._writes.publish_into(
                     files,
-                    [(n, *row) for n, row in enumerate(self._rendered_ok(articles()))],
+                    [(n, *row) for n, row in enumerate(self._renderings.ok(articles()))],
                     final=True,
                 ),
             )
 
-    def _rendered_ok(self, articles: Sequence[Article]) -> list[tuple[Article, Rendered]]:
-        renders = self._rendered(articles)
-        return [(a, r) for a, r in zip(articles, renders, strict=True) if isinstance(r, Rendered)]
-
     def expect(self, count: int) -> None:
         """The workers started now, if they would render batches of `count`: each builds its
         renderer while the plan reads the articles."""
-        if self._pages.renders_ahead(count):
-            self._pages.start()
+        self._renderings.expect(count)
 
     def render_ahead(self, count: int, articles: Callable[[], Sequence[Article]]) -> None:
         """Start rendering the pages of articles likely handed to a later `publish_batch`
         (the workers render them meanwhile), when there are enough for the workers: fewer are
         not even read. Nothing is written."""
-        if self._pages.renders_ahead(count):
-            self._pages.ahead(articles())
-
-    def _rendered(
-        self, articles: Sequence[Article], keep_alive: Callable[[], None] | None = None
-    ) -> list[Rendered | PublishError]:
-        """Each article rendered (on every core, each taken as it comes back, `keep_alive`
-        called after each), or why it cannot be; those rendered ahead are not rendered again."""
-        missing = [a for a in articles if _version(a) not in self._ahead]
-        pages = self._pages.rendered(missing)
-        for article, page in zip(missing, pages, strict=True):
-            rendered: Rendered | PublishError
-            if isinstance(page, PublishError):  # the article's own: a missing image, say
-                rendered = page
-            elif isinstance(page, Exception):  # a bug that one article meets
-                rendered = PermanentError(
-                    f"it could not be rendered: {type(page).__name__}: {page}"
-                )
-                rendered.__cause__ = page
-            else:
-                rendered = page
-            self._ahead[_version(article)] = rendered
-            if keep_alive is not None:
-                keep_alive()
-        return [self._ahead[_version(a)] for a in articles]
+        self._renderings.ahead(count, articles)
 
     def publish_batch(
         self,
@@ -373,10 +334,10 @@ class SiteTarget(OneByBatches):
         build renders each once, not once a batch."""
         results: list[Receipt | PublishError] = []
         batch: list[tuple[int, Article, Rendered]] = []
-        renders = self._rendered([article for article, _previous in work], keep_alive)
-        self._ahead.clear()
+        renders = self._renderings.rendered([article for article, _previous in work], keep_alive)
+        self._renderings.forget()
         if final:  # the run's batches are all rendered: its workers go
-            self._pages.close()
+            self._renderings.close()
         for number, ((article, _previous), rendered) in enumerate(zip(work, renders, strict=True)):
             if isinstance(rendered, PublishError):
                 results.append(rendered)
@@ -402,7 +363,7 @@ class SiteTarget(OneByBatches):
                 texts=texts,
                 oids=oids,
             )
-            self._writes.carried = carried or self._writes.carried
+            self._writes.opener.carried = carried or self._writes.opener.carried
             for number, refusal in refused.items():
                 results[number] = refusal
             if self._files.confirms_writes:
@@ -426,7 +387,7 @@ class SiteTarget(OneByBatches):
         pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
 
         def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
-            index = self._writes.index(files)
+            index = self._writes.opener.index(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
         found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
@@ -447,7 +408,7 @@ class SiteTarget(OneByBatches):
         removes ten articles costs what one that adds ten does."""
         texts, oids = self._removal_read(work)
         carried = self._files.apply(self._removal(work), texts=texts, oids=oids)
-        self._writes.carried = carried or self._writes.carried
+        self._writes.opener.carried = carried or self._writes.opener.carried
 
     def _removal(
         self, work: Sequence[tuple[str, PublishedRecord | None]]
@@ -483,12 +444,14 @@ class SiteTarget(OneByBatches):
     def finish(self) -> None:
         """Render the listing pages and write the sitemaps this run's batches left
         (`publish_batch` not `final`): one write, after the last batch."""
-        self._pages.close()
+        self._renderings.close()
 
         # Superseded: a run of a later commit wrote the site; its next write renders them.
         with contextlib.suppress(Superseded):
-            self._files.apply(self._writes.finish_into, texts=[SUMMARY, NEWEST_FILE, STYLED])
-        self._writes.carried = Carried()
+            self._files.apply(
+                self._writes.listings.finish_into, texts=[SUMMARY, NEWEST_FILE, STYLED]
+            )
+        self._writes.opener.carried = Carried()
 
     def disagreements(self, *, repair: bool) -> list[str]:
         """A line for each sitemap and listing page that is not what the site's index makes of
@@ -498,7 +461,7 @@ class SiteTarget(OneByBatches):
 
         def compare(files: SiteWriter) -> list[str]:
             comparing = Comparing(files, writing=repair)
-            self._writes.make_again(comparing)
+            self._writes.listings.make_again(comparing)
             return describe(comparing, url=url)
 
         try:
@@ -528,12 +491,6 @@ class SiteTarget(OneByBatches):
             updated=article.updated or article.date, description=None, summary="",
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip
-
-
-def _version(article: Article) -> tuple[str, str, str | None]:
-    """What tells one rendering of an article from another: its path, blob and commit (its
-    images are read at the commit)."""
-    return article.path, article.blob, article.commit
 
 
 def _first_read(

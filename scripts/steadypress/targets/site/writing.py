@@ -1,63 +1,43 @@
-"""What one write of the built-in site does inside its files: the site's index and sitemaps
-opened (an earlier layout's moved in, the sitemap changes earlier writes left caught up), a
-batch of articles recorded or taken off, their pages written and their neighbours relinked,
-and the listing pages, the feed and the sitemaps that follow, made from the index."""
+"""What one write of the built-in site does to its articles inside its files: a batch of
+articles recorded in the index or taken off it, their pages written and their neighbours
+relinked; the index opened by `opening.py`, the listings, the feed and the sitemaps that
+follow made by `listingwrites.py`."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import replace
 
 from steadypress.articles import Article
 from steadypress.errors import PermanentError, PublishError
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.feed import SiteFeed
 from steadypress.targets.site.files import SiteWriter
-from steadypress.targets.site.index import SiteIndex, linked_as, month_file, month_of, uses
+from steadypress.targets.site.index import SiteIndex, linked_as, uses
 from steadypress.targets.site.listings import (
-    every_listing_page,
     listing_pages,
     listing_reads,
     listings_existing,
     part_pages,
     stale_pages,
 )
-from steadypress.targets.site.manifest import (
-    GENERATOR,
-    INDEX,
-    MANIFEST,
-    Entry,
-    Listed,
-    page_path,
-    read_manifest,
-)
+from steadypress.targets.site.listingwrites import ListingWrites, appearing_or_going
+from steadypress.targets.site.manifest import GENERATOR, Entry, Listed, page_path
+from steadypress.targets.site.opening import Carried, SiteOpener
 from steadypress.targets.site.refusals import why_refused
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.singles import SiteSingles
-from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, Changes, Sitemaps
+from steadypress.targets.site.sitemaps import Sitemaps
 from steadypress.targets.site.styling import LookKeeper
-from steadypress.targets.site.summary import SitemapsBehind
 
-__all__ = ["Carried", "SiteWrites"]
-
-
-@dataclass(frozen=True)
-class Carried:
-    """The sitemap changes this run's batches left to its last write, and what its last write
-    had the index say of them (`SitemapsBehind`): a write that finds the index saying anything
-    else lists the pages of the months it names again instead."""
-
-    changes: Changes = field(default_factory=dict)
-    behind: SitemapsBehind | None = None
+__all__ = ["SiteWrites"]
 
 
 class SiteWrites:
-    """The writes of one run of the site: each opens the index through `writing_index`, so
-    that this run's look is recorded in it (or the write stops, `Superseded`, before anything
-    is written, when a later commit's run wrote the site)."""
+    """The writes of one run of the site: each opens the index through `opener` (this run's
+    look recorded in it, or the write stopped, `Superseded`, before anything is written, when
+    a later commit's run wrote the site), and `listings` makes what follows its changes."""
 
     def __init__(
         self,
@@ -71,88 +51,10 @@ class SiteWrites:
         keeper: LookKeeper | None,
     ) -> None:
         self._maker = maker
-        self._feed = feed
         self._again = again
         self._singles = singles
-        self._settings = settings
-        self._address = address
-        self._keeper = keeper
-        # Set only once a write has landed, so a write run again (a conflict) starts the same.
-        self.carried = Carried()
-        # Who this run is, in what its writes leave the sitemaps missing (`SitemapsBehind`).
-        self._writer = secrets.token_hex(8)
-        # The site index's split markers this run has read: one is never merged back, so each
-        # batch need not read again the markers on the way to its files.
-        self._markers_read: set[str] = set()
-
-    def writing_index(self, files: SiteWriter) -> SiteIndex:
-        """The site's index for a write: this run's look recorded in it, or `Superseded`
-        raised before anything is written when a later commit's run wrote the site
-        (`styling.py`). Every write opens the index through here."""
-        index = self.index(files)
-        if self._keeper is not None:
-            self._keeper.hold(index)
-        return index
-
-    def index(self, files: SiteWriter) -> SiteIndex:
-        return SiteIndex(files, markers_read=self._markers_read, latin=self._settings.transliterate)
-
-    def open_index(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
-        """The site's index and sitemaps, this run's look recorded (`writing_index`). An earlier
-        layout's manifest is moved into the index first, once: every listing page and sitemap
-        made again, the manifest deleted."""
-        index = self.writing_index(files)
-        behind = index.sitemaps_behind
-        sitemaps = Sitemaps(
-            files,
-            self._address.url,
-            articles=index.total if behind is None else behind.articles,
-            absent=index.sitemaps_absent,
-        )
-        mark = (SITEMAPS_LAYOUT, self._address.url)
-        if index.sitemaps != mark:
-            if index.sitemaps is not None:  # an earlier layout, or the site has moved
-                sitemaps.migrate()
-            index.sitemaps = mark
-        self._catch_up(index, sitemaps)  # after a migration, which starts from the files
-        if index.exists or not files.exists(MANIFEST):
-            return index, sitemaps
-        manifest = read_manifest(files)
-        for path, entry in sorted(manifest.items()):
-            index.put(path, entry)
-        files.remove(MANIFEST)
-        index.refill_newest()
-        pages = listing_pages(manifest.values(), index.tags.pages_of)
-        self._singles.listing_pages().write(files, index, pages)
-        existing = [page for page, there in listings_existing(index, pages).items() if there]
-        sitemaps.rebuild(
-            _sitemap_pages(index, (entry.listed for entry in manifest.values()), existing)
-        )
-        return index, sitemaps
-
-    def _catch_up(self, index: SiteIndex, sitemaps: Sitemaps) -> None:
-        """The sitemap changes earlier writes left to this one: those this run carries when the
-        index says exactly what its last write said, this run named as its writer; else (a
-        run that died, another executor's batches since) the pages of every month it names
-        and the stale listing pages, listed again from the index (a page listed already
-        changes nothing)."""
-        behind = index.sitemaps_behind
-        if behind is None:
-            return
-        if behind == self.carried.behind:
-            sitemaps.carry(self.carried.changes)
-            return
-        index.want((), texts=map(month_file, behind.months))  # read together, not one by one
-        for month in sorted(behind.months):
-            for _path, entry in index.month(month):
-                sitemaps.put(page_path(entry.slug), entry.updated)
-        for slug, updated in index.pages.values():  # in no month's rows; a handful
-            sitemaps.put(page_path(slug), updated)
-        # A listing page that went was taken out at once (a write taking out does not defer).
-        for page, there in sorted(listings_existing(index, stale_pages(index)).items()):
-            if there:
-                sitemaps.put(page, None)
-        sitemaps.put(INDEX, _front_page_date(index))
+        self.opener = SiteOpener(singles=singles, settings=settings, address=address, keeper=keeper)
+        self.listings = ListingWrites(opener=self.opener, singles=singles, feed=feed)
 
     def publish_into(
         self,
@@ -169,7 +71,7 @@ class SiteWrites:
         later write (None: those carried before are still to do). With `again` (a version the
         site holds was given again) the listings are rewritten even where nothing changed in
         the index: the site's look did."""
-        index, sitemaps = self.open_index(files)
+        index, sitemaps = self.opener.open(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
         self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
@@ -228,7 +130,7 @@ class SiteWrites:
         self._relink(files, index, _beside(index, moved, written), commit)
         carried = None
         if changed or stale or again:
-            carried = self._write_listings(
+            carried = self.listings.after_change(
                 files, index, sitemaps, existed=existed, changed=changed, published=published,
                 commit=commit, final=final,
             )  # fmt: skip
@@ -272,7 +174,7 @@ class SiteWrites:
         and images removed, their neighbours relinked, the listings and sitemaps rewritten
         once (None: none of them was on the site, and nothing was written); what is rendered
         again, from the content at `commit`."""
-        index, sitemaps = self.open_index(files)
+        index, sitemaps = self.opener.open(files)
         olds = [(path, old) for path in paths if (old := index.entry(path)) is not None]
         if not olds:
             return None
@@ -287,7 +189,7 @@ class SiteWrites:
         )  # fmt: skip
         self._relink(files, index, _beside(index, olds, paths), commit)
         gone = dict.fromkeys((old.slug for old in touched), None)
-        carried = self._write_listings(
+        carried = self.listings.after_change(
             files, index, sitemaps, existed=existed, changed=gone, commit=commit
         )
         _remove_unused(files, index, unused)
@@ -326,7 +228,7 @@ class SiteWrites:
             ([], [])
             if pages is None
             else sitemaps.reads(
-                [*pages, *_appearing_or_going(index, listings)], articles=index.total
+                [*pages, *appearing_or_going(index, listings)], articles=index.total
             )
         )
         # Through the index: of a crowded listing read, the parts its pages show come next.
@@ -360,104 +262,6 @@ class SiteWrites:
                 files.put(site_path, self._maker.linked(page, nav))
                 index.keep_page_digest(path, entry, page_digest(page))
 
-    def _write_listings(
-        self,
-        files: SiteWriter,
-        index: SiteIndex,
-        sitemaps: Sitemaps,
-        *,
-        existed: Mapping[str, bool],
-        changed: Mapping[str, str | None],
-        published: Sequence[Entry] = (),
-        commit: str | None = None,
-        final: bool = True,
-    ) -> Carried:
-        """After articles changed: the listing pages that list their versions before and after
-        (`existed`: whether each had something to list before), the feed, the sitemaps and the
-        index. `changed` is the slugs of the versions gone and new, with the HTML of those
-        `published`; `commit` is the content the feed's other articles are rendered again
-        from (None: their text is read from the feed). Not `final`: the listing pages are
-        recorded as stale instead, and the sitemap changes that only list pages are returned
-        for the final write to make with its own, the index saying meanwhile which months'
-        pages they list."""
-        index.refill_newest()
-        if final:
-            index.rows.lay_out()  # the pages of a crowded listing follow its parts
-            self.render_listings(files, index, existed)
-        else:
-            index.mark_stale(existed)
-        for page, there in sorted(_appearing_or_going(index, existed).items()):
-            sitemaps.put(page, None) if there else sitemaps.drop(page)
-        sitemaps.put(INDEX, _front_page_date(index))
-        for slug in changed:
-            sitemaps.drop(page_path(slug))
-        for entry in published:
-            sitemaps.put(page_path(entry.slug), entry.updated)
-        self._feed.write(files, index, changed, commit)
-        carried = Carried()
-        if not final and sitemaps.only_listings:
-            behind = index.sitemaps_behind
-            carried = Carried(
-                changes=sitemaps.changes,
-                behind=SitemapsBehind(
-                    articles=sitemaps.laid_out_for,
-                    months=frozenset(map(month_of, published)).union(
-                        () if behind is None else behind.months
-                    ),
-                    writer=self._writer,
-                ),
-            )
-        index.sitemaps_behind = carried.behind
-        if carried.behind is None:
-            sitemaps.flush(articles=index.total)
-            index.sitemaps_absent = sitemaps.absent
-        index.flush()
-        return carried
-
-    def render_listings(self, files: SiteWriter, index: SiteIndex, pages: Iterable[str]) -> None:
-        """`pages` and the listing pages earlier batches left stale, rendered from the index as
-        laid out (`SiteIndex.lay_out`). A stale page changed in writes this index did not see:
-        every page of its parts is rendered."""
-        stale = stale_pages(index)
-        self._singles.listing_pages().write(files, index, {*pages, *stale}, whole=stale)
-        index.clear_stale()
-
-    def make_again(self, files: SiteWriter) -> None:
-        """Every listing page and sitemap made again from the index, as a write of them all
-        would: the listings' every part, and the sitemaps of every page the index names."""
-        index, sitemaps = self.open_index(files)
-        if not index.exists:
-            return
-        listings = every_listing_page(index)
-        index.want((), texts=listing_reads(index, listings))
-        self._singles.listing_pages().write(files, index, listings, whole=listings)
-        index.clear_stale()
-        months = [month for year in index.years for month in index.months(year)]
-        index.want((), texts=map(month_file, months))
-        rows = (row for month in months for _path, row in index.month(month))
-        sitemaps.rebuild(_sitemap_pages(index, rows, listings))
-        index.sitemaps_behind = None
-        sitemaps.flush(articles=index.total)
-        index.sitemaps_absent = sitemaps.absent
-        if index.unflushed:
-            index.flush()
-
-    def finish_into(self, files: SiteWriter) -> None:
-        """The listing pages and sitemaps this run's batches left (not `final`), written."""
-        index, sitemaps = self.open_index(files)
-        if not (index.stale or index.sitemaps_behind):
-            return
-        sitemap_texts, sitemap_oids = sitemaps.reads((), articles=index.total)
-        index.want(
-            (), texts=[*listing_reads(index, stale_pages(index)), *sitemap_texts],
-            oids=sitemap_oids,
-        )  # fmt: skip
-        self.render_listings(files, index, ())
-        index.sitemaps_behind = None
-        sitemaps.flush(articles=index.total)
-        index.sitemaps_absent = sitemaps.absent
-        index.flush()
-
 
 def _beside(
     index: SiteIndex, moved: Iterable[tuple[str, Listed]], written: Collection[str]
@@ -472,31 +276,6 @@ def _beside(
         for path, entry in index.beside(moved_path, version)
         if path not in written
     }
-
-
-def _appearing_or_going(index: SiteIndex, existed: Mapping[str, bool]) -> dict[str, bool]:
-    """The listing pages among `existed` (each: whether it had something to list before) that
-    appear or go as the index stands now, each with whether it is there now."""
-    now = listings_existing(index, existed)
-    return {page: there for page, there in now.items() if there != existed[page]}
-
-
-def _sitemap_pages(
-    index: SiteIndex, rows: Iterable[Listed], listings: Iterable[str]
-) -> dict[str, datetime | None]:
-    """Every page the sitemaps list, as `Sitemaps.rebuild` takes them: the articles' of `rows`,
-    dated by their last change, the listing pages there are (`listings`), undated, and the front
-    page, dated by its newest article."""
-    every: dict[str, datetime | None] = dict.fromkeys(listings)
-    every |= {page_path(row.slug): row.updated for row in rows}
-    every |= {page_path(slug): updated for slug, updated in index.pages.values()}
-    every[INDEX] = _front_page_date(index)
-    return every
-
-
-def _front_page_date(index: SiteIndex) -> datetime | None:
-    """When what the front page lists last changed (the sitemap's date for it)."""
-    return max((entry.updated for _path, entry in index.newest), default=None)
 
 
 def _remove_unused(files: SiteWriter, index: SiteIndex, unused: Iterable[str]) -> None:
