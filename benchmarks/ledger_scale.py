@@ -24,11 +24,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from steadypress.claiming import claim, complete
 from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
 from steadypress.published import PublishedRecords
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
-from steadypress.transitions import claim, complete, enqueue
+from steadypress.transitions import enqueue
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from steadypress import commands
+from steadypress.claiming import claim
 from steadypress.claims import CLAIM_BATCH, claim_size
 from steadypress.cli import main
 from steadypress.ledger import Ledger, Sighting
@@ -21,7 +22,7 @@ from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site.index import SUMMARY
 from steadypress.timefmt import format_time
-from steadypress.transitions import claim, enqueue
+from steadypress.transitions import enqueue
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 

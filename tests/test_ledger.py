@@ -4,6 +4,7 @@ import random
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from steadypress.claiming import claim, complete, fail, release, renew, select
 from steadypress.ledger import (
     ABSENT,
     LAPSED_BATCH,
@@ -16,20 +17,7 @@ from steadypress.ledger import (
     RetryPolicy,
     Sighting,
 )
-from steadypress.transitions import (
-    claim,
-    complete,
-    enqueue,
-    fail,
-    next_wake,
-    record_alert,
-    release,
-    renew,
-    retire,
-    retry,
-    select,
-    withdraw,
-)
+from steadypress.transitions import enqueue, next_wake, record_alert, retire, retry, withdraw
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TTL = timedelta(minutes=10)

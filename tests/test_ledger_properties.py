@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from steadypress import codec, statedecode
+from steadypress.claiming import claim, complete, fail, select
 from steadypress.ledger import (
     ABSENT,
     LAPSES_FATAL,
@@ -21,7 +22,7 @@ from steadypress.ledger import (
     item_key,
     split_key,
 )
-from steadypress.transitions import claim, complete, enqueue, fail, retry, select, withdraw
+from steadypress.transitions import enqueue, retry, withdraw
 from tests.schema import validate_state_file
 
 PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress.claiming import claim, complete
 from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
 from steadypress.gitio import PACK_FROM, Git, blob_oid
@@ -16,7 +17,7 @@ from steadypress.published import shard_of
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
-from steadypress.transitions import claim, complete, enqueue
+from steadypress.transitions import enqueue
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, article, github_store, oid
 

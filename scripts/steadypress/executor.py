@@ -23,6 +23,7 @@ from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts
 from steadypress.articles import Article, require_configured_targets
+from steadypress.claiming import claim, select
 from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.errors import (
     ArticleError,
@@ -42,7 +43,6 @@ from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
 from steadypress.targets import BatchTarget, Receipt
-from steadypress.transitions import claim, select
 
 __all__ = ["CHECKPOINT_SECONDS", "drain"]
 

@@ -15,16 +15,18 @@ from steadypress.init import (
     PRIVATE_SWEEP,
     PUBLIC_SWEEP,
     Setup,
+    find_generator,
+    next_steps,
+    write_setup,
+)
+from steadypress.init_checks import (
     branch_to_publish,
     check_action,
     check_branch,
     check_content,
     check_content_holds_articles,
     check_environment,
-    find_generator,
     github_repository,
-    next_steps,
-    write_setup,
 )
 from steadypress.moving_in import old_site_settings, pages_outside
 

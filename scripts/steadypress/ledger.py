@@ -1,5 +1,5 @@
 """The pending ledger: the record of unfinished work, as pure data (its transitions are
-`transitions.py`).
+`claiming.py`'s and `transitions.py`'s).
 
 Nothing here reads a clock, a file or the network. The state-branch format is described in
 DESIGN.md and `state/schema/`; `codec.py` writes it and `statedecode.py` reads it.

@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
+from steadypress.claiming import complete, fail, release, renew
 from steadypress.config import CONFIG_FILE
 from steadypress.errors import (
     ArticleError,
@@ -31,7 +32,6 @@ from steadypress.ledger import (
 from steadypress.pipeline import Pipeline
 from steadypress.report import Report
 from steadypress.targets import Receipt
-from steadypress.transitions import complete, fail, release, renew
 
 __all__ = ["BatchOutcomes", "Record", "Recorded"]
 

@@ -28,6 +28,7 @@ from typing import Any
 from steadypress.alerts import LocalDeadLetters
 from steadypress.alerts.base import AlertChannel, find_marker
 from steadypress.articles import Article
+from steadypress.claiming import claim, select
 from steadypress.clock import Clock
 from steadypress.config import Config, Timings
 from steadypress.content import ContentSource
@@ -60,7 +61,6 @@ from steadypress.targets.site.settings import SiteSettings
 from steadypress.targets.site.target import build_site
 from steadypress.targets.webhook import WebhookSettings, WebhookTarget
 from steadypress.timefmt import parse_time
-from steadypress.transitions import claim, select
 from steadypress.worklease import WorkLease
 from tests.chaos.scenario import GITHUB_ONLY, ROUTES, Kill, Push, Run, Scenario
 from tests.fakes.bluesky import FakeBluesky
