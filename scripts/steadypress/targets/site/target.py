@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from steadypress.articles import DEFAULT_PAGES
@@ -42,20 +42,13 @@ from steadypress.targets.site.index import (
     STYLED,
     SUMMARY,
     YEARS,
-    article_files,
-    index_files,
-)
-from steadypress.targets.site.listings import (
-    listing_pages,
 )
 from steadypress.targets.site.manifest import (
-    FEED,
     MANIFEST,
     Entry,
     article_slug,
     page_path,
     path_url_slug,
-    tag_path,
 )
 from steadypress.targets.site.opening import Carried
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
@@ -66,11 +59,13 @@ from steadypress.targets.site.settings import (
     site_address,
 )
 from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
-from steadypress.targets.site.sitemaps import (
-    LISTINGS_SITEMAP,
-)
 from steadypress.targets.site.styling import History, LookKeeper
-from steadypress.targets.site.writing import SiteWrites
+from steadypress.targets.site.writing import (
+    SiteWrites,
+    announced,
+    first_read,
+    index_article_files,
+)
 from steadypress.theme import Theme
 
 if TYPE_CHECKING:
@@ -295,7 +290,7 @@ class SiteTarget(OneByBatches):
             self._files.read_ahead(lambda: self._removal_read(removals), self._removal(removals))
         else:
             self._files.read_ahead(
-                lambda: _first_read(
+                lambda: first_read(
                     self._renderings.ok(articles()),
                     self._singles.static_files(),
                     latin=self._settings.transliterate,
@@ -353,7 +348,7 @@ class SiteTarget(OneByBatches):
             for number, article, _rendered in batch
         )
         if batch:
-            texts, oids = _first_read(
+            texts, oids = first_read(
                 [(article, r) for _n, article, r in batch],
                 self._singles.static_files(),
                 latin=self._settings.transliterate,
@@ -390,7 +385,9 @@ class SiteTarget(OneByBatches):
             index = self._writes.opener.index(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
-        found, entries = self._files.apply(read, texts=[*pages.values(), *_article_files(pages)])
+        found, entries = self._files.apply(
+            read, texts=[*pages.values(), *index_article_files(pages)]
+        )
         for number, article in unconfirmed:
             entry = entries[article.path]
             if entry is None or entry.blob != article.blob:
@@ -438,8 +435,8 @@ class SiteTarget(OneByBatches):
         # too, a removal reads twice like a publish, not three times (a wrong guess costs a
         # read, never a wrong removal: what the index holds is what is removed).
         recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
-        texts, oids = _announced(recorded, latin=self._settings.transliterate)
-        return [*texts, *_article_files(paths)], [*oids, *likely_pages]
+        texts, oids = announced(recorded, latin=self._settings.transliterate)
+        return [*texts, *index_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
         """Render the listing pages and write the sitemaps this run's batches left
@@ -491,32 +488,3 @@ class SiteTarget(OneByBatches):
             updated=article.updated or article.date, description=None, summary="",
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip
-
-
-def _first_read(
-    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]], *, latin: bool
-) -> tuple[list[str], list[str]]:
-    """What publishing these renderings reads in the site's first read (texts, oids), with
-    the `static` files each write puts (`SiteSingles.static_files`)."""
-    batched = [(article.path, rendered.entry) for article, rendered in batch]
-    texts, oids = _announced(batched, latin=latin)
-    assets = {path for _article, rendered in batch for path in rendered.assets}
-    return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
-
-
-def _announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list[str], list[str]]:
-    """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
-    record, the index's files of those entries) and replaces (their pages, listing pages, and
-    the feed), asked for in the site's first read. Not the feed's text: the feed's articles
-    are rendered again from the content (a removal's, at the commit the run looked at), and
-    the feed is read only where that does not give the text it shows."""
-    entries = [entry for _path, entry in batch]
-    pages = [page_path(entry.slug) for entry in entries]
-    texts = {SUMMARY, NEWEST_FILE, STYLED, LISTINGS_SITEMAP}
-    texts |= set(index_files(batch, latin=latin))
-    tag_pages = lambda tag: [tag_path(tag, latin=latin)]  # noqa: E731 - a page a tag
-    return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries, tag_pages), *pages})
-
-
-def _article_files(paths: Iterable[str]) -> list[str]:
-    return [name for path in paths for name in article_files(path)]

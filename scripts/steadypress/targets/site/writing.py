@@ -13,7 +13,16 @@ from steadypress.errors import PermanentError, PublishError
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.feed import SiteFeed
 from steadypress.targets.site.files import SiteWriter
-from steadypress.targets.site.index import SiteIndex, linked_as, uses
+from steadypress.targets.site.index import (
+    NEWEST_FILE,
+    STYLED,
+    SUMMARY,
+    SiteIndex,
+    article_files,
+    index_files,
+    linked_as,
+    uses,
+)
 from steadypress.targets.site.listings import (
     listing_pages,
     listing_reads,
@@ -22,16 +31,24 @@ from steadypress.targets.site.listings import (
     stale_pages,
 )
 from steadypress.targets.site.listingwrites import ListingWrites, appearing_or_going
-from steadypress.targets.site.manifest import GENERATOR, Entry, Listed, page_path
+from steadypress.targets.site.manifest import (
+    FEED,
+    GENERATOR,
+    MANIFEST,
+    Entry,
+    Listed,
+    page_path,
+    tag_path,
+)
 from steadypress.targets.site.opening import Carried, SiteOpener
 from steadypress.targets.site.refusals import why_refused
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.singles import SiteSingles
-from steadypress.targets.site.sitemaps import Sitemaps
+from steadypress.targets.site.sitemaps import LISTINGS_SITEMAP, Sitemaps
 from steadypress.targets.site.styling import LookKeeper
 
-__all__ = ["SiteWrites"]
+__all__ = ["SiteWrites", "announced", "first_read", "index_article_files"]
 
 
 class SiteWrites:
@@ -295,3 +312,33 @@ def _write_article(files: SiteWriter, rendered: Rendered) -> PermanentError | No
     except OSError as error:
         return PermanentError(f"{page} could not be written: {error.strerror}")
     return None
+
+
+def first_read(
+    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]], *, latin: bool
+) -> tuple[list[str], list[str]]:
+    """What publishing these renderings reads in the site's first read (texts, oids), with
+    the `static` files each write puts (`SiteSingles.static_files`)."""
+    batched = [(article.path, rendered.entry) for article, rendered in batch]
+    texts, oids = announced(batched, latin=latin)
+    assets = {path for _article, rendered in batch for path in rendered.assets}
+    return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
+
+
+def announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list[str], list[str]]:
+    """What publishing or removing `batch` (path, entry) reads whole (the summary, the look's
+    record, the index's files of those entries) and replaces (their pages, listing pages, and
+    the feed), asked for in the site's first read. Not the feed's text: the feed's articles
+    are rendered again from the content (a removal's, at the commit the run looked at), and
+    the feed is read only where that does not give the text it shows."""
+    entries = [entry for _path, entry in batch]
+    pages = [page_path(entry.slug) for entry in entries]
+    texts = {SUMMARY, NEWEST_FILE, STYLED, LISTINGS_SITEMAP}
+    texts |= set(index_files(batch, latin=latin))
+    tag_pages = lambda tag: [tag_path(tag, latin=latin)]  # noqa: E731 - a page a tag
+    return sorted(texts), sorted({MANIFEST, FEED, *listing_pages(entries, tag_pages), *pages})
+
+
+def index_article_files(paths: Iterable[str]) -> list[str]:
+    """The index's files that may hold these articles' entries."""
+    return [name for path in paths for name in article_files(path)]
