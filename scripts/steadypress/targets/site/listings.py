@@ -16,7 +16,6 @@ keeps each month's and each tag's year's articles in a file of their own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import chain
@@ -37,6 +36,19 @@ from steadypress.targets.site.index import (
     tag_years_file,
     year_file,
 )
+from steadypress.targets.site.listingpaths import (
+    ARCHIVE_INDEX,
+    LISTING_PAGE,
+    is_every_year,
+    listing_of_page,
+    month_path,
+    part_page,
+    period_of,
+    tag_of,
+    tag_year_path,
+    tag_years_path,
+    year_path,
+)
 from steadypress.targets.site.manifest import (
     INDEX,
     TAGS_INDEX,
@@ -49,7 +61,6 @@ from steadypress.theme import Theme
 from steadypress.timefmt import format_time
 
 __all__ = [
-    "ARCHIVE_INDEX",
     "ListingPages",
     "every_listing_page",
     "human_date",
@@ -57,16 +68,10 @@ __all__ = [
     "listing_pages",
     "listing_reads",
     "listings_existing",
-    "month_path",
-    "part_page",
     "part_pages",
     "stale_pages",
-    "tag_year_path",
-    "tag_years_path",
-    "year_path",
 ]
 
-ARCHIVE_INDEX = "archive/index.html"
 # How many of its years a tag's page links, the newest: with more, it links a page of them all,
 # which changes only when a year appears or goes, so the tag's page stays small however long
 # the blog has been written.
@@ -83,37 +88,6 @@ def human_date(moment: datetime) -> str:
     return f"{moment.day} {_MONTHS[moment.month - 1]} {moment.year}"
 
 
-def month_path(month: str) -> str:
-    return f"archive/{month}/index.html"
-
-
-def year_path(year: str) -> str:
-    return f"archive/{year}/index.html"
-
-
-def tag_year_path(tag_page: str, year: int) -> str:
-    """The page of one year of a tag, beside the tag's own page (`tags/x/index.html`)."""
-    return tag_page.removesuffix("index.html") + f"{year:04d}/index.html"
-
-
-def part_page(page: str, number: int) -> str:
-    """The page of part `number` of the listing shown on `page` (a month's or a tag's year's),
-    when that part is not its newest (which `page` shows)."""
-    return page.removesuffix("index.html") + f"p{number}/index.html"
-
-
-def _listing_of_page(page: str) -> str | None:
-    """The index file of the listing a month's or a tag's year's page shows; None for another
-    listing page."""
-    if page.startswith("archive/"):
-        year, month = _period_of(page)
-        return None if month is None else month_file(f"{year}/{month}")
-    if not page.startswith("tags/") or _is_every_year(page):
-        return None
-    tag, year_shown = _tag_of(page)
-    return None if year_shown is None else tag_year_file(tag, year_shown)
-
-
 def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
     """The pages of the older parts of the crowded listings `pages` show that the write read
     (where its changes fall, and beside them): the pages laying the listings out may rewrite
@@ -121,7 +95,7 @@ def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
     their own once the parts are laid out (a push into a crowded month: one request fewer)."""
     found = []
     for page in pages:
-        listing = _listing_of_page(page)
+        listing = listing_of_page(page)
         numbers = [] if listing is None else index.rows.older_parts_read(listing)
         found += [part_page(page, number) for number in numbers]
     return found
@@ -130,11 +104,6 @@ def part_pages(index: SiteIndex, pages: Iterable[str]) -> list[str]:
 def _shown_at(page: str, number: int | None) -> str:
     """Where a listing page shows: `page`, or the page of its part `number`."""
     return page if number is None else part_page(page, number)
-
-
-def tag_years_path(tag_page: str) -> str:
-    """The page of every year of a tag, beside the tag's own page."""
-    return tag_page.removesuffix("index.html") + "years/index.html"
 
 
 def listing_pages(entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[str]]) -> set[str]:
@@ -150,37 +119,13 @@ def listing_pages(entries: Iterable[Entry], tag_pages: Callable[[str], Iterable[
     return pages
 
 
-def _tag_of(page: str) -> tuple[str, int | None]:
-    """A tag's page (`tags/x/index.html`), and the year for one of its year pages."""
-    parts = page.split("/")
-    year = int(parts[2]) if len(parts) == 4 and parts[2] != "years" else None
-    return "/".join(parts[:2]) + "/index.html", year
-
-
-def _is_every_year(page: str) -> bool:
-    """Whether `page` (a tag's listing page) is the page of every year of its tag."""
-    return page.count("/") == 3 and page.endswith("/years/index.html")
-
-
-def _period_of(page: str) -> tuple[str, str | None]:
-    """The year, and the month for a month's page, of an archive page."""
-    parts = page.split("/")
-    return parts[1], parts[2] if len(parts) == 4 else None
-
-
-_LISTING_PAGE = re.compile(
-    r"(index|archive/index|tags/index|archive/\d{4}(/\d{2})?/index"
-    r"|tags/(?!\.\.?/)[^/\\]+(/\d{4}|/years)?/index)\.html"
-)
-
-
 def stale_pages(index: SiteIndex) -> set[str]:
     """The listing pages an earlier batch left to be rendered. The index lives on a branch
     anyone with push access can edit, and a page listed there is written or removed, so each
     must be a listing page: anything else is an error, never a file deleted."""
     stale = index.stale
     for page in stale:
-        if not _LISTING_PAGE.fullmatch(page):
+        if not LISTING_PAGE.fullmatch(page):
             raise TransientError(f"{SUMMARY}: {page!r} is not a listing page; fix the file")
     return stale
 
@@ -201,10 +146,10 @@ def _existence_reads(pages: Iterable[str]) -> list[str]:
         if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX):
             continue
         if page.startswith("archive/"):
-            year, month = _period_of(page)
+            year, month = period_of(page)
             reads += [YEARS] if month is None else [YEARS, year_file(year)]
         else:
-            reads.append(tag_years_file(_tag_of(page)[0]))
+            reads.append(tag_years_file(tag_of(page)[0]))
     return reads
 
 
@@ -230,13 +175,13 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
     if page == TAGS_INDEX:
         return index.total > 0  # the header links it from every page: there, tags or not
     if page.startswith("archive/"):
-        year, month = _period_of(page)
+        year, month = period_of(page)
         return year in index.years and (month is None or f"{year}/{month}" in index.months(year))
-    tag, tag_year = _tag_of(page)
+    tag, tag_year = tag_of(page)
     years = index.tags.years(tag)
     if tag_year is not None:
         return tag_year in years
-    return len(years) > (TAG_YEARS_SHOWN if _is_every_year(page) else 0)
+    return len(years) > (TAG_YEARS_SHOWN if is_every_year(page) else 0)
 
 
 def _newest_years(index: SiteIndex, tag: str) -> list[int]:
@@ -259,12 +204,12 @@ def listing_reads(index: SiteIndex, pages: Iterable[str]) -> list[str]:
         if page in (INDEX, ARCHIVE_INDEX, TAGS_INDEX) or not there:
             continue
         if page.startswith("archive/"):
-            year, month = _period_of(page)
+            year, month = period_of(page)
             reads.append(year_file(year) if month is None else month_file(f"{year}/{month}"))
             continue
-        if _is_every_year(page):
+        if is_every_year(page):
             continue  # the tag's years, read by `listing_exists`
-        tag, tag_year = _tag_of(page)
+        tag, tag_year = tag_of(page)
         for listed in [tag_year] if tag_year is not None else _newest_years(index, tag):
             reads.append(tag_year_file(tag, listed))
     return reads
@@ -320,7 +265,7 @@ class ListingPages:
         work: dict[str, tuple[list[int], list[int], set[int]]] = {}
         every_part: list[str] = []  # the rows of each part of a listing rendered whole
         for page in pages:
-            if (listing := _listing_of_page(page)) is not None:
+            if (listing := listing_of_page(page)) is not None:
                 parts = index.rows.listing_parts(listing) or []
                 changed = set(parts[:-1]) if page in whole else index.rows.repaged(listing)
                 work[page] = (parts, sorted(changed), index.rows.unpaged(listing))
@@ -356,7 +301,7 @@ class ListingPages:
     def _term_feeds_of(self, index: SiteIndex, page: str) -> dict[str, bytes]:
         """For a tag's own page, its feeds at Hugo's addresses (`TermFeeds.of_tag`); none for
         another."""
-        tag, year = _tag_of(page) if page.startswith("tags/") else (None, None)
+        tag, year = tag_of(page) if page.startswith("tags/") else (None, None)
         if tag != page or year is not None:
             return {}
         return self._term_feeds.of_tag(index, tag)
@@ -385,7 +330,7 @@ class ListingPages:
                 tags=[{"name": index.tags.name(tag), "href": self._href(tag)} for tag in tags],
             )  # fmt: skip
         if page.startswith("archive/"):
-            year, month = _period_of(page)
+            year, month = period_of(page)
             if month is None:
                 return self._theme.render(
                     "year.html", site=site, url=self._absolute(page), year=year,
@@ -428,7 +373,7 @@ class ListingPages:
         """The rows a month's or a tag's year's `page` shows, newest first, and the links to
         the pages beside it when its listing is in parts (else None): all its rows, or its
         newest part's; for `number`, the rows of that older part."""
-        listing = _listing_of_page(page)
+        listing = listing_of_page(page)
         if listing is None:
             raise ValueError(f"{page} is not a month's or a tag's year's page")
         numbers = index.rows.listing_parts(listing)
@@ -449,8 +394,8 @@ class ListingPages:
         """A tag's own page (its newest articles and years), one year of it (its articles, and
         a link to the tag's page) or of one of that year's older parts (`number`), or the page
         of every year of it."""
-        tag, year = _tag_of(page)
-        if _is_every_year(page):
+        tag, year = tag_of(page)
+        if is_every_year(page):
             # The years alone, as in the archive's index: it changes when a year appears or goes.
             return self._theme.render(
                 "tag_years.html", site=self._site, tag=index.tags.name(tag),

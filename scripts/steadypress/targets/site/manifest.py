@@ -63,7 +63,7 @@ INDEX = "index.html"
 FEED = "feed.xml"
 # Where Hugo serves a site's feed: a blog that moved from Hugo keeps it there too (`SiteFeed`).
 HUGO_FEED = "index.xml"
-# A year's folder of a tag's pages (`listings.tag_year_path`).
+# A year's folder of a tag's pages (`listingpaths.tag_year_path`).
 _A_YEAR = re.compile(r"[0-9]{4}")
 STYLESHEET = "style.css"
 NOT_FOUND = "404.html"  # GitHub Pages serves it for any address with no page

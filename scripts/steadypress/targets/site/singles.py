@@ -16,8 +16,8 @@ from steadypress.targets.base import Refreshed
 from steadypress.targets.site.feed import feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.index import NEWEST_FILE, STYLED, SUMMARY, YEARS, SiteIndex
+from steadypress.targets.site.listingpaths import ARCHIVE_INDEX
 from steadypress.targets.site.listings import (
-    ARCHIVE_INDEX,
     ListingPages,
     every_listing_page,
     listing_reads,
