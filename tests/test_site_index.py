@@ -360,6 +360,20 @@ def test_a_summary_before_version_6_moves_its_counts_to_the_tags_files_on_the_ne
     assert "<title>#python " in (site / "tags/python/index.html").read_text()
 
 
+def test_an_entry_keeps_no_summary_of_its_text_and_the_newest_rows_do(tmp_path: Path) -> None:
+    """The summary made of an article's text is what the feed and the front page show of the
+    newest: their rows in `newest.json` keep it, and the article's own entry, in the file of
+    the index that every push rewrites, does not (it was half of each entry)."""
+    long_text = replace(post(1), body="Words of the article. " * 30)
+    site_target(DirectorySiteFiles(tmp_path)).publish(long_text, None)
+    (entry,) = local_site_articles(tmp_path).values()
+    assert "summary" not in entry and "description" not in entry
+    (_path, row), *_ = json.loads((tmp_path / NEWEST_FILE).read_bytes())["newest"]
+    assert row["summary"].startswith("Words of the article.")
+    feed = feedparser.parse((tmp_path / "feed.xml").read_bytes())
+    assert feed.entries[0].summary.startswith("Words of the article.")
+
+
 def test_the_tags_count_a_tag_by_its_years_and_its_spellings_where_there_are_two(
     tmp_path: Path,
 ) -> None:

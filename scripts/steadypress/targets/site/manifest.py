@@ -159,9 +159,17 @@ class Entry(Listed):
         """The row of this article in a listing."""
         return Listed(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Listed)})
 
+    @property
+    def stored(self) -> Entry:
+        """This entry as its file keeps it (`to_json`), without the summary of its text."""
+        return dataclasses.replace(self, summary=self.description or "")
+
     def to_json(self) -> dict[str, Any]:
         fields = {
             **super().to_json(),
+            # The summary of the text is the newest rows' alone (the feed, the front page), who
+            # keep their own: here it was half of each entry, in the file every push rewrites.
+            "summary": None,
             "blob": self.blob,
             "assets": list(self.assets),
             "sha256": self.sha256,
