@@ -291,6 +291,27 @@ def test_a_summary_naming_a_month_that_is_not_one_is_refused(tmp_path: Path, mon
     assert site_folder(site) == before
 
 
+@pytest.mark.parametrize(
+    "tags",
+    [{"tags/../index.html": ["x"]}, {"CNAME": ["x"]}, {"tags/x/index.html": []},
+     {"tags/x/index.html": [""]}, {"tags/a/b/index.html": ["a"]}],
+)  # fmt: skip
+def test_a_summary_naming_a_tag_page_that_is_not_one_is_refused(
+    tmp_path: Path, tags: dict[str, list[str]]
+) -> None:
+    """The tag pages the summary names are pages and index files a later write rewrites or
+    removes: anything but a page of `tags/` with its spellings stops the publish, writing
+    nothing."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:5])
+    summary = json.loads((site / SUMMARY).read_bytes())
+    (site / SUMMARY).write_text(json.dumps({**summary, "tags": {**summary["tags"], **tags}}))
+    before = site_folder(site)
+    with pytest.raises(TransientError, match=r"summary.json in the site cannot be read"):
+        site_target(DirectorySiteFiles(site)).publish(post(6), None)
+    assert site_folder(site) == before
+
+
 @pytest.mark.parametrize("absent", [["index.html"], ["sitemaps/../feed.xml"], ["sitemap.xml"]])
 def test_a_summary_naming_an_absent_sitemap_that_is_not_one_is_refused(
     tmp_path: Path, absent: list[str]

@@ -206,7 +206,7 @@ class Summary:
         return cls(
             total=int(newest["total"]) if legacy is None else sum(map(int, legacy.values())),
             legacy_years=None if legacy is None else sorted(map(str, legacy)),
-            tags=tags,
+            tags=decoded(file, _tag_pages, tags),
             legacy_names=legacy_names,
             newest=[(str(path), Listed.from_json(fields)) for path, fields in newest["newest"]],
             bodies={
@@ -250,6 +250,15 @@ def spelling_counts(document: Any) -> dict[str, int]:
     if len(counts) < 2 or min(counts.values()) < 1:
         raise ValueError(f"names counts fewer than two spellings, or none of one: {counts}")
     return counts
+
+
+def _tag_pages(tags: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    # A tag page names the files a later write rewrites or removes (its pages, its files in
+    # the index): each must be one of `tags/`, spelt at least one way.
+    for page, spellings in tags.items():
+        if not _TAG_PAGE.fullmatch(page) or not spellings or not all(spellings):
+            raise ValueError(f"{page!r} is not a tag page with its spellings: {list(spellings)}")
+    return dict(tags)
 
 
 def _sitemaps_mark(document: Any) -> tuple[int, str] | None:
@@ -321,3 +330,4 @@ def styled_json(styled: Styled) -> dict[str, Any]:
 
 
 _MONTH = re.compile(r"\d{4}/\d{2}")
+_TAG_PAGE = re.compile(r"tags/(?!\.\.?/)[^/\\]+/index\.html")
