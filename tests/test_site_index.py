@@ -25,10 +25,12 @@ from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
+from steadypress.targets.site import writing as writing_module
 from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteIndex, year_file
 from steadypress.targets.site.indexfiles import part_at, tag_years_file
 from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
+from steadypress.targets.site.rendering import Rendered
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.target import SiteTarget
 from steadypress.theme import Theme
@@ -393,6 +395,31 @@ def test_an_entry_keeps_no_summary_of_its_text_and_the_newest_rows_do(tmp_path: 
     assert row["summary"].startswith("Words of the article.")
     feed = feedparser.parse((tmp_path / "feed.xml").read_bytes())
     assert feed.entries[0].summary.startswith("Words of the article.")
+
+
+def test_a_version_whose_page_cannot_be_written_is_put_back_with_its_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new version whose page cannot be written fails alone, and the version the site shows
+    is put back in the index as it was: its newest row keeps the summary of its text, which
+    its entry, read back, no longer holds."""
+    first = replace(post(1), body="The first words. " * 30)
+    site_target(DirectorySiteFiles(tmp_path)).publish(first, None)
+    before = json.loads((tmp_path / NEWEST_FILE).read_bytes())["newest"]
+    real_write = writing_module._write_article
+
+    def page_refused(files: SiteWriter, rendered: Rendered) -> PermanentError | None:
+        if rendered.entry.title == "P1, again":
+            return PermanentError("p1/index.html could not be written: No space left on device")
+        return real_write(files, rendered)
+
+    monkeypatch.setattr(writing_module, "_write_article", page_refused)
+    again = replace(first, blob="b2", title="P1, again", body="Other words. " * 30)
+    (refused,) = site_target(DirectorySiteFiles(tmp_path)).publish_batch([(again, None)])
+    assert isinstance(refused, PermanentError)
+    after = json.loads((tmp_path / NEWEST_FILE).read_bytes())["newest"]
+    assert [row["summary"] for _path, row in after] == [row["summary"] for _path, row in before]
+    assert after[0][1]["summary"].startswith("The first words.")
 
 
 def test_the_tags_count_a_tag_by_its_years_and_its_spellings_where_there_are_two(

@@ -90,7 +90,7 @@ class SiteWrites:
         the index: the site's look did."""
         index, sitemaps = self.opener.open(files)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
-        olds = {article.path: index.entry(article.path) for _n, article, _r in batch}
+        olds = _published(index, [article.path for _n, article, _r in batch])
         self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
         taken = {page_path(r.entry.slug): a.path for _n, a, r in batch}
         batch = [
@@ -280,6 +280,20 @@ class SiteWrites:
             elif (page := files.read(site_path)) is not None and GENERATOR in page:
                 files.put(site_path, self._maker.linked(page, nav))
                 index.keep_page_digest(path, entry, page_digest(page))
+
+
+def _published(index: SiteIndex, paths: Iterable[str]) -> dict[str, Entry | None]:
+    """The entry of each of these articles (None: not on the site). An entry read back keeps no
+    summary of its text (`Entry.to_json`); an article's newest row does, and gives it back to
+    a version put back after its new page could not be written."""
+    newest = dict(index.newest)
+    return {
+        path: old if old is None or path not in newest else replace(
+            old, summary=newest[path].summary
+        )
+        for path in paths
+        for old in [index.entry(path)]
+    }  # fmt: skip
 
 
 def _beside(
