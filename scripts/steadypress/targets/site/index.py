@@ -462,7 +462,8 @@ class SiteIndex:
         """After a removal from the newest: the next ones, from the months (newest first). The
         months are not looked at otherwise: a back-dated publish reads nothing of the newest
         year."""
-        have = {path for path, _entry in self._summary.newest}
+        before = list(self._summary.newest)
+        have = {path for path, _entry in before}
         wanted = min(NEWEST, self.total)
         newest = max(self.years, default="0000")
         months = self._months_from(f"{newest}/99", newer=False) if len(have) < wanted else ()
@@ -478,7 +479,8 @@ class SiteIndex:
         self._summary.newest = sorted(
             self._summary.newest, key=lambda row: date_order(row[1]), reverse=True
         )[:NEWEST]
-        self._dirty.add(NEWEST_FILE)
+        if self._summary.newest != before:  # every write refills; most find nothing to add
+            self._dirty.add(NEWEST_FILE)
 
     def _whole(self, name: str) -> dict[str, Any] | None:
         """The document of a file written whole, not by sections (None: remove it)."""

@@ -287,13 +287,13 @@ def _published(index: SiteIndex, paths: Iterable[str]) -> dict[str, Entry | None
     summary of its text (`Entry.to_json`); an article's newest row does, and gives it back to
     a version put back after its new page could not be written."""
     newest = dict(index.newest)
-    return {
-        path: old if old is None or path not in newest else replace(
-            old, summary=newest[path].summary
-        )
-        for path in paths
-        for old in [index.entry(path)]
-    }  # fmt: skip
+    found = {}
+    for path in paths:
+        old = index.entry(path)
+        if old is not None and path in newest:
+            old = replace(old, summary=newest[path].summary)
+        found[path] = old
+    return found
 
 
 def _beside(
