@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from steadypress.articles import Article
+from steadypress.content import ContentSource
+from steadypress.gitio import Git
 from steadypress.liquid import jekyll_markdown, leftover_tags
 from tests.helpers import Repo, run_cli
 
@@ -104,3 +107,29 @@ def test_post_url_leads_to_the_page_of_a_post_with_a_slug_of_its_own(tmp_path: P
     assert '<a href="/the-first/">linked</a>' in page
     assert (repo.root / "_site/the-first/index.html").is_file()
     assert (repo.root / "_site/kept/older/index.html").is_file()
+
+
+def test_a_post_read_again_at_a_later_commit_leads_to_the_slug_the_linked_post_has_there(
+    tmp_path: Path,
+) -> None:
+    """One run reading the same version of a post at two commits: its `post_url` leads where
+    the linked post is at each, though the linking post did not change between them."""
+    repo = Repo(tmp_path / "blog")
+    repo.write("_posts/2011-01-01-second.md", "---\ntitle: Second\n---\n"
+               "[first]({% post_url 2010-07-21-first %})\n")  # fmt: skip
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\nslug: one\n---\nA.\n")
+    before = repo.commit("a Jekyll blog")
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\nslug: two\n---\nA.\n")
+    after = repo.commit("the first post moves")
+    source = ContentSource(Git(repo.root), "_posts")
+    blob = repo.blob("_posts/2011-01-01-second.md")
+
+    def link(commit: str) -> str:
+        parsed = source.parse_at(commit, ["_posts/2011-01-01-second.md"])
+        second = parsed["_posts/2011-01-01-second.md"]
+        assert isinstance(second, Article)
+        return second.body
+
+    assert "(/one/)" in link(before)
+    assert "(/two/)" in link(after)
+    assert "(/one/)" in source.read("_posts/2011-01-01-second.md", blob, commit=before).body

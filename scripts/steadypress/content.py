@@ -7,7 +7,6 @@ without reading it.
 
 from __future__ import annotations
 
-import functools
 import os
 import tarfile
 import tempfile
@@ -86,7 +85,10 @@ class ContentSource:
         # write), a window of a first build apart at most. Kept for the whole run, a first
         # build of 100,000 articles as people write them held some 800 MB of their text.
         self._files: LRUCache[tuple[str, str], tuple[str, str, bytes] | None] = LRUCache(_KEPT)
-        self._parsed: LRUCache[tuple[str, str], Article] = LRUCache(_KEPT)  # by (path, blob)
+        # By (path, blob), with the slugs of the posts its `post_url`s named, as they were.
+        self._parsed: LRUCache[tuple[str, str], tuple[Article, dict[str, str | None]]] = LRUCache(
+            _KEPT
+        )
         self._history = ContentHistory(git, self._content_dir, self.resolve)
         self._dates = WrittenDates(git, self._history)
         # Per commit id, the files of its content folder (path -> mode, blob), and the commits
@@ -302,12 +304,21 @@ class ContentSource:
     def _parse(self, path: str, blob: str, data: bytes, commit: str) -> Article:
         """A version parsed once: a write's rehearsal and the write itself, or a run's
         batches, ask for the same articles again. A Jekyll post's `post_url` leads to the
-        other post's `slug` as it is at `commit`."""
-        article = self._parsed.get((path, blob))
-        if article is None:
-            slugs = functools.partial(self._post_slug, commit, path)
-            parsed = parse_article(path, blob, data, slug_of_post=slugs)
-            article = self._parsed[path, blob] = self._marked(parsed)
+        other post's `slug` as it is at `commit`: a version parsed before is parsed again where
+        one of those slugs differs at `commit`."""
+        kept = self._parsed.get((path, blob))
+        if kept is not None and all(
+            self._post_slug(commit, path, name) == slug for name, slug in kept[1].items()
+        ):
+            return kept[0]
+        named: dict[str, str | None] = {}
+
+        def slug_of_post(name: str) -> str | None:
+            named[name] = self._post_slug(commit, path, name)
+            return named[name]
+
+        article = self._marked(parse_article(path, blob, data, slug_of_post=slug_of_post))
+        self._parsed[path, blob] = (article, named)
         return article
 
     def _post_slug(self, commit: str, post: str, name: str) -> str | None:
