@@ -141,11 +141,12 @@ def test_a_file_is_a_page_by_its_place_as_the_configuration_names_it(
         assert (repo.root / "_site" / path.removesuffix(".md") / "index.html").is_file()
 
 
-def test_a_change_to_the_pages_setting_reaches_the_site_with_the_run_of_its_commit(
+def test_a_change_to_the_pages_setting_reaches_every_target_with_the_run_of_its_commit(
     repo: Repo, forem: FakeForem, served: str
 ) -> None:
     """`pages` naming a file that was an article makes it a page with the next run, no edit of
-    the file needed: the site's look depends on the setting, so every page is written again."""
+    the file needed: the site's look depends on the setting, so every page is written again,
+    and a platform unpublishes it; taken out of the setting, it is an article everywhere."""
     repo.commit(**{
         "steadypress.yml": config(served, forem),
         "content/now.md": "---\ntitle: Now\n---\nWhat I do now.\n",
@@ -160,6 +161,17 @@ def test_a_change_to_the_pages_setting_reaches_the_site_with_the_run_of_its_comm
     texts = site_text(repo)
     assert ">Now</a>" not in texts["index.html"] and "<title>Now</title>" not in texts["feed.xml"]
     assert ">A post</a>" in texts["index.html"] and (repo.root / "_site/now/index.html").is_file()
+    now_on_devto = [post for post in forem.posts.values() if post["title"] == "Now"]
+    assert [post["published"] for post in now_on_devto] == [False], "unpublished there"
+    assert [post["published"] for post in forem.posts.values() if post["title"] == "A post"] == [
+        True
+    ]
+
+    repo.commit(**{"steadypress.yml": "pages: []\n" + config(served, forem)})
+    assert run_cli(repo, "run").code == 0
+
+    assert ">Now</a>" in (repo.root / "_site/index.html").read_text()
+    assert [post["published"] for post in forem.posts.values() if post["title"] == "Now"] == [True]
 
 
 @pytest.mark.parametrize(

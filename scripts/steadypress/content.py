@@ -335,11 +335,14 @@ class ContentSource:
                 return slug_source(f"{posts}/{name}{suffix}", found[2])
         return None
 
+    def placed_as_page(self, path: str) -> bool:
+        """Whether the file's place makes it a page (`Config.pages`), whatever it says."""
+        return any(path == page or path.startswith(page + "/") for page in self._pages)
+
     def _marked(self, article: Article) -> Article:
-        """The article as a page where its place says it is one (`Config.pages`), whatever
-        its front matter says."""
-        path = article.path
-        if article.page or not any(path == p or path.startswith(p + "/") for p in self._pages):
+        """The article as a page where its place says it is one, whatever its front matter
+        says."""
+        if article.page or not self.placed_as_page(article.path):
             return article
         return replace(article, page=True)
 

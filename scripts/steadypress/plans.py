@@ -127,6 +127,8 @@ def _compare(
     ledger.published.preload(
         item_key(target, path) for path in [*articles, *removed] for target in pipeline.targets
     )
+    sites = {name for name, spec in pipeline.config.targets.items() if spec.kind == "site"}
+    left |= _placed_pages_held(pipeline, ledger, articles, sites)
     # The targets each version is new to; those versions are read below, together.
     unknown: dict[str, list[str]] = {}
     for path, blob in sorted(articles.items()):
@@ -139,7 +141,6 @@ def _compare(
             unknown[path] = new_to
     expect(pipeline, Counter(target for new_to in unknown.values() for target in new_to))
     pipeline.content.prefetch(commit, list(unknown))
-    sites = {name for name, spec in pipeline.config.targets.items() if spec.kind == "site"}
     for path, new_to in unknown.items():
         blob, targets = articles[path], new_to
         not_before = None
@@ -155,7 +156,7 @@ def _compare(
             # The article opts out of the other targets; a name that is not a target is a
             # mistake the executor dead-letters on every target, never a silent opt-out.
             if article.targets is not None and set(article.targets) <= set(pipeline.targets):
-                left[path] = set(targets) - set(article.targets)
+                left.setdefault(path, set()).update(set(targets) - set(article.targets))
                 targets = [target for target in targets if target in article.targets]
             if article.page:  # a page is the site's alone: no platform is sent an "About"
                 left[path] = left.get(path, set()) | (set(targets) - sites)
@@ -203,6 +204,29 @@ def revivals(pipeline: Pipeline, ledger: Ledger, commit: str) -> dict[str, str]:
             pipeline.log(f"retrying {item.key}: {', '.join(changed)} changed since it died")
             revived[item.key] = item.blob
     return revived
+
+
+def _placed_pages_held(
+    pipeline: Pipeline, ledger: Ledger, articles: Collection[str], sites: Collection[str]
+) -> dict[str, set[str]]:
+    """The platforms each page by its place (`Config.pages`) is on, whatever its version: one
+    holding the version it had as an article, before `pages` named it, is to leave it too."""
+    held = {
+        path: {target for target in pipeline.targets
+               if target not in sites and _holds(ledger, item_key(target, path))}
+        for path in articles
+        if pipeline.content.placed_as_page(path)
+    }  # fmt: skip
+    return {path: targets for path, targets in held.items() if targets}
+
+
+def _holds(ledger: Ledger, key: str) -> bool:
+    """Whether a version is published, pending or dead at this key: something to take back."""
+    record = ledger.published.get(key)
+    return (record is not None and not record.unpublished) or any(
+        entry is not None and entry.blob != ABSENT
+        for entry in (ledger.pending.get(key), ledger.dead.get(key))
+    )
 
 
 def _unpublishes(pipeline: Pipeline, target: str) -> bool:
