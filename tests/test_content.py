@@ -9,6 +9,7 @@ import pytest
 from steadypress import content, contentdates, gitio
 from steadypress.articles import Article, parse_article
 from steadypress.content import ContentSource
+from steadypress.contenttree import ContentTree
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
 from tests.helpers import Repo, article
@@ -124,7 +125,7 @@ def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> No
     after = repo.commit(
         **{"content/edit.md": article("Edited"), "content/new.md": article("New"), "other.md": "x"}
     )
-    source = ContentSource(Git(repo.root), "content")
+    source = ContentTree(Git(repo.root), "content")
     changes = source.changed_articles(before, after)
     assert changes is not None
     assert changes.changed == {
@@ -132,6 +133,30 @@ def test_a_push_diff_lists_added_modified_and_renamed_articles(repo: Repo) -> No
         for path in ["content/edit.md", "content/new-name.md", "content/new.md"]
     }
     assert changes.removed == {"content/old-name.md", "content/gone.md"}
+
+
+def test_the_tree_lists_and_diffs_without_reading_an_article(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a commit holds and what a push changed come from git's trees alone: a blog's
+    articles are listed, and diffed, without reading one (`ContentSource` reads them)."""
+    before = repo.commit(**{"content/a.md": article("A"), "content/_index.md": "x", "b.png": "x"})
+    after = repo.commit(**{"content/a.md": article("A, edited"), "content/img.png": "x"})
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("an article's bytes were read")
+
+    monkeypatch.setattr(Git, "read_objects", refused)
+    monkeypatch.setattr(Git, "read_file", refused)
+    tree = ContentTree(Git(repo.root), "content")
+    assert tree.list_articles(after) == {"content/a.md": repo.blob("content/a.md")}
+    assert tree.other_files(after).keys() == {"content/_index.md", "content/img.png"}
+    assert tree.changed_since(before, after) == {"content/a.md": repo.blob("content/a.md")}
+    assert tree.changed_since(None, after) == tree.list_articles(after)
+    assert tree.versions(after, ["content/a.md", "nothing.md"]) == {
+        "content/a.md": repo.blob("content/a.md"),
+        "nothing.md": ZERO_OID,
+    }
 
 
 def test_the_same_diff_asked_again_is_not_made_again(
@@ -149,7 +174,7 @@ def test_the_same_diff_asked_again_is_not_made_again(
         return real_run(git, *args, stdin=stdin)
 
     monkeypatch.setattr(Git, "run", counted)
-    source = ContentSource(Git(repo.root), "content")
+    source = ContentTree(Git(repo.root), "content")
     first = source.changed_articles(before, after)
     assert first is not None
     first.changed.clear()

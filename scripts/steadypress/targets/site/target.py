@@ -16,7 +16,6 @@ it has one of and its look `singles.py`'s.
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,13 +23,11 @@ from steadypress.articles import DEFAULT_PAGES
 from steadypress.content import ContentSource
 from steadypress.errors import (
     ArticleError,
-    GitFailed,
-    PermanentError,
     PublishError,
     Superseded,
     TransientError,
 )
-from steadypress.ledger import ABSENT, Look, PublishedRecord
+from steadypress.ledger import Look, PublishedRecord
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.agreement import Comparing, describe
@@ -51,6 +48,7 @@ from steadypress.targets.site.manifest import (
     path_url_slug,
 )
 from steadypress.targets.site.opening import Carried
+from steadypress.targets.site.removals import SiteRemovals
 from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
 from steadypress.targets.site.renderings import SiteRenderings
 from steadypress.targets.site.settings import (
@@ -62,7 +60,6 @@ from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
 from steadypress.targets.site.styling import History, LookKeeper
 from steadypress.targets.site.writing import (
     SiteWrites,
-    announced,
     first_read,
     index_article_files,
 )
@@ -190,6 +187,10 @@ class SiteTarget(OneByBatches):
             maker=self._maker, feed=self._feed, again=self._again, singles=self._singles,
             settings=settings, address=address, keeper=self._keeper,
         )  # fmt: skip
+        self._removals = SiteRemovals(
+            self._writes, content_dir=content_dir, latin=settings.transliterate,
+            read_version=read_version,
+        )  # fmt: skip
 
     @property
     def name(self) -> str:
@@ -287,7 +288,10 @@ class SiteTarget(OneByBatches):
         backend that reads them with an earlier request (the state's). Only such a backend
         reads the `articles`, and renders them, once: `publish_batch` uses the renderings."""
         if removals:
-            self._files.read_ahead(lambda: self._removal_read(removals), self._removal(removals))
+            self._files.read_ahead(
+                lambda: self._removals.first_read(removals),
+                self._removals.write(removals, looked_at=self._looked_at),
+            )
         else:
             self._files.read_ahead(
                 lambda: first_read(
@@ -403,40 +407,10 @@ class SiteTarget(OneByBatches):
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """Remove several articles in one write, the listings rewritten once: a push that
         removes ten articles costs what one that adds ten does."""
-        texts, oids = self._removal_read(work)
-        carried = self._files.apply(self._removal(work), texts=texts, oids=oids)
+        texts, oids = self._removals.first_read(work)
+        write = self._removals.write(work, looked_at=self._looked_at)
+        carried = self._files.apply(write, texts=texts, oids=oids)
         self._writes.opener.carried = carried or self._writes.opener.carried
-
-    def _removal(
-        self, work: Sequence[tuple[str, PublishedRecord | None]]
-    ) -> Callable[[SiteWriter], Carried | None]:
-        """The write removing `work`. What it renders again (the feed's articles, the pages
-        beside those removed) it renders from the content at the commit the run looked at,
-        or, before a look (a push's removal read ahead), at the commit of the versions
-        removed as recorded: each is checked against the digest the site keeps of it."""
-        recorded = (previous.commit for _path, previous in work if previous is not None)
-        return functools.partial(
-            self._writes.unpublish_from,
-            paths=[path for path, _previous in work],
-            commit=self._looked_at or next(recorded, None),
-        )
-
-    def _removal_read(
-        self, work: Sequence[tuple[str, PublishedRecord | None]]
-    ) -> tuple[list[str], list[str]]:
-        """What removing these reads in the site's first read (texts, oids)."""
-        paths = [path for path, _previous in work]
-        # Each page is most likely at the slug made from its path; announcing it saves a read.
-        likely_pages = []
-        for path in paths:
-            with contextlib.suppress(PermanentError):
-                likely_pages.append(page_path(self.path_slug(path)))
-        # So are the index's files and listing pages the recorded versions changed: announced
-        # too, a removal reads twice like a publish, not three times (a wrong guess costs a
-        # read, never a wrong removal: what the index holds is what is removed).
-        recorded = [(path, e) for path, previous in work if (e := self._recorded(path, previous))]
-        texts, oids = announced(recorded, latin=self._settings.transliterate)
-        return [*texts, *index_article_files(paths)], [*oids, *likely_pages]
 
     def finish(self) -> None:
         """Render the listing pages and write the sitemaps this run's batches left
@@ -465,26 +439,3 @@ class SiteTarget(OneByBatches):
             return self._files.apply(compare, texts=[SUMMARY, NEWEST_FILE, STYLED, YEARS])
         except Superseded:
             return []  # a run of a later commit wrote the site, the index with it
-
-    def _recorded(self, path: str, previous: PublishedRecord | None) -> Entry | None:
-        """The entry the site most likely holds for the version the ledger recorded, read again
-        from the repository as the executor read it; None when that cannot tell (no record, no
-        such version)."""
-        if self._read_version is None or previous is None:
-            return None
-        if previous.blob == ABSENT:
-            return None
-        try:
-            article = self._read_version(path, previous.blob, previous.commit)
-            # A guess of what the site holds (read ahead before the ledger) names no URL: the
-            # one made from its path is the likeliest.
-            slug = previous.id if previous.id is not None else self.slug_of(article)
-        except (PublishError, GitFailed):
-            return None
-        if article.date is None:
-            return None
-        return Entry(
-            blob=previous.blob, slug=slug, title=article.title, date=article.date,
-            updated=article.updated or article.date, description=None, summary="",
-            tags=article.tags, cover=None, assets=(), sha256="",
-        )  # fmt: skip
