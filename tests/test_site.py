@@ -17,8 +17,10 @@ from steadypress.feeds import FEED_ENTRIES, FEED_TEXT_BYTES, FEED_TEXTS
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter
 from steadypress.targets.site.files import JOURNAL, LOCK, SET_ASIDE_JOURNAL, STAGED
+from steadypress.targets.site.index import SiteIndex
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.target import SiteTarget
+from steadypress.targets.site.verifying import SiteVerifier
 from steadypress.theme import Theme
 from tests.helpers import dying_after_renames, site_target
 
@@ -153,6 +155,31 @@ def test_verify_notices_a_page_that_is_not_what_was_written(tmp_path: Path) -> N
     (tmp_path / "a/index.html").write_text("tampered")
     with pytest.raises(TransientError, match="does not hold what was written"):
         site.verify(article, receipt)
+
+
+def test_verify_reads_back_every_version_but_those_a_backend_confirmed(tmp_path: Path) -> None:
+    """The verifier on its own: a version whose write a backend's answer confirmed (a commit
+    GitHub answered) is not read back, once; every other is, page and index entry."""
+    site = make_site(tmp_path)
+    written = [post("content/a.md", "A"), post("content/b.md", "B", day=2)]
+    work = [(article, site.publish(article, None)) for article in written]
+    for name in ("a", "b"):
+        (tmp_path / name / "index.html").write_text("tampered")
+    verifier = SiteVerifier(
+        DirectorySiteFiles(tmp_path),
+        index=lambda files: SiteIndex(files, markers_read=set(), latin=False),
+        slug_of=site.slug_of,
+    )
+
+    verifier.confirmed({"content/a.md": "b1"})
+    first = verifier.verify(work)
+    again = verifier.verify(work)
+
+    assert first[0] is None and "/b/index.html does not hold" in str(first[1])
+    assert [str(problem) for problem in again] == [
+        "/a/index.html does not hold what was written",
+        "/b/index.html does not hold what was written",
+    ]
 
 
 def test_an_unreadable_site_manifest_is_left_alone(tmp_path: Path) -> None:

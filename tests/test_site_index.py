@@ -27,6 +27,7 @@ from steadypress.targets.site import files as files_module
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import writing as writing_module
 from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteIndex, year_file
+from steadypress.targets.site.indexdates import IndexDates
 from steadypress.targets.site.indexfiles import part_at, tag_years_file
 from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
@@ -455,6 +456,43 @@ def test_the_tags_count_a_tag_by_its_years_and_its_spellings_where_there_are_two
     tags = change(*((f"content/p{n}.md", None) for n in (1, 2, 400)))
     assert not tags.has(go) and tags.gone_name(go) == "go" and tags.pages == []
     assert not (tmp_path / tag_years_file(go)).exists()
+
+
+def test_the_dates_count_months_and_years_and_find_neighbours_across_them(
+    tmp_path: Path,
+) -> None:
+    """`IndexDates` on plain entries: the years and months that have articles, counted as they
+    come and go, and an article's neighbours found across empty months and years, beyond the
+    newest rows."""
+    days = {1: 0, 2: 1, 3: 40, 4: 800, **{n: 900 + n for n in range(5, 30)}}
+
+    def change(*puts: tuple[int, bool]) -> IndexDates:
+        def write(writer: SiteWriter) -> IndexDates:
+            index = SiteIndex(writer)
+            for n, present in puts:
+                index.put(f"content/p{n}.md", entry(days[n], ()) if present else None)
+            index.flush()
+            return index.dates
+
+        return DirectorySiteFiles(tmp_path).apply(write)
+
+    dates = change(*((n, True) for n in days))
+    assert dates.years == ["2000", "2002"]
+    assert dates.months("2000") == {"2000/01": 2, "2000/02": 1}
+    p3 = entry(days[3], ()).listed
+    assert dates.nav("content/p3.md", p3) == (("p1", "P1"), ("p800", "P800"))
+    assert [path for path, _row in dates.beside("content/p4.md", entry(800, ()).listed)] == [
+        "content/p3.md",
+        "content/p5.md",
+    ]
+
+    dates = change((3, False), (4, False))
+    assert dates.years == ["2000", "2002"] and dates.months("2000") == {"2000/01": 2}
+    assert dates.nav("content/p2.md", entry(1, ()).listed)[1] == ("p905", "P905")
+    assert list(dates.months_from("2002/12", newer=False))[-1] == "2000/01"
+    dates = change(*((n, False) for n in range(5, 30)))
+    assert dates.years == ["2000"]
+    assert json.loads((tmp_path / YEARS).read_bytes())["years"] == ["2000"]
 
 
 @pytest.mark.parametrize(

@@ -35,17 +35,20 @@ neighbours, and writes back those it changed: never a file that grows with the n
 articles. `SiteIndex` says what the files hold and how a change moves them; `IndexDocuments`
 (`indexdocuments.py`) reads each file once, when first wanted, and writes those changed.
 Where each file is and what it is written as is `indexfiles.py`'s; the listings' rows, in one
-file or in parts, `rows.py`'s (`ListingRows`, over the same documents).
+file or in parts, `rows.py`'s (`ListingRows`, over the same documents); the tags' counts and
+spellings `indextags.py`'s; the years, the months and each article's neighbours
+`indexdates.py`'s.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
 from steadypress.targets.site.files import SiteWriter
+from steadypress.targets.site.indexdates import IndexDates
 from steadypress.targets.site.indexdocuments import IndexDocuments
 from steadypress.targets.site.indexfiles import (
     AFTER_ALL,
@@ -70,7 +73,7 @@ from steadypress.targets.site.indexfiles import (
     url_files,
     year_file,
 )
-from steadypress.targets.site.indextags import IndexTags, add_count
+from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import (
     Entry,
     Listed,
@@ -96,7 +99,6 @@ __all__ = [
     "STYLED",
     "SUMMARY",
     "YEARS",
-    "Nav",
     "SiteIndex",
     "article_files",
     "index_files",
@@ -111,8 +113,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-# An article's older and newer neighbour, by date: (slug, title) of each, or (None, None).
-Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
 
 
 def index_files(entries: Iterable[tuple[str, Entry]], *, latin: bool = False) -> set[str]:
@@ -170,7 +170,7 @@ class SiteIndex:
         self.rows = self._store.rows
         self._dirty = self._store.dirty
         self.tags = IndexTags(self._store, files, latin=latin)
-        self._years: list[str] | None = None  # sorted; read when first wanted
+        self.dates = IndexDates(self._store, files, self.rows)
         self._styled: Styled | None = None  # `look.json`, once `_styled_read`
         self._styled_read = False
 
@@ -218,34 +218,6 @@ class SiteIndex:
     def month(self, month: str) -> list[tuple[str, Listed]]:
         """The month's articles, newest first."""
         return self.rows.listing(month_file(month))
-
-    @property
-    def years(self) -> list[str]:
-        """The years that have articles, oldest first."""
-        if self._years is None:
-            listed = self._summary.legacy_years  # a version 3 summary names them itself
-            if listed is None:
-                raw = self._files.read(YEARS)
-                document = None if raw is None else self._store.parse(YEARS, raw, "years", list)
-                listed = [] if document is None else document["years"]
-            self._years = sorted(map(str, listed))
-        return self._years
-
-    def months(self, year: str) -> dict[str, int]:
-        """How many articles each month (`YYYY/MM`) of `year` has."""
-        counts = self._store.section(year_file(year), "months")
-        return {f"{year}/{month}": int(n) for month, n in counts.items()}
-
-    def _months_from(self, month: str, *, newer: bool) -> Iterator[str]:
-        """The months that have articles, from `month` (included) on, towards the newer or the
-        older; a year's month counts are read only when the search reaches it."""
-        year = month.split("/", maxsplit=1)[0]
-        years = sorted((y for y in self.years if (y > year) == newer or y == year),
-                       reverse=not newer)  # fmt: skip
-        for candidate in years:
-            for found in sorted(self.months(candidate), reverse=not newer):
-                if found == month or (found > month) == newer:
-                    yield found
 
     @property
     def newest(self) -> list[tuple[str, Listed]]:
@@ -333,14 +305,6 @@ class SiteIndex:
         entry = self.entry(owner)
         return entry is not None and page in entry.moved
 
-    def nav(self, path: str, entry: Listed) -> Nav:
-        """The older and the newer article of `path` (at `entry`) as the index stands."""
-        older, newer = (self._beside_row(path, entry, newer=side) for side in (False, True))
-        return (
-            (older[1].slug, older[1].title) if older else (None, None),
-            (newer[1].slug, newer[1].title) if newer else (None, None),
-        )
-
     def page_digest(self, path: str, entry: Listed) -> str | None:
         """What the row of `path` (at `entry`) in its month's file keeps of the digest of its
         page (`page_fingerprint`), where that file has been read; None where it has not, or
@@ -364,33 +328,6 @@ class SiteIndex:
         """The file of its month's listing that holds the row of `entry`, where the month's
         file has been read (else the month's file, as if it held its rows)."""
         return self.rows.file_holding(month_file(month_of(entry)), entry)
-
-    def beside(self, path: str, entry: Listed) -> list[tuple[str, Listed]]:
-        """The older and the newer article of `path` (at `entry`), as (path, entry) pairs."""
-        found = []
-        for newer in (False, True):
-            row = self._beside_row(path, entry, newer=newer)
-            if row is not None:
-                found.append(row)
-        return found
-
-    def _beside_row(self, path: str, entry: Listed, *, newer: bool) -> tuple[str, Listed] | None:
-        """The next article of the index in date order after (`newer`) or before `entry` (an
-        article of the index, or a version just taken out of it): among the newest when it
-        ranks among them (every newer one is there too), else in its month, else in the
-        nearest month that has any."""
-        key = date_order(entry)
-        pick = min if newer else max
-        newest = self._summary.newest
-        if newest and key >= date_order(newest[-1][1]):
-            side = [row for row in newest if row[0] != path and (date_order(row[1]) > key) == newer]
-            if side or newer or len(newest) == self.total:
-                return pick(side, key=lambda row: date_order(row[1])) if side else None
-        for candidate in self._months_from(month_of(entry), newer=newer):
-            for row in self.rows.beside(month_file(candidate), key, newer=newer):
-                if row[0] != path:
-                    return row
-        return None
 
     # -- changing -----------------------------------------------------------------------------
 
@@ -449,14 +386,9 @@ class SiteIndex:
     def _tally(self, entry: Entry, step: int, held: Mapping[str, str] | None = None) -> None:
         """The counts of the entry's year, month and tags, moved by `step`: on each tag's page
         now, or on the page `held` says its row was on."""
-        year, month = month_of(entry).split("/")
         self._summary.total += step
-        months = self._store.edit(year_file(year), "months")
-        add_count(months, month, step)
-        if (year in self.years) != bool(months):
-            self._years = sorted({*self.years} ^ {year})
-            self._dirty.add(YEARS)
-        self.tags.tally(entry, year, step, held)
+        self.dates.count(entry, step)
+        self.tags.tally(entry, month_of(entry).split("/")[0], step, held)
 
     def refill_newest(self) -> None:
         """After a removal from the newest: the next ones, from the months (newest first). The
@@ -465,8 +397,8 @@ class SiteIndex:
         before = list(self._summary.newest)
         have = {path for path, _entry in before}
         wanted = min(NEWEST, self.total)
-        newest = max(self.years, default="0000")
-        months = self._months_from(f"{newest}/99", newer=False) if len(have) < wanted else ()
+        newest = max(self.dates.years, default="0000")
+        months = self.dates.months_from(f"{newest}/99", newer=False) if len(have) < wanted else ()
         for month in months:
             if len(have) >= wanted:
                 break
@@ -490,7 +422,8 @@ class SiteIndex:
             return self._summary.newest_json()
         if name == STYLED:
             return None if self._styled is None else styled_json(self._styled)
-        return {"version": INDEX_VERSION, "years": self.years} if self.years else None
+        years = self.dates.years
+        return {"version": INDEX_VERSION, "years": years} if years else None
 
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""

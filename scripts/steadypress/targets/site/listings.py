@@ -156,11 +156,11 @@ def _existence_reads(pages: Iterable[str]) -> list[str]:
 def every_listing_page(index: SiteIndex) -> list[str]:
     """Every listing page the site has (one that lists something), in path order: the index
     files that name them (each year's months, each tag's years) read together first."""
-    years, tags = index.years, index.tags.pages
+    years, tags = index.dates.years, index.tags.pages
     index.want((), texts=[*map(year_file, years), *map(tag_years_file, tags)])
     pages = [INDEX, ARCHIVE_INDEX, TAGS_INDEX]
     for year in years:
-        pages += [year_path(year), *map(month_path, index.months(year))]
+        pages += [year_path(year), *map(month_path, index.dates.months(year))]
     for tag in tags:
         pages += [tag, tag_years_path(tag), *(tag_year_path(tag, y) for y in index.tags.years(tag))]
     return [page for page, there in listings_existing(index, pages).items() if there]
@@ -176,7 +176,9 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
         return index.total > 0  # the header links it from every page: there, tags or not
     if page.startswith("archive/"):
         year, month = period_of(page)
-        return year in index.years and (month is None or f"{year}/{month}" in index.months(year))
+        return year in index.dates.years and (
+            month is None or f"{year}/{month}" in index.dates.months(year)
+        )
     tag, tag_year = tag_of(page)
     years = index.tags.years(tag)
     if tag_year is not None:
@@ -426,14 +428,14 @@ class ListingPages:
         # only when a year appears or goes, not every time (each year's page counts its months).
         return [
             {"year": year, "href": self._href(year_path(year))}
-            for year in sorted(index.years, reverse=True)
+            for year in sorted(index.dates.years, reverse=True)
         ]
 
     def _months(self, index: SiteIndex, year: str) -> list[dict[str, Any]]:
         return [
             {"name": _MONTHS[int(month[-2:]) - 1], "href": self._href(month_path(month)),
              "count": count}
-            for month, count in sorted(index.months(year).items(), reverse=True)
+            for month, count in sorted(index.dates.months(year).items(), reverse=True)
         ]  # fmt: skip
 
     def _rows(self, entries: Iterable[Listed]) -> list[dict[str, Any]]:

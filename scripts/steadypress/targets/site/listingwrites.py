@@ -105,7 +105,7 @@ class ListingWrites:
         index.want((), texts=listing_reads(index, listings))
         self._singles.listing_pages().write(files, index, listings, whole=listings)
         index.clear_stale()
-        months = [month for year in index.years for month in index.months(year)]
+        months = [month for year in index.dates.years for month in index.dates.months(year)]
         index.want((), texts=map(month_file, months))
         rows = (row for month in months for _path, row in index.month(month))
         sitemaps.rebuild(sitemap_pages(index, rows, listings))

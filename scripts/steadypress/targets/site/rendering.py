@@ -20,7 +20,7 @@ from steadypress.articles import Article
 from steadypress.errors import PermanentError
 from steadypress.render import is_repository_reference, prerender, reading_minutes
 from steadypress.targets.site.assets import asset_site_path, find_image, under_site_path
-from steadypress.targets.site.index import Nav
+from steadypress.targets.site.indexdates import Nav
 from steadypress.targets.site.listings import human_date
 from steadypress.targets.site.manifest import (
     GENERATOR,

@@ -9,8 +9,9 @@ changed, and the links in the pages of the neighbours whose links change (their 
 again from the content where that gives the page the index records, else read), from the
 index's files of those articles alone. The same content gives the same bytes, and identical
 bytes are not written. This module is the target's face to the executor: what it reads ahead,
-renders and verifies; each write's work inside the site's files is `writing.py`'s, the files
-it has one of and its look `singles.py`'s.
+renders and verifies; each write's work inside the site's files is `writing.py`'s, a removal's
+`removals.py`'s, what `verify` reads back `verifying.py`'s, the files it has one of and its
+look `singles.py`'s.
 """
 
 from __future__ import annotations
@@ -42,14 +43,13 @@ from steadypress.targets.site.index import (
 )
 from steadypress.targets.site.manifest import (
     MANIFEST,
-    Entry,
     article_slug,
     page_path,
     path_url_slug,
 )
 from steadypress.targets.site.opening import Carried
 from steadypress.targets.site.removals import SiteRemovals
-from steadypress.targets.site.rendering import PageMaker, Rendered, page_digest
+from steadypress.targets.site.rendering import PageMaker, Rendered
 from steadypress.targets.site.renderings import SiteRenderings
 from steadypress.targets.site.settings import (
     SiteAddress,
@@ -58,10 +58,10 @@ from steadypress.targets.site.settings import (
 )
 from steadypress.targets.site.singles import SHOWING, SiteSingles, site_look
 from steadypress.targets.site.styling import History, LookKeeper
+from steadypress.targets.site.verifying import SiteVerifier
 from steadypress.targets.site.writing import (
     SiteWrites,
     first_read,
-    index_article_files,
 )
 from steadypress.theme import Theme
 
@@ -180,13 +180,11 @@ class SiteTarget(OneByBatches):
             content_dir=content_dir,
             also_at=feed_paths(settings),
         )  # fmt: skip
-        # Versions (path -> blob) a write of this process put on a backend that confirms its
-        # writes: `verify` has nothing to read back for them.
-        self._confirmed: dict[str, str] = {}
         self._writes = SiteWrites(
             maker=self._maker, feed=self._feed, again=self._again, singles=self._singles,
             settings=settings, address=address, keeper=self._keeper,
         )  # fmt: skip
+        self._verifier = SiteVerifier(files, index=self._writes.opener.index, slug_of=self.slug_of)
         self._removals = SiteRemovals(
             self._writes, content_dir=content_dir, latin=settings.transliterate,
             read_version=read_version,
@@ -366,43 +364,11 @@ class SiteTarget(OneByBatches):
             for number, refusal in refused.items():
                 results[number] = refusal
             if self._files.confirms_writes:
-                self._confirmed.update(written)
+                self._verifier.confirmed(written)
         return results
 
     def verify_batch(self, work: Sequence[tuple[Article, Receipt]]) -> list[TransientError | None]:
-        """Read the pages and their index entries back in one read: the index must hold each
-        version, and each page what the index says it holds (its digest, but for the links to
-        its neighbours, which may have been rewritten since, by this run or another). A version
-        this process wrote where the write's answer confirms it (a commit GitHub answered) is
-        not read again."""
-        problems: list[TransientError | None] = [None] * len(work)
-        unconfirmed = [
-            (number, article)
-            for number, (article, _receipt) in enumerate(work)
-            if self._confirmed.pop(article.path, None) != article.blob
-        ]
-        if not unconfirmed:
-            return problems
-        pages = {article.path: page_path(self.slug_of(article)) for _n, article in unconfirmed}
-
-        def read(files: SiteWriter) -> tuple[dict[str, bytes | None], dict[str, Entry | None]]:
-            index = self._writes.opener.index(files)
-            return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
-
-        found, entries = self._files.apply(
-            read, texts=[*pages.values(), *index_article_files(pages)]
-        )
-        for number, article in unconfirmed:
-            entry = entries[article.path]
-            if entry is None or entry.blob != article.blob:
-                problems[number] = TransientError("the site index does not list this version")
-                continue
-            page = found.get(page_path(entry.slug))
-            if page is None or page_digest(page) != entry.sha256:
-                problems[number] = TransientError(
-                    f"/{entry.slug}/index.html does not hold what was written"
-                )
-        return problems
+        return self._verifier.verify(work)
 
     def unpublish_batch(self, work: Sequence[tuple[str, PublishedRecord | None]]) -> None:
         """Remove several articles in one write, the listings rewritten once: a push that

@@ -131,7 +131,7 @@ class SiteWrites:
             old, entry = olds[article.path], rendered.entry
             page = rendered.page
             if not entry.is_page:
-                page = self._maker.linked(page, index.nav(article.path, entry))
+                page = self._maker.linked(page, index.dates.nav(article.path, entry))
             refusal = _write_article(files, replace(rendered, page=page))
             if refusal is not None:
                 refused[number] = refusal
@@ -274,7 +274,7 @@ class SiteWrites:
         )  # fmt: skip
         files.want(texts=[page_path(e.slug) for path, e in relink.items() if path not in rendered])
         for path, entry in relink.items():
-            site_path, nav = page_path(entry.slug), index.nav(path, entry)
+            site_path, nav = page_path(entry.slug), index.dates.nav(path, entry)
             if (again := rendered.get(path)) is not None:
                 files.put(site_path, self._maker.linked(again.page, nav), unread=True)
             elif (page := files.read(site_path)) is not None and GENERATOR in page:
@@ -306,7 +306,7 @@ def _beside(
         path: entry
         for moved_path, version in moved
         if not (isinstance(version, Entry) and version.is_page)  # a page has no neighbours
-        for path, entry in index.beside(moved_path, version)
+        for path, entry in index.dates.beside(moved_path, version)
         if path not in written
     }
 
