@@ -40,8 +40,11 @@ def published_sample() -> Ledger:
 def test_files_are_sorted_indented_and_versioned() -> None:
     """Readable diffs: sorted keys, 2-space indent, a version, a final newline."""
     text = codec.encode_pending(sample()).decode()
-    assert text.startswith('{\n  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,')
-    assert text.endswith('  "version": 2\n}\n')
+    assert text.startswith(
+        '{\n  "counts": {\n    "published": 0,\n    "unpublished": 0\n  },\n'
+        '  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,'
+    )
+    assert text.endswith('  "version": 3\n}\n')
 
 
 def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
@@ -55,7 +58,8 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
     )
     ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", B2, C2)], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
-    assert json.loads(encoder(Ledger())) == {"pending": {}, "version": 2}
+    empty = {"counts": {"published": 0, "unpublished": 0}, "pending": {}, "version": 3}
+    assert json.loads(encoder(Ledger())) == empty
     assert encoder(ledger) == codec.encode_pending(ledger)
 
 
@@ -84,8 +88,23 @@ def test_lapses_are_written_only_where_there_are_some_and_read_back() -> None:
         (codec.PENDING_FILE, lambda d: b"{not json", "not valid JSON"),
         (
             codec.PENDING_FILE,
-            lambda d: d.replace(b'"version": 2', b'"version": 3'),
-            "format version 3",
+            lambda d: d.replace(b'"version": 3', b'"version": 4'),
+            "format version 4",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"unpublished": 0', b'"unpublished": -1'),
+            "'counts' must be",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"version": 3', b'"version": 2'),
+            "'counts' must be .* in a file of version 3",
+        ),
+        (
+            codec.PENDING_FILE,
+            lambda d: d.replace(b'"counts"', b'"tally"'),
+            "must hold exactly 'version' and 'pending' \\(and 'counts'\\)",
         ),
         (
             codec.PENDING_FILE,

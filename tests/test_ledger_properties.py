@@ -22,6 +22,7 @@ from steadypress.ledger import (
     item_key,
     split_key,
 )
+from steadypress.published import Tally
 from steadypress.transitions import enqueue, retry, withdraw
 from tests.schema import validate_state_file
 
@@ -185,6 +186,11 @@ class LedgerMachine(RuleBasedStateMachine):
             dead = key in self.ledger.dead and self.ledger.dead[key].blob == blob
             finished = not pending and not dead and on_target == blob
             assert [pending, finished, dead].count(True) == 1, (key, blob, self.ledger)
+
+    @invariant()
+    def the_counts_moved_by_each_change_are_the_records_counted(self) -> None:
+        """`status` shows the counts kept beside the records: never other than a recount."""
+        assert self.ledger.published.tally == Tally.of(self.ledger.published.values())
 
     @invariant()
     def only_the_newest_version_is_dead(self) -> None:

@@ -337,3 +337,48 @@ def test_a_load_for_many_articles_reads_their_shards_a_level_at_a_time(
         assert bool(markers) == (split_above == 3)
         assert calls == {"graphql LoadBranch": 1, **({"graphql ReadFiles": len(levels)}
                                                      if levels else {})}  # fmt: skip
+
+
+def test_status_counts_from_the_pending_file_and_an_earlier_state_is_counted_by_its_next_write(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The published records' counts are kept in `pending.json`, moved by each change, so
+    `status` reads no record; a state of version 2 (no counts) is counted by `status` from
+    every record, and by the next write, which keeps the counts from then on."""
+    repo.commit(**{f"content/p{n}.md": article(f"P{n}") for n in range(5)})
+    assert run_cli(repo, "run").code == 0
+    repo.git("rm", "-q", "content/p0.md")
+    repo.commit("one goes")
+    assert run_cli(repo, "run").code == 0
+    pending = json.loads(repo.state_file(codec.PENDING_FILE))
+    assert pending["version"] == 3 and pending["counts"] == {"published": 4, "unpublished": 1}
+
+    # As 0.2.0 wrote it: version 2, no counts.
+    old = json.dumps({"pending": pending["pending"], "version": 2}, indent=2).encode() + b"\n"
+    head = repo.git("rev-parse", STATE)
+    blob = repo.git("hash-object", "-w", "--stdin", stdin=old)
+
+    def replaced(tree: str, name: str, entry: str) -> str:
+        listing = [line for line in repo.git("ls-tree", tree).splitlines()
+                   if not line.endswith(f"\t{name}")]  # fmt: skip
+        return repo.git("mktree", stdin="\n".join([*listing, f"{entry}\t{name}"]) + "\n")
+
+    state = replaced(f"{head}:state", "pending.json", f"100644 blob {blob}")
+    root = replaced(f"{head}^{{tree}}", "state", f"040000 tree {state}")
+    repo.git("update-ref", f"refs/heads/{STATE}", repo.git("commit-tree", root, "-p", head,
+                                                           "-m", "as 0.2.0 wrote it"))  # fmt: skip
+    assert "counts" not in json.loads(repo.state_file(codec.PENDING_FILE))
+    assert "published: 4 (and 1 unpublished)" in run_cli(repo, "status").out
+
+    repo.commit(**{"content/new.md": article("New")})
+    assert run_cli(repo, "run").code == 0
+    assert json.loads(repo.state_file(codec.PENDING_FILE))["counts"] == {
+        "published": 5,
+        "unpublished": 1,
+    }
+
+    def unread(*_args: object) -> None:
+        raise AssertionError("status read a published record")
+
+    monkeypatch.setattr(LocalGitStore, "_read_shards", unread)
+    assert "published: 5 (and 1 unpublished)" in run_cli(repo, "status").out

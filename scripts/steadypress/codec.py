@@ -5,6 +5,9 @@ them strictly).
 `published.py`), each `{"version": 2, "<section>": {KEY: record}}`, keys sorted, 2-space
 indent; and `state/reconciled.json`, where the last reconcile left off. Version 1 kept every
 published record in one `state/published.json`; the first write moves it into shards.
+`pending.json` is of version 3: beside the items, the published records' `counts` (`Tally`),
+where they are known (a branch written by an earlier version is counted by its first write
+that has read every record).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = [
     "FORMAT_VERSION",
     "LEGACY_PUBLISHED_FILE",
     "PENDING_FILE",
+    "PENDING_VERSION",
     "PUBLISHED_DIR",
     "RECONCILED_FILE",
     "SMALL_FILES",
@@ -45,6 +49,8 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 2
+# `pending.json`'s: version 2's, with the published records' `counts` beside the items.
+PENDING_VERSION = 3
 PENDING_FILE = "state/pending.json"
 DEAD_FILE = "state/dead.json"
 RECONCILED_FILE = "state/reconciled.json"
@@ -156,7 +162,9 @@ class PendingEncoder:
             kept[id(item)] = known
             rows[key] = known[1]
         self._rendered = kept
-        document = {"version": FORMAT_VERSION}
+        document: dict[str, Any] = {"version": PENDING_VERSION}
+        if (tally := ledger.published.tally) is not None:
+            document["counts"] = tally._asdict()
         return (jsonfmt.dumps_rendered(document, "pending", rows) + "\n").encode()
 
 
@@ -181,7 +189,10 @@ class StateEncoder:
         changed: dict[str, bytes | None] = {}
         for name, part in _PARTS.items():
             if based_on is not None and getattr(ledger, part) is getattr(based_on, part):
-                continue
+                # The pending file holds the published records' counts too.
+                recounted = ledger.published.tally != based_on.published.tally
+                if name != PENDING_FILE or not recounted:
+                    continue
             if name == PENDING_FILE:
                 changed[name] = self._pending(ledger)
             elif name == DEAD_FILE:

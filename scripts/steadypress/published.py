@@ -13,7 +13,8 @@ first wanted (a snapshot never changes, so what was read is kept), with the chan
 transaction made on top, by the shard each record was read from; a store splits a shard that
 has grown too full when it writes it (`StateEncoder.shards`). Looking at every record
 (iterating, `len`) reads every shard: only a full reconcile after history was rewritten,
-`status`, and tests do that.
+`status --json`, and tests do that. How many records there are, and how many tell of an
+article unpublished (`Tally`), is kept beside them, moved by each change: `status` reads none.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "Shard",
     "ShardReader",
     "Stored",
+    "Tally",
     "first_reads",
     "key_digest",
     "shard_of",
@@ -64,6 +66,31 @@ class PublishedRecord(NamedTuple):
 
 
 Shard = Mapping[str, PublishedRecord]
+
+
+class Tally(NamedTuple):
+    """How many articles a target shows (`published`), and how many records tell of one
+    unpublished, over every target."""
+
+    published: int = 0
+    unpublished: int = 0
+
+    @classmethod
+    def of(cls, records: Iterable[PublishedRecord]) -> Tally:
+        unpublished = published = 0
+        for record in records:
+            unpublished += record.unpublished
+            published += not record.unpublished
+        return cls(published, unpublished)
+
+    def moved(self, before: PublishedRecord | None, after: PublishedRecord) -> Tally:
+        """The tally once the record `before` (None: there was none) becomes `after`."""
+        gone = Tally.of(() if before is None else (before,))
+        come = Tally.of((after,))
+        return Tally(
+            self.published + come.published - gone.published,
+            self.unpublished + come.unpublished - gone.unpublished,
+        )
 
 
 @dataclass(frozen=True)
@@ -197,13 +224,17 @@ class _StoredShards:
 
 
 class PublishedRecords(Mapping[str, PublishedRecord]):
-    __slots__ = ("_changed", "_stored")
+    __slots__ = ("_changed", "_stored", "_tally")
 
     def __init__(
-        self, stored: _StoredShards | None = None, changed: Mapping[str, Shard] | None = None
+        self,
+        stored: _StoredShards | None = None,
+        changed: Mapping[str, Shard] | None = None,
+        tally: Tally | None = None,
     ) -> None:
         self._stored = stored if stored is not None else _StoredShards(None)
         self._changed: Mapping[str, Shard] = changed or {}
+        self._tally = tally
 
     @classmethod
     def of(cls, records: Mapping[str, PublishedRecord]) -> PublishedRecords:
@@ -216,10 +247,33 @@ class PublishedRecords(Mapping[str, PublishedRecord]):
         return cls(_StoredShards(None, Stored(shards)))
 
     @classmethod
-    def stored(cls, read: ShardReader, known: Stored | None = None) -> PublishedRecords:
+    def stored(
+        cls, read: ShardReader, known: Stored | None = None, tally: Tally | None = None
+    ) -> PublishedRecords:
         """The records of a stored snapshot, read shard by shard through `read`; `known` are
-        shards already read."""
-        return cls(_StoredShards(read, known))
+        shards already read, `tally` their tally as the snapshot records it (None: not
+        recorded)."""
+        return cls(_StoredShards(read, known), tally=tally)
+
+    @property
+    def tally(self) -> Tally | None:
+        """The records' tally, where known without reading a shard: as recorded and moved by
+        the changes since, or counted where every shard has been read."""
+        if self._tally is None and self._stored.complete:
+            self._tally = Tally.of(self.values())
+        return self._tally
+
+    def recorded(self, tally: Tally) -> PublishedRecords:
+        """These records, whose tally a stored snapshot records as `tally`."""
+        return PublishedRecords(self._stored, self._changed, tally)
+
+    def counted(self) -> Tally:
+        """The records' tally, every shard read to count it where it is not known."""
+        if self._tally is None:
+            self._stored.every()
+        tally = self.tally
+        assert tally is not None  # noqa: S101 - every shard is read now
+        return tally
 
     def _shard(self, name: str) -> Shard:
         changed = self._changed.get(name)
@@ -255,15 +309,18 @@ class PublishedRecords(Mapping[str, PublishedRecord]):
         for key, record in updates.items():
             by_shard.setdefault(self._stored.leaf(key), {})[key] = record
         changed = dict(self._changed)
+        tally = self.tally
         for name, records in by_shard.items():
             current = self._shard(name)
             if any(current.get(key) != record for key, record in records.items()):
                 changed[name] = {**current, **records}
+                for key, record in records.items():
+                    tally = None if tally is None else tally.moved(current.get(key), record)
         if len(changed) == len(self._changed) and all(
             changed[name] is self._changed[name] for name in changed
         ):
             return self
-        return PublishedRecords(self._stored, changed)
+        return PublishedRecords(self._stored, changed, tally)
 
     def laid_out_since(self, earlier: PublishedRecords | None) -> Layout:
         """The shard files a write of these records over `earlier` makes (every shard without
@@ -291,7 +348,8 @@ class PublishedRecords(Mapping[str, PublishedRecord]):
         for marker in layout.markers:
             shards.pop(marker, None)
         known = Stored(shards, self._stored.split | layout.markers)
-        return PublishedRecords(_StoredShards(None if self._stored.complete else read, known))
+        stored = _StoredShards(None if self._stored.complete else read, known)
+        return PublishedRecords(stored, tally=self.tally)
 
     def changed_since(self, earlier: PublishedRecords | None) -> Mapping[str, Shard]:
         """The shards changed since `earlier` (a state these records were made from), each

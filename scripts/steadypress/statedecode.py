@@ -18,6 +18,7 @@ from steadypress.codec import (
     NEWEST_FIRST,
     PATH_ORDER,
     PENDING_FILE,
+    PENDING_VERSION,
     RECONCILED_FILE,
     SPLIT_MARKER,
     shard_file,
@@ -38,7 +39,7 @@ from steadypress.ledger import (
     Reconciled,
     item_key,
 )
-from steadypress.published import PublishedRecords, Stored, key_digest
+from steadypress.published import PublishedRecords, Stored, Tally, key_digest
 from steadypress.timefmt import parse_time
 
 __all__ = ["decode_ledger", "decode_shard", "decode_shards", "decode_state"]
@@ -243,10 +244,15 @@ def _check_key(key: str, target: str, path: str) -> None:
 
 
 def _document_of(
-    name: str, section: str, data: bytes | None, versions: Collection[int]
-) -> tuple[int, Any]:
-    """(version, the section's content) of a state file, or the StateError naming its
-    problem."""
+    name: str,
+    section: str,
+    data: bytes | None,
+    versions: Collection[int],
+    *,
+    also: str | None = None,
+) -> tuple[int, Any, Any]:
+    """(version, the section's content, the field `also` or None) of a state file, or the
+    StateError naming its problem. `also` names a field the file may hold beside them."""
     if data is None:
         raise StateError(name, "missing from the state branch")
     try:
@@ -262,9 +268,10 @@ def _document_of(
             f"format version {version!r} is not {' or '.join(map(str, sorted(versions)))}; "
             "this steadypress cannot read it and will not overwrite it",
         )
-    if set(document) != {"version", section}:
-        raise StateError(name, f"must hold exactly 'version' and {section!r}")
-    return version, document[section]
+    if not {"version", section} <= set(document) <= {"version", section, also}:
+        held = f"'version' and {section!r}" + (f" (and {also!r})" if also else "")
+        raise StateError(name, f"must hold exactly {held}")
+    return version, document[section], document.get(also) if also else None
 
 
 def _section(
@@ -273,9 +280,12 @@ def _section(
     data: bytes | None,
     reader: Callable[[str, Any], T],
     versions: Collection[int] = (1, FORMAT_VERSION),
-) -> tuple[int, dict[str, T]]:
-    """(version, the records) of a state file, each read by `reader`."""
-    version, records = _document_of(name, section, data, versions)
+    *,
+    also: str | None = None,
+) -> tuple[int, dict[str, T], Any]:
+    """(version, the records, the field `also` or None) of a state file, each record read by
+    `reader`."""
+    version, records, extra = _document_of(name, section, data, versions, also=also)
     if not isinstance(records, dict):
         raise StateError(name, f"{section!r} must be an object")
     result: dict[str, T] = {}
@@ -284,7 +294,7 @@ def _section(
             result[key] = reader(key, raw)
         except _Invalid as problem:
             raise StateError(name, f"{key!r}: {problem}") from None
-    return version, result
+    return version, result, extra
 
 
 def decode_shards(files: Mapping[str, bytes]) -> Stored:
@@ -316,7 +326,9 @@ def decode_shard(name: str, data: bytes) -> dict[str, PublishedRecord]:
     """One shard file; a record filed under another shard is refused (a hand edit gone wrong:
     it would never be found)."""
     path = shard_file(name)
-    _version, records = _section(path, "published", data, _published_record_from, (FORMAT_VERSION,))
+    _version, records, _ = _section(
+        path, "published", data, _published_record_from, (FORMAT_VERSION,)
+    )
     for key in records:
         if not key_digest(key).startswith(name):
             raise StateError(path, f"{key!r} belongs in {shard_file(key_digest(key)[: len(name)])}")
@@ -372,7 +384,7 @@ def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
 def _reconciled(data: bytes | None) -> Reconciled | None:
     if data is None:
         return None
-    _version, raw = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
+    _version, raw, _ = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
     try:
         fields = _fields(raw, {"commit", "targets", "config"}, frozenset({"backlog", "looks"}))
         targets = fields["targets"]
@@ -390,25 +402,48 @@ def _reconciled(data: bytes | None) -> Reconciled | None:
         raise StateError(RECONCILED_FILE, str(problem)) from None
 
 
+def _tally(counts: Any, version: int) -> Tally | None:
+    """The published records' counts `pending.json` holds (None: it holds none)."""
+    if counts is None:
+        return None
+    fields = set(Tally._fields)
+    if (
+        version != PENDING_VERSION
+        or not isinstance(counts, dict)
+        or set(counts) != fields
+        or not all(type(counts[name]) is int and counts[name] >= 0 for name in fields)
+    ):
+        raise StateError(
+            PENDING_FILE,
+            f"'counts' must be {{{', '.join(map(repr, Tally._fields))}: a whole number, 0 or more}}"
+            f" in a file of version {PENDING_VERSION}",
+        )
+    return Tally(**counts)
+
+
 def decode_ledger(
     files: Mapping[str, bytes | None], published: PublishedRecords | None = None
 ) -> Ledger:
     """The ledger from its small files, with `published` (the stored shards, read lazily), or
     from version 1's `state/published.json` when `files` holds it. Raises StateError naming the
     file at the first problem."""
-    version, pending = _section(PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item)
+    version, pending, counts = _section(
+        PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item,
+        (1, FORMAT_VERSION, PENDING_VERSION), also="counts",
+    )  # fmt: skip
+    tally = _tally(counts, version)
     legacy = files.get(LEGACY_PUBLISHED_FILE)
     # A version 1 branch keeps every published record in one file: read it (or refuse it
     # missing) rather than the shards a version 2 branch would have.
     if legacy is not None or published is None or version == 1:
-        _version, records = _section(
+        _version, records, _ = _section(
             LEGACY_PUBLISHED_FILE, "published", legacy, _published_record_from, (1,)
         )
         published = PublishedRecords.of(records)
-    _version, dead = _section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item)
+    _version, dead, _ = _section(DEAD_FILE, "dead", files.get(DEAD_FILE), _dead_item)
     return Ledger(
         pending=pending,
-        published=published,
+        published=published.recorded(tally) if tally is not None else published,
         dead=dead,
         reconciled=_reconciled(files.get(RECONCILED_FILE)),
     )

@@ -26,11 +26,11 @@ def one_line(text: str) -> str:
 
 
 def describe(ledger: Ledger, *, now: datetime, where: str, alerts: AlertChannel) -> str:
-    unpublished = sum(record.unpublished for record in ledger.published.values())
+    # Counted beside the records, so that none is read (a state of an earlier version: all).
+    published, unpublished = ledger.published.counted()
     lines = [
         where,
-        f"published: {len(ledger.published) - unpublished}"
-        + (f" (and {unpublished} unpublished)" if unpublished else ""),
+        f"published: {published}" + (f" (and {unpublished} unpublished)" if unpublished else ""),
     ]
     scheduled = {
         key: item
