@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from steadypress.claims import CLAIM_BATCH  # noqa: E402
 from steadypress.content import ContentSource  # noqa: E402
 from steadypress.gitio import Git  # noqa: E402
-from steadypress.targets import Receipt  # noqa: E402
+from steadypress.targets.base import Receipt  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 from steadypress.targets.site.settings import SiteSettings  # noqa: E402
 from steadypress.targets.site.target import build_site  # noqa: E402

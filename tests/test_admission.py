@@ -20,7 +20,8 @@ from steadypress.config import committed_config
 from steadypress.content import ContentSource
 from steadypress.credentials import Redactor
 from steadypress.gitio import Git
-from steadypress.pipeline import Pipeline, RunContext
+from steadypress.pipeline import Pipeline
+from steadypress.runcontext import RunContext
 from steadypress.store import TransactionStats
 from steadypress.targets.site.target import SiteTarget
 from tests.fakes.clock import ManualClock

@@ -21,7 +21,7 @@ from jsonschema import ValidationError
 from steadypress.content import ContentSource
 from steadypress.errors import PermanentError
 from steadypress.gitio import Git
-from steadypress.targets import Receipt
+from steadypress.targets.base import Receipt
 from steadypress.targets.site import DirectorySiteFiles
 from steadypress.targets.site.index import (
     NEWEST_FILE,

@@ -22,7 +22,6 @@ from steadypress.liquid import is_jekyll_post, jekyll_markdown
 
 __all__ = [
     "ARTICLE_SUFFIXES",
-    "DEFAULT_PAGES",
     "MAX_FRONT_MATTER",
     "Article",
     "article_stem",
@@ -33,9 +32,6 @@ __all__ = [
     "version_text",
 ]
 
-# The files and folders of the content folder that hold pages beside the articles unless the
-# configuration says otherwise (`Config.pages`): Pelican's.
-DEFAULT_PAGES = ("pages",)
 # An article is a Markdown file, named as Hugo and Jekyll name them.
 ARTICLE_SUFFIXES = (".md", ".markdown")
 # Front matter is a few lines of metadata; more than this is a mistake or an attack.

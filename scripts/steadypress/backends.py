@@ -3,28 +3,23 @@ wiring is `github/backend.py`, imported only when a command runs on GitHub."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
-from steadypress.alerts import LocalDeadLetters
 from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
 from steadypress.gitio import Git
-from steadypress.pipeline import Pipeline, RunContext
-from steadypress.store.localgit import LocalGitStore
+from steadypress.localstate import local_state
+from steadypress.pipeline import Pipeline
+from steadypress.runcontext import RunContext
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.watch import LocalWatch
 from steadypress.worklease import WorkLease
 
-__all__ = ["default_backend", "local_pipeline"]
+__all__ = ["local_pipeline"]
 
 LOCAL_SITE_URL = "http://localhost:8000/"
-
-
-def default_backend(environ: Mapping[str, str]) -> str:
-    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "local"
 
 
 def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
@@ -41,13 +36,14 @@ def local_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
         site_files=lambda settings: DirectorySiteFiles(repo / settings.dir),
         default_site_url=LOCAL_SITE_URL,
     )
+    store, alerts = local_state(repo, config)
     return Pipeline(
         config=config,
-        store=LocalGitStore(repo, config.state_branch),
+        store=store,
         watch=LocalWatch(Git(repo), content, state_branch=config.state_branch),
         content=content,
         targets=build_targets(config.targets, context),
-        alerts=LocalDeadLetters(repo / config.dead_letter_dir, root=repo),
+        alerts=alerts,
         holder=run.holder,
         clock=run.clock,
         stopping=run.stopping,

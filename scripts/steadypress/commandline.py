@@ -4,11 +4,20 @@ codes, so `steadypress COMMAND --help` explains itself."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 
 from steadypress import __version__
 
-__all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_PENDING", "EXIT_STATE", "EXIT_USAGE", "build_parser"]
+__all__ = [
+    "EXIT_CODES",
+    "EXIT_OK",
+    "EXIT_PENDING",
+    "EXIT_STATE",
+    "EXIT_USAGE",
+    "build_parser",
+    "default_backend",
+]
 
 EXIT_OK, EXIT_PENDING, EXIT_USAGE, EXIT_STATE = 0, 1, 2, 3
 
@@ -38,6 +47,11 @@ def _command(
         epilog=f"example:\n  {example}\n\n{EXIT_CODES}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def default_backend(environ: Mapping[str, str]) -> str:
+    """The backend a command runs on when `--backend` names none (its help says which)."""
+    return "github" if environ.get("GITHUB_ACTIONS") == "true" else "local"
 
 
 def build_parser() -> argparse.ArgumentParser:

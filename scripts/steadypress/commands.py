@@ -25,9 +25,14 @@ from signal import SIGINT, SIGTERM
 from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
-from steadypress.backends import default_backend, local_pipeline
 from steadypress.clock import Clock, SystemClock
-from steadypress.commandline import EXIT_OK, EXIT_PENDING, EXIT_STATE, EXIT_USAGE
+from steadypress.commandline import (
+    EXIT_OK,
+    EXIT_PENDING,
+    EXIT_STATE,
+    EXIT_USAGE,
+    default_backend,
+)
 from steadypress.config import CONFIG_FILE, Config, committed_config, load_config
 from steadypress.contentref import ContentRef, choose_ref, elsewhere_notice
 from steadypress.credentials import RedactingStream, Redactor, Secrets
@@ -42,7 +47,7 @@ from steadypress.errors import (
     UsageError,
 )
 from steadypress.gitio import Git, SettledGit
-from steadypress.pipeline import Pipeline, RunContext
+from steadypress.localstate import local_state
 from steadypress.report import (
     Report,
     annotate,
@@ -50,12 +55,16 @@ from steadypress.report import (
     closing_line,
     write_job_summary,
 )
+from steadypress.runcontext import RunContext
 from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
 
 if TYPE_CHECKING:
+    from steadypress.alerts import AlertChannel
     from steadypress.check import Problem
     from steadypress.content import ContentSource
+    from steadypress.pipeline import Pipeline
+    from steadypress.store import LedgerStore
 
 __all__ = ["run"]
 
@@ -145,10 +154,14 @@ def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRe
     return config, chosen
 
 
+def _on_github(args: argparse.Namespace, shell: _Shell) -> bool:
+    return (args.backend or default_backend(shell.environ)) == "github"
+
+
 def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
     repo = _repository(args.repo)
     config, chosen = _configured(repo, args)
-    on_github = (args.backend or default_backend(shell.environ)) == "github"
+    on_github = _on_github(args, shell)
     if on_github and args.command == "live" and not chosen.explicit:
         # A live executor on GitHub fetches the branch as it moves; it reads what it fetched,
         # its configuration too (`live` reads it again when a fetch changes it).
@@ -157,24 +170,26 @@ def _pipeline(args: argparse.Namespace, shell: _Shell) -> Pipeline:
         if not args.config and git.resolve(f"{chosen.revision}^{{commit}}") is not None:
             config = _committed_config(git, chosen.revision)
     if not on_github:
+        # Everything that publishes, imported once a command publishes (not for `status`).
+        from steadypress.backends import local_pipeline  # noqa: PLC0415
+
         return local_pipeline(repo, config, shell.run_context(chosen))
     from steadypress.github.backend import github_pipeline  # noqa: PLC0415 (GitHub only)
 
     return github_pipeline(repo, config, shell.run_context(chosen))
 
 
-def _status(pipeline: Pipeline, args: argparse.Namespace) -> int:
-    snapshot = pipeline.store.load()
-    if args.json:
-        print(
-            json.dumps(status_document(snapshot.version, snapshot.ledger), indent=2, sort_keys=True)
-        )
+def _status(args: argparse.Namespace, shell: _Shell) -> int:
+    """What is stuck and why, read from the state alone; with `--site`, the sites compared
+    with their indexes too (the one part that builds the targets)."""
+    pipeline = _pipeline(args, shell) if args.site or _on_github(args, shell) else None
+    if pipeline is not None:
+        store, alerts = pipeline.store, pipeline.alerts
     else:
-        version = snapshot.version
-        where = pipeline.store.where + (f" at {version[:12]}" if version else " (not created yet)")
-        print(describe(snapshot.ledger, now=pipeline.clock.now(), where=where,
-                       alerts=pipeline.alerts))  # fmt: skip
-    if not args.site:
+        repo = _repository(args.repo)
+        store, alerts = local_state(repo, _configured(repo, args)[0])
+    _show_state(store, alerts, args, shell.clock)
+    if pipeline is None or not args.site:
         return EXIT_OK
     from steadypress.publish_commands import sites_disagreeing  # noqa: PLC0415
 
@@ -182,8 +197,23 @@ def _status(pipeline: Pipeline, args: argparse.Namespace) -> int:
     return EXIT_PENDING if sites_disagreeing(pipeline, repair=False, out=out) else EXIT_OK
 
 
+def _show_state(
+    store: LedgerStore, alerts: AlertChannel, args: argparse.Namespace, clock: Clock
+) -> None:
+    snapshot = store.load()
+    if args.json:
+        print(
+            json.dumps(status_document(snapshot.version, snapshot.ledger), indent=2, sort_keys=True)
+        )
+    else:
+        version = snapshot.version
+        where = store.where + (f" at {version[:12]}" if version else " (not created yet)")
+        print(describe(snapshot.ledger, now=clock.now(), where=where, alerts=alerts))
+
+
 def _check(args: argparse.Namespace, shell: _Shell) -> int:
     # The check renders through the theme: the renderers are loaded for it alone.
+    from steadypress.backends import local_pipeline  # noqa: PLC0415
     from steadypress.check import (  # noqa: PLC0415
         check_articles,
         check_site,
@@ -300,11 +330,11 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         )
         print(keep_schedule_alive(client, repository=repository, workflow=args.workflow))
         return EXIT_OK
-    pipeline = _pipeline(args, shell)
-    report = Report()
     command = args.command
     if command == "status":
-        return _status(pipeline, args)
+        return _status(args, shell)
+    pipeline = _pipeline(args, shell)
+    report = Report()
     from steadypress.publish_commands import publish  # noqa: PLC0415 - the publishing modules
 
     pipeline = publish(pipeline, args, report, stop=shell.stopping,

@@ -15,7 +15,6 @@ from typing import Any
 
 import yaml
 
-from steadypress.articles import DEFAULT_PAGES
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, GitFailed
 from steadypress.gitio import SYMLINK_MODE, Git
@@ -25,6 +24,7 @@ from steadypress.targets.registry import TargetSpec, check_target_options
 
 __all__ = [
     "CONFIG_FILE",
+    "DEFAULT_PAGES",
     "TIMING_KEYS",
     "TOP_LEVEL_KEYS",
     "Config",
@@ -34,6 +34,9 @@ __all__ = [
     "parse_config",
 ]
 
+# The files and folders of the content folder that hold pages beside the articles unless the
+# configuration says otherwise (`Config.pages`): Pelican's.
+DEFAULT_PAGES = ("pages",)
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 

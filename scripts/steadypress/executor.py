@@ -42,7 +42,7 @@ from steadypress.outcomes import BatchOutcomes, Record, Recorded
 from steadypress.pipeline import Pipeline
 from steadypress.planning import Prepare, admission, upcoming
 from steadypress.report import Report
-from steadypress.targets import BatchTarget, Receipt
+from steadypress.targets.base import BatchTarget, Receipt
 
 __all__ = ["CHECKPOINT_SECONDS", "drain"]
 

@@ -14,7 +14,7 @@ from steadypress.claims import claim_size
 from steadypress.errors import ArticleError
 from steadypress.ledger import PublishedRecord
 from steadypress.pipeline import Pipeline
-from steadypress.targets import BatchTarget
+from steadypress.targets.base import BatchTarget
 
 __all__ = ["READ_AHEAD_MOST", "batch_targets", "expect", "read_ahead", "render_ahead"]
 

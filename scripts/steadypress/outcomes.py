@@ -31,7 +31,7 @@ from steadypress.ledger import (
 )
 from steadypress.pipeline import Pipeline
 from steadypress.report import Report
-from steadypress.targets import Receipt
+from steadypress.targets.base import Receipt
 
 __all__ = ["BatchOutcomes", "Record", "Recorded"]
 

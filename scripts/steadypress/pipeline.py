@@ -18,32 +18,17 @@ from steadypress.content import ContentSource
 from steadypress.credentials import Redactor
 from steadypress.store import LedgerStore, TransactionStats, transact
 from steadypress.store.transaction import Change
-from steadypress.targets import Target
+from steadypress.targets.base import Target
 from steadypress.watch import Watch
 from steadypress.worklease import WorkLease
 
-__all__ = ["Pipeline", "RunContext"]
+__all__ = ["Pipeline"]
 
 R = TypeVar("R")
 
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What one command run hands to everything it wires, whichever the backend."""
-
-    holder: str  # who is working, for humans reading the ledger
-    clock: Clock
-    environ: Mapping[str, str]
-    redact: Redactor  # learns every secret read, for whatever the run prints or records
-    stats: TransactionStats
-    content_revision: str = "HEAD"  # the content branch's ref: what is published
-    content_branch: str | None = None  # its name, when it is a branch (live mode watches it)
-    # Set when the command is asked to stop (SIGINT, SIGTERM): see `Pipeline.stopping`.
-    stopping: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass

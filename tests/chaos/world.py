@@ -47,7 +47,7 @@ from steadypress.report import Report
 from steadypress.store import LedgerStore, Snapshot, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.sweeper import sweep
-from steadypress.targets import BatchTarget, Receipt, Target
+from steadypress.targets.base import BatchTarget, Receipt, Target
 from steadypress.targets.bluesky import BlueskySettings, BlueskyTarget, record_key
 from steadypress.targets.devto import DevtoSettings, DevtoTarget
 from steadypress.targets.hashnode import HashnodeSettings, HashnodeTarget

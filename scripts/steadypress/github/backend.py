@@ -25,7 +25,8 @@ from steadypress.github.readahead import ReadAhead
 from steadypress.github.store import GitHubStore
 from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
-from steadypress.pipeline import Pipeline, RunContext
+from steadypress.pipeline import Pipeline
+from steadypress.runcontext import RunContext
 from steadypress.targets.registry import TargetContext, build_targets
 from steadypress.worklease import WorkLease
 

@@ -1,6 +1,3 @@
-"""Publishers, one module per kind, behind the one small `Target` protocol; `registry` lists
-the kinds."""
-
-from steadypress.targets.base import BatchTarget, Receipt, StyledTarget, Target
-
-__all__ = ["BatchTarget", "Receipt", "StyledTarget", "Target"]
+"""Publishers, one module per kind, behind the one small `Target` protocol (`base.py`);
+`registry` lists the kinds. Importing the package loads none of them: the configuration's
+check reads the registry alone."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict
 from typing import NamedTuple
 
-from steadypress.articles import DEFAULT_PAGES
+from steadypress.config import DEFAULT_PAGES
 from steadypress.errors import Superseded
 from steadypress.ledger import Look, look_digest
 from steadypress.targets.base import Refreshed

@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from steadypress.articles import DEFAULT_PAGES
+from steadypress.config import DEFAULT_PAGES
 from steadypress.content import ContentSource
 from steadypress.errors import (
     ArticleError,
