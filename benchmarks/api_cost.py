@@ -9,7 +9,8 @@ For a blog with N articles already published (10, 100, 1,000), against the loopb
   push of nothing  `drain --push` of a push changing no article (a README edit)
   idle sweep `sweep` when nothing is to do
 Each row splits state requests (the ledger) from the Pages branch's (the site target's own),
-and gives the bytes up and down of the whole push on both branches.
+and gives the bytes up and down of the whole push on both branches. The articles are as people
+write them (`corpus.py`: 600 to 1,400 words), dated over 15 years, with 200 tags.
 Goal: at most 4 state requests per article on the push path, an idle sweep of at most
 3 requests, the same at every size (measured now: 3 and 1).
 
@@ -26,14 +27,17 @@ import os
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections import Counter
 from collections.abc import Callable
+from datetime import date, timedelta
 from pathlib import Path
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the GitHub fake lives with the tests
 
+from benchmarks.corpus import real_body  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.helpers import github_client, site_target  # noqa: E402
 
@@ -46,6 +50,16 @@ from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+FIRST_DAY = date(2011, 1, 1)
+
+
+def article_text(name: str) -> str:
+    """An article as people write them (`corpus.py`), dated on a day of 15 years and tagged
+    with one of 200 tags, both drawn from its name."""
+    n = zlib.crc32(name.encode())
+    written = FIRST_DAY + timedelta(days=n % (15 * 365))
+    return (f"---\ntitle: {name}\ndate: {written:%Y-%m-%d}\ntags: [t{n % 200}]\n---\n\n"
+            f"{real_body(n)}")  # fmt: skip
 
 
 def commit_articles(repo: Path, names: list[str], *, remove: bool = False) -> str:
@@ -55,7 +69,7 @@ def commit_articles(repo: Path, names: list[str], *, remove: bool = False) -> st
         if remove:
             path.unlink()
         else:
-            path.write_text(f"---\ntitle: {name}\ndate: 2026-01-01\n---\n\n" + "Words. " * 100)
+            path.write_text(article_text(name))
     return commit_all(repo)
 
 

@@ -13,19 +13,18 @@ ledger's records, the site's files) rather than published one by one:
              request, carries the site's first read: those bytes count as the state's);
   local      the bytes one new article writes: new blobs on the state branch, files written
              under _site.
-Goal: at most 4 requests and 150 KB for a pushed article, 1 request and 10 KB for an
-idle sweep, at every size (10^5 within 1.5x of 10^3). Articles are dated one a day, so a month
-holds as many at every size (what grows with N is the number of months and of tag years);
---per-day K dates K a day instead (27: 10^5 articles in ten years, a busy blog's months);
---common-tag also tags every article `news` (a blog's one tag on everything, whose year holds
-as many articles as the blog's year); --newest DATE dates the newest articles, and the pushed
-one, that day instead of 2026-01-28 (2026-12-28: a year as full as it gets); --prose gives each
-article a text of its own, words drawn from a vocabulary of 1,000 (the same length: by default
-every article has the same text, which compresses to nothing where a GitHub answer is gzipped,
-as the feed read back with a publish was).
+Goal: at most 4 requests and 300 KB for a pushed article, 1 request and 10 KB for an idle
+sweep, at every size. Articles are as people write them (`corpus.py`: 600 to 1,400 words, a
+heading, a code block, a table, links), dated one a day, so a month holds as many at every
+size (what grows with N is the number of months and of tag years); --short gives every article
+the same 80-word text instead; --per-day K dates K a day (27: 10^5 articles in ten years, a
+busy blog's months); --common-tag also tags every article `news` (a blog's one tag on
+everything, whose year holds as many articles as the blog's year); --newest DATE dates the
+newest articles, and the pushed one, that day instead of 2026-01-28 (2026-12-28: a year as full
+as it gets).
 
 Usage: .venv/bin/python benchmarks/scale.py [--sizes 1000 10000 100000] [--per-day 1]
-       [--common-tag] [--newest 2026-01-28] [--prose] [--files] [--restyle]
+       [--common-tag] [--newest 2026-01-28] [--short] [--files] [--restyle]
 (--files: list on stderr each site file the local publish wrote, with its size; --restyle:
  push an edit of the theme's base.html last, which publishes every article again)
 """
@@ -37,7 +36,6 @@ import contextlib
 import functools
 import io
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -82,34 +80,12 @@ class Shape:
     per_day: int = 1
     common_tag: bool = False
     newest: date = date(2026, 1, 28)
-    prose: bool = False  # a text of its own for each article (`body`), else BODY for all
-    real: bool = False  # articles of 600 to 1,400 words, with a heading, code and a table
-
-
-def _vocabulary(rng: random.Random) -> list[str]:
-    return [
-        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
-        for _ in range(1000)
-    ]
-
-
-_VOCABULARY = _vocabulary(random.Random(16))
+    short: bool = False  # BODY for every article, else each one's own as people write them
 
 
 def body(n: int, shape: Shape) -> str:
-    """Article n's text: BODY, or with `prose` BODY's shape (paragraphs, `code`, a link) in
-    words drawn from a vocabulary, as many as BODY has, of article n's own; with `real`, an
-    article as people write them (`corpus.py`)."""
-    if shape.real:
-        return real_body(n)
-    if not shape.prose:
-        return BODY
-    rng = random.Random(n)
-    paragraph = "{} `code` {} [link](https://example.org/).\n\n"
-    return "".join(
-        paragraph.format(*(" ".join(rng.choices(_VOCABULARY, k=k)) for k in (6, 4)))
-        for _ in range(8)
-    )
+    """Article n's text: as people write them (`corpus.py`), or with `short` BODY."""
+    return BODY if shape.short else real_body(n)
 
 
 def tags(n: int, shape: Shape) -> tuple[str, ...]:
@@ -433,8 +409,7 @@ def main_() -> None:
     parser.add_argument("--common-tag", action="store_true", help="tag every article `news`")
     parser.add_argument("--newest", type=date.fromisoformat, default=Shape.newest,
                         help="the newest articles' day, and the pushed one's")  # fmt: skip
-    parser.add_argument("--prose", action="store_true", help="a text of its own for each article")
-    parser.add_argument("--real", action="store_true", help="articles as people write them")
+    parser.add_argument("--short", action="store_true", help="the same 80 words for every article")
     parser.add_argument("--files", action="store_true", help="list the site files written")
     parser.add_argument(
         "--restyle", action="store_true", help="push a base.html edit last (every article again)"
@@ -444,8 +419,7 @@ def main_() -> None:
         per_day=args.per_day,
         common_tag=args.common_tag,
         newest=args.newest,
-        prose=args.prose,
-        real=args.real,
+        short=args.short,
     )
     print(
         "| published | pushed article on GitHub: state (req, bytes) | Pages (req, bytes) "
