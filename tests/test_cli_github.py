@@ -275,6 +275,36 @@ def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
     assert commits == "3", "the first article's, one adding the ten, one removing them"
 
 
+def test_a_blog_of_a_few_articles_a_year_pushes_and_removes_in_four_requests(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """Where articles are months and years apart, a neighbour is found in the months read
+    together in one request: a push, or a removal, of articles between them costs what it
+    costs in a busy blog (the months read one by one as the search went cost a request
+    each: eight in all for one article)."""
+    dates = [f"20{10 + n:02}-{1 + (5 * n) % 12:02}-15" for n in range(12)]
+    repo.commit(**{f"content/old{n}.md": article(f"Old {n}", date=day)
+                   for n, day in enumerate(dates)})  # fmt: skip
+    base = repo.head()
+    assert gh(repo, "drain", "--push", ZERO, base).code == 0
+    one = repo.commit(**{"content/new.md": article("New", date="2015-08-01")})
+    with github.counting() as pushing:
+        assert gh(repo, "drain", "--push", base, one).code == 0
+    ten = repo.commit(**{f"content/n{n}.md": article(f"N {n}", date=f"20{11 + n:02}-09-09")
+                         for n in range(10)})  # fmt: skip
+    with github.counting() as pushing_ten:
+        assert gh(repo, "drain", "--push", one, ten).code == 0
+    for n in range(10):
+        repo.git("rm", "-q", f"content/n{n}.md")
+    removed = repo.commit("the ten go")
+    with github.counting() as removing:
+        assert gh(repo, "drain", "--push", ten, removed).code == 0
+    for counted in (pushing, pushing_ten, removing):
+        assert counted == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, dict(counted)
+    page = github.repository.text("show", "gh-pages:new/index.html")
+    assert 'rel="prev" href="/blog/old5/"' in page and 'rel="next" href="/blog/old6/"' in page
+
+
 def test_an_import_in_windows_publishes_everything_on_github(
     repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

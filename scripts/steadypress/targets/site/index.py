@@ -122,7 +122,9 @@ def index_files(entries: Iterable[tuple[str, Entry]], *, latin: bool = False) ->
     files = set()
     for path, entry in entries:
         files |= {*article_files(path), *listings_of(entry, tag_page)}
-        files |= {YEARS, year_file(f"{entry.date.year:04d}")}
+        # The years beside too: their months are where a neighbour is when the year has no
+        # other article (`IndexDates.want_beside`); a file that is not there costs nothing.
+        files |= {YEARS, *(year_file(f"{entry.date.year + n:04d}") for n in (-1, 0, 1))}
         files |= {name for used in uses(entry) for name in url_files(used)}
         files |= {tag_years_file(page) for page in map(tag_page, entry.tags)}
     return files
@@ -204,6 +206,7 @@ class SiteIndex:
             for listing in listings_of(entry, self.tags.page):
                 around.setdefault(listing, []).append(date_order(entry))
         self.rows.want_parts([name for name in wanted if LISTING.fullmatch(name)], around)
+        self.dates.want_beside((path, entry.listed) for path, entry in entries)
 
     def entry(self, path: str) -> Entry | None:
         name = self._store.shard(ARTICLES, path)

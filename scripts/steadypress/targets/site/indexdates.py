@@ -4,7 +4,8 @@ each article's older and newer neighbour, found reading no more than the months 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator
 
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.indexdocuments import IndexDocuments
@@ -20,6 +21,10 @@ from steadypress.targets.site.manifest import Listed
 from steadypress.targets.site.rows import ListingRows
 
 __all__ = ["IndexDates", "Nav"]
+
+# The articles a side of a change reads ahead (`want_beside`): its neighbour, and the one beside
+# that, which the neighbour's page, relinked, links to.
+_BESIDE = 2
 
 # An article's older and newer neighbour, each as (slug, title), or (None, None) at an end.
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
@@ -70,6 +75,32 @@ class IndexDates:
             for found in sorted(self.months(candidate), reverse=not newer):
                 if found == month or (found > month) == newer:
                     yield found
+
+    def want_beside(self, entries: Iterable[tuple[str, Listed]]) -> None:
+        """Fetch together, for each of these (path, entry) pairs, the months nearest its own
+        on either side that hold as many articles as its neighbours and theirs are found in
+        (`_BESIDE` a side), where its own month holds fewer: in a blog of a few articles a
+        year, neighbours are months apart, and a month read a search at a time cost a request
+        each on GitHub. Only the months of the years beside the entry's are looked at, whose
+        files the first read fetched (`index_files`)."""
+        wanted: set[str] = set()
+        for path, entry in entries:
+            key, month = date_order(entry), month_of(entry)
+            year = int(month[:4])
+            near = [f"{y:04d}" for y in range(year - 1, year + 2) if f"{y:04d}" in self.years]
+            counts = {found: n for y in near for found, n in self.months(y).items() if n}
+            for newer in (False, True):
+                own = self._rows.beside(month_file(month), key, newer=newer)
+                missing = _BESIDE - sum(1 for _ in itertools.islice(
+                    (row for row in own if row[0] != path), _BESIDE))  # fmt: skip
+                for candidate in sorted(counts, reverse=not newer):
+                    if missing <= 0:
+                        break
+                    if (candidate > month) if newer else (candidate < month):
+                        wanted.add(month_file(candidate))
+                        missing -= counts[candidate]
+        if wanted:
+            self._store.want(wanted, ())
 
     def nav(self, path: str, entry: Listed) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
