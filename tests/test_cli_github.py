@@ -305,6 +305,26 @@ def test_a_blog_of_a_few_articles_a_year_pushes_and_removes_in_four_requests(
     assert 'rel="prev" href="/blog/old5/"' in page and 'rel="next" href="/blog/old6/"' in page
 
 
+def test_removing_the_newest_of_a_sparse_blog_reads_the_months_that_refill_them_together(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The front page and the feed show the 20 newest: when the newest go, the next ones are
+    found in the months before, read together (one request beside the push's own: 5 in all,
+    where a month a request made 31); the front page lists them after."""
+    days = [f"20{n // 2:02}-{1 + n % 12:02}-03" for n in range(30)]  # two a year
+    repo.commit(**{f"content/p{n:02}.md": article(f"P {n}", date=d) for n, d in enumerate(days)})
+    base = repo.head()
+    assert gh(repo, "drain", "--push", ZERO, base).code == 0
+    for n in range(24, 30):
+        repo.git("rm", "-q", f"content/p{n:02}.md")
+    removed = repo.commit("the six newest go")
+    with github.counting() as removing:
+        assert gh(repo, "drain", "--push", base, removed).code == 0
+    assert removing == {"graphql LoadBranch": 2, "graphql CreateCommit": 3}, dict(removing)
+    front = github.repository.text("show", "gh-pages:index.html")
+    assert ">P 23<" in front and ">P 29<" not in front
+
+
 def test_an_import_in_windows_publishes_everything_on_github(
     repo: Repo, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -400,6 +400,8 @@ class SiteIndex:
         before = list(self._summary.newest)
         have = {path for path, _entry in before}
         wanted = min(NEWEST, self.total)
+        if len(have) < wanted:
+            self.dates.want_newest(wanted)
         newest = max(self.dates.years, default="0000")
         months = self.dates.months_from(f"{newest}/99", newer=False) if len(have) < wanted else ()
         for month in months:

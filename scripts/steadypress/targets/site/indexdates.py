@@ -25,6 +25,8 @@ __all__ = ["IndexDates", "Nav"]
 # The articles a side of a change reads ahead (`want_beside`): its neighbour, and the one beside
 # that, which the neighbour's page, relinked, links to.
 _BESIDE = 2
+# Years whose month counts are read together where the newest articles are looked for.
+_YEARS_AT_ONCE = 4
 
 # An article's older and newer neighbour, each as (slug, title), or (None, None) at an end.
 Nav = tuple[tuple[str | None, str | None], tuple[str | None, str | None]]
@@ -101,6 +103,26 @@ class IndexDates:
                         missing -= counts[candidate]
         if wanted:
             self._store.want(wanted, ())
+
+    def want_newest(self, count: int) -> None:
+        """Fetch together the months that hold the `count` newest articles, newest first, the
+        month counts of their years read a few years at a time: refilling the front page's
+        newest after a removal walked them a month, a request, at a time."""
+        years = sorted(self.years, reverse=True)
+        months: list[str] = []
+        found = 0
+        for start in range(0, len(years), _YEARS_AT_ONCE):
+            batch = years[start : start + _YEARS_AT_ONCE]
+            self._store.want(map(year_file, batch), ())
+            for year in batch:
+                for month, held in sorted(self.months(year).items(), reverse=True):
+                    if found >= count:
+                        break
+                    months.append(month)
+                    found += held
+            if found >= count:
+                break
+        self._store.want(map(month_file, months), ())
 
     def nav(self, path: str, entry: Listed) -> Nav:
         """The older and the newer article of `path` (at `entry`) as the index stands."""
