@@ -3,6 +3,7 @@
 import json
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ def remote(github: FakeGitHub) -> Ledger:
 
 def pages(github: FakeGitHub) -> set[str]:
     return set(github.repository.text("ls-tree", "-r", "--name-only", "gh-pages").split())
+
+
+def push_requests(repo: Repo, github: FakeGitHub, before: str, after: str) -> Counter[str]:
+    """The requests of the push from `before` to `after` (`drain --push`), which succeeds."""
+    with github.counting() as counted:
+        assert gh(repo, "drain", "--push", before, after).code == 0
+    return counted
 
 
 def test_a_pushed_article_is_published_on_the_pages_branch_in_the_same_run(
@@ -260,13 +268,11 @@ def test_a_push_removing_ten_articles_costs_no_more_than_one_adding_ten(
     base = repo.head()
     assert gh(repo, "drain", "--push", ZERO, base).code == 0
     added = repo.commit(**{f"content/{n}.md": article(f"Article {n}") for n in range(10)})
-    with github.counting() as adding:
-        assert gh(repo, "drain", "--push", base, added).code == 0
+    adding = push_requests(repo, github, base, added)
     for n in range(10):
         repo.git("rm", "-q", f"content/{n}.md")
     removed = repo.commit("remove all ten")
-    with github.counting() as removing:
-        assert gh(repo, "drain", "--push", added, removed).code == 0
+    removing = push_requests(repo, github, added, removed)
     assert not any(name.endswith("/index.html") and name != "index.html" for name in pages(github)
                    if name.split("/")[0].isdigit())  # fmt: skip
     assert sum(removing.values()) <= sum(adding.values()), (dict(removing), dict(adding))
@@ -288,17 +294,14 @@ def test_a_blog_of_a_few_articles_a_year_pushes_and_removes_in_four_requests(
     base = repo.head()
     assert gh(repo, "drain", "--push", ZERO, base).code == 0
     one = repo.commit(**{"content/new.md": article("New", date="2015-08-01")})
-    with github.counting() as pushing:
-        assert gh(repo, "drain", "--push", base, one).code == 0
+    pushing = push_requests(repo, github, base, one)
     ten = repo.commit(**{f"content/n{n}.md": article(f"N {n}", date=f"20{11 + n:02}-09-09")
                          for n in range(10)})  # fmt: skip
-    with github.counting() as pushing_ten:
-        assert gh(repo, "drain", "--push", one, ten).code == 0
+    pushing_ten = push_requests(repo, github, one, ten)
     for n in range(10):
         repo.git("rm", "-q", f"content/n{n}.md")
     removed = repo.commit("the ten go")
-    with github.counting() as removing:
-        assert gh(repo, "drain", "--push", ten, removed).code == 0
+    removing = push_requests(repo, github, ten, removed)
     for counted in (pushing, pushing_ten, removing):
         assert counted == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, dict(counted)
     page = github.repository.text("show", "gh-pages:new/index.html")
@@ -318,8 +321,7 @@ def test_removing_the_newest_of_a_sparse_blog_reads_the_months_that_refill_them_
     for n in range(24, 30):
         repo.git("rm", "-q", f"content/p{n:02}.md")
     removed = repo.commit("the six newest go")
-    with github.counting() as removing:
-        assert gh(repo, "drain", "--push", base, removed).code == 0
+    removing = push_requests(repo, github, base, removed)
     assert removing == {"graphql LoadBranch": 2, "graphql CreateCommit": 3}, dict(removing)
     front = github.repository.text("show", "gh-pages:index.html")
     assert ">P 23<" in front and ">P 29<" not in front
