@@ -199,7 +199,7 @@ class SiteIndex:
         and the ids of `oids` (files about to be replaced or removed)."""
         entries = list(entries)
         wanted = {*index_files(entries, latin=self._latin), *texts}
-        wanted |= self.rows.hinted_files(wanted)
+        wanted |= self.rows.hints.files(wanted)
         self._store.want(wanted, oids)
         around: dict[str, list[tuple[float, str]]] = {}
         for _path, entry in entries:

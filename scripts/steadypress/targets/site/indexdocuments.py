@@ -119,7 +119,7 @@ class IndexDocuments:
         elif document is not None and is_tag_years(name):
             self.documents[name] = document[key]
             if NEWEST_PARTS in document:
-                self.rows.hint(name, document[NEWEST_PARTS])
+                self.rows.hints.take(name, document[NEWEST_PARTS])
             if NAMES in document:
                 self._spellings[name] = decoded(name, spelling_counts, document[NAMES])
         elif document is not None and PARTS in document:
@@ -216,7 +216,7 @@ class IndexDocuments:
         """A file of the index as written: its section, and a tag's years file its hint and
         its spellings."""
         document = {"version": INDEX_VERSION, section_key(name): section}
-        if hinted := self.rows.newest_parts_of(name, section):
+        if hinted := self.rows.hints.of(name, section):
             document[NEWEST_PARTS] = hinted
         if spellings := self._spellings.get(name):
             document[NAMES] = spellings

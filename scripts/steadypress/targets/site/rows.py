@@ -1,6 +1,7 @@
 """The rows of the site index's listings (a month's, a tag's year's), as a write sees them:
 in the listing's own file while they are few, else in parts of a range of dates each
-(`parts.py`), read as far as a write needs, laid out again where its changes fall."""
+(`parts.py`), read as far as a write needs, laid out again where its changes fall; and which
+parts of a tag's years are its newest, the hint its years file keeps (`NewestParts`)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from steadypress.targets.site.parts import (
 )
 from steadypress.targets.site.summary import INDEX_VERSION, decoded
 
-__all__ = ["ListingRows"]
+__all__ = ["ListingRows", "NewestParts"]
 
 
 class ListingRows:
@@ -67,8 +68,7 @@ class ListingRows:
         # each part's file -> the listing's.
         self._parts: dict[str, list[Part]] = {}
         self._listing_of: dict[str, str] = {}
-        # Listing file -> its newest parts' numbers, as a tag's years file hints them (`want`).
-        self._newest_hinted: dict[str, list[int]] = {}
+        self.hints = NewestParts(self._parts, self.is_known)
         self._parts_read: dict[str, set[int]] = {}  # listing -> its parts read, by date order
         # Per listing in parts, the parts whose page changed as laid out (`repaged`).
         self._repaged: dict[str, set[int]] = {}
@@ -82,17 +82,6 @@ class ListingRows:
         """A listing's own file read that names its parts (`parts.py`)."""
         self._parts[name] = decoded(name, lambda found: parts_of(name, found), document[PARTS])
         self._listing_of.update((part.file, name) for part in self._parts[name])
-
-    def hint(self, name: str, hinted: Any) -> None:
-        """A tag's years file read with the newest parts of its years in parts (`want`)."""
-        found = decoded(name, newest_parts, hinted)
-        self._newest_hinted.update((tag_year_beside(name, y), n) for y, n in found.items())
-
-    def hinted_files(self, names: Iterable[str]) -> set[str]:
-        """Of these files, the newest parts of those listings not read yet that a tag's years
-        file hinted: asked with them."""
-        return {Part(name, number, None).file for name in names if not self.is_known(name)
-                for number in self._newest_hinted.get(name, ())}  # fmt: skip
 
     def forget(self, name: str) -> None:
         """The rows of `name` as parsed, forgotten: it changes."""
@@ -255,21 +244,6 @@ class ListingRows:
             self._lay_out_listing(listing)
         self._dirty.difference_update([name for name in self._dirty if is_listing(name)])
 
-    def newest_parts_of(self, name: str, section: Mapping[str, Any]) -> dict[str, list[int]]:
-        """For a tag's years file, the newest parts of each of its years in parts (as many as
-        hold a tag page's `NEWEST` rows, most likely): as laid out where the year was read,
-        else as the file hinted them (nothing but a write of the tag's years moves them)."""
-        if not is_tag_years(name):
-            return {}
-        hinted, newest = {}, newest_read(NEWEST)
-        for year in section:
-            listing = tag_year_beside(name, year)
-            if listing in self._parts:
-                hinted[year] = [part.number for part in self._parts[listing][-newest:]]
-            elif not self.is_known(listing) and listing in self._newest_hinted:
-                hinted[year] = self._newest_hinted[listing]
-        return hinted
-
     def _lay_out_listing(self, listing: str) -> None:
         """Lay out a listing's changed rows: into its own file while they are few; past
         `PART_ROWS`, into parts of a range of dates each, a full part handing its last rows
@@ -356,3 +330,44 @@ class ListingRows:
             self._laid_out.append((name, dumps(document), new))
         elif not new:
             self._laid_out.append((name, None, False))
+
+
+class NewestParts:
+    """The newest parts of each year of a tag kept in parts, as many as hold a tag page's
+    `NEWEST` rows, which the tag's years file names (a read-ahead hint: the tag's page reaches
+    back into the years before for its newest, and reads those parts with the year's file
+    instead of after it), never where a row is looked up."""
+
+    def __init__(self, parts: Mapping[str, list[Part]], known: Callable[[str], bool]) -> None:
+        """`parts`: each listing's parts as laid out (`ListingRows`); `known`: whether a
+        listing's own file has been read."""
+        self._parts = parts
+        self._known = known
+        # Listing file -> its newest parts' numbers, as a tag's years file hints them.
+        self._hinted: dict[str, list[int]] = {}
+
+    def take(self, name: str, hinted: Any) -> None:
+        """A tag's years file read with the newest parts of its years in parts."""
+        found = decoded(name, newest_parts, hinted)
+        self._hinted.update((tag_year_beside(name, y), n) for y, n in found.items())
+
+    def files(self, names: Iterable[str]) -> set[str]:
+        """Of these files, the newest parts of those listings not read yet that a tag's years
+        file hinted: asked with them."""
+        return {Part(name, number, None).file for name in names if not self._known(name)
+                for number in self._hinted.get(name, ())}  # fmt: skip
+
+    def of(self, name: str, section: Mapping[str, Any]) -> dict[str, list[int]]:
+        """For a tag's years file, the newest parts of each of its years in parts: as laid
+        out where the year was read, else as the file hinted them (nothing but a write of the
+        tag's years moves them)."""
+        if not is_tag_years(name):
+            return {}
+        hinted, newest = {}, newest_read(NEWEST)
+        for year in section:
+            listing = tag_year_beside(name, year)
+            if listing in self._parts:
+                hinted[year] = [part.number for part in self._parts[listing][-newest:]]
+            elif not self._known(listing) and listing in self._hinted:
+                hinted[year] = self._hinted[listing]
+        return hinted
