@@ -20,11 +20,11 @@ from steadypress.errors import ConfigError, GitFailed
 from steadypress.gitio import SYMLINK_MODE, Git
 from steadypress.ledger import RetryPolicy
 from steadypress.options import reject_unknown_keys, text_option
+from steadypress.pageplaces import DEFAULT_PAGES
 from steadypress.targets.registry import TargetSpec, check_target_options
 
 __all__ = [
     "CONFIG_FILE",
-    "DEFAULT_PAGES",
     "TIMING_KEYS",
     "TOP_LEVEL_KEYS",
     "Config",
@@ -34,9 +34,6 @@ __all__ = [
     "parse_config",
 ]
 
-# The files and folders of the content folder that hold pages beside the articles unless the
-# configuration says otherwise (`Config.pages`): Pelican's.
-DEFAULT_PAGES = ("pages",)
 _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 

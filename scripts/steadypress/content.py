@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from cachetools import LRUCache
 
+from steadypress import pageplaces
 from steadypress.articles import (
     ARTICLE_SUFFIXES,
     Article,
@@ -177,7 +178,7 @@ class ContentSource(ContentTree):
 
     def placed_as_page(self, path: str) -> bool:
         """Whether the file's place makes it a page (`Config.pages`), whatever it says."""
-        return any(path == page or path.startswith(page + "/") for page in self._pages)
+        return pageplaces.placed_as_page(path, self._pages)
 
     def _marked(self, article: Article) -> Article:
         """The article as a page where its place says it is one, whatever its front matter

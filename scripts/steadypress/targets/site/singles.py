@@ -9,9 +9,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict
 from typing import NamedTuple
 
-from steadypress.config import DEFAULT_PAGES
 from steadypress.errors import Superseded
 from steadypress.ledger import Look, look_digest
+from steadypress.pageplaces import DEFAULT_PAGES
 from steadypress.targets.base import Refreshed
 from steadypress.targets.site.feed import feed_paths
 from steadypress.targets.site.files import SiteFiles, SiteWriter

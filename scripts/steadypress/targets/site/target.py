@@ -20,7 +20,6 @@ import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from steadypress.config import DEFAULT_PAGES
 from steadypress.content import ContentSource
 from steadypress.errors import (
     ArticleError,
@@ -29,6 +28,7 @@ from steadypress.errors import (
     TransientError,
 )
 from steadypress.ledger import Look, PublishedRecord
+from steadypress.pageplaces import DEFAULT_PAGES
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
 from steadypress.targets.site.again import RenderedAgain
 from steadypress.targets.site.agreement import Comparing, describe
