@@ -14,7 +14,7 @@ from steadypress.errors import StateError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
-from steadypress.published import key_digest, shard_of
+from steadypress.published import PublishedRecords, key_digest, shard_of
 from steadypress.store import TransactionStats, transact
 from steadypress.store.transaction import Change
 from steadypress.transitions import enqueue
@@ -293,3 +293,26 @@ def test_a_github_that_does_not_answer_in_time_fails_cleanly(github: FakeGitHub)
     with pytest.raises(StateError, match="could not be read"):
         store.load()
     assert github.requests["graphql LoadBranch"] == 2
+
+
+def test_a_state_without_counts_is_counted_once_by_its_first_write(github: FakeGitHub) -> None:
+    """A state branch 0.2.0 wrote keeps no counts of its published records: the first write
+    reads every shard once to count them and writes them with the work; from then on a
+    write reads no shard it does not change, and `status` none."""
+    records = {f"site:content/p{n:04d}.md": record(n) for n in range(700)}
+    files = codec.encode_state(Ledger(published=PublishedRecords.of(records)))
+    pending = json.loads(files[codec.PENDING_FILE])
+    files[codec.PENDING_FILE] = json.dumps({"pending": pending["pending"], "version": 2}).encode()
+    GitHubBranch(github_client(github), repository=github.full_name,
+                 branch="steadypress-state").create(files, message="as 0.2.0 wrote it")  # fmt: skip
+    assert github_store(github).load().ledger.published.tally is None
+
+    with github.counting() as first:
+        transact(github_store(github), add("content/new.md"), message="the first write")
+    counts = json.loads(state_file(github, codec.PENDING_FILE))["counts"]
+    assert counts == {"published": 699, "unpublished": 1}  # record(0) is of blob 0: unpublished
+    assert first["graphql ReadFiles"] >= 2, dict(first)  # every shard, a few hundred a request
+    with github.counting() as second:
+        transact(github_store(github), add("content/other.md"), message="the next write")
+    # As any write: the state, the shard of the article it looks at, the commit.
+    assert second == {"graphql LoadBranch": 1, "graphql ReadFiles": 1, "graphql CreateCommit": 1}

@@ -5,9 +5,8 @@ them strictly).
 `published.py`), each `{"version": 2, "<section>": {KEY: record}}`, keys sorted, 2-space
 indent; and `state/reconciled.json`, where the last reconcile left off. Version 1 kept every
 published record in one `state/published.json`; the first write moves it into shards.
-`pending.json` is of version 3: beside the items, the published records' `counts` (`Tally`),
-where they are known (a branch written by an earlier version is counted by its first write
-that has read every record).
+`pending.json` is of version 3: beside the items, the published records' `counts` (`Tally`)
+(a branch written by an earlier version has none until its first write counts them).
 """
 
 from __future__ import annotations
