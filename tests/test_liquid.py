@@ -11,6 +11,7 @@ from steadypress.articles import Article
 from steadypress.content import ContentSource
 from steadypress.gitio import Git
 from steadypress.liquid import jekyll_markdown, leftover_tags
+from tests.fakes.devto import FakeForem
 from tests.helpers import Repo, run_cli
 
 CONFIG = "content_dir: _posts\ntargets:\n  site:\n    kind: site\n"
@@ -133,3 +134,35 @@ def test_a_post_read_again_at_a_later_commit_leads_to_the_slug_the_linked_post_h
     assert "(/one/)" in link(before)
     assert "(/two/)" in link(after)
     assert "(/one/)" in source.read("_posts/2011-01-01-second.md", blob, commit=before).body
+
+
+def test_a_post_whose_slug_changes_has_the_posts_linking_it_published_again(
+    repo: Repo, forem: FakeForem, served: str
+) -> None:
+    """A post's `post_url` leads to the linked post's address: when that post's `slug` moves
+    it, the posts linking it are published again with the run, on the site and on dev.to,
+    though they did not change; a post that does not link it is left alone."""
+    repo.write("steadypress.yml", (
+        "content_dir: _posts\ntimings: {grace: 0s, backoff_initial: 0s, backoff_max: 0s}\n"
+        f"targets:\n  site: {{kind: site, url: '{served}'}}\n"
+        f"  devto: {{kind: devto, api_url: '{forem.api_url}', window: 2s}}\n"
+    ))  # fmt: skip
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\nslug: one\n---\nA.\n")
+    repo.write("_posts/2011-01-01-second.md", "---\ntitle: Second\n---\n"
+               "[first]({% post_url 2010-07-21-first %})\n")  # fmt: skip
+    repo.write("_posts/2012-01-01-third.md", "---\ntitle: Third\n---\nNo link.\n")
+    repo.commit("a Jekyll blog")
+    assert run_cli(repo, "run").code == 0
+    third = (repo.root / "_site/2012-01-01-third/index.html").stat().st_mtime_ns
+
+    repo.write("_posts/2010-07-21-first.md", "---\ntitle: First\nslug: two\n---\nA.\n")
+    repo.commit("the first post moves")
+    result = run_cli(repo, "run")
+
+    assert result.code == 0, result.err
+    page = (repo.root / "_site/2011-01-01-second/index.html").read_text()
+    assert 'href="/two/"' in page and 'href="/one/"' not in page
+    (second,) = [post for post in forem.posts.values() if post["title"] == "Second"]
+    assert "/two/" in second["body_markdown"] and "/one/" not in second["body_markdown"]
+    assert (repo.root / "_site/2012-01-01-third/index.html").stat().st_mtime_ns == third
+    assert "2012-01-01-third" not in result.out

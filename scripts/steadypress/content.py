@@ -24,7 +24,7 @@ from steadypress.articles import (
 )
 from steadypress.contentdates import WrittenDates
 from steadypress.contenttree import Changes, ContentTree
-from steadypress.errors import ArticleError, NotInContent, PermanentError
+from steadypress.errors import ArticleError, GitFailed, NotInContent, PermanentError
 from steadypress.gitio import OBJECT_ID, SYMLINK_MODE, Git
 
 __all__ = ["Changes", "ContentSource", "ImportOrder"]
@@ -166,15 +166,38 @@ class ContentSource(ContentTree):
         """The `slug` the Jekyll post `name` sets at `commit` (as `post_url` in `post` names
         it: from the `_posts/` folder `post` is in, no suffix), None where it sets none or is
         not there."""
-        parts = PurePosixPath(post).parts
-        if ".." in name.split("/") or "_posts" not in parts[:-1]:
+        posts = _posts_folder(post)
+        if ".." in name.split("/") or posts is None:
             return None
-        posts = "/".join(parts[: len(parts) - 1 - parts[-2::-1].index("_posts")])
         for suffix in ARTICLE_SUFFIXES:
             found = self._read_file(commit, f"{posts}/{name}{suffix}")
             if found is not None and found[0] != SYMLINK_MODE:
                 return slug_source(f"{posts}/{name}{suffix}", found[2])
         return None
+
+    def slug_set(self, path: str, blob: str) -> str | None:
+        """The `slug` (or `permalink`) the version `blob` of the article at `path` sets in its
+        front matter; None where it sets none, or the blob is not in the repository."""
+        found = self._git.read_objects([blob])[0] if OBJECT_ID.match(blob) else None
+        return None if found is None else slug_source(path, found[1])
+
+    def posts_linking(self, commit: str, post: str) -> list[str]:
+        """The other Jekyll posts at `commit` that may link the post at `post` by a `post_url`
+        or `link` tag: those whose text names it as those tags do (its path from its `_posts`
+        folder, without the suffix), found by one `git grep`. A post that names it otherwise
+        (in its words) is found too: publishing it again changes nothing."""
+        posts = _posts_folder(post)
+        if posts is None or not OBJECT_ID.match(commit):
+            return []
+        name = PurePosixPath(post[len(posts) + 1 :]).with_suffix("").as_posix()
+        try:
+            found = self._git.run("grep", "-l", "-F", "-e", name, commit, "--", f"{posts}/")
+        except GitFailed as failure:
+            if failure.returncode == 1:  # git grep found nothing
+                return []
+            raise
+        paths = [line.split(":", 1)[1] for line in found.decode("utf-8", "replace").splitlines()]
+        return sorted(path for path in paths if path != post and self.is_article(path))
 
     def placed_as_page(self, path: str) -> bool:
         """Whether the file's place makes it a page (`Config.pages`), whatever it says."""
@@ -280,3 +303,12 @@ class ContentSource(ContentTree):
         if mode == SYMLINK_MODE:
             raise PermanentError(f"{path} is a symlink; steadypress publishes nothing through one")
         return oid, data
+
+
+def _posts_folder(post: str) -> str | None:
+    """The `_posts` folder the Jekyll post at `post` is in (the innermost), None for any other
+    article."""
+    parts = PurePosixPath(post).parts
+    if "_posts" not in parts[:-1]:
+        return None
+    return "/".join(parts[: len(parts) - 1 - parts[-2::-1].index("_posts")])

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from steadypress.ledger import ABSENT, Ledger, Sighting, item_key
+from steadypress.liquid import is_jekyll_post
 from steadypress.lookahead import expect
 from steadypress.pipeline import Pipeline
 from steadypress.transitions import enqueue, revive, withdraw
@@ -168,6 +169,8 @@ def _compare(
             )
             for target in targets
         )  # fmt: skip
+    moved = [path for path in unknown if _moved_post(pipeline, ledger, path, articles[path], sites)]
+    found += _relinking(pipeline, ledger, commit, moved, changed=articles)
     withdrawn = set()
     for path, leaving in sorted(left.items()):
         for target in sorted(leaving):
@@ -204,6 +207,50 @@ def revivals(pipeline: Pipeline, ledger: Ledger, commit: str) -> dict[str, str]:
             pipeline.log(f"retrying {item.key}: {', '.join(changed)} changed since it died")
             revived[item.key] = item.blob
     return revived
+
+
+def _moved_post(
+    pipeline: Pipeline, ledger: Ledger, path: str, blob: str, sites: Collection[str]
+) -> bool:
+    """Whether the Jekyll post at `path`, of the version `blob`, sets another `slug` (or
+    `permalink`) than the version a site shows: the posts that link it by `post_url` lead to
+    its old address."""
+    if not is_jekyll_post(path):
+        return False
+    records = [ledger.published.get(item_key(site, path)) for site in sites]
+    shown = {record.blob for record in records if record is not None and not record.unpublished}
+    if not shown - {blob}:  # new to the sites (a first build): no post links where it was
+        return False
+    slug = pipeline.content.slug_set(path, blob)
+    return any(pipeline.content.slug_set(path, old) != slug for old in shown - {blob})
+
+
+def _relinking(
+    pipeline: Pipeline,
+    ledger: Ledger,
+    commit: str,
+    moved: Sequence[str],
+    *,
+    changed: Mapping[str, str],
+) -> list[Sighting]:
+    """The posts that link the `moved` ones by `post_url`, published again as they are at
+    `commit` to every target that holds them (their links lead to the new addresses); those
+    the plan publishes anyway (`changed`) are left to it."""
+    linking = {post for path in moved for post in pipeline.content.posts_linking(commit, path)}
+    current = pipeline.content.list_articles(commit) if linking else {}
+    keys = [item_key(target, post) for post in linking for target in pipeline.targets]
+    ledger.published.preload(keys)
+    relinked = []
+    for post in sorted(linking - changed.keys()):
+        for target in pipeline.targets:
+            record = ledger.published.get(item_key(target, post))
+            if post in current and record is not None and not record.unpublished:
+                relinked.append(Sighting(target=target, path=post, blob=current[post],
+                                         commit=commit, republish=True))  # fmt: skip
+    if relinked:
+        again = ", ".join(sorted({sighting.path for sighting in relinked}))
+        pipeline.log(f"publishing again the posts that link one whose address moved: {again}")
+    return relinked
 
 
 def _placed_pages_held(
