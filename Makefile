@@ -14,7 +14,7 @@ SCHEMAS := .cache/octokit
 VNU_VERSION := 26.9.27
 VNU := .cache/vnu/vnu.jar
 
-.PHONY: run test lint schemas
+.PHONY: run test lint schemas release-check
 
 run: $(VENV)/.runtime
 	$(BIN)/steadypress run
@@ -49,6 +49,20 @@ $(SCHEMAS)/schema.graphql:
 	cd $(SCHEMAS) && npm pack --silent @octokit/graphql-schema@$(GRAPHQL_SCHEMA_VERSION) >/dev/null \
 		&& tar -xzf octokit-graphql-schema-$(GRAPHQL_SCHEMA_VERSION).tgz --strip-components=1 package/schema.graphql \
 		&& rm octokit-graphql-schema-$(GRAPHQL_SCHEMA_VERSION).tgz
+
+# The release as a user meets it: the wheel and the sdist built and checked as PyPI checks them
+# (twine, strict), then the wheel installed by pipx, alone in an environment of its own with its
+# dependencies from PyPI, answering `--version` with the version it was built as.
+RELEASE_CHECK := .cache/release-check
+release-check: $(VENV)/.test
+	rm -rf $(RELEASE_CHECK)
+	$(BIN)/python -m build --no-isolation --outdir $(RELEASE_CHECK)/dist . >/dev/null
+	$(BIN)/python -m twine check --strict $(RELEASE_CHECK)/dist/*
+	PIPX_HOME=$(CURDIR)/$(RELEASE_CHECK)/pipx PIPX_BIN_DIR=$(CURDIR)/$(RELEASE_CHECK)/bin \
+		$(BIN)/python -m pipx install --quiet $(RELEASE_CHECK)/dist/steadypress-*.whl
+	test "$$($(RELEASE_CHECK)/bin/steadypress --version)" = \
+		"steadypress $$($(BIN)/python -c 'import steadypress; print(steadypress.__version__)')"
+	$(RELEASE_CHECK)/bin/steadypress --version
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check scripts tests benchmarks
