@@ -1,6 +1,7 @@
 """The workflow files, run as written by the harness, against the GitHub fake: the stories of a
 blog on GitHub, from a push to a dead letter and back."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from steadypress import __version__
 from steadypress.github.store import GitHubStore
 from steadypress.ledger import Ledger
 from tests.fakes.github import FakeGitHub, Fault
@@ -560,3 +562,46 @@ def test_a_dispatch_s_paths_are_read_on_every_line(repo: Repo, runner: WorkflowR
     step = run.jobs["sweep"].step("Retry by hand")
     assert step.outcome == "failure"
     assert "../etc/passwd: not an article path" in step.output
+
+
+def test_a_version_tag_builds_checks_and_publishes_the_release_up_to_the_upload(
+    tmp_path: Path, github: FakeGitHub, caches: RunnerCaches, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """release.yml on a tag of the tool's own version, run as written: the tag and the
+    changelog checked, the wheel and sdist built and checked by twine, the GitHub release
+    made of them with the changelog's section (a recording `gh` stands in for GitHub's CLI)
+    and the same files handed to PyPI's trusted publishing (the harness's stand-in records
+    them). A tag naming another version stops before anything is built."""
+    origin = tmp_path / "steadypress"
+    subprocess.run(["git", "clone", "-q", str(PROJECT), str(origin)], check=True)
+    head = subprocess.run(["git", "-C", str(origin), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    calls = tmp_path / "gh-calls"
+    (tools / "gh").write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\ncat notes.md >> {calls}\n'
+    )
+    (tools / "gh").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    runner = WorkflowRunner(
+        origin=origin, api_url=github.api_url, graphql_url=github.graphql_url,
+        repository=github.full_name, token=github.token, caches=caches,
+    )  # fmt: skip
+
+    def release(tag: str) -> RunResult:
+        payload = {"ref": f"refs/tags/{tag}", "before": "0" * 40, "after": head}
+        return runner.run(WORKFLOWS / "release.yml", "push", payload, sha=head,
+                          ref=f"refs/tags/{tag}")  # fmt: skip
+
+    wrong = release("v9.9.9")
+    assert wrong.outcome == "failure" and not calls.exists() and runner.uploads == []
+
+    run = release(f"v{__version__}")
+    assert run.outcome == "success", run.jobs["release"].steps
+    archives = [f"steadypress-{__version__}-py3-none-any.whl", f"steadypress-{__version__}.tar.gz"]
+    assert runner.uploads == [sorted(archives)]
+    said = calls.read_text()
+    assert said.startswith(f"release create v{__version__} dist/") and "--verify-tag" in said
+    assert all(f"dist/{name}" in said for name in archives)
+    assert "### Added" in said, "the changelog's section for the version, as the notes"

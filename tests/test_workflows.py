@@ -40,12 +40,14 @@ def test_the_six_workflows_exist() -> None:
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_permissions_are_granted_per_job_and_nothing_by_default(path: Path) -> None:
     """Top-level `permissions: {}`; each job names the few it needs; only publish may write
-    actions (to re-enable the sweep's schedule)."""
+    actions (to re-enable the sweep's schedule), and only the tool's release ask for an OIDC
+    token (PyPI's trusted publishing)."""
     document = load(path)
     assert document["permissions"] == {}
-    allowed = (
-        {"contents", "issues", "actions"} if path.name == "publish.yml" else {"contents", "issues"}
-    )
+    allowed = {
+        "publish.yml": {"contents", "issues", "actions"},
+        "release.yml": {"contents", "id-token"},
+    }.get(path.name, {"contents", "issues"})
     for job in document["jobs"].values():
         assert set(job["permissions"]) <= allowed
         assert job["timeout-minutes"] <= 30
@@ -114,7 +116,12 @@ def cron_minutes(field: str) -> set[int]:
 
 def test_no_job_runs_in_a_deployment_environment() -> None:
     """An environment records a deployment per run (144 a day for the sweep alone) and does not
-    exist on private repositories of the free plan: opting in is the user's choice."""
+    exist on private repositories of the free plan: opting in is the user's choice. The one
+    exception is the tool's own release (never a blog's), whose `pypi` environment is the one
+    PyPI's trusted publishing is told to trust."""
     for path in WORKFLOWS:
+        if path.name == "release.yml":
+            assert load(path)["jobs"]["release"]["environment"]["name"] == "pypi"
+            continue
         for name, job in load(path)["jobs"].items():
             assert "environment" not in job, f"{path.name}: job {name} runs in an environment"

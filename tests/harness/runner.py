@@ -10,9 +10,12 @@ actions/variables, .../events-that-trigger-workflows, .../workflow-syntax):
   GITHUB_GRAPHQL_URL, GITHUB_SERVER_URL, GITHUB_RUN_ID, GITHUB_STEP_SUMMARY, RUNNER_TEMP), with
   the API URLs pointing at the fake; GITHUB_TOKEN only where a step's `env:` passes it;
 - `if:` on jobs and steps (with `success() &&` implied), `env:` at every level;
-- stand-ins for two actions: actions/checkout (a clone of the origin repository at the commit)
-  and actions/setup-python (this interpreter, in a fresh virtual environment that sees the test
-  environment's packages; pip is kept offline, since a test has no network); a composite
+- stand-ins for actions: actions/checkout (a clone of the origin repository at the commit),
+  actions/setup-python (this interpreter, in a fresh virtual environment that sees the test
+  environment's packages; pip is kept offline, since a test has no network), actions/cache,
+  and pypa/gh-action-pypi-publish, which uploads nothing: it records the distributions of its
+  `packages-dir` (`dist/` by default) it would send, in `uploads`, and fails where there are
+  none, as the action does (github.com/pypa/gh-action-pypi-publish, action.yml); a composite
   action of the repository (`./`), or of another one it is given a copy of (`actions`), as a
   runner downloads the repository `uses: owner/repo@commit` names;
 - every `run:` executed with bash exactly as written (`bash --noprofile --norc -eo pipefail`,
@@ -30,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +120,8 @@ class WorkflowRunner:
         # runner downloads the repository a step's `uses: owner/repo@commit` names.
         self.actions = actions or {}
         self.secrets = secrets or {}  # the repository's secrets, besides GITHUB_TOKEN
+        # What the stand-in of the PyPI upload would have sent, a list of file names an upload.
+        self.uploads: list[list[str]] = []
         self.variables: dict[str, str] = {}  # the repository's configuration variables
         self.origin = origin
         self.api_url = api_url
@@ -166,6 +172,7 @@ class WorkflowRunner:
                 "event": payload,
                 "sha": sha,
                 "ref": ref,
+                "ref_name": ref.removeprefix("refs/heads/").removeprefix("refs/tags/"),
                 "repository": self.repository,
                 "token": self.token,
                 "run_id": str(self.runs),
@@ -342,27 +349,7 @@ class WorkflowRunner:
         state: _JobState,
     ) -> tuple[bool, str, dict[str, str]]:
         if "uses" in step:
-            uses = str(step["uses"])
-            options = {
-                str(k): substitute(str(v), contexts, state.status)
-                for k, v in (step.get("with") or {}).items()
-            }
-            if uses.startswith("./"):
-                return self._composite(
-                    state.workspace / uses, options, env=env, contexts=contexts, state=state
-                )
-            action = uses.split("@", 1)[0]
-            if action == "actions/checkout":
-                return (*self._checkout(options, state.workspace, state.sha), {})
-            if action == "actions/setup-python":
-                return (*self._setup_python(state.env), {})
-            if action == "actions/cache":
-                return self._restore_cache(options, state)
-            if action in self.actions:
-                return self._composite(
-                    self.actions[action], options, env=env, contexts=contexts, state=state
-                )
-            raise HarnessError(f"no stand-in for {step['uses']}")
+            return self._uses(step, env=env, contexts=contexts, state=state)
         if "run" not in step:
             raise HarnessError(f"a step with neither run nor uses: {step}")
         if step.get("shell", "bash") != "bash":
@@ -384,6 +371,39 @@ class WorkflowRunner:
             line.split("=", 1) for line in outputs_file.read_text().splitlines() if "=" in line
         )
         return completed.returncode == 0, completed.stdout + completed.stderr, outputs
+
+    def _uses(
+        self,
+        step: dict[str, Any],
+        *,
+        env: dict[str, str],
+        contexts: dict[str, Any],
+        state: _JobState,
+    ) -> tuple[bool, str, dict[str, str]]:
+        """A step that uses an action: a stand-in, or a composite action it has a copy of."""
+        uses = str(step["uses"])
+        options = {
+            str(k): substitute(str(v), contexts, state.status)
+            for k, v in (step.get("with") or {}).items()
+        }
+        if uses.startswith("./"):
+            return self._composite(
+                state.workspace / uses, options, env=env, contexts=contexts, state=state
+            )
+        action = uses.split("@", 1)[0]
+        stand_ins: dict[str, Callable[[], tuple[bool, str, dict[str, str]]]] = {
+            "actions/checkout": lambda: (*self._checkout(options, state.workspace, state.sha), {}),
+            "actions/setup-python": lambda: (*self._setup_python(state.env), {}),
+            "actions/cache": lambda: self._restore_cache(options, state),
+            "pypa/gh-action-pypi-publish": lambda: self._pypi_upload(options, state.workspace),
+        }
+        if action in stand_ins:
+            return stand_ins[action]()
+        if action in self.actions:
+            return self._composite(
+                self.actions[action], options, env=env, contexts=contexts, state=state
+            )
+        raise HarnessError(f"no stand-in for {step['uses']}")
 
     def _composite(
         self,
@@ -458,6 +478,16 @@ class WorkflowRunner:
             True,
             f"checked out {sha} (persist-credentials: {options.get('persist-credentials')})",
         )
+
+    def _pypi_upload(
+        self, options: dict[str, str], workspace: Path
+    ) -> tuple[bool, str, dict[str, str]]:
+        folder = workspace / options.get("packages-dir", "dist")
+        files = sorted(path.name for path in folder.glob("*")) if folder.is_dir() else []
+        if not files:
+            return False, f"no distributions in {folder}", {}
+        self.uploads.append(files)
+        return True, f"would upload {', '.join(files)}", {}
 
     def _setup_python(self, job_env: dict[str, str]) -> tuple[bool, str]:
         # Where setup-python puts its Python: in the runner's tool cache, at a fixed path.
