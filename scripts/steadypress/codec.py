@@ -161,9 +161,10 @@ class PendingEncoder:
             kept[id(item)] = known
             rows[key] = known[1]
         self._rendered = kept
-        document: dict[str, Any] = {"version": PENDING_VERSION}
-        if (tally := ledger.published.tally) is not None:
-            document["counts"] = tally._asdict()
+        # A state an earlier version wrote records no counts: its first pending file written
+        # reads every record once to count them (on GitHub a request for every 300 shards).
+        counts = ledger.published.counted()._asdict()
+        document: dict[str, Any] = {"version": PENDING_VERSION, "counts": counts}
         return (jsonfmt.dumps_rendered(document, "pending", rows) + "\n").encode()
 
 

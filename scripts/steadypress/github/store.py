@@ -113,10 +113,6 @@ class GitHubStore:
         return decode_shards(texts)
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-        if ledger.published.tally is None:
-            # A state an earlier version wrote records no counts: every record is read once,
-            # at its first write (a request a few hundred shards), and the counts kept since.
-            ledger.published.counted()
         layout = based_on.layout_of(ledger)
         changed = {
             **self._encoder.small_files(ledger, based_on.written_over),

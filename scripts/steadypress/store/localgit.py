@@ -128,10 +128,6 @@ class LocalGitStore:
         return ids
 
     def save(self, ledger: Ledger, *, based_on: Snapshot, message: str) -> str:
-        if ledger.published.tally is None:
-            # A state an earlier version wrote records no counts: here, every record is read
-            # once to count them, in one git process, and the counts kept from then on.
-            ledger.published.counted()
         layout = based_on.layout_of(ledger)
         try:
             root, written = self._root_tree(ledger, based_on, layout)
