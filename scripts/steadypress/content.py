@@ -175,11 +175,14 @@ class ContentSource(ContentTree):
                 return slug_source(f"{posts}/{name}{suffix}", found[2])
         return None
 
-    def slug_set(self, path: str, blob: str) -> str | None:
-        """The `slug` (or `permalink`) the version `blob` of the article at `path` sets in its
-        front matter; None where it sets none, or the blob is not in the repository."""
-        found = self._git.read_objects([blob])[0] if OBJECT_ID.match(blob) else None
-        return None if found is None else slug_source(path, found[1])
+    def slugs_set(self, path: str, blobs: Collection[str]) -> dict[str, str | None]:
+        """The `slug` (or `permalink`) each of these versions of the article at `path` sets in
+        its front matter, by blob, read in one git process; None where one sets none, or is
+        not in the repository."""
+        wanted = sorted(blob for blob in blobs if OBJECT_ID.match(blob))
+        found = dict(zip(wanted, self._git.read_objects(wanted), strict=True))
+        return {blob: None if (entry := found.get(blob)) is None else slug_source(path, entry[1])
+                for blob in blobs}  # fmt: skip
 
     def posts_linking(self, commit: str, post: str) -> list[str]:
         """The other Jekyll posts at `commit` that may link the post at `post` by a `post_url`

@@ -221,8 +221,8 @@ def _moved_post(
     shown = {record.blob for record in records if record is not None and not record.unpublished}
     if not shown - {blob}:  # new to the sites (a first build): no post links where it was
         return False
-    slug = pipeline.content.slug_set(path, blob)
-    return any(pipeline.content.slug_set(path, old) != slug for old in shown - {blob})
+    slugs = pipeline.content.slugs_set(path, {blob, *shown})
+    return any(slugs[old] != slugs[blob] for old in shown - {blob})
 
 
 def _relinking(
