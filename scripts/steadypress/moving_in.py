@@ -18,7 +18,7 @@ import yaml
 from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
 from steadypress.old_pagers import Pager, hugo_pager, jekyll_pager, numbered_pages
-from steadypress.targets.site.manifest import redirect_file, tag_path
+from steadypress.targets.site.manifest import is_site_path, redirect_file, tag_path
 from steadypress.targets.site.old_urls import TAXONOMY, hugo_sanitized
 
 __all__ = [
@@ -104,8 +104,8 @@ def _jekyll_extras(content: Path, config: Mapping[str, Any]) -> dict[str, Any]:
 def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[str, Any]:
     """`old_ugly_urls` where Hugo's `uglyURLs` is set; and from the articles in `content`, read
     once, `redirects` from the list pages Hugo made of them, and their numbered pages, to the
-    site's own, `feed_also_at` at each of their sections' feeds and `old_term_feeds` for the
-    taxonomies they name terms of."""
+    site's own, `feed_also_at` at each of their sections' feeds and another taxonomy's, and
+    `old_term_feeds` for the tags and categories they name."""
     ugly = config.get("uglyurls") is True
     extra: dict[str, Any] = {"old_ugly_urls": True} if ugly else {}
     found = _article_files(content)
@@ -115,9 +115,12 @@ def _hugo_extras(repo: Path, content: Path, config: Mapping[str, Any]) -> dict[s
         redirects |= _hugo_numbered_pages(pager, found, sections, terms, ugly=ugly)
     if redirects := _standing(redirects):
         extra["redirects"] = redirects
-    # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it.
-    if sections:
-        extra["feed_also_at"] = [f"/{section}/index.xml" for section in sections]
+    # A section's feed (Hugo's `/posts/index.xml`): the site's, as its readers follow it; and
+    # another taxonomy's (`/series/index.xml`, `/series/deep-dives/index.xml`), whose terms
+    # the site keeps no list of: the feed nearest them, as their pages lead to the archive.
+    feeds = [f"/{section}/index.xml" for section in sections] + _other_term_feeds(terms)
+    if feeds:
+        extra["feed_also_at"] = feeds
     # Each tag's and category's feed (`/tags/go/index.xml`): the tag's newest articles.
     named = [taxonomy for taxonomy, found in terms.items() if found]
     if taxonomies := [taxonomy for taxonomy in named if taxonomy in _TAG_TAXONOMIES]:
@@ -167,6 +170,17 @@ def _hugo_lists(
             if name and old != new:
                 redirects[old] = new
     return redirects
+
+
+def _other_term_feeds(terms: Mapping[str, Counter[str]]) -> list[str]:
+    """Where Hugo served the feeds of a taxonomy steadypress does not read as tags: the
+    taxonomy's (its terms') and each of its terms' (https://gohugo.io/templates/rss/)."""
+    feeds = []
+    for taxonomy, found in terms.items():
+        if found and taxonomy not in _TAG_TAXONOMIES:
+            names = sorted({name for term in found if (name := hugo_sanitized(term))})
+            feeds += [f"/{taxonomy}/index.xml", *(f"/{taxonomy}/{n}/index.xml" for n in names)]
+    return [feed for feed in feeds if is_site_path(feed[1:])]
 
 
 def _taxonomy_page(taxonomy: str) -> str:
