@@ -35,6 +35,7 @@ from steadypress.options import text_settings
 from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.images import served_images
+from steadypress.targets.sitelinked import SiteLinked
 from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _tags(tags: tuple[str, ...]) -> str:
     return ",".join(list(dict.fromkeys(tag for tag in cleaned if tag))[:4])
 
 
-class DevtoTarget:
+class DevtoTarget(SiteLinked):
     def __init__(
         self,
         name: str,

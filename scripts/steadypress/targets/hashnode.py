@@ -37,6 +37,7 @@ from steadypress.targets.base import Receipt, missing_secret
 from steadypress.targets.http import Pace, Platform, PlatformApi, whole_number
 from steadypress.targets.images import served_images
 from steadypress.targets.site.manifest import path_slug_source
+from steadypress.targets.sitelinked import SiteLinked
 from steadypress.worklease import WorkLease
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class _NotFound(Exception):
     """Hashnode's NOT_FOUND: the post named no longer exists."""
 
 
-class HashnodeTarget:
+class HashnodeTarget(SiteLinked):
     def __init__(
         self,
         name: str,

@@ -135,6 +135,13 @@ class PublicLinks:
     pages: PageAddresses | None = None
     latin: bool = False  # the site's `transliterate`: how it spells pages' addresses
 
+    def addressing(self) -> dict[str, object]:
+        """What the addresses it gives depend on besides the article: the site, its URL, how it
+        spells pages' addresses, and whether its generator places them (by its own settings,
+        not named here)."""
+        return {"site": self.site, "url": self.site_url, "latin": self.latin,
+                "generated": self.pages is not None}  # fmt: skip
+
     def _on_site(self, article: Article) -> str | None:
         wanted = article.targets is None or self.site in article.targets
         return self.site_url if self.site and wanted else None
