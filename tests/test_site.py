@@ -200,6 +200,18 @@ def test_the_local_site_is_readable_by_a_web_server_running_as_another_user(
     assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}
 
 
+def test_a_strict_umask_still_leaves_the_site_world_readable(tmp_path: Path) -> None:
+    """Under a umask of 077 (a hardened runner's) the files are set to 0644 after they are
+    made; under the usual 022 they are made so and never changed."""
+    before = os.umask(0o077)
+    try:
+        make_site(tmp_path).publish(post("content/a.md", "A"), None)
+    finally:
+        os.umask(before)
+    written = [path for path in tmp_path.rglob("*") if path.is_file() and path.suffix != ".lock"]
+    assert written and {path.stat().st_mode & 0o777 for path in written} == {0o644}
+
+
 def test_a_symlinked_file_in_the_site_is_never_read_or_written_through(tmp_path: Path) -> None:
     """`_site/a/index.html -> /elsewhere`: publishing `a` is refused naming the symlink, and
     what it points to is neither read nor changed."""

@@ -205,6 +205,10 @@ class _DirectoryWriter:
         self._temporary = itertools.count()
         self._changes: dict[str, bytes | None] = {}  # site path -> its bytes (None: removed)
         self._unread: set[str] = set()  # of `_changes`, those put unread (`put`)
+        # Whether a new file needs its mode set after it is made: only where the umask
+        # takes a bit of SITE_FILE_MODE away (a chmod costs a first build more than the
+        # writes of its small files do).
+        self._widen = (umask := _umask()) is None or bool(umask & SITE_FILE_MODE)
 
     def _inside(self, path: str) -> str:
         if (checked := self._checked.get(path)) is not None:
@@ -291,7 +295,7 @@ class _DirectoryWriter:
             self._inside(path)  # refused before anything is written
             staged[path] = None if data is None else str(number)
             if data is not None:
-                _write_new(f"{staging}/{number}", data)
+                _write_new(f"{staging}/{number}", data, widen=self._widen)
         return staged
 
     def move_staged(self, staged: Mapping[str, str | None]) -> None:
@@ -354,7 +358,7 @@ class _DirectoryWriter:
         # and a file (or symlink) of that name left by a process killed earlier is removed.
         temporary = f"{folder}/.tmp-{os.getpid()}-{next(self._temporary)}"
         try:
-            _write_new(temporary, data)
+            _write_new(temporary, data, widen=self._widen)
             os.replace(temporary, target)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
@@ -373,20 +377,39 @@ class _DirectoryWriter:
                 folder = os.path.dirname(folder)
 
 
-def _write_new(path: str, data: bytes) -> None:
+def _write_new(path: str, data: bytes, *, widen: bool) -> None:
     """A new file at `path` holding `data`; a file (or symlink) there, left by a process
-    killed earlier, is removed first."""
+    killed earlier, is removed first. `widen`: its mode set to SITE_FILE_MODE after, where the
+    umask kept some of it from the file as made."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     try:
         handle = os.open(path, flags, SITE_FILE_MODE)
     except FileExistsError:
         os.unlink(path)
         handle = os.open(path, flags, SITE_FILE_MODE)
-    # A site is read by a web server that may run as another user, so it gets what a
-    # published file has whatever this process's umask: world-readable (0644).
-    os.fchmod(handle, SITE_FILE_MODE)
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
+    try:
+        # A site is read by a web server that may run as another user, so it gets what a
+        # published file has whatever this process's umask: world-readable (0644).
+        if widen:
+            os.fchmod(handle, SITE_FILE_MODE)
+        left = memoryview(data)
+        while left:
+            left = left[os.write(handle, left) :]
+    finally:
+        os.close(handle)
+
+
+def _umask() -> int | None:
+    """This process's umask as Linux shows it (`/proc/self/status`, since 4.7), without
+    setting it (`os.umask` sets it for every thread at once); None where it is not shown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _clear_staging(root: str) -> str:
