@@ -18,8 +18,8 @@ import yaml
 from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
 from steadypress.old_pagers import Pager, hugo_pager, jekyll_pager, numbered_pages
-from steadypress.targets.site.manifest import is_site_path, redirect_file, tag_path
-from steadypress.targets.site.old_urls import TAXONOMY, hugo_sanitized
+from steadypress.targets.site.manifest import HUGO_FEED, redirect_file, tag_path
+from steadypress.targets.site.old_urls import TAXONOMY, hugo_sanitized, term_feed_paths
 
 __all__ = [
     "HUGO_CONFIGS",
@@ -178,9 +178,9 @@ def _other_term_feeds(terms: Mapping[str, Counter[str]]) -> list[str]:
     feeds = []
     for taxonomy, found in terms.items():
         if found and taxonomy not in _TAG_TAXONOMIES:
-            names = sorted({name for term in found if (name := hugo_sanitized(term))})
-            feeds += [f"/{taxonomy}/index.xml", *(f"/{taxonomy}/{n}/index.xml" for n in names)]
-    return [feed for feed in feeds if is_site_path(feed[1:])]
+            named = {path for term in found for path in term_feed_paths([taxonomy], term)}
+            feeds += [f"/{taxonomy}/{HUGO_FEED}", *(f"/{path}" for path in sorted(named))]
+    return feeds
 
 
 def _taxonomy_page(taxonomy: str) -> str:
