@@ -308,6 +308,32 @@ def test_a_blog_of_a_few_articles_a_year_pushes_and_removes_in_four_requests(
     assert 'rel="prev" href="/blog/old5/"' in page and 'rel="next" href="/blog/old6/"' in page
 
 
+def test_the_article_that_gives_a_tag_pages_of_its_years_is_pushed_and_removed_in_four_requests(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """A tag's page lists its 20 newest, and a tag of more has a page a year: the 21st article
+    brings them all (of years it is not of too), and its removal takes them away, each push
+    in four requests, the pages' reads riding on the state's read and claim. (The oldest
+    article: the removal of one the front page lists reads the months that refill it, a
+    request more, whatever its tags.)"""
+    dates = [f"20{20 + n % 4}-{1 + n % 12:02}-15" for n in range(20)]
+    repo.commit(**{f"content/old{n}.md": article(f"Old {n}", date=day, tags="[go]")
+                   for n, day in enumerate(dates)})  # fmt: skip
+    base = repo.head()
+    assert gh(repo, "drain", "--push", ZERO, base).code == 0
+    years = {f"tags/go/{year}/index.html" for year in range(2020, 2024)}
+    assert not years & pages(github)
+    added = repo.commit(**{"content/new.md": article("New", date="2020-01-01", tags="[go]")})
+    pushing = push_requests(repo, github, base, added)
+    assert years <= pages(github)
+    repo.git("rm", "-q", "content/new.md")
+    removed = repo.commit("the new one goes")
+    removing = push_requests(repo, github, added, removed)
+    assert not years & pages(github)
+    for counted in (pushing, removing):
+        assert counted == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, dict(counted)
+
+
 def test_removing_the_newest_of_a_sparse_blog_reads_the_months_that_refill_them_together(
     repo: Repo, github: FakeGitHub
 ) -> None:

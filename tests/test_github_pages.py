@@ -317,6 +317,38 @@ def test_a_tags_page_reaching_into_a_crowded_year_before_costs_no_more_requests(
     assert costs[0] == costs[1], costs
 
 
+def test_the_article_that_gives_a_tag_pages_of_its_years_costs_what_the_next_one_does(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """A tag's page lists its 20 newest: its 21st article brings a page for each of its years
+    at once (the other years' too), read with the rest of the write, so that it costs the
+    requests a 22nd costs; taking it out again takes them all away. The branch holds what a
+    folder site does all along."""
+    on_branch, in_folder = site(pages(github)), site(DirectorySiteFiles(tmp_path))
+    tagged = [
+        replace(post(f"content/p{n}.md", f"P{n}", tags=("go",)),
+                date=datetime(2022 + n % 4, 1 + n % 12, 1, tzinfo=UTC))
+        for n in range(20)
+    ]  # fmt: skip
+    for target in (on_branch, in_folder):
+        target.publish_batch([(article, None) for article in tagged])
+    years = {f"tags/go/{year}/index.html" for year in range(2022, 2027)}
+    costs = []
+    for n in (20, 21):
+        article = post(f"content/p{n}.md", f"P{n}", day=n, tags=("go",))
+        with github.counting() as calls:
+            on_branch.publish(article, None)
+        in_folder.publish(article, None)
+        costs.append(calls)
+        assert years <= set(branch_files(github)) and branch_files(github) == site_folder(tmp_path)
+    assert costs[0] == costs[1], costs
+    for n in (21, 20):
+        for target in (on_branch, in_folder):
+            target.unpublish(f"content/p{n}.md", None)
+        assert branch_files(github) == site_folder(tmp_path)
+    assert not years & set(branch_files(github))
+
+
 def test_a_run_that_leaves_a_crowded_month_to_its_last_batch_reads_its_parts_together(
     github: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -365,12 +365,14 @@ def titles(page: Path) -> list[str]:
 def test_listings_are_split_as_blogs_split_them(tmp_path: Path) -> None:
     """The front page shows the 20 newest and links to the archive; the archive lists the
     months with their counts; a month's page lists its articles; a tag's page shows its 20
-    newest and links to a page per year; each page lists newest first."""
+    newest and links to a page per year, or, for a tag of 20 or fewer, lists them all and is
+    its only page; each page lists newest first."""
     site = make_site(tmp_path)
     # 30 articles, one every ten days from 2025-11-05 to 2026-08-22.
     start = datetime(2025, 11, 5, tzinfo=UTC)
     site.publish_batch([
-        (dated(n, start + timedelta(days=10 * n), tags=("python",) if n % 2 else ()), None)
+        (dated(n, start + timedelta(days=10 * n), tags=("all", "python") if n % 2 else ("all",)),
+         None)
         for n in range(30)
     ])  # fmt: skip
     front = tmp_path / "index.html"
@@ -386,15 +388,19 @@ def test_listings_are_split_as_blogs_split_them(tmp_path: Path) -> None:
     assert sorted(p.parent.name for p in tmp_path.glob("archive/*/*/index.html")) == [
         "01", "02", "03", "04", "05", "06", "07", "08", "11", "12",
     ]  # fmt: skip
-    tag = tmp_path / "tags/python/index.html"
-    assert titles(tag) == [f"P{n}" for n in range(29, 0, -2)]  # 15: all of them
-    assert '<a href="/tags/python/2025/">2025</a> <span class="count">3</span>' in tag.read_text()
-    tag_year = (tmp_path / "tags/python/2025/index.html").read_text()
-    assert titles(tmp_path / "tags/python/2025/index.html") == ["P5", "P3", "P1"]
+    tag = tmp_path / "tags/all/index.html"
+    assert titles(tag) == [f"P{n}" for n in range(29, 9, -1)]
+    assert '<a href="/tags/all/2025/">2025</a> <span class="count">6</span>' in tag.read_text()
+    tag_year = (tmp_path / "tags/all/2025/index.html").read_text()
+    assert titles(tmp_path / "tags/all/2025/index.html") == ["P5", "P4", "P3", "P2", "P1", "P0"]
     # A year of a tag links to the tag's page, not to its other years, whose counts change
     # with articles it does not list (it would show them stale).
-    assert '<a href="/tags/python/">Every year of #python</a>' in tag_year
-    assert "/tags/python/2026/" not in tag_year
+    assert '<a href="/tags/all/">Every year of #all</a>' in tag_year
+    assert "/tags/all/2026/" not in tag_year
+    small = tmp_path / "tags/python/index.html"
+    assert titles(small) == [f"P{n}" for n in range(29, 0, -2)]  # 15: all of them
+    assert "/tags/python/2025/" not in small.read_text() and '"years"' not in small.read_text()
+    assert not list(tmp_path.glob("tags/python/*/index.html"))
 
 
 def test_a_removal_rewrites_the_pages_that_listed_it_and_an_empty_month_goes(
@@ -409,8 +415,7 @@ def test_a_removal_rewrites_the_pages_that_listed_it_and_an_empty_month_goes(
     site.unpublish("content/p1.md", None)
     site.unpublish("content/p3.md", None)
     assert not (tmp_path / "archive/2026/03/index.html").exists()
-    assert not (tmp_path / "tags/go/2025/index.html").exists()
-    assert titles(tmp_path / "tags/go/2026/index.html") == ["P2"]
+    assert titles(tmp_path / "tags/go/index.html") == ["P2"]
     assert "March" not in (tmp_path / "archive/2026/index.html").read_text()
     assert "/archive/2025/" not in (tmp_path / "archive/index.html").read_text()
     site.unpublish("content/p2.md", None)
@@ -595,9 +600,12 @@ def test_a_listings_refresh_run_again_after_a_conflict_writes_each_page_once(
     assert site.refresh(["listings"]) is Refreshed.WRITTEN
     pages = [page for files in asked[1:] for page in sorted(files)]
     assert len(pages) == len(set(pages)) and all(len(files) <= 2 for files in asked[1:])
-    expected = {"archive/2024/index.html", "archive/2025/index.html", "tags/news/index.html",
-                *(f"archive/{2024 + n % 2}/{1 + n % 3:02d}/index.html" for n in range(6)),
-                "tags/news/2024/index.html", "tags/news/2025/index.html"}  # fmt: skip
+    expected = {
+        "archive/2024/index.html",
+        "archive/2025/index.html",
+        "tags/news/index.html",
+        *(f"archive/{2024 + n % 2}/{1 + n % 3:02d}/index.html" for n in range(6)),
+    }
     assert set(pages) == expected
 
 

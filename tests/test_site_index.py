@@ -24,6 +24,7 @@ from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site import files as files_module
+from steadypress.targets.site import listings as listings_module
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import writing as writing_module
 from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteIndex, year_file
@@ -600,7 +601,8 @@ def test_a_tag_of_many_years_links_its_newest_ten_and_a_page_of_them_all(
     a page of every year, which a new article in a year the tag has does not change. Back to
     ten years, that page goes, from the site and its sitemaps."""
     site = site_target(DirectorySiteFiles(tmp_path))
-    site.publish_batch([(post(n, day=366 * n, tags=("go",)), None) for n in range(12)])
+    # Two articles a year over twelve years: more than the tag's page lists.
+    site.publish_batch([(post(n, day=183 * n, tags=("go",)), None) for n in range(24)])
     tag_page, every = tmp_path / "tags/go/index.html", tmp_path / "tags/go/years/index.html"
     shown = {href for href in _hrefs(tag_page) if re.fullmatch(r"/tags/go/\d{4}/", href)}
     assert shown == {f"/tags/go/{year}/" for year in range(2002, 2012)}
@@ -608,13 +610,74 @@ def test_a_tag_of_many_years_links_its_newest_ten_and_a_page_of_them_all(
     assert {f"/tags/go/{year}/" for year in range(2000, 2012)} <= _hrefs(every)
     assert "https://blog.example/tags/go/years/" in _sitemap_locations(tmp_path)
     before = stamps(tmp_path)
-    site.publish(post(12, day=366 * 11 + 30, tags=("go",)), None)
+    site.publish(post(24, day=183 * 23 + 30, tags=("go",)), None)
     after = stamps(tmp_path)
     assert after["tags/go/years/index.html"] == before["tags/go/years/index.html"]
     assert after["tags/go/index.html"] != before["tags/go/index.html"]
-    site.unpublish_batch([("content/p0.md", None), ("content/p1.md", None)])
+    site.unpublish_batch([(f"content/p{n}.md", None) for n in range(4)])
     assert not every.exists() and "/tags/go/years/" not in _hrefs(tag_page)
     assert "https://blog.example/tags/go/years/" not in _sitemap_locations(tmp_path)
+
+
+def test_a_tag_past_twenty_articles_has_a_page_a_year_and_back_at_twenty_it_has_one(
+    tmp_path: Path,
+) -> None:
+    """A tag whose articles all fit on its page (20) has that page alone. Its 21st article,
+    whatever its year, brings the page of every year of the tag at once, in the sitemaps too;
+    back to 20, they all go again, and the site is the one built from its articles."""
+    folder, fresh = tmp_path / "site", tmp_path / "fresh"
+    site = site_target(DirectorySiteFiles(folder))
+    # Five articles a year, 2000 to 2003.
+    site.publish_batch([(post(n, day=73 * n, tags=("go",)), None) for n in range(20)])
+    tag_page = folder / "tags/go/index.html"
+    assert not list(folder.glob("tags/go/*/index.html"))
+    assert len(re.findall(r'<a href="/p\d+/">', tag_page.read_text())) == 20
+    assert not any(re.fullmatch(r"/tags/go/\d{4}/", href) for href in _hrefs(tag_page))
+
+    site.publish(post(20, day=73 * 19 + 1, tags=("go",)), None)  # in 2003, a year it has
+    years = {f"/tags/go/{year}/" for year in range(2000, 2004)}
+    assert {href for href in _hrefs(tag_page) if re.fullmatch(r"/tags/go/\d{4}/", href)} == years
+    assert {f"tags/go/{year}/index.html" for year in range(2000, 2004)} == {
+        str(page) for page in _pages(folder) if str(page).startswith("tags/go/")
+    } - {"tags/go/index.html"}
+    assert {f"https://blog.example{href}" for href in years} <= _sitemap_locations(folder)
+
+    site.unpublish("content/p0.md", None)
+    assert not list(folder.glob("tags/go/*/index.html"))
+    assert not any("/tags/go/2" in location for location in _sitemap_locations(folder))
+    site_target(DirectorySiteFiles(fresh)).publish_batch(
+        [(post(n, day=73 * n if n < 20 else 73 * 19 + 1, tags=("go",)), None)
+         for n in range(1, 21)]
+    )  # fmt: skip
+    assert _not_index(folder) == _not_index(fresh)
+
+
+def test_the_year_pages_of_a_small_tag_an_earlier_layout_wrote_go_with_the_next_publish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary that names no layout of the listings is of the first, which gave every tag a
+    page a year: the next publish, of any article, takes those of each tag its page lists
+    whole off the site and its sitemaps, and records the layout."""
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build = [post(n, day=200 * n, tags=("go", "rust") if n % 2 else ("go",)) for n in range(6)]
+    with monkeypatch.context() as earlier:
+        earlier.setattr(listings_module, "_has_year_pages", bool)  # every tag
+        site_target(DirectorySiteFiles(site)).publish_batch([(a, None) for a in build])
+    summary = json.loads((site / SUMMARY).read_bytes())
+    del summary["listings"]
+    (site / SUMMARY).write_text(json.dumps(summary))
+    assert len(list(site.glob("tags/*/*/index.html"))) == 3 + 3  # go's years, and rust's
+    VALIDATORS["site-index"].validate(summary)
+
+    site_target(DirectorySiteFiles(site)).publish(post(6, day=1300), None)  # of no tag
+    assert not list(site.glob("tags/*/*/index.html"))
+    assert not any(re.search(r"/tags/\w+/\d{4}/", loc) for loc in _sitemap_locations(site))
+    summary = json.loads((site / SUMMARY).read_bytes())
+    assert summary["listings"] == 2 and "stale" not in summary
+    site_target(DirectorySiteFiles(fresh)).publish_batch(
+        [(a, None) for a in [*build, post(6, day=1300)]]
+    )
+    assert _not_index(site) == _not_index(fresh)
 
 
 def test_a_full_file_of_the_index_splits_and_every_article_is_still_found(

@@ -253,6 +253,8 @@ class SiteIndex:
     sitemaps_absent = _Recorded[frozenset[str] | None]()
     # What the sitemaps lack, when a batch left them to a later one (`SitemapsBehind`).
     sitemaps_behind = _Recorded[SitemapsBehind | None]()
+    # How the listing pages were laid out when last written (`LISTINGS_LAYOUT`).
+    listings = _Recorded[int]()
 
     @property
     def pages(self) -> dict[str, tuple[str, datetime]]:

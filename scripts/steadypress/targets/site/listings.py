@@ -2,7 +2,8 @@
 few small pages, never one that grows with the blog: the front page (the newest articles), an
 archive of years (`archive/`), each year's months (`archive/YYYY/`) and each month's articles
 (`archive/YYYY/MM/`), a page per tag (its newest articles and its newest years) with a page per
-tag and year and, for a tag of many years, a page of them all, and the tags index.
+tag and year and, for a tag of many years, a page of them all, and the tags index. A tag whose
+articles all fit on its page (`NEWEST`) has that page alone: its years' pages would repeat it.
 
 A crowded month or tag's year (its rows kept in parts by the index, each a range of dates) is
 paged by those parts: its page lists the newest part, and each older part has a page of its own
@@ -70,6 +71,8 @@ __all__ = [
     "listings_existing",
     "part_pages",
     "stale_pages",
+    "tag_pages_listed_whole",
+    "turning_tag_pages",
 ]
 
 # How many of its years a tag's page links, the newest: with more, it links a page of them all,
@@ -179,11 +182,58 @@ def listing_exists(index: SiteIndex, page: str) -> bool:
         return year in index.dates.years and (
             month is None or f"{year}/{month}" in index.dates.months(year)
         )
+    return _tag_listing_exists(index, page)
+
+
+def _tag_listing_exists(index: SiteIndex, page: str) -> bool:
+    """Whether a tag's own page, one of its years' or that of every year lists anything."""
     tag, tag_year = tag_of(page)
     years = index.tags.years(tag)
-    if tag_year is not None:
-        return tag_year in years
-    return len(years) > (TAG_YEARS_SHOWN if is_every_year(page) else 0)
+    if tag_year is None and not is_every_year(page):
+        return bool(years)
+    if not _has_year_pages(years):
+        return False
+    return tag_year in years if tag_year is not None else len(years) > TAG_YEARS_SHOWN
+
+
+def _has_year_pages(years: Mapping[int, int]) -> bool:
+    """Whether a tag of these counts a year has pages of its years: not when its own page lists
+    every article it has."""
+    return sum(years.values()) > NEWEST
+
+
+def turning_tag_pages(index: SiteIndex, entries: Iterable[Entry]) -> set[str]:
+    """The pages of every year of each tag that `entries` (versions gone and new) may carry
+    across `NEWEST` articles, where its years' pages appear or go together: those of years
+    no entry is of as well (`listing_pages` has the entries' own). The tags' counts are read
+    together first."""
+    touching: dict[str, int] = {}
+    for entry in entries:
+        if not entry.is_page:
+            for page in {page for tag in entry.tags for page in index.tags.pages_of(tag)}:
+                touching[page] = touching.get(page, 0) + 1
+    index.want((), texts=[tag_years_file(page) for page in touching if index.tags.has(page)])
+    pages = set()
+    for tag, moved in touching.items():
+        years = index.tags.years(tag)
+        count = sum(years.values())
+        if count - moved <= NEWEST < count + moved:
+            pages |= {tag_years_path(tag), *(tag_year_path(tag, year) for year in years)}
+    return pages
+
+
+def tag_pages_listed_whole(index: SiteIndex) -> set[str]:
+    """The pages of each tag whose own page lists every article it has, which listings laid
+    out before `LISTINGS_LAYOUT` 2 wrote otherwise: its own, which linked pages of its years,
+    and those (each tag's counts read together)."""
+    tags = index.tags.pages
+    index.want((), texts=[tag_years_file(tag) for tag in tags])
+    pages = set()
+    for tag in tags:
+        years = index.tags.years(tag)
+        if not _has_year_pages(years):
+            pages |= {tag, tag_years_path(tag), *(tag_year_path(tag, year) for year in years)}
+    return pages
 
 
 def _newest_years(index: SiteIndex, tag: str) -> list[int]:
@@ -412,7 +462,9 @@ class ListingPages:
             listed = _tag_newest(index, tag)
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
-        years = sorted(index.tags.years(tag).items(), reverse=True) if year is None else []
+        counts = index.tags.years(tag)
+        shown = year is None and _has_year_pages(counts)
+        years = sorted(counts.items(), reverse=True) if shown else []
         every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
         return self._with_pager(
             "tag.html", pager, site=self._site, tag=index.tags.name(tag),

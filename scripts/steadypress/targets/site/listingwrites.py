@@ -56,6 +56,8 @@ class ListingWrites:
         index.refill_newest()
         if final:
             index.rows.lay_out()  # the pages of a crowded listing follow its parts
+            # A stale page may have been there: one that lists nothing now leaves the sitemaps.
+            existed = {**dict.fromkeys(stale_pages(index), True), **existed}
             self.render_listings(files, index, existed)
         else:
             index.mark_stale(existed)
@@ -103,7 +105,9 @@ class ListingWrites:
             return
         listings = every_listing_page(index)
         index.want((), texts=listing_reads(index, listings))
-        self._singles.listing_pages().write(files, index, listings, whole=listings)
+        # With the stale pages, of which those that list nothing any more go.
+        every = {*listings, *stale_pages(index)}
+        self._singles.listing_pages().write(files, index, every, whole=every)
         index.clear_stale()
         months = [month for year in index.dates.years for month in index.dates.months(year)]
         index.want((), texts=map(month_file, months))

@@ -1,8 +1,9 @@
 """How each write of one run of the built-in site opens the site's index and sitemaps: this
 run's look recorded in the index (or the write stopped, `Superseded`, before anything is
 written, when a later commit's run wrote the site), an earlier layout's manifest moved in once,
-and the sitemap changes earlier writes left caught up: those this run carries (`Carried`), or
-the pages of the months the index says they were of, listed again."""
+the pages an earlier layout of the listings wrote and this one does not left to the listings'
+next rendering, and the sitemap changes earlier writes left caught up: those this run carries
+(`Carried`), or the pages of the months the index says they were of, listed again."""
 
 from __future__ import annotations
 
@@ -13,13 +14,18 @@ from datetime import datetime
 
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import SiteIndex, month_file
-from steadypress.targets.site.listings import listing_pages, listings_existing, stale_pages
+from steadypress.targets.site.listings import (
+    listing_pages,
+    listings_existing,
+    stale_pages,
+    tag_pages_listed_whole,
+)
 from steadypress.targets.site.manifest import INDEX, MANIFEST, Listed, page_path, read_manifest
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.singles import SiteSingles
 from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, Changes, Sitemaps
 from steadypress.targets.site.styling import LookKeeper
-from steadypress.targets.site.summary import SitemapsBehind
+from steadypress.targets.site.summary import LISTINGS_LAYOUT, SitemapsBehind
 
 __all__ = ["Carried", "SiteOpener", "front_page_date", "sitemap_pages"]
 
@@ -88,6 +94,11 @@ class SiteOpener:
             if index.sitemaps is not None:  # an earlier layout, or the site has moved
                 sitemaps.migrate()
             index.sitemaps = mark
+        if index.listings != LISTINGS_LAYOUT:
+            # Left to the listings' next rendering, which removes each page that lists nothing
+            # and takes it out of the sitemaps.
+            index.mark_stale(tag_pages_listed_whole(index))
+            index.listings = LISTINGS_LAYOUT
         self._catch_up(index, sitemaps)  # after a migration, which starts from the files
         if index.exists or not files.exists(MANIFEST):
             return index, sitemaps

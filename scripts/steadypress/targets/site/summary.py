@@ -22,6 +22,7 @@ from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
     "INDEX_VERSION",
+    "LISTINGS_LAYOUT",
     "SUMMARY_VERSION",
     "SitemapsBehind",
     "Styled",
@@ -41,6 +42,10 @@ INDEX_VERSION = 4
 # summary before counted each tag, so that every article rewrote it whole, its size growing
 # with the tags: moved by the next write).
 SUMMARY_VERSION = 6
+# How the listing pages are laid out, recorded in the summary: 2, a tag whose articles all fit on
+# its page has no pages of its years (a summary that says nothing is of layout 1, which wrote
+# them: the next write removes them, `SiteOpener.open`).
+LISTINGS_LAYOUT = 2
 T = TypeVar("T")
 
 
@@ -112,6 +117,8 @@ class Summary:
     # The taxonomies whose term feeds each tag has beside its page (`old_term_feeds`): those
     # the setting no longer names have their feeds removed.
     term_feeds: tuple[str, ...] = ()
+    # How the listing pages were laid out when last written (`LISTINGS_LAYOUT`).
+    listings: int = LISTINGS_LAYOUT
     # Each tag page, with the spellings of its tag among its articles, sorted (the page is
     # named by the first). How many articles each has is in the tag's `years.json`: the sum
     # of its years, or, where the tag is spelt more ways than one, its `names`.
@@ -152,6 +159,7 @@ class Summary:
                 ),
             },
             "tags": {page: list(spellings) for page, spellings in self.tags.items()},
+            "listings": self.listings,
             **({"stale": sorted(self.stale)} if self.stale else {}),
             **({"feed_id": self.feed_id} if self.feed_id is not None else {}),
             **({"extras": sorted(self.extras)} if self.extras else {}),
@@ -223,7 +231,16 @@ class Summary:
             extras=decoded(file, _site_paths, document.get("extras", [])),
             term_feeds=decoded(file, _taxonomies, document.get("term_feeds", [])),
             first_shards=version < 5 or document.get("first_shards") is True,
+            listings=decoded(file, _listings_layout, document.get("listings", 1)),
         )
+
+
+def _listings_layout(document: Any) -> int:
+    # A layout this version does not know (a newer one's) is not taken for an older one, whose
+    # pages the next write would remove.
+    if type(document) is not int or not 1 <= document <= LISTINGS_LAYOUT:
+        raise ValueError(f"listings: {document!r} is not a layout this version knows")
+    return document
 
 
 def _site_paths(document: Any) -> frozenset[str]:

@@ -29,6 +29,7 @@ from steadypress.targets.site.listings import (
     listings_existing,
     part_pages,
     stale_pages,
+    turning_tag_pages,
 )
 from steadypress.targets.site.listingwrites import ListingWrites, appearing_or_going
 from steadypress.targets.site.manifest import (
@@ -101,7 +102,7 @@ class SiteWrites:
         changes = [(n, a, r) for n, a, r in batch
                    if (old := olds[a.path]) is None or old.stored != r.entry.stored]  # fmt: skip
         touched = [*(r.entry for _n, _a, r in changes), *filter(None, olds.values())]
-        existed = listings_existing(index, listing_pages(touched, index.tags.pages_of))
+        existed = listings_existing(index, _listings_touched(index, touched))
         stale = stale_pages(index) if final else set()
         unused: list[str] = []
         accepted = []
@@ -199,7 +200,7 @@ class SiteWrites:
             return None
         touched = [old for _path, old in olds]
         self._want_replaced(index, olds)
-        existed = listings_existing(index, listing_pages(touched, index.tags.pages_of))
+        existed = listings_existing(index, _listings_touched(index, touched))
         stale = dict.fromkeys(stale_pages(index), True)
         unused = [used for path, _old in olds for used in index.put(path, None)]
         self._want_listings(
@@ -328,6 +329,12 @@ def _write_article(files: SiteWriter, rendered: Rendered) -> PermanentError | No
     except OSError as error:
         return PermanentError(f"{page} could not be written: {error.strerror}")
     return None
+
+
+def _listings_touched(index: SiteIndex, entries: Sequence[Entry]) -> set[str]:
+    """The listing pages whose content depends on `entries` (versions gone and new), with
+    every year's page of a tag they may carry across the articles its own page lists."""
+    return listing_pages(entries, index.tags.pages_of) | turning_tag_pages(index, entries)
 
 
 def first_read(
