@@ -4,7 +4,7 @@ import pytest
 from graphql import parse, validate
 
 from steadypress.github import queries
-from steadypress.github.branch import commit_mutation, folder_query, read_query
+from steadypress.github.branch import commit_mutation, files_query, folder_query, read_query
 from steadypress.github.readahead import Asked
 from tests.fakes.github.graphql import github_schema
 
@@ -29,11 +29,13 @@ def test_the_validation_catches_a_field_github_does_not_have() -> None:
     [
         (["state/pending.json", "state/published.json", "state/dead.json"], []),
         ([".steadypress-site.json"], ["index.html", 'odd "path"/index.html']),
+        ([], ["index.html"]),
         ([], []),
     ],
 )
 def test_the_generated_branch_query_is_valid(texts: list[str], oids: list[str]) -> None:
-    """LoadBranch, built per call for the files asked, is valid for any paths."""
+    """LoadBranch, built per call for the files asked, is valid for any paths (and defines
+    only the fragments it uses, as GraphQL asks)."""
     assert validate(github_schema(), parse(read_query(texts, oids))) == []
 
 
@@ -55,3 +57,9 @@ def test_the_folder_query_is_valid(depth: int) -> None:
     """ListFolder, which lists the state's shards and those of its folders (3 levels deep for a
     full reading), is valid at any depth."""
     assert validate(github_schema(), parse(folder_query("state/published", depth))) == []
+
+
+def test_the_query_of_files_at_a_commit_is_valid() -> None:
+    """ReadFiles, the texts of files at one commit, is valid for any paths."""
+    paths = ["state/published/0a.json", 'odd "path"/index.html']
+    assert validate(github_schema(), parse(files_query(paths))) == []

@@ -41,7 +41,10 @@ __all__ = [
 _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
 
 
-_TEXT = "{ object { ... on Blob { oid text isTruncated } } }"
+# What is asked of each file, spelt once a document: a read of a push names some 60 files,
+# and spelt in each it made half the text sent (2.5 KB of a push's 4 KB LoadBranch).
+_TEXT = "fragment T on TreeEntry { object { ... on Blob { oid text isTruncated } } }"
+_OID = "fragment O on TreeEntry { object { oid } }"
 # Files asked of one commit in a query: enough for the state's read and, riding with it, the
 # site's first read of a push of ten articles or their removal (some 250 files at 10^4, the
 # index's files split three levels deep), and few enough to answer fast: GitHub's bound is
@@ -50,12 +53,21 @@ _FILES_PER_QUERY = 300
 
 
 def _files(texts: Collection[str], oids: Collection[str]) -> str:
-    """The selection, on a commit, of each path's text (`texts`) or id (`oids`)."""
-    fields = [f"f{n}: file(path: {json.dumps(path)}) {_TEXT}" for n, path in enumerate(texts)] + [
-        f"f{n}: file(path: {json.dumps(path)}) {{ object {{ oid }} }}"
+    """The selection, on a commit, of each path's text (`texts`) or id (`oids`), through the
+    fragments `_fragments` defines."""
+    fields = [f"f{n}:file(path:{json.dumps(path)}){{...T}}" for n, path in enumerate(texts)] + [
+        f"f{n}:file(path:{json.dumps(path)}){{...O}}"
         for n, path in enumerate(oids, start=len(texts))
     ]
-    return " ... on Commit {\n        " + "\n        ".join(fields) + "\n      }" if fields else ""
+    return " ... on Commit {\n" + "\n".join(fields) + "\n}" if fields else ""
+
+
+def _fragments(asked: Collection[tuple[Collection[str], Collection[str]]]) -> str:
+    """The fragments the selections of these (texts, oids) use: only those, as GraphQL
+    refuses a document that defines one it does not use."""
+    used = [_TEXT] if any(texts for texts, _oids in asked) else []
+    used += [_OID] if any(oids for _texts, oids in asked) else []
+    return "".join(f"{fragment}\n" for fragment in used)
 
 
 def read_query(
@@ -63,12 +75,14 @@ def read_query(
 ) -> str:
     """The LoadBranch query: the head, then per path its text (`texts`) or its id (`oids`);
     and per other branch of the repository (`riders`), its head and the files asked ahead."""
+    riders = riders or {}
+    asked = [(texts, oids), *((rider.texts, rider.oids) for rider in riders.values())]
     return (
         "query LoadBranch($owner: String!, $name: String!, $ref: String!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
         "    ref(qualifiedName: $ref) {\n"
         f"      target {{ oid{_files(texts, oids)} }}\n"
-        f"    }}{_rider_refs(riders or {})}\n  }}\n}}\n"
+        f"    }}{_rider_refs(riders)}\n  }}\n}}\n{_fragments(asked)}"
     )
 
 
@@ -90,22 +104,18 @@ def commit_mutation(riders: Mapping[str, Asked]) -> str:
         "mutation CreateCommit($input: CreateCommitOnBranchInput!) {\n"
         "  createCommitOnBranch(input: $input) {\n"
         f"    commit {{ oid repository {{{_rider_refs(riders)}\n    }} }}\n"
-        "  }\n}\n"
+        f"  }}\n}}\n{_fragments([(rider.texts, rider.oids) for rider in riders.values()])}"
     )
 
 
 def files_query(paths: Collection[str]) -> str:
     """The ReadFiles query: the text of each path at one commit (`$oid`), whatever the branch
     points at now."""
-    fields = "\n        ".join(
-        f"f{n}: file(path: {json.dumps(path)}) {_TEXT}" for n, path in enumerate(paths)
-    )
     return (
         "query ReadFiles($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
-        "    object(oid: $oid) {\n"
-        f"      ... on Commit {{\n        {fields}\n      }}\n"
-        "    }\n  }\n}\n"
+        f"    object(oid: $oid) {{{_files(paths, ())}\n    }}\n"
+        f"  }}\n}}\n{_fragments([(paths, ())])}"
     )
 
 
