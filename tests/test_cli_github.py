@@ -703,23 +703,21 @@ def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
 def test_a_removal_from_the_feed_brings_in_the_next_article_with_its_text(
     repo: Repo, github: FakeGitHub
 ) -> None:
-    """A month's rows keep no summary of the text (only the feed shows it, of the newest, whose
-    rows in the summary keep it): the article that comes into the feed from its month when a
-    newer one is removed is rendered from the content, its text and summary both there, and
-    the feed is not read: its other articles are rendered again too."""
+    """No row of the index keeps the summary of the text (only the feed shows it, made from
+    the text): the article that comes into the feed from its month when a newer one is
+    removed is rendered from the content, its text and summary both there, and the feed is
+    not read: its other articles are rendered again too, each with its summary."""
     before = _twenty_two(repo, github)
     month = json.loads(github.repository.git("show", "gh-pages:.steadypress/months/2025-01.json"))
     newest = json.loads(github.repository.git("show", "gh-pages:.steadypress/newest.json"))
     assert not any("summary" in row for row in month["articles"].values())
-    assert [row["summary"] for _path, row in newest["newest"]] == [
-        f"Text {n} ." for n in range(21, 1, -1)
-    ]
+    assert not any("summary" in row for _path, row in newest["newest"])
     repo.git("rm", "-q", "content/p21.md")
     assert _pushed(repo, github, before) == 0, "the feed is not read"
     feed = feedparser.parse(github.repository.git("show", "gh-pages:feed.xml"))
     assert [entry.title for entry in feed.entries] == [f"P{n}" for n in range(20, 0, -1)]
     assert feed.entries[-1].content[0].value == "<p>Text <strong>1</strong>.</p>"
-    assert feed.entries[-1].summary == "Text 1 ."
+    assert [entry.summary for entry in feed.entries] == [f"Text {n} ." for n in range(20, 0, -1)]
 
 
 def test_an_article_coming_into_the_feed_is_shown_as_published_not_as_pending(

@@ -284,17 +284,8 @@ class SiteWrites:
 
 
 def _published(index: SiteIndex, paths: Iterable[str]) -> dict[str, Entry | None]:
-    """The entry of each of these articles (None: not on the site). An entry read back keeps no
-    summary of its text (`Entry.to_json`); an article's newest row does, and gives it back to
-    a version put back after its new page could not be written."""
-    newest = dict(index.newest)
-    found = {}
-    for path in paths:
-        old = index.entry(path)
-        if old is not None and path in newest:
-            old = replace(old, summary=newest[path].summary)
-        found[path] = old
-    return found
+    """The entry of each of these articles (None: not on the site)."""
+    return {path: index.entry(path) for path in paths}
 
 
 def _beside(
