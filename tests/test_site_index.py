@@ -24,6 +24,7 @@ from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site import files as files_module
+from steadypress.targets.site import indexdocuments as indexdocuments_module
 from steadypress.targets.site import listings as listings_module
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import writing as writing_module
@@ -632,7 +633,7 @@ def test_a_tag_past_twenty_articles_has_a_page_a_year_and_back_at_twenty_it_has_
     back to 20, they all go again, and the site is the one built from its articles."""
     folder, fresh = tmp_path / "site", tmp_path / "fresh"
     site = site_target(DirectorySiteFiles(folder))
-    # Five articles a year, 2000 to 2003.
+    # Twenty articles, 2000 to 2003.
     site.publish_batch([(post(n, day=73 * n, tags=("go",)), None) for n in range(20)])
     tag_page = folder / "tags/go/index.html"
     assert not list(folder.glob("tags/go/*/index.html"))
@@ -655,6 +656,62 @@ def test_a_tag_past_twenty_articles_has_a_page_a_year_and_back_at_twenty_it_has_
          for n in range(1, 21)]
     )  # fmt: skip
     assert _not_index(folder) == _not_index(fresh)
+
+
+def test_a_tag_of_twenty_articles_keeps_their_rows_in_its_years_file(tmp_path: Path) -> None:
+    """While a tag's page lists all its articles, the rows of its years are in its
+    `years.json`, not a file a year (at 1,000 articles of 200 tags those were a quarter of
+    the site's files); its 21st article moves them out to a file a year, and back at 20 they
+    move in again, the files removed. The site is the one built from its articles all along,
+    and the index follows its schema."""
+    folder, fresh = tmp_path / "site", tmp_path / "fresh"
+    site = site_target(DirectorySiteFiles(folder))
+    years_file = folder / tag_years_file("tags/go/index.html")
+
+    def year_files() -> list[str]:
+        return sorted(p.name for p in years_file.parent.glob("*.json") if p != years_file)
+
+    def held() -> dict[str, int]:
+        rows = json.loads(years_file.read_bytes()).get("rows", {})
+        return {year: len(articles) for year, articles in rows.items()}
+
+    site.publish_batch([(post(n, day=73 * n, tags=("go",)), None) for n in range(20)])
+    assert year_files() == [] and held() == {"2000": 6, "2001": 5, "2002": 5, "2003": 4}
+    site.publish(post(20, day=73 * 19 + 1, tags=("go",)), None)
+    assert year_files() == ["2000.json", "2001.json", "2002.json", "2003.json"] and held() == {}
+    site.unpublish("content/p0.md", None)
+    assert year_files() == [] and held() == {"2000": 5, "2001": 5, "2002": 5, "2003": 5}
+    for path in folder.glob(".steadypress/**/*.json"):
+        VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+    site_target(DirectorySiteFiles(fresh)).publish_batch(
+        [(post(n, day=73 * n if n < 20 else 73 * 19 + 1, tags=("go",)), None)
+         for n in range(1, 21)]
+    )  # fmt: skip
+    assert site_folder(folder) == site_folder(fresh)
+
+
+def test_a_small_tags_year_files_an_earlier_version_wrote_are_read_and_folded_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index written before kept a file for each year of every tag: read as it is, and
+    the next write that reads them all (the tag's page lists every article) moves their rows
+    into the tag's `years.json` and removes them."""
+    folder = tmp_path / "site"
+    build = [post(n, day=200 * n, tags=("go",)) for n in range(6)]
+    with monkeypatch.context() as earlier:
+        earlier.setattr(indexdocuments_module, "NEWEST", 0)  # every tag's rows in files
+        site_target(DirectorySiteFiles(folder)).publish_batch([(a, None) for a in build])
+    years_file = folder / tag_years_file("tags/go/index.html")
+    assert "rows" not in json.loads(years_file.read_bytes())
+    assert len(list(years_file.parent.glob("2*.json"))) == 3
+    site_target(DirectorySiteFiles(folder)).publish(post(6, day=1201, tags=("go",)), None)
+    assert not list(years_file.parent.glob("2*.json"))
+    rows = json.loads(years_file.read_bytes())["rows"]
+    assert {year: len(articles) for year, articles in rows.items()} == {
+        "2000": 2, "2001": 2, "2002": 2, "2003": 1
+    }  # fmt: skip
+    page = (folder / "tags/go/index.html").read_text()
+    assert [f"P{n}" for n in range(6, -1, -1)] == re.findall(r'<a href="/p\d+/">(P\d+)</a>', page)
 
 
 def test_the_year_pages_of_a_small_tag_an_earlier_layout_wrote_go_with_the_next_publish(

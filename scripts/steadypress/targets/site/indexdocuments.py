@@ -1,6 +1,7 @@
 """The site index's files as read and as about to be written (`index.py` says what each holds):
 each read once, when first wanted, and kept as its section; the files of articles and URLs
-found through their split markers, in the layout the summary says (`shard_layouts`); and
+found through their split markers, in the layout the summary says (`shard_layouts`); the rows
+of a tag's years kept in its `years.json` while its page lists them all (`ROWS`); and
 `flush`, which writes those a change touched, splitting a file of articles or URLs grown too
 full."""
 
@@ -17,10 +18,12 @@ from steadypress.targets.site.indexfiles import (
     ARTICLES,
     LISTING,
     NAMES,
+    NEWEST,
     NEWEST_FILE,
     NEWEST_PARTS,
     PARTS,
     READABLE_VERSIONS,
+    ROWS,
     SPLIT,
     STYLED,
     SUMMARY,
@@ -28,10 +31,13 @@ from steadypress.targets.site.indexfiles import (
     article_files,
     dumps,
     is_tag_years,
+    packed_rows,
     section_key,
     shard_layouts,
     shard_of_file,
     split_marker,
+    tag_year_beside,
+    tag_years_of,
     url_files,
 )
 from steadypress.targets.site.rows import ListingRows
@@ -68,6 +74,12 @@ class IndexDocuments:
         self._summary: Summary | None = None  # read when first wanted (`verify` never)
         # Of the tags' `years.json` read, those that count their tag's spellings (`NAMES`).
         self._spellings: dict[str, dict[str, int]] = {}
+        # Of the tags' `years.json` read, those that hold their years' rows (`ROWS`), and
+        # those of a tag the site had not (a new tag's rows go there first).
+        self._packed: set[str] = set()
+        # The files of a tag's year read from the site (a tag whose rows go into its
+        # `years.json` has them removed).
+        self._year_files_there: set[str] = set()
 
     @property
     def summary(self) -> Summary:
@@ -111,21 +123,43 @@ class IndexDocuments:
         """Read a file into `documents`, or into the split markers when it is one (allowed
         for the files of articles and URLs only), or into `rows` when it names the parts of a
         listing (allowed for a listing's own file only)."""
+        if (years := tag_years_of(name)) is not None:
+            self.section(years, "years")  # which may hold this year's rows
+            if name in self.documents:
+                return
+            if years in self._packed:
+                self.documents[name] = {}  # a year new to a tag whose rows its years file holds
+                return
         raw = self._files.read(name)
         document = None if raw is None else self.parse(name, raw, key, split_allowed=split_allowed)
+        if years is not None and document is not None:
+            self._year_files_there.add(name)
         if split_allowed and document is not None and SPLIT in document:
             self._split.add(name)
             self._markers_read.add(name)
-        elif document is not None and is_tag_years(name):
-            self.documents[name] = document[key]
-            if NEWEST_PARTS in document:
-                self.rows.hints.take(name, document[NEWEST_PARTS])
-            if NAMES in document:
-                self._spellings[name] = decoded(name, spelling_counts, document[NAMES])
+        elif is_tag_years(name):
+            self._load_tag_years(name, document)
         elif document is not None and PARTS in document:
             self.rows.take(name, document)
         else:
             self.documents[name] = {} if document is None else document[key]
+
+    def _load_tag_years(self, name: str, document: Mapping[str, Any] | None) -> None:
+        """A tag's `years.json` read (None: a tag new to the site), with the rows of its years
+        where it holds them."""
+        if document is None:
+            self.documents[name] = {}
+            self._packed.add(name)
+            return
+        self.documents[name] = document["years"]
+        if NEWEST_PARTS in document:
+            self.rows.hints.take(name, document[NEWEST_PARTS])
+        if NAMES in document:
+            self._spellings[name] = decoded(name, spelling_counts, document[NAMES])
+        if ROWS in document:
+            self._packed.add(name)
+            for year, rows in decoded(name, packed_rows, document[ROWS]).items():
+                self.documents[tag_year_beside(name, year)] = rows
 
     def spellings(self, tag_years: str) -> dict[str, int] | None:
         """How many articles spell a tag each way, from its `years.json` (None: it names no
@@ -190,11 +224,7 @@ class IndexDocuments:
         """Write every file a change touched (a file left empty is removed); `whole` gives
         the document of a file written whole, not by sections (None: remove it)."""
         self.rows.lay_out()
-        for name, data, new in self.rows.take_laid_out():
-            if data is None:
-                self._files.remove(name)
-            else:
-                self._files.put(name, data, unread=new)
+        self._write_listings(self.rows.take_laid_out())
         for name in sorted(self.dirty):
             if name in (SUMMARY, NEWEST_FILE, STYLED, YEARS):
                 if (document := whole(name)) is not None:
@@ -212,14 +242,61 @@ class IndexDocuments:
                 self._files.remove(name)
         self.dirty.clear()
 
+    def _write_listings(self, laid_out: list[tuple[str, bytes | None, bool]]) -> None:
+        """Write the listings' files as laid out (`ListingRows.lay_out`), but those of a tag
+        whose rows its years file holds; and the files of the years of each tag whose rows
+        move out of it or into it."""
+        moved = self._repack({tag_years_of(name) for name, _data, _new in laid_out})
+        writes = [
+            (name, data, new) for name, data, new in laid_out
+            if name not in moved and (tag := tag_years_of(name)) not in self._packed
+            # a file of a tag's year that never was on the site is not removed
+            and not (tag is not None and data is None and name not in self._year_files_there)
+        ]  # fmt: skip
+        for name, data, new in [*writes, *((name, data, True) for name, data in moved.items())]:
+            if data is None:
+                self._files.remove(name)
+            else:
+                self._files.put(name, data, unread=new)
+
+    def _repack(self, changed: set[str | None]) -> dict[str, bytes | None]:
+        """Where the rows of each tag this change touched go (`changed`: the years files of
+        those whose rows it laid out, beside those whose counts it moved): into its
+        `years.json` while its page lists them all (`NEWEST`) and every one of them was read,
+        else into a file a year. Returns the files of its years that moving them out of the
+        years file writes, or moving them in removes (None)."""
+        tags = {name for name in changed if name is not None}
+        tags |= {name for name in self.dirty if is_tag_years(name)}
+        moved: dict[str, bytes | None] = {}
+        for tag in sorted(tags):
+            counts = self.documents.get(tag, {})
+            files = [tag_year_beside(tag, year) for year in counts]
+            fits = sum(map(int, counts.values())) <= NEWEST
+            if fits and all(name in self.documents for name in files):
+                if tag not in self._packed:
+                    there = [name for name in self._year_files_there if tag_years_of(name) == tag]
+                    moved |= dict.fromkeys(sorted(there))
+                    self._packed.add(tag)
+                self.dirty.add(tag)
+            elif tag in self._packed:
+                self._packed.discard(tag)
+                for name in files:
+                    if rows := self.documents.get(name):
+                        moved[name] = dumps({"version": INDEX_VERSION, "articles": rows})
+                self.dirty.add(tag)
+        return moved
+
     def _document_of(self, name: str, section: Mapping[str, Any]) -> dict[str, Any]:
-        """A file of the index as written: its section, and a tag's years file its hint and
-        its spellings."""
+        """A file of the index as written: its section, and a tag's years file its hint, its
+        spellings and, while it holds them, its years' rows."""
         document = {"version": INDEX_VERSION, section_key(name): section}
         if hinted := self.rows.hints.of(name, section):
             document[NEWEST_PARTS] = hinted
         if spellings := self._spellings.get(name):
             document[NAMES] = spellings
+        if name in self._packed:
+            rows = {year: self.documents.get(tag_year_beside(name, year)) for year in section}
+            document[ROWS] = {year: held for year, held in rows.items() if held}
         return document
 
     def _split_if_full(self, folder: str, name: str) -> bool:

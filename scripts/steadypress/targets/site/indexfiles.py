@@ -17,12 +17,13 @@ from steadypress.targets.site.summary import INDEX_VERSION, SUMMARY_VERSION, dec
 
 __all__ = [
     "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NAMES", "NEWEST", "NEWEST_FILE",
-    "NEWEST_PARTS", "NOT_LISTED", "PAGE", "PARTS", "READABLE_VERSIONS", "SPLIT", "STYLED",
-    "SUMMARY", "URLS", "YEARS",
+    "NEWEST_PARTS", "NOT_LISTED", "PAGE", "PARTS", "READABLE_VERSIONS", "ROWS", "SPLIT",
+    "STYLED", "SUMMARY", "URLS", "YEARS",
     "article_files", "date_order", "dumps", "in_order", "is_listing", "is_tag_years",
     "listed_order", "listing_row", "listings_of", "month_file", "month_of", "newest_parts",
-    "part_at", "rows_only", "section_key", "shard_layouts", "shard_of_file", "split_marker",
-    "tag_year_beside", "tag_year_file", "tag_years_file", "url_files", "year_file",
+    "packed_rows", "part_at", "rows_only", "section_key", "shard_layouts", "shard_of_file",
+    "split_marker", "tag_year_beside", "tag_year_file", "tag_years_file", "tag_years_of",
+    "url_files", "year_file",
 ]  # fmt: skip
 
 INDEX_FOLDER = ".steadypress"
@@ -192,6 +193,29 @@ NEWEST_PARTS = "newest_parts"
 # In a tag's `years.json`, where its tag is spelt more ways than one: how many articles spell
 # it each way (`summary.spelling_counts`).
 NAMES = "names"
+
+
+# In a tag's `years.json`, while the tag has no more articles than its page lists (`NEWEST`):
+# the rows of each of its years, whose files it then does without (`IndexDocuments.flush`).
+ROWS = "rows"
+
+_TAG_YEAR = re.compile(rf"({re.escape(INDEX_FOLDER)}/tags/[^/]+/)\d{{4}}\.json")
+
+
+def tag_years_of(name: str) -> str | None:
+    """The `years.json` of the tag of a tag's year's own file (None: another file)."""
+    found = _TAG_YEAR.fullmatch(name)
+    return None if found is None else f"{found.group(1)}years.json"
+
+
+def packed_rows(document: Any) -> dict[str, dict[str, Any]]:
+    """A tag's years file's rows of each year (`ROWS`): year -> path -> row."""
+    if not isinstance(document, Mapping) or not all(
+        isinstance(rows, Mapping) and all(isinstance(row, Mapping) for row in rows.values())
+        for rows in document.values()
+    ):
+        raise TypeError(f"{ROWS} is not an object of each year's rows")
+    return {f"{int(year):04d}": dict(rows) for year, rows in document.items()}
 
 
 # A listing's own file: a month's or a tag's year's (their parts are in a folder beside it).
