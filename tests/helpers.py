@@ -275,6 +275,9 @@ def to_summary_before_version_6(site: Path, *, version: int = 5) -> None:
     for page, spellings in summary["tags"].items():
         years_file = site / indexfiles.tag_years_file(page)
         years = json.loads(years_file.read_bytes())
+        for year, rows in years.pop(indexfiles.ROWS, {}).items():  # a file a year, then
+            document = {"version": 4, "articles": rows}
+            (site / indexfiles.tag_year_file(page, int(year))).write_text(json.dumps(document))
         count = sum(years["years"].values())
         names = years.pop(indexfiles.NAMES, None) or {spellings[0]: count}
         years_file.write_text(json.dumps(years))

@@ -338,7 +338,7 @@ def test_a_summary_before_version_6_moves_its_counts_to_the_tags_files_on_the_ne
     tmp_path: Path,
 ) -> None:
     """A summary of version 5 counted each tag and held the newest articles, so every article
-    rewrote it whole, its size growing with the tags. The next publish writes it as version 6
+    rewrote it whole, its size growing with the tags. The next publish writes it as version 7
     (the tags and their spellings alone), the count and the newest in `newest.json`, and the
     counts of a tag spelt two ways in the tag's `years.json`; what the site shows is then what
     this version builds from the same articles, and a later article of a tag the site has
@@ -360,7 +360,7 @@ def test_a_summary_before_version_6_moves_its_counts_to_the_tags_files_on_the_ne
 
     site_target(DirectorySiteFiles(site)).publish(post(4, tags=("go",)), None)
     summary = json.loads((site / SUMMARY).read_bytes())
-    assert summary["version"] == 6 and "newest" not in summary and "total" not in summary
+    assert summary["version"] == 7 and "newest" not in summary and "total" not in summary
     assert summary["tags"] == {
         "tags/python/index.html": ["Python", "python"], "tags/go/index.html": ["go"]
     }  # fmt: skip
@@ -581,7 +581,7 @@ def test_a_version_3_index_moves_its_years_out_of_the_summary_on_the_next_publis
     _as_version_3(tmp_path)
     site_target(DirectorySiteFiles(tmp_path)).publish(post(3, day=810), None)  # in 2002
     summary = json.loads((tmp_path / SUMMARY).read_bytes())
-    assert summary["version"] == 6 and "years" not in summary and summary["first_shards"]
+    assert summary["version"] == 7 and "years" not in summary and summary["first_shards"]
     assert json.loads((tmp_path / NEWEST_FILE).read_bytes())["total"] == 4
     years = json.loads((tmp_path / YEARS).read_bytes())
     assert years == {"version": 4, "years": ["2000", "2001", "2002"]}
@@ -693,18 +693,22 @@ def test_a_tag_of_twenty_articles_keeps_their_rows_in_its_years_file(tmp_path: P
 def test_a_small_tags_year_files_an_earlier_version_wrote_are_read_and_folded_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An index written before kept a file for each year of every tag: read as it is, and
-    the next write that reads them all (the tag's page lists every article) moves their rows
-    into the tag's `years.json` and removes them."""
+    """An index written before (its summary of version 6) kept a file for each year of every
+    tag: read as it is, and the next write that reads them all (the tag's page lists every
+    article) moves their rows into the tag's `years.json` and removes them. The summary is
+    then of version 7, which a steadypress that reads 6 refuses rather than drop the rows."""
     folder = tmp_path / "site"
     build = [post(n, day=200 * n, tags=("go",)) for n in range(6)]
     with monkeypatch.context() as earlier:
         earlier.setattr(indexdocuments_module, "NEWEST", 0)  # every tag's rows in files
         site_target(DirectorySiteFiles(folder)).publish_batch([(a, None) for a in build])
+    summary = json.loads((folder / SUMMARY).read_bytes())
+    (folder / SUMMARY).write_text(json.dumps({**summary, "version": 6}))
     years_file = folder / tag_years_file("tags/go/index.html")
     assert "rows" not in json.loads(years_file.read_bytes())
     assert len(list(years_file.parent.glob("2*.json"))) == 3
     site_target(DirectorySiteFiles(folder)).publish(post(6, day=1201, tags=("go",)), None)
+    assert json.loads((folder / SUMMARY).read_bytes())["version"] == 7
     assert not list(years_file.parent.glob("2*.json"))
     rows = json.loads(years_file.read_bytes())["rows"]
     assert {year: len(articles) for year, articles in rows.items()} == {
@@ -1308,7 +1312,7 @@ def test_a_new_index_files_its_articles_in_256_files_and_an_older_one_keeps_its_
     for folder in ("articles", "urls"):
         files = _shard_files(new, folder)
         assert len(files) <= 256 and all(re.fullmatch(r"[0-9a-f]{2}\.json", f) for f in files)
-    assert json.loads((new / SUMMARY).read_bytes())["version"] == 6
+    assert json.loads((new / SUMMARY).read_bytes())["version"] == 7
 
     old = tmp_path / "old"
     with monkeypatch.context() as first:
@@ -1327,9 +1331,23 @@ def test_a_new_index_files_its_articles_in_256_files_and_an_older_one_keeps_its_
         re.fullmatch(r"[0-9a-f]{3}(/[0-9a-f])*\.json", f) for f in _shard_files(old, "articles")
     )
     summary = json.loads((old / SUMMARY).read_bytes())
-    assert summary["version"] == 6 and summary["first_shards"] is True
+    assert summary["version"] == 7 and summary["first_shards"] is True
     articles = local_site_articles(old)
     assert len(articles) == 40 and "content/p8.md" not in articles
     assert articles["content/p7.md"]["title"] == "P7, again"
     for path in old.glob(".steadypress/**/*.json"):
         VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
+
+
+def test_an_index_of_a_later_version_is_refused_not_written_over(tmp_path: Path) -> None:
+    """A summary of a version this steadypress does not know (a later one's, whose files may
+    hold what this one would drop) stops the publish, naming the file, and nothing is
+    written."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish(post(0, tags=("go",)), None)
+    summary = json.loads((tmp_path / SUMMARY).read_bytes())
+    (tmp_path / SUMMARY).write_text(json.dumps({**summary, "version": 8}))
+    before = site_folder(tmp_path)
+    with pytest.raises(TransientError, match=r"\.steadypress/summary\.json"):
+        site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("go",)), None)
+    assert site_folder(tmp_path) == before

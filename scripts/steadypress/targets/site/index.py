@@ -83,6 +83,7 @@ from steadypress.targets.site.manifest import (
 )
 from steadypress.targets.site.summary import (
     INDEX_VERSION,
+    SUMMARY_VERSION,
     SitemapsBehind,
     Styled,
     Summary,
@@ -439,4 +440,12 @@ class SiteIndex:
         if self._dirty and self.tags.move_legacy_counts():
             # A summary before version 6 is written without the counts, its newest beside it.
             self._dirty.update((SUMMARY, NEWEST_FILE))
+        if (
+            self._dirty
+            and self._store.summary_read
+            and self._summary.read_version < SUMMARY_VERSION
+        ):
+            # Written as this version's, which an older one refuses: it would pass over what
+            # this one's files hold (a tag's rows in its years file) and drop it.
+            self._dirty.add(SUMMARY)
         self._store.flush(self._whole)

@@ -43,7 +43,7 @@ from steadypress.targets.site.indexfiles import (
 from steadypress.targets.site.rows import ListingRows
 from steadypress.targets.site.summary import (
     INDEX_VERSION,
-    SUMMARY_VERSION,
+    NEWEST_FILE_SINCE,
     Summary,
     decoded,
     spelling_counts,
@@ -91,7 +91,7 @@ class IndexDocuments:
             else:
                 document = self.parse(SUMMARY, raw, "tags")
                 newest = None
-                if document["version"] == SUMMARY_VERSION:
+                if document["version"] >= NEWEST_FILE_SINCE:
                     raw_newest = self._files.read(NEWEST_FILE)
                     if raw_newest is not None:
                         newest = self.parse(NEWEST_FILE, raw_newest, "newest", list)

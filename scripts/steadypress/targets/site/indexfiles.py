@@ -29,8 +29,9 @@ __all__ = [
 INDEX_FOLDER = ".steadypress"
 # The other files are the same in version 3 and 4; a summary of version 5 began the shallower
 # files of articles and URLs (`shard_layouts`), one of version 6 left its count and newest
-# articles to `newest.json` (`summary.py`).
-READABLE_VERSIONS = (3, INDEX_VERSION, 5, SUMMARY_VERSION)
+# articles to `newest.json`, one of version 7 has tags' rows in their years files
+# (`summary.py`).
+READABLE_VERSIONS = (3, INDEX_VERSION, 5, 6, SUMMARY_VERSION)
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
 NEWEST_FILE = f"{INDEX_FOLDER}/newest.json"
 YEARS = f"{INDEX_FOLDER}/years.json"

@@ -23,6 +23,7 @@ from steadypress.timefmt import format_time, parse_time
 __all__ = [
     "INDEX_VERSION",
     "LISTINGS_LAYOUT",
+    "NEWEST_FILE_SINCE",
     "SUMMARY_VERSION",
     "SitemapsBehind",
     "Styled",
@@ -40,8 +41,12 @@ INDEX_VERSION = 4
 # (`indexfiles.shard_layouts`), where a summary of version 4 or 3 has the first layout; 6, the
 # count and the newest articles are in `newest.json`, and a tag's count in its own files (a
 # summary before counted each tag, so that every article rewrote it whole, its size growing
-# with the tags: moved by the next write).
-SUMMARY_VERSION = 6
+# with the tags: moved by the next write); 7, a tag's `years.json` may hold its years' rows
+# (`indexfiles.ROWS`), which a version that reads 6 would pass over and drop as it wrote the
+# file: it refuses the index instead.
+SUMMARY_VERSION = 7
+# Since version 6 the count and the newest are in `newest.json`.
+NEWEST_FILE_SINCE = 6
 # How the listing pages are laid out, recorded in the summary: 2, a tag whose articles all fit on
 # its page has no pages of its years (a summary that says nothing is of layout 1, which wrote
 # them: the next write removes them, `SiteOpener.open`).
@@ -119,6 +124,8 @@ class Summary:
     term_feeds: tuple[str, ...] = ()
     # How the listing pages were laid out when last written (`LISTINGS_LAYOUT`).
     listings: int = LISTINGS_LAYOUT
+    # The version `summary.json` was read at (this one's for a new index).
+    read_version: int = SUMMARY_VERSION
     # Each tag page, with the spellings of its tag among its articles, sorted (the page is
     # named by the first). How many articles each has is in the tag's `years.json`: the sum
     # of its years, or, where the tag is spelt more ways than one, its `names`.
@@ -201,7 +208,7 @@ class Summary:
         summary before version 6 held itself: None)."""
         version = document["version"]
         legacy = None if version >= INDEX_VERSION else document["years"]
-        if version == SUMMARY_VERSION:
+        if version >= NEWEST_FILE_SINCE:
             if newest is None:
                 raise ValueError("newest.json is missing")
             tags = {str(page): tuple(map(str, names)) for page, names in document["tags"].items()}
@@ -234,6 +241,7 @@ class Summary:
             term_feeds=decoded(file, _taxonomies, document.get("term_feeds", [])),
             first_shards=version < 5 or document.get("first_shards") is True,
             listings=decoded(file, _listings_layout, document.get("listings", 1)),
+            read_version=version,
         )
 
 
