@@ -1351,3 +1351,21 @@ def test_an_index_of_a_later_version_is_refused_not_written_over(tmp_path: Path)
     with pytest.raises(TransientError, match=r"\.steadypress/summary\.json"):
         site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("go",)), None)
     assert site_folder(tmp_path) == before
+
+
+def test_a_row_a_tags_years_file_holds_that_does_not_parse_is_reported_in_that_file(
+    tmp_path: Path,
+) -> None:
+    """A tag's rows kept in its `years.json` are read with it: a row that does not parse
+    (hand-edited, with no title) stops the publish naming that file, and nothing is written."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish(post(0, tags=("go",)), None)
+    years_file = tmp_path / tag_years_file("tags/go/index.html")
+    document = json.loads(years_file.read_bytes())
+    (row,) = document["rows"]["2000"].values()
+    del row["title"]
+    years_file.write_text(json.dumps(document))
+    before = site_folder(tmp_path)
+    with pytest.raises(TransientError, match=r"\.steadypress/tags/go/years\.json.*title"):
+        site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("go",)), None)
+    assert site_folder(tmp_path) == before

@@ -210,12 +210,15 @@ def tag_years_of(name: str) -> str | None:
 
 
 def packed_rows(document: Any) -> dict[str, dict[str, Any]]:
-    """A tag's years file's rows of each year (`ROWS`): year -> path -> row."""
+    """A tag's years file's rows of each year (`ROWS`): year -> path -> row, each row read
+    here, so that one that does not parse is reported in the file that holds it."""
     if not isinstance(document, Mapping) or not all(
-        isinstance(rows, Mapping) and all(isinstance(row, Mapping) for row in rows.values())
-        for rows in document.values()
+        isinstance(rows, Mapping) for rows in document.values()
     ):
         raise TypeError(f"{ROWS} is not an object of each year's rows")
+    for rows in document.values():
+        for row in rows.values():
+            Listed.from_json(row)
     return {f"{int(year):04d}": dict(rows) for year, rows in document.items()}
 
 
