@@ -700,7 +700,7 @@ def test_a_small_tags_year_files_an_earlier_version_wrote_are_read_and_folded_in
     folder = tmp_path / "site"
     build = [post(n, day=200 * n, tags=("go",)) for n in range(6)]
     with monkeypatch.context() as earlier:
-        earlier.setattr(indexdocuments_module, "NEWEST", 0)  # every tag's rows in files
+        earlier.setattr(indexdocuments_module, "listed_whole", lambda _count: False)  # in files
         site_target(DirectorySiteFiles(folder)).publish_batch([(a, None) for a in build])
     summary = json.loads((folder / SUMMARY).read_bytes())
     (folder / SUMMARY).write_text(json.dumps({**summary, "version": 6}))
@@ -727,7 +727,7 @@ def test_the_year_pages_of_a_small_tag_an_earlier_layout_wrote_go_with_the_next_
     site, fresh = tmp_path / "site", tmp_path / "fresh"
     build = [post(n, day=200 * n, tags=("go", "rust") if n % 2 else ("go",)) for n in range(6)]
     with monkeypatch.context() as earlier:
-        earlier.setattr(listings_module, "_has_year_pages", bool)  # every tag
+        earlier.setattr(listings_module, "listed_whole", lambda _count: False)  # every tag
         site_target(DirectorySiteFiles(site)).publish_batch([(a, None) for a in build])
     summary = json.loads((site / SUMMARY).read_bytes())
     del summary["listings"]

@@ -18,7 +18,6 @@ from steadypress.targets.site.indexfiles import (
     ARTICLES,
     LISTING,
     NAMES,
-    NEWEST,
     NEWEST_FILE,
     NEWEST_PARTS,
     PARTS,
@@ -31,6 +30,7 @@ from steadypress.targets.site.indexfiles import (
     article_files,
     dumps,
     is_tag_years,
+    listed_whole,
     packed_rows,
     section_key,
     shard_layouts,
@@ -262,8 +262,8 @@ class IndexDocuments:
     def _repack(self, changed: set[str | None]) -> dict[str, bytes | None]:
         """Where the rows of each tag this change touched go (`changed`: the years files of
         those whose rows it laid out, beside those whose counts it moved): into its
-        `years.json` while its page lists them all (`NEWEST`) and every one of them was read,
-        else into a file a year. Returns the files of its years that moving them out of the
+        `years.json` while its page lists them all (`listed_whole`) and every one of them was
+        read, else into a file a year. Returns the files of its years that moving them out of the
         years file writes, or moving them in removes (None)."""
         tags = {name for name in changed if name is not None}
         tags |= {name for name in self.dirty if is_tag_years(name)}
@@ -271,7 +271,7 @@ class IndexDocuments:
         for tag in sorted(tags):
             counts = self.documents.get(tag, {})
             files = [tag_year_beside(tag, year) for year in counts]
-            fits = sum(map(int, counts.values())) <= NEWEST
+            fits = listed_whole(sum(map(int, counts.values())))
             if fits and all(name in self.documents for name in files):
                 if tag not in self._packed:
                     there = [name for name in self._year_files_there if tag_years_of(name) == tag]

@@ -20,10 +20,10 @@ __all__ = [
     "NEWEST_PARTS", "NOT_LISTED", "PAGE", "PARTS", "READABLE_VERSIONS", "ROWS", "SPLIT",
     "STYLED", "SUMMARY", "URLS", "YEARS",
     "article_files", "date_order", "dumps", "in_order", "is_listing", "is_tag_years",
-    "listed_order", "listing_row", "listings_of", "month_file", "month_of", "newest_parts",
-    "packed_rows", "part_at", "rows_only", "section_key", "shard_layouts", "shard_of_file",
-    "split_marker", "tag_year_beside", "tag_year_file", "tag_years_file", "tag_years_of",
-    "url_files", "year_file",
+    "listed_order", "listed_whole", "listing_row", "listings_of", "month_file", "month_of",
+    "newest_parts", "packed_rows", "part_at", "rows_only", "section_key", "shard_layouts",
+    "shard_of_file", "split_marker", "tag_year_beside", "tag_year_file", "tag_years_file",
+    "tag_years_of", "url_files", "year_file",
 ]  # fmt: skip
 
 INDEX_FOLDER = ".steadypress"
@@ -38,6 +38,14 @@ YEARS = f"{INDEX_FOLDER}/years.json"
 STYLED = f"{INDEX_FOLDER}/look.json"
 # How many articles the front page and the feed show: the newest, as blogs do.
 NEWEST = 20
+
+
+def listed_whole(count: int) -> bool:
+    """Whether a tag of `count` articles has them all on its own page (its `NEWEST`): then it
+    has no pages of its years, and its `years.json` holds their rows (`ROWS`)."""
+    return count <= NEWEST
+
+
 ARTICLES, URLS = f"{INDEX_FOLDER}/articles", f"{INDEX_FOLDER}/urls"
 # A date order after every row's: the rows before it are all of them, newest first.
 AFTER_ALL = (float("inf"), "")

@@ -3,7 +3,8 @@ few small pages, never one that grows with the blog: the front page (the newest 
 archive of years (`archive/`), each year's months (`archive/YYYY/`) and each month's articles
 (`archive/YYYY/MM/`), a page per tag (its newest articles and its newest years) with a page per
 tag and year and, for a tag of many years, a page of them all, and the tags index. A tag whose
-articles all fit on its page (`NEWEST`) has that page alone: its years' pages would repeat it.
+articles all fit on its page (`listed_whole`) has that page alone: its years' pages would
+repeat it.
 
 A crowded month or tag's year (its rows kept in parts by the index, each a range of dates) is
 paged by those parts: its page lists the newest part, and each older part has a page of its own
@@ -37,6 +38,7 @@ from steadypress.targets.site.index import (
     tag_years_file,
     year_file,
 )
+from steadypress.targets.site.indexfiles import listed_whole
 from steadypress.targets.site.listingpaths import (
     ARCHIVE_INDEX,
     LISTING_PAGE,
@@ -191,22 +193,21 @@ def _tag_listing_exists(index: SiteIndex, page: str) -> bool:
     years = index.tags.years(tag)
     if tag_year is None and not is_every_year(page):
         return bool(years)
-    if not _has_year_pages(years):
+    if listed_whole(sum(years.values())):
         return False
     return tag_year in years if tag_year is not None else len(years) > TAG_YEARS_SHOWN
 
 
-def _has_year_pages(years: Mapping[int, int]) -> bool:
-    """Whether a tag of these counts a year has pages of its years: not when its own page lists
-    every article it has."""
-    return sum(years.values()) > NEWEST
+def _pages_of_years(tag: str, years: Iterable[int]) -> set[str]:
+    """The pages of a tag's `years` and of them all."""
+    return {tag_years_path(tag), *(tag_year_path(tag, year) for year in years)}
 
 
 def turning_tag_pages(index: SiteIndex, entries: Iterable[Entry]) -> set[str]:
     """The pages of every year of each tag that `entries` (versions gone and new) may carry
-    across `NEWEST` articles, where its years' pages appear or go together: those of years
-    no entry is of as well (`listing_pages` has the entries' own). The tags' counts are read
-    together first."""
+    across the articles its page lists (`listed_whole`), where its years' pages appear or go
+    together: those of years no entry is of as well (`listing_pages` has the entries' own).
+    The tags' counts are read together first."""
     touching: dict[str, int] = {}
     for entry in entries:
         if not entry.is_page:
@@ -217,8 +218,8 @@ def turning_tag_pages(index: SiteIndex, entries: Iterable[Entry]) -> set[str]:
     for tag, moved in touching.items():
         years = index.tags.years(tag)
         count = sum(years.values())
-        if count - moved <= NEWEST < count + moved:
-            pages |= {tag_years_path(tag), *(tag_year_path(tag, year) for year in years)}
+        if listed_whole(count - moved) != listed_whole(count + moved):
+            pages |= _pages_of_years(tag, years)
     return pages
 
 
@@ -231,8 +232,8 @@ def tag_pages_listed_whole(index: SiteIndex) -> set[str]:
     pages = set()
     for tag in tags:
         years = index.tags.years(tag)
-        if not _has_year_pages(years):
-            pages |= {tag, tag_years_path(tag), *(tag_year_path(tag, year) for year in years)}
+        if listed_whole(sum(years.values())):
+            pages |= {tag, *_pages_of_years(tag, years)}
     return pages
 
 
@@ -463,7 +464,7 @@ class ListingPages:
         # A year's page links to the tag's page, not to the other years: their counts change
         # with articles this page does not list, and would leave it stale.
         counts = index.tags.years(tag)
-        shown = year is None and _has_year_pages(counts)
+        shown = year is None and not listed_whole(sum(counts.values()))
         years = sorted(counts.items(), reverse=True) if shown else []
         every_year = tag_years_path(tag) if len(years) > TAG_YEARS_SHOWN else None
         return self._with_pager(
