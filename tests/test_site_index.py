@@ -465,6 +465,32 @@ def test_the_tags_count_a_tag_by_its_years_and_its_spellings_where_there_are_two
     assert not (tmp_path / tag_years_file(go)).exists()
 
 
+def test_a_tag_spelt_on_its_old_page_leaves_it_within_the_write_that_removes_its_last_row(
+    tmp_path: Path,
+) -> None:
+    """A tag written before `transliterate` is on its page in its own script; turned on, its
+    new articles go to the page in Latin letters. When the last article on the old page goes,
+    the spelling is on the new page alone for the rest of that same write, not as the summary
+    was when the write began."""
+    old, new = "tags/новости/index.html", "tags/novosti/index.html"
+
+    def change(*puts: tuple[str, Entry | None], latin: bool) -> set[str]:
+        def write(writer: SiteWriter) -> set[str]:
+            index = SiteIndex(writer, latin=latin)
+            index.tags.pages_of("новости")  # asked before the write changes the tags
+            for path, version in puts:
+                index.put(path, version)
+            pages = index.tags.pages_of("новости")
+            index.flush()
+            return pages
+
+        return DirectorySiteFiles(tmp_path).apply(write)
+
+    assert change(("content/p1.md", entry(1, ("новости",))), latin=False) == {old}
+    assert change(("content/p2.md", entry(2, ("новости",))), latin=True) == {old, new}
+    assert change(("content/p1.md", None), latin=True) == {new}
+
+
 def test_the_dates_count_months_and_years_and_find_neighbours_across_them(
     tmp_path: Path,
 ) -> None:

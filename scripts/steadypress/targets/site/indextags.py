@@ -27,6 +27,10 @@ class IndexTags:
         # The name of each tag whose last article went in this index's changes, by its page:
         # its files named after it (Hugo's term feeds) go with the page.
         self._gone_names: dict[str, str] = {}
+        # The pages the summary names each spelling on, for the summary they were read from:
+        # asked for every tag of every article written, and a scan of all the tags each time
+        # grew with the blog's tags (200 of them took 1 s of a first build of 10^4).
+        self._spelt: tuple[Summary, dict[str, list[str]]] | None = None
 
     @property
     def _summary(self) -> Summary:
@@ -63,7 +67,14 @@ class IndexTags:
 
     def _spelt_on(self, spelling: str) -> list[str]:
         """The tag pages the summary names `spelling` on."""
-        return [page for page, names in self._summary.tags.items() if spelling in names]
+        summary = self._summary
+        if self._spelt is None or self._spelt[0] is not summary:
+            pages: dict[str, list[str]] = {}
+            for page, names in summary.tags.items():
+                for name in names:
+                    pages.setdefault(name, []).append(page)
+            self._spelt = summary, pages
+        return list(self._spelt[1].get(spelling, ()))
 
     def rows_held(self, path: str, entry: Entry) -> dict[str, str]:
         """The tag page each of the entry's tags has its row on: the one the summary names
@@ -141,6 +152,7 @@ class IndexTags:
                 self._summary.tags[tag_page] = spellings
             else:
                 del self._summary.tags[tag_page]
+            self._spelt = None
             self._store.dirty.add(SUMMARY)
         if self._summary.legacy_names is not None:
             self._summary.legacy_names[tag_page] = dict(names)
