@@ -11,7 +11,7 @@ import pytest
 
 from steadypress import commands
 from steadypress.errors import GitFailed
-from steadypress.gitio import Git, SettledGit
+from steadypress.gitio import PACK_FROM, Git, SettledGit
 from tests.helpers import Repo, article
 
 
@@ -47,19 +47,19 @@ def test_closing_a_stream_early_stops_git(repo: Repo, monkeypatch: pytest.Monkey
 
 
 def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Repo) -> None:
-    """`Trees` makes the trees `mktree` would (entries in git's order, a folder's name
-    sorting as if it ended in "/"), all in one process, and `read_trees` reads them as
-    `ls-tree` lists them."""
+    """`Objects` makes the trees `mktree` would (entries in git's order, a folder's name
+    sorting as if it ended in "/"), all in one process with the blob they name, and
+    `read_trees` reads them as `ls-tree` lists them."""
     git = Git(repo.root)
-    (blob,) = git.write_blobs([b"a file\n"])
-    batch = git.trees()
-    inner = batch.add([("100644", "blob", blob, "x.json")])
+    batch = git.objects()
+    blob = batch.blob(b"a file\n")
+    inner = batch.tree([("100644", "blob", blob, "x.json")])
     trees = [
         [("100644", "blob", blob, "a.json"), ("040000", "tree", inner, "a"),
          ("100755", "blob", blob, "run"), ("120000", "blob", blob, "link")],
         [("100644", "blob", blob, "only")],
     ]  # fmt: skip
-    written = [batch.add(tree) for tree in trees]
+    written = [batch.tree(tree) for tree in trees]
     batch.write()
     made = [repo.git("mktree", stdin="".join(f"{m} {k} {o}\t{n}\n" for m, k, o, n in tree))
             for tree in trees]  # fmt: skip
@@ -96,13 +96,31 @@ def test_a_command_s_setup_resolves_each_revision_once(
     assert settled.resolve("HEAD") == before != Git(repo.root).resolve("HEAD")
 
 
-def test_trees_whose_ids_git_does_not_agree_with_are_refused(tmp_path: Path) -> None:
-    """The ids are computed here (SHA-1); in a repository of another object format git finds
-    others, and the write says so rather than leave a commit naming trees that are not there."""
+@pytest.mark.parametrize("count", [1, PACK_FROM])
+def test_objects_written_in_a_repository_of_another_object_format_are_refused(
+    tmp_path: Path, count: int
+) -> None:
+    """The ids are computed here (SHA-1); a repository of another object format refuses the
+    pack, loose or kept, rather than leave a commit naming objects that are not there."""
     subprocess.run(["git", "init", "-q", "--object-format=sha256", str(tmp_path)], check=True)
     git = Git(tmp_path)
-    (blob,) = git.write_blobs([b"a file\n"])
-    trees = git.trees()
-    trees.add([("100644", "blob", blob, "a.json")])
-    with pytest.raises(GitFailed, match="not the ids computed"):
-        trees.write()
+    objects = git.objects()
+    blobs = [objects.blob(b"file %d\n" % n) for n in range(count)]
+    objects.tree([("100644", "blob", blobs[0], "a.json")])
+    with pytest.raises(GitFailed):
+        objects.write()
+    assert not list((tmp_path / ".git" / "objects" / "pack").glob("*.pack"))
+
+
+def test_a_write_checks_each_object_as_fsck_does(repo: Repo) -> None:
+    """A tree naming a file twice is written by no write, loose or packed: git finds it
+    broken (`--strict`), as `fsck` would."""
+    git = Git(repo.root)
+    for count in (1, PACK_FROM):
+        objects = git.objects()
+        blobs = [objects.blob(b"file %d\n" % n) for n in range(count)]
+        twice = [("100644", "blob", blobs[0], "a.json")] * 2
+        broken = objects.tree(twice)
+        with pytest.raises(GitFailed):
+            objects.write()
+        assert git.read_objects([broken]) == [None]

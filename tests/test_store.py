@@ -169,7 +169,7 @@ def test_a_corrupt_state_file_on_the_branch_is_reported_by_name(repo: Repo) -> N
 
 def test_a_large_write_is_one_pack_and_a_small_one_loose_objects(repo: Repo) -> None:
     """Creating a file per object is most of the time a large write takes: from PACK_FROM
-    blobs, git fast-import writes them as one pack. Either way each id is the blob's."""
+    objects, one pack (`index-pack`), as git keeps a push. Either way each id is the blob's."""
     repo.commit()
     git = Git(repo.root)
     packs = repo.root / ".git" / "objects" / "pack"
@@ -224,14 +224,14 @@ def test_a_tree_is_written_as_git_mktree_writes_it(repo: Repo) -> None:
     folder named by its parent before either is written."""
     git = Git(repo.root)
     blob = git.write_blobs([b"x"])[0]
-    trees = git.trees()
-    folder = trees.add([("100644", "blob", blob, "0.json")])
+    objects = git.objects()
+    folder = objects.tree([("100644", "blob", blob, "0.json")])
     entries = [("040000", "tree", folder, "a"), ("100644", "blob", blob, "a.json"),
                ("100644", "blob", blob, "a-b"), ("100755", "blob", blob, "Z"),
                ("100644", "blob", blob, "é.json"), ("040000", "tree", folder, "a0")]  # fmt: skip
     listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
-    made = trees.add(entries)
-    assert made == trees.add(entries[::-1])
-    trees.write()
+    made = objects.tree(entries)
+    assert made == objects.tree(entries[::-1])
+    objects.write()
     assert made == repo.git("mktree", stdin=listing)
     assert repo.git("cat-file", "-t", folder) == "tree"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import struct
 import subprocess
 import tempfile
+import zlib
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
@@ -18,8 +20,8 @@ __all__ = [
     "SYMLINK_MODE",
     "ZERO_OID",
     "Git",
+    "Objects",
     "SettledGit",
-    "Trees",
     "blob_oid",
 ]
 
@@ -27,9 +29,11 @@ ZERO_OID = "0" * 40
 # SHA-1 or SHA-256 object ids, lowercase hex, as git prints them.
 OBJECT_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 SYMLINK_MODE = "120000"
-# From this many blobs a write is one pack, not a file per object: creating files is most of
-# the time a large write takes. Git draws the same line for what it receives: a push of 100
-# objects or more is kept as a pack (`transfer.unpackLimit`, git-config(1)).
+# From this many objects a write is one pack, not a file per object: creating files is most of
+# the time a large write takes, and each is a block of the disk (a first build of 10^5 wrote
+# 378 MB of its state's folders so, and as much again of the scratch files they were hashed
+# from). Git draws the same line for what it receives: a push of 100 objects or more is kept
+# as a pack (`transfer.unpackLimit`, git-config(1)).
 PACK_FROM = 100
 
 # Bytes a streamed command's output is read by.
@@ -144,43 +148,11 @@ class Git:
         return self.write_commit(tree, head, "the working tree, for steadypress check\n")
 
     def write_blobs(self, contents: Sequence[bytes]) -> list[str]:
-        """Blobs of `contents` written, their ids in order, in one git process: from PACK_FROM
-        of them, one pack."""
-        if not contents:
-            return []
-        if len(contents) >= PACK_FROM:
-            return self._pack_blobs(contents)
-        return self._hashed(contents, "blob")
-
-    def _hashed(self, contents: Sequence[bytes], kind: str) -> list[str]:
-        """Objects of `kind` written from these bytes by one `hash-object`, each from a file."""
-        with tempfile.TemporaryDirectory() as scratch:
-            paths = []
-            for number, data in enumerate(contents):
-                path = Path(scratch) / str(number)
-                path.write_bytes(data)
-                paths.append(str(path))
-            listing = "".join(f"{path}\n" for path in paths).encode()
-            return self.text(
-                "hash-object", "-t", kind, "-w", "--stdin-paths", stdin=listing
-            ).split()
-
-    def _pack_blobs(self, contents: Sequence[bytes]) -> list[str]:
-        """The blobs written as one pack by `git fast-import`, their ids read from its marks."""
-        stream = b"".join(
-            b"blob\nmark :%d\ndata %d\n%s\n" % (number, len(data), data)
-            for number, data in enumerate(contents, start=1)
-        )
-        with tempfile.TemporaryDirectory() as scratch:
-            marks = Path(scratch) / "marks"
-            # fast-import unpacks as many objects as its limit (100) into loose files.
-            limit = f"fastimport.unpackLimit={PACK_FROM - 1}"
-            self.run(
-                "-c", limit, "fast-import", "--quiet", f"--export-marks={marks}",
-                stdin=stream + b"done\n",
-            )  # fmt: skip
-            found = dict(line.split() for line in marks.read_text().splitlines())
-        return [found[f":{number}"] for number in range(1, len(contents) + 1)]
+        """Blobs of `contents` written, their ids in order (`Objects.write`)."""
+        objects = self.objects()
+        ids = [objects.blob(data) for data in contents]
+        objects.write()
+        return ids
 
     def list_tree(
         self, tree: str, *, recursive: bool = False, paths: Sequence[str] = ()
@@ -209,50 +181,53 @@ class Git:
             listed.append(_tree_entries(found[1]))
         return listed
 
-    def trees(self) -> Trees:
-        """A batch of trees to make, written together (`Trees.write`)."""
-        return Trees(self)
-
-    def _write_trees(self, objects: Sequence[bytes]) -> list[str]:
-        """Tree objects written by one git process, `hash-object -t tree`, which checks each as
-        `fsck` would: `mktree` takes 120 ms for the 8,192 entries of the state's shards at
-        10^5, this 12 ms."""
-        if len(objects) == 1:  # one needs no file of its own
-            return [self.text("hash-object", "-t", "tree", "-w", "--stdin", stdin=objects[0])]
-        return self._hashed(objects, "tree")
+    def objects(self) -> Objects:
+        """A batch of blobs and trees to make, written together (`Objects.write`)."""
+        return Objects(self)
 
     def write_commit(self, tree: str, parent: str | None, message: str) -> str:
         parents = ["-p", parent] if parent else []
         return self.text("commit-tree", tree, *parents, stdin=message.encode())
 
 
-class Trees:
-    """Trees made bottom-up and written together. Each id is git's own hash of the tree object
-    (SHA-1, the object format steadypress reads, as ZERO_OID says), computed here, so that a
-    folder names its subfolders before any is written: a state commit's trees, from a shard's
-    folder up to the root, cost one git process, not one a level."""
+class Objects:
+    """Blobs and trees made bottom-up and written together. Each id is git's own hash of the
+    object (SHA-1, the object format steadypress reads, as ZERO_OID says), computed here, so
+    that a folder names its files and subfolders before any is written: a state commit's
+    objects, its shards and every folder from theirs up to the root, cost one git process."""
 
     def __init__(self, git: Git) -> None:
         self._git = git
-        self._objects: dict[str, bytes] = {}
+        self._objects: dict[str, tuple[str, bytes]] = {}
 
-    def add(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
+    def blob(self, data: bytes) -> str:
+        """The id of a blob of `data`, to be written by `write`."""
+        return self._add("blob", data)
+
+    def tree(self, entries: Sequence[tuple[str, str, str, str]]) -> str:
         """The id of the tree holding `entries` ((mode, type, oid, name), in any order), to be
         written by `write`."""
-        data = _tree_object(entries)
-        oid = hashlib.sha1(b"tree %d\0%s" % (len(data), data), usedforsecurity=False).hexdigest()
-        self._objects[oid] = data
+        return self._add("tree", _tree_object(entries))
+
+    def _add(self, kind: str, data: bytes) -> str:
+        oid = hashlib.sha1(b"%s %d\0%s" % (kind.encode(), len(data), data),
+                           usedforsecurity=False).hexdigest()  # fmt: skip
+        self._objects[oid] = (kind, data)
         return oid
 
     def write(self) -> None:
-        """Write the trees added since the last write; git must find each the id given."""
+        """Write the objects added since the last write, as git keeps what a push sends it:
+        from PACK_FROM of them one pack (`index-pack`), fewer as a file each
+        (`unpack-objects`). Both check each object as `fsck` does (`--strict`), and refuse
+        the pack in a repository of another object format: no commit then names objects
+        that are not there."""
         if not self._objects:
             return
-        expected = list(self._objects)
-        written = self._git._write_trees(list(self._objects.values()))
-        if written != expected:
-            said = f"git wrote trees {written}, not the ids computed: {expected}"
-            raise GitFailed(["hash-object", "-t", "tree"], 1, said)
+        pack = _pack(list(self._objects.values()))
+        if len(self._objects) >= PACK_FROM:
+            self._git.run("index-pack", "--stdin", "--strict", stdin=pack)
+        else:
+            self._git.run("unpack-objects", "-q", "--strict", stdin=pack)
         self._objects.clear()
 
 
@@ -278,6 +253,29 @@ def _tree_object(entries: Sequence[tuple[str, str, str, str]]) -> bytes:
         f"{mode.lstrip('0')} {name}".encode() + b"\0" + bytes.fromhex(oid)
         for mode, _kind, oid, name in ordered
     )
+
+
+# The type of each object in a pack (gitformat-pack(5)).
+_PACK_TYPES = {"commit": 1, "tree": 2, "blob": 3}
+
+
+def _pack(objects: Sequence[tuple[str, bytes]]) -> bytes:
+    """A pack of version 2 (gitformat-pack(5)) holding these (kind, bytes), each whole (no
+    deltas: `git gc` finds those), and its SHA-1 checksum."""
+    parts = [b"PACK", struct.pack(">II", 2, len(objects))]
+    for kind, data in objects:
+        # Type and size: the low 4 bits of the size first, then 7 bits a byte, each byte but
+        # the last with its high bit set.
+        size = len(data)
+        header = bytearray([_PACK_TYPES[kind] << 4 | size & 0x0F])
+        size >>= 4
+        while size:
+            header[-1] |= 0x80
+            header.append(size & 0x7F)
+            size >>= 7
+        parts += [bytes(header), zlib.compress(data)]
+    body = b"".join(parts)
+    return body + hashlib.sha1(body, usedforsecurity=False).digest()
 
 
 # A tree object's modes, spelt as `ls-tree` spells them, and what each entry is.

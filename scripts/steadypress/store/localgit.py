@@ -1,8 +1,9 @@
 """The embedded default store: the state branch of a local git repository.
 
-Written with plumbing only (hash-object, commit-tree), so the user's working tree, index and
-current branch are never touched, and published with `git update-ref REF NEW OLD`, which
-moves the branch only if it still points at OLD: an exact compare-and-swap on the head commit.
+Written with plumbing only (unpack-objects or index-pack, commit-tree), so the user's working
+tree, index and current branch are never touched, and published with `git update-ref REF NEW
+OLD`, which moves the branch only if it still points at OLD: an exact compare-and-swap on the
+head commit.
 
 A load reads the small files; a shard of published records is read the first time it is
 wanted, at the loaded commit. A save writes the small files and the shards the change touched,
@@ -27,7 +28,7 @@ from steadypress.codec import (
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
-from steadypress.gitio import ZERO_OID, Git, Trees
+from steadypress.gitio import ZERO_OID, Git, Objects
 from steadypress.ledger import Ledger
 from steadypress.published import Layout, PublishedRecords, Stored
 from steadypress.statedecode import decode_ledger, decode_shards
@@ -197,34 +198,34 @@ class LocalGitStore:
         previous = based_on.written_over
         small = self._encoder.small_files(ledger, previous)
         shards = self._encoder.shards(layout)
-        contents = {path: data for path, data in {**small, **shards}.items() if data is not None}
-        oids = dict(zip(contents, self._git.write_blobs(list(contents.values())), strict=True))
+        objects = self._git.objects()
+        oids = {path: objects.blob(data) for path, data in {**small, **shards}.items()
+                if data is not None}  # fmt: skip
         kept = [name for name in SMALL_FILES if name in handles and name not in small]
         files = {name: handles[name] for name in kept}
         files |= {name: oids[name] for name in small if name in oids}
         state = [("100644", "blob", oid, PurePosixPath(name).name)
                  for name, oid in sorted(files.items())]  # fmt: skip
         written = dict(files)
-        trees = self._git.trees()
         published, listings = self._tree_with(
-            trees,
+            objects,
             None if previous is None else handles.get(PUBLISHED_DIR),
             {path.removeprefix(f"{PUBLISHED_DIR}/"): oids.get(path) for path in shards},
         )
         if published is not None:
             state.append(("040000", "tree", published, PurePosixPath(PUBLISHED_DIR).name))
             written[PUBLISHED_DIR] = published
-        root = trees.add([("040000", "tree", trees.add(state), "state")])
-        trees.write()
+        root = objects.tree([("040000", "tree", objects.tree(state), "state")])
+        objects.write()
         self._remember(listings)  # only now: a listing kept must name a tree that is there
         return root, written
 
     def _tree_with(
-        self, trees: Trees, tree: str | None, changes: Mapping[str, str | None]
+        self, objects: Objects, tree: str | None, changes: Mapping[str, str | None]
     ) -> tuple[str | None, dict[str, dict[str, tuple[str, str, str]]]]:
         """`tree` (None: none yet) with `changes` made: a blob id by path from it, None to
         remove the file; None when nothing is left. Only the trees on a changed path are made
-        again (a shard's folder of 16, the top's 4,096 to 8,192 entries), added to `trees`
+        again (a shard's folder of 16, the top's 4,096 to 8,192 entries), added to `objects`
         (a first build's record of 500 changes some 500 folders at 10^5: one process each took
         it 4 s), and their listings returned by id, to keep once they are written. The
         listings are read a level at a time, one git process a level."""
@@ -242,14 +243,14 @@ class LocalGitStore:
             for folder in [folder for folder in listed if _depth(folder) == depth]:
                 parent, _, name = folder.rpartition("/")
                 if listed[folder]:
-                    oid = trees.add(_entries(listed[folder]))
+                    oid = objects.tree(_entries(listed[folder]))
                     made[oid] = listed[folder]
                     listed[parent][name] = ("040000", "tree", oid)
                 else:
                     listed[parent].pop(name, None)
         if not listed[""]:
             return None, made
-        top = trees.add(_entries(listed[""]))
+        top = objects.tree(_entries(listed[""]))
         made[top] = listed[""]
         return top, made
 
@@ -308,5 +309,5 @@ def _tree_at(
 
 
 def _entries(listing: Mapping[str, tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
-    """A folder's listing as `Trees.add` takes it (in any order: it puts them in git's)."""
+    """A folder's listing as `Objects.tree` takes it (in any order: it puts them in git's)."""
     return [(mode, kind, oid, name) for name, (mode, kind, oid) in listing.items()]
