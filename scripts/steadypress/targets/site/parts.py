@@ -11,6 +11,7 @@ a page of its own (`listings.py`): `repaged` says which of those a change of the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -50,8 +51,8 @@ class Part:
     start: tuple[float, str] | None
     spelt: list[str] | None = field(default=None, compare=False)  # `start` as written
 
-    @property
-    def file(self) -> str:
+    @functools.cached_property
+    def file(self) -> str:  # asked for each row a write files in a crowded listing
         return f"{self.listing.removesuffix('.json')}/{self.number}.json"
 
     @property

@@ -224,10 +224,14 @@ class ListingRows:
     ) -> Iterator[tuple[str, Listed]]:
         """The rows of a listing after `key` (`newer`) or before it, nearest first: of a
         crowded one, read a part at a time from the part where `key` falls."""
-        files = self.files_of(listing)
+        self.known(listing)
         parts = self._parts.get(listing, [])
         at = part_at(parts, key)
-        for file in files[at:] if newer else reversed(files[: at + 1]):
+        # The parts' files taken as they are reached, not listed first: a first build asks for
+        # the neighbours of each article, and a crowded listing has hundreds of parts.
+        steps = range(at, len(parts)) if newer else range(at, -1, -1)
+        files = (parts[step].file for step in steps) if parts else [listing]
+        for file in files:
             rows, orders = self.sorted_rows(file)
             if newer:
                 yield from rows[bisect.bisect_right(orders, key) :]
