@@ -50,7 +50,14 @@ _IDENTITY = {
 
 def blob_oid(data: bytes) -> str:
     """The id git gives these bytes as a blob: compare content without downloading it."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return _object_id("blob", data)
+
+
+def _object_id(kind: str, data: bytes) -> str:
+    """Git's SHA-1 of an object of `kind` holding `data`."""
+    hashed = hashlib.sha1(b"%s %d\0" % (kind.encode(), len(data)), usedforsecurity=False)
+    hashed.update(data)
+    return hashed.hexdigest()
 
 
 class Git:
@@ -210,8 +217,7 @@ class Objects:
         return self._add("tree", _tree_object(entries))
 
     def _add(self, kind: str, data: bytes) -> str:
-        oid = hashlib.sha1(b"%s %d\0%s" % (kind.encode(), len(data), data),
-                           usedforsecurity=False).hexdigest()  # fmt: skip
+        oid = _object_id(kind, data)
         self._objects[oid] = (kind, data)
         return oid
 
