@@ -1,5 +1,7 @@
 """Articles: front matter validated, versions read from commits, pushes diffed."""
 
+import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -74,6 +76,22 @@ def test_articles_are_read_from_the_commit_not_the_working_tree(repo: Repo) -> N
     listing = source.list_articles(source.head())
     assert listing == {"content/a.md": repo.blob("content/a.md", commit)}
     assert source.read("content/a.md", listing["content/a.md"], commit=commit).title == "Committed"
+
+
+def test_looking_for_uncommitted_articles_leaves_the_index_as_it_was(repo: Repo) -> None:
+    """The run names articles not committed yet (`git status`), which would write the user's
+    index back when a file's stat data changed since it was written; it does not."""
+    repo.commit(**{"content/a.md": article("A"), "content/b.md": article("B")})
+    repo.write("content/new.md", article("New"))
+    later = time.time() + 60
+    os.utime(repo.root / "content/a.md", (later, later))  # the same bytes, touched
+    index = repo.root / ".git" / "index"
+    before = index.read_bytes(), index.stat().st_mtime_ns
+    source = ContentSource(Git(repo.root), "content")
+    assert source.uncommitted() == ["content/new.md"]
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before
+    repo.git("status", "--porcelain")  # git's own refreshes it: what the test would have seen
+    assert index.read_bytes() != before[0]
 
 
 def test_an_undated_article_takes_its_commit_time(repo: Repo) -> None:

@@ -193,8 +193,10 @@ class ContentTree:
     def uncommitted(self, *also: str) -> list[str]:
         """Files under the content folder (and the paths `also` names) whose changes are not
         committed, new files included: a fix there is not what a run publishes."""
+        # Without optional locks: `git status` otherwise writes the user's index back when it
+        # finds a file's stat data changed (the whole index: 2.5 MB at 30,000 articles).
         listing = self._git.run(
-            "status", "--porcelain", "-z", "--untracked-files=all", "--",
+            "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all", "--",
             f"{self._content_dir}/", *also,
         )  # fmt: skip
         entries = [entry for entry in listing.decode("utf-8", "replace").split("\0") if entry]
