@@ -154,13 +154,6 @@ class Git:
             tree = git.text("write-tree")
         return self.write_commit(tree, head, "the working tree, for steadypress check\n")
 
-    def write_blobs(self, contents: Sequence[bytes]) -> list[str]:
-        """Blobs of `contents` written, their ids in order (`Objects.write`)."""
-        objects = self.objects()
-        ids = [objects.blob(data) for data in contents]
-        objects.write()
-        return ids
-
     def list_tree(
         self, tree: str, *, recursive: bool = False, paths: Sequence[str] = ()
     ) -> dict[str, tuple[str, str, str]]:
