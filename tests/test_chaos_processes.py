@@ -175,6 +175,8 @@ def _drains_racing(repo: Repo, files: dict[str, str]) -> list[tuple[str, str, in
 
 
 def _site_log(repo: Repo) -> str:
-    """What the drains have published so far, as the index under _site/ names it."""
-    folder = repo.root / "_site/.steadypress/articles"
-    return "published site:" if folder.exists() and any(folder.rglob("*.json")) else ""
+    """What the drains have published so far, as the index under _site/ names it (its files
+    of articles, or, in a batch before a drain's last, an unfiled file)."""
+    index = repo.root / "_site/.steadypress"
+    folders = [index / "articles", index / "unfiled"]
+    return "published site:" if any(any(f.rglob("*.json")) for f in folders) else ""

@@ -173,7 +173,7 @@ _real = os.replace
 
 def replace(source, target, *args, **kwargs):
     _real(source, target, *args, **kwargs)
-    if "/_site/.steadypress/articles/" in str(target):
+    if any(f"/_site/.steadypress/{kind}/" in str(target) for kind in ("articles", "unfiled")):
         os.kill(os.getpid(), signal.SIGKILL)
 
 os.replace = replace

@@ -3,6 +3,7 @@ the neighbours found across months, and the move from an earlier layout's single
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -24,18 +25,21 @@ from steadypress.articles import Article
 from steadypress.errors import PermanentError, TransientError
 from steadypress.targets.site import DirectorySiteFiles, SiteWriter, indexfiles
 from steadypress.targets.site import files as files_module
+from steadypress.targets.site import index as index_module
 from steadypress.targets.site import indexdocuments as indexdocuments_module
 from steadypress.targets.site import listings as listings_module
 from steadypress.targets.site import parts as parts_module
 from steadypress.targets.site import writing as writing_module
 from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteIndex, year_file
 from steadypress.targets.site.indexdates import IndexDates
-from steadypress.targets.site.indexfiles import part_at, tag_years_file
+from steadypress.targets.site.indexfiles import ARTICLES, URLS, part_at, tag_years_file
 from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
 from steadypress.targets.site.rendering import Rendered
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
+from steadypress.targets.site.summary import UNFILED_VERSION
 from steadypress.targets.site.target import SiteTarget
+from steadypress.targets.site.unfiled import UNFILED, unfiled_file
 from steadypress.theme import Theme
 from tests.helpers import (
     local_site_articles,
@@ -213,6 +217,116 @@ def test_listings_a_dead_run_left_stale_are_rendered_by_the_next_publish(tmp_pat
     site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[:20], final=False)
     site_target(DirectorySiteFiles(tmp_path / "died")).publish_batch(BUILD[20:])
     assert site_folder(tmp_path / "died") == site_folder(tmp_path / "once")
+
+
+def _unfiled(site: Path) -> list[str]:
+    """The unfiled files the site's summary names (`unfiled.py`), each checked to be there,
+    named by its bytes and valid against the schema."""
+    summary = json.loads((site / SUMMARY).read_bytes())
+    VALIDATORS["site-index"].validate(summary)
+    names = summary.get("unfiled", [])
+    assert summary["version"] == (UNFILED_VERSION if names else UNFILED_VERSION - 1)
+    for name in names:
+        data = (site / unfiled_file(name)).read_bytes()
+        assert hashlib.sha256(data).hexdigest()[:16] == name
+        VALIDATORS["site-index"].validate(json.loads(data))
+    there = sorted(p.stem for p in (site / UNFILED).glob("*.json"))
+    assert there == sorted(names), "no unfiled file the summary does not name"
+    return list(names)
+
+
+def test_batches_that_are_not_final_leave_the_entries_of_articles_and_urls_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch that is not final writes the entries of articles and URLs it changes into
+    one unfiled file of its own, not into the files of articles and URLs (filed by a hash of
+    the path, a batch by date rewrote most of them); a lookup finds them there, in this run
+    and in another; the last write files them all, each file of articles and URLs written
+    once in the whole build, and the site is the one a single batch makes."""
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    written: list[str] = []
+    for method in ("_stage", "_apply"):
+        real = getattr(files_module._DirectoryWriter, method)
+
+        def counted(writer: Any, changes: dict[str, bytes | None], _real: Any = real) -> Any:
+            written.extend(path for path, data in changes.items() if data is not None)
+            return _real(writer, changes)
+
+        monkeypatch.setattr(files_module._DirectoryWriter, method, counted)
+    batched = tmp_path / "batched"
+    target = site_target(DirectorySiteFiles(batched))
+    target.publish_batch(BUILD[:10], final=False)
+    assert len(_unfiled(batched)) == 1
+    assert not (batched / ARTICLES).exists() and not (batched / URLS).exists()
+    target.publish_batch(BUILD[10:20], final=False)
+    assert len(_unfiled(batched)) == 2
+    elsewhere = SiteIndex(DirectorySiteFiles(batched).apply(lambda files: files))
+    found = elsewhere.entry("content/p13.md")
+    assert found is not None and found.slug == "p13" and found.tags == ("odd",)
+    assert elsewhere.owners(page_path("p4")) == ["content/p4.md"]
+    assert elsewhere.entry("content/p25.md") is None
+    target.publish_batch(BUILD[20:], final=False)
+    target.finish()
+    assert _unfiled(batched) == [] and not (batched / UNFILED).exists()
+    assert site_folder(batched) == site_folder(tmp_path / "once")
+    shards = [path for path in written if path.startswith((f"{ARTICLES}/", f"{URLS}/"))]
+    assert len(shards) > 30 and len(shards) == len(set(shards)), "each written once"
+
+
+def test_unfiled_entries_are_filed_once_they_are_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `FILE_AT_MOST` entries of articles in the unfiled files, a batch that is not final
+    files them all with its own (a run keeps them in memory), and the next begins anew."""
+    monkeypatch.setattr(index_module, "FILE_AT_MOST", 15)
+    site = tmp_path / "site"
+    target = site_target(DirectorySiteFiles(site))
+    target.publish_batch(BUILD[:10], final=False)
+    assert len(_unfiled(site)) == 1
+    target.publish_batch(BUILD[10:20], final=False)
+    assert _unfiled(site) == []
+    index = SiteIndex(DirectorySiteFiles(site).apply(lambda files: files))
+    assert all(index.entry(f"content/p{n}.md") is not None for n in range(20))
+    target.publish_batch(BUILD[20:], final=False)
+    assert len(_unfiled(site)) == 1
+    target.finish()
+    assert _unfiled(site) == []
+    site_target(DirectorySiteFiles(tmp_path / "once")).publish_batch(BUILD)
+    assert site_folder(site) == site_folder(tmp_path / "once")
+
+
+def test_an_article_removed_while_its_entry_is_unfiled_leaves_the_site(tmp_path: Path) -> None:
+    """A removal in the middle of a run finds the article's entry in the unfiled files: its
+    page goes, and its write files the rest."""
+    site = tmp_path / "site"
+    target = site_target(DirectorySiteFiles(site))
+    target.publish_batch(BUILD[:10], final=False)
+    target.unpublish_batch([("content/p3.md", None)])
+    assert not (site / page_path("p3")).exists() and (site / page_path("p4")).exists()
+    assert _unfiled(site) == []
+    index = SiteIndex(DirectorySiteFiles(site).apply(lambda files: files))
+    assert index.entry("content/p3.md") is None and index.owners(page_path("p3")) == []
+    assert index.entry("content/p4.md") is not None
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage", "a path that is not"])
+def test_an_unfiled_file_that_cannot_be_read_stops_the_publish(tmp_path: Path, damage: str) -> None:
+    """An unfiled file the summary names that is gone or does not parse stops the publish,
+    naming it, and nothing is written: filing from a guess would lose entries."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:10], final=False)
+    (name,) = _unfiled(site)
+    file = site / unfiled_file(name)
+    if damage == "missing":
+        file.unlink()
+    elif damage == "garbage":
+        file.write_text("{not json")
+    else:
+        file.write_text(json.dumps({"version": 4, "articles": {}, "urls": {"x": "content/a.md"}}))
+    before = site_folder(site)
+    with pytest.raises(TransientError, match=re.escape(unfiled_file(name))):
+        site_target(DirectorySiteFiles(site)).publish_batch(BUILD[10:20])
+    assert site_folder(site) == before
 
 
 def _sitemap_files(site: Path) -> dict[str, bytes]:
@@ -1372,7 +1486,7 @@ def test_an_index_of_a_later_version_is_refused_not_written_over(tmp_path: Path)
     site = site_target(DirectorySiteFiles(tmp_path))
     site.publish(post(0, tags=("go",)), None)
     summary = json.loads((tmp_path / SUMMARY).read_bytes())
-    (tmp_path / SUMMARY).write_text(json.dumps({**summary, "version": 8}))
+    (tmp_path / SUMMARY).write_text(json.dumps({**summary, "version": UNFILED_VERSION + 1}))
     before = site_folder(tmp_path)
     with pytest.raises(TransientError, match=r"\.steadypress/summary\.json"):
         site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("go",)), None)

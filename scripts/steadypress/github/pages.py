@@ -29,6 +29,7 @@ R = TypeVar("R")
 
 class BranchSiteFiles:
     confirms_writes = True  # createCommitOnBranch answers with the commit it made
+    batches_leave_unfiled = False
 
     def __init__(
         self,

@@ -92,6 +92,14 @@ class SiteFiles(Protocol):
         more (it cost a request a write on GitHub, and 3% of a first build in a folder)."""
         ...
 
+    @property
+    def batches_leave_unfiled(self) -> bool:
+        """Whether a run's batches leave the entries of articles and URLs they change unfiled,
+        for its last write to file (`unfiled.py`): a folder's do, where each file of them
+        rewritten costs a disk block or two; a branch's on GitHub do not, since their last
+        write would carry all those files in one request."""
+        ...
+
     def holds(self, path: str) -> bool | None:
         """Whether the site holds `path`, where that is known without a request (a folder);
         None where it would cost one (a branch on GitHub)."""
@@ -151,6 +159,7 @@ class DirectorySiteFiles:
     later write that happens to rewrite those files brings them back."""
 
     confirms_writes = True
+    batches_leave_unfiled = True
 
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -28,7 +28,9 @@
   the feed) with a digest of the text the feed shows of each: what nearly every article
   changes;
 - `look.json`: the look the site was last written with, and the commit it is of (`Styled`;
-  a file of its own, read by every write, rewritten only when the look changes).
+  a file of its own, read by every write, rewritten only when the look changes);
+- `unfiled/NAME.json`: entries of articles and URLs a run's batches left for its last write
+  to file (`unfiled.py`), which the summary names; a lookup reads them first.
 
 A publish reads the files of the articles it changes, of their months and tags and of their
 neighbours, and writes back those it changed: never a file that grows with the number of
@@ -90,6 +92,12 @@ from steadypress.targets.site.summary import (
     decoded,
     styled_from_json,
     styled_json,
+)
+from steadypress.targets.site.unfiled import (
+    FILE_AT_MOST,
+    EntryChanges,
+    UnfiledCache,
+    unfiled_file,
 )
 
 __all__ = [
@@ -162,14 +170,23 @@ class SiteIndex:
     """The site's record of its articles, read from and written to `files` a file at a time."""
 
     def __init__(
-        self, files: SiteWriter, *, markers_read: set[str] | None = None, latin: bool = False
+        self,
+        files: SiteWriter,
+        *,
+        markers_read: set[str] | None = None,
+        unfiled: UnfiledCache | None = None,
+        latin: bool = False,
     ) -> None:
         """`markers_read`: split markers read from the site before, by an index of an earlier
-        batch of the run (`IndexDocuments`). `latin`: tags are on the pages that names them by
-        (`tag_path`)."""
+        batch of the run (`IndexDocuments`); `unfiled`: the unfiled files the run has read
+        or written. `latin`: tags are on the pages that names them by (`tag_path`)."""
         self._files = files
         self._latin = latin
         self._store = IndexDocuments(files, markers_read=markers_read)
+        self._unfiled = UnfiledCache() if unfiled is None else unfiled
+        self._earlier: EntryChanges | None = None  # the unfiled files' entries, once read
+        self._changes = EntryChanges()  # this write's, filed or left unfiled by `flush`
+        self._file_later = False
         self.rows = self._store.rows
         self._dirty = self._store.dirty
         self.tags = IndexTags(self._store, files, latin=latin)
@@ -210,14 +227,28 @@ class SiteIndex:
         self.dates.want_beside((path, entry.listed) for path, entry in entries)
 
     def entry(self, path: str) -> Entry | None:
-        name = self._store.shard(ARTICLES, path)
-        fields = self._store.section(name, "articles").get(path)
+        if path in self._changes.articles:
+            fields, name = self._changes.articles[path], ARTICLES
+        elif path in (unfiled := self._unfiled_entries()).articles:
+            fields, name = unfiled.articles[path], unfiled.read_from[path]
+        else:
+            name = self._store.shard(ARTICLES, path)
+            fields = self._store.section(name, "articles").get(path)
         return None if fields is None else decoded(name, Entry.from_json, fields)
 
     def owners(self, site_path: str) -> list[str]:
         """The articles that use `site_path` (a page has one; an image may have several)."""
+        for changes in (self._changes, self._unfiled_entries()):
+            if site_path in changes.urls:
+                return list(changes.urls[site_path] or ())
         urls = self._store.section(self._store.shard(URLS, site_path), "urls")
         return list(urls.get(site_path, []))
+
+    def _unfiled_entries(self) -> EntryChanges:
+        """The entries of the unfiled files the summary names (`unfiled.py`)."""
+        if self._earlier is None:
+            self._earlier = self._unfiled.merged(self._summary.unfiled, self._files)
+        return self._earlier
 
     def month(self, month: str) -> list[tuple[str, Listed]]:
         """The month's articles, newest first."""
@@ -303,7 +334,18 @@ class SiteIndex:
     @property
     def unflushed(self) -> bool:
         """Whether a change awaits `flush` (the look recorded, say)."""
-        return bool(self._dirty)
+        return bool(self._dirty or self._changes)
+
+    @property
+    def unfiled(self) -> bool:
+        """Whether entries wait in unfiled files for a write to file them (`unfiled.py`)."""
+        return bool(self._summary.unfiled)
+
+    def file_later(self) -> None:
+        """This write is a batch of a run whose last write files the entries it changes: they
+        go into an unfiled file of their own (`unfiled.py`), unless the unfiled files hold
+        `FILE_AT_MOST` already."""
+        self._file_later = True
 
     def moved_from(self, owner: str, page: str) -> bool:
         """Whether `page` is where the article at `owner` was before its address changed: a
@@ -348,14 +390,9 @@ class SiteIndex:
         return [used for used in (uses(old) if old else ()) if not self.owners(used)]
 
     def _drop(self, path: str, entry: Entry) -> None:
-        del self._store.edit(self._store.shard(ARTICLES, path), "articles")[path]
+        self._changes.articles[path] = None
         for used in uses(entry):
-            urls = self._store.edit(self._store.shard(URLS, used), "urls")
-            owners = [owner for owner in urls.get(used, []) if owner != path]
-            if owners:
-                urls[used] = owners
-            else:
-                urls.pop(used, None)
+            self._changes.urls[used] = [o for o in self.owners(used) if o != path] or None
         if entry.is_page:
             del self._summary.pages[path]
             self._dirty.add(SUMMARY)
@@ -369,12 +406,11 @@ class SiteIndex:
         self._dirty.add(NEWEST_FILE)
 
     def _add(self, path: str, entry: Entry) -> None:
-        self._store.edit(self._store.shard(ARTICLES, path), "articles")[path] = entry.to_json()
+        self._changes.articles[path] = entry.to_json()
         listed = entry.listed
         row = listing_row(listed)  # one document in every tag's year's file
         for used in uses(entry):
-            urls = self._store.edit(self._store.shard(URLS, used), "urls")
-            urls[used] = sorted({*urls.get(used, []), path})
+            self._changes.urls[used] = sorted({*self.owners(used), path})
         if entry.is_page:
             self._summary.pages[path] = (entry.slug, entry.updated)
             self._dirty.add(SUMMARY)
@@ -433,8 +469,55 @@ class SiteIndex:
         years = self.dates.years
         return {"version": INDEX_VERSION, "years": years} if years else None
 
+    def _place_entries(self) -> None:
+        """This write's entries of articles and URLs into their files, with those the unfiled
+        files hold; or, for a batch that files them later (`file_later`), into an unfiled file
+        of their own while the unfiled files hold fewer than `FILE_AT_MOST`."""
+        if not self._changes and not (self._store.summary_read and self._summary.unfiled):
+            return
+        names, unfiled = self._summary.unfiled, self._unfiled_entries()
+        if self._file_later and len(unfiled.articles) + len(self._changes.articles) < FILE_AT_MOST:
+            if self._changes:
+                name, data = self._changes.written()
+                self._files.put(unfiled_file(name), data, unread=True)
+                self._unfiled.keep(name, self._changes)
+                if name not in names:
+                    self._summary.unfiled = (*names, name)
+                    self._dirty.add(SUMMARY)
+                unfiled.update(self._changes)
+                self._changes = EntryChanges()
+            return
+        if names:  # their files read together (one request on GitHub), not one by one
+            wanted = {name for path in unfiled.articles for name in article_files(path)}
+            wanted |= {name for used in unfiled.urls for name in url_files(used)}
+            self._store.want(wanted, ())
+        for changes in (unfiled, self._changes):
+            self._file(changes)
+        for name in names:
+            self._files.remove(unfiled_file(name))
+        if names:
+            self._summary.unfiled = ()
+            self._dirty.add(SUMMARY)
+        self._earlier, self._changes = EntryChanges(), EntryChanges()
+
+    def _file(self, changes: EntryChanges) -> None:
+        """Entries of articles and URLs into the files that hold them (`None`: removed)."""
+        for path, fields in changes.articles.items():
+            articles = self._store.edit(self._store.shard(ARTICLES, path), "articles")
+            if fields is None:
+                articles.pop(path, None)
+            else:
+                articles[path] = fields
+        for used, owners in changes.urls.items():
+            urls = self._store.edit(self._store.shard(URLS, used), "urls")
+            if owners:
+                urls[used] = owners
+            else:
+                urls.pop(used, None)
+
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""
+        self._place_entries()
         if self._store.summary_read and self._summary.legacy_years is not None:
             self._dirty.add(YEARS)  # the summary is written without them
         if self._dirty and self.tags.move_legacy_counts():

@@ -13,7 +13,12 @@ from typing import Any
 from steadypress import shardtree
 from steadypress.targets.site.manifest import ENTRY_ONLY, Entry, Listed
 from steadypress.targets.site.parts import Part
-from steadypress.targets.site.summary import INDEX_VERSION, SUMMARY_VERSION, decoded
+from steadypress.targets.site.summary import (
+    INDEX_VERSION,
+    SUMMARY_VERSION,
+    UNFILED_VERSION,
+    decoded,
+)
 
 __all__ = [
     "AFTER_ALL", "ARTICLES", "INDEX_FOLDER", "LISTING", "NAMES", "NEWEST", "NEWEST_FILE",
@@ -30,8 +35,8 @@ INDEX_FOLDER = ".steadypress"
 # The other files are the same in version 3 and 4; a summary of version 5 began the shallower
 # files of articles and URLs (`shard_layouts`), one of version 6 left its count and newest
 # articles to `newest.json`, one of version 7 has tags' rows in their years files
-# (`summary.py`).
-READABLE_VERSIONS = (3, INDEX_VERSION, 5, 6, SUMMARY_VERSION)
+# (`summary.py`), one of version 8 names unfiled files (`unfiled.py`).
+READABLE_VERSIONS = (3, INDEX_VERSION, 5, 6, SUMMARY_VERSION, UNFILED_VERSION)
 SUMMARY = f"{INDEX_FOLDER}/summary.json"
 NEWEST_FILE = f"{INDEX_FOLDER}/newest.json"
 YEARS = f"{INDEX_FOLDER}/years.json"

@@ -120,9 +120,12 @@ class ListingWrites:
             index.flush()
 
     def finish_into(self, files: SiteWriter) -> None:
-        """The listing pages and sitemaps this run's batches left (not `final`), written."""
+        """The listing pages and sitemaps this run's batches left (not `final`) written, and
+        the entries they left unfiled filed."""
         index, sitemaps = self._opener.open(files)
         if not (index.stale or index.sitemaps_behind):
+            if index.unfiled:
+                index.flush()
             return
         sitemap_texts, sitemap_oids = sitemaps.reads((), articles=index.total)
         index.want(

@@ -26,6 +26,7 @@ from steadypress.targets.site.singles import SiteSingles
 from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, Changes, Sitemaps
 from steadypress.targets.site.styling import LookKeeper
 from steadypress.targets.site.summary import LISTINGS_LAYOUT, SitemapsBehind
+from steadypress.targets.site.unfiled import UnfiledCache
 
 __all__ = ["Carried", "SiteOpener", "front_page_date", "sitemap_pages"]
 
@@ -64,6 +65,8 @@ class SiteOpener:
         # The site index's split markers this run has read: one is never merged back, so each
         # batch need not read again the markers on the way to its files.
         self._markers_read: set[str] = set()
+        # The unfiled files this run has read or written: each read once a run.
+        self._unfiled = UnfiledCache()
 
     def writing_index(self, files: SiteWriter) -> SiteIndex:
         """The site's index for a write: this run's look recorded in it, or `Superseded`
@@ -75,13 +78,21 @@ class SiteOpener:
         return index
 
     def index(self, files: SiteWriter) -> SiteIndex:
-        return SiteIndex(files, markers_read=self._markers_read, latin=self._settings.transliterate)
+        return SiteIndex(
+            files,
+            markers_read=self._markers_read,
+            unfiled=self._unfiled,
+            latin=self._settings.transliterate,
+        )
 
-    def open(self, files: SiteWriter) -> tuple[SiteIndex, Sitemaps]:
+    def open(self, files: SiteWriter, *, file_later: bool = False) -> tuple[SiteIndex, Sitemaps]:
         """The site's index and sitemaps, this run's look recorded (`writing_index`). An earlier
         layout's manifest is moved into the index first, once: every listing page and sitemap
-        made again, the manifest deleted."""
+        made again, the manifest deleted. `file_later`: the index leaves the entries of
+        articles and URLs it changes unfiled (`SiteIndex.file_later`)."""
         index = self.writing_index(files)
+        if file_later:
+            index.file_later()
         behind = index.sitemaps_behind
         sitemaps = Sitemaps(
             files,

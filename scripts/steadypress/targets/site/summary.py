@@ -25,6 +25,7 @@ __all__ = [
     "LISTINGS_LAYOUT",
     "NEWEST_FILE_SINCE",
     "SUMMARY_VERSION",
+    "UNFILED_VERSION",
     "SitemapsBehind",
     "Styled",
     "Summary",
@@ -45,6 +46,10 @@ INDEX_VERSION = 4
 # (`indexfiles.ROWS`), which a version that reads 6 would pass over and drop as it wrote the
 # file: it refuses the index instead.
 SUMMARY_VERSION = 7
+# A summary that names unfiled files (`unfiled.py`) is of version 8, which a version that reads
+# 7 refuses: it would not look in them, and would lose their entries. One naming none is
+# written as of version 7.
+UNFILED_VERSION = 8
 # Since version 6 the count and the newest are in `newest.json`.
 NEWEST_FILE_SINCE = 6
 # How the listing pages are laid out, recorded in the summary: 2, a tag whose articles all fit on
@@ -133,6 +138,9 @@ class Summary:
     # Read from a summary before version 6, which counted each spelling of each tag: the
     # counts, which the next write moves to the tags' files. None: a summary of version 6.
     legacy_names: dict[str, dict[str, int]] | None = None
+    # The unfiled files (`unfiled.py`) by name, oldest first: entries of articles and URLs that
+    # the files of articles and URLs do not hold yet.
+    unfiled: tuple[str, ...] = ()
 
     def newest_json(self) -> dict[str, Any]:
         """`newest.json`: what nearly every article changes. Its rows keep no summary of their
@@ -156,8 +164,9 @@ class Summary:
     def to_json(self) -> dict[str, Any]:
         """`summary.json`: what changes with the site's shape (`newest_json` is the rest)."""
         return {
-            "version": SUMMARY_VERSION,
+            "version": UNFILED_VERSION if self.unfiled else SUMMARY_VERSION,
             **({"first_shards": True} if self.first_shards else {}),
+            **({"unfiled": list(self.unfiled)} if self.unfiled else {}),
             "sitemaps": None
             if self.sitemaps is None
             else {
@@ -242,6 +251,7 @@ class Summary:
             first_shards=version < 5 or document.get("first_shards") is True,
             listings=decoded(file, _listings_layout, document.get("listings", 1)),
             read_version=version,
+            unfiled=decoded(file, _unfiled_names, document.get("unfiled", [])),
         )
 
 
@@ -251,6 +261,14 @@ def _listings_layout(document: Any) -> int:
     if type(document) is not int or not 1 <= document <= LISTINGS_LAYOUT:
         raise ValueError(f"listings: {document!r} is not a layout this version knows")
     return document
+
+
+def _unfiled_names(document: Any) -> tuple[str, ...]:
+    # A name here is a file a later write deletes: a digest, never a path.
+    names = tuple(map(str, document))
+    if not all(map(_UNFILED_NAME.fullmatch, names)):
+        raise ValueError(f"unfiled: not names of unfiled files: {list(names)}")
+    return names
 
 
 def _site_paths(document: Any) -> frozenset[str]:
@@ -357,4 +375,5 @@ def styled_json(styled: Styled) -> dict[str, Any]:
 
 
 _MONTH = re.compile(r"\d{4}/\d{2}")
+_UNFILED_NAME = re.compile(r"[0-9a-f]{16}")
 _TAG_PAGE = re.compile(r"tags/(?!\.\.?/)[^/\\]+/index\.html")

@@ -349,6 +349,7 @@ class SiteTarget(OneByBatches):
             (previous := work[number][1]) is not None and previous.blob == article.blob
             for number, article, _rendered in batch
         )
+        file_later = not final and self._files.batches_leave_unfiled
         if batch:
             texts, oids = first_read(
                 [(article, r) for _n, article, r in batch],
@@ -356,7 +357,9 @@ class SiteTarget(OneByBatches):
                 latin=self._settings.transliterate,
             )
             refused, written, carried = self._files.apply(
-                lambda files: self._writes.publish_into(files, batch, final=final, again=again),
+                lambda files: self._writes.publish_into(
+                    files, batch, final=final, again=again, file_later=file_later
+                ),
                 texts=texts,
                 oids=oids,
             )

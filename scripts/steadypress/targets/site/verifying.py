@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from steadypress.errors import TransientError
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.files import SiteFiles, SiteWriter
+from steadypress.targets.site.indexfiles import NEWEST_FILE, SUMMARY
 from steadypress.targets.site.manifest import Entry, page_path
 from steadypress.targets.site.rendering import page_digest
 from steadypress.targets.site.writing import index_article_files
@@ -61,9 +62,9 @@ class SiteVerifier:
             index = self._index(files)
             return {p: files.read(p) for p in pages.values()}, {p: index.entry(p) for p in pages}
 
-        found, entries = self._files.apply(
-            read, texts=[*pages.values(), *index_article_files(pages)]
-        )
+        # The summary with them: it names the unfiled files an entry may be in (`unfiled.py`).
+        texts = [SUMMARY, NEWEST_FILE, *pages.values(), *index_article_files(pages)]
+        found, entries = self._files.apply(read, texts=texts)
         for number, article in unconfirmed:
             entry = entries[article.path]
             if entry is None or entry.blob != article.blob:

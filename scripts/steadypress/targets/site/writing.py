@@ -81,6 +81,7 @@ class SiteWrites:
         *,
         final: bool,
         again: bool = False,
+        file_later: bool = False,
     ) -> tuple[dict[int, PublishError], dict[str, str], Carried | None]:
         """Inside the site's write: the batch recorded in the index (an article that cannot
         take its URL refused alone), its pages written linked to their neighbours, the pages of
@@ -88,8 +89,9 @@ class SiteWrites:
         by number, the versions written (path -> blob) and the sitemap changes left to a
         later write (None: those carried before are still to do). With `again` (a version the
         site holds was given again) the listings are rewritten even where nothing changed in
-        the index: the site's look did."""
-        index, sitemaps = self.opener.open(files)
+        the index: the site's look did. `file_later`: the entries of articles and URLs it
+        changes are left unfiled for the run's last write (`unfiled.py`)."""
+        index, sitemaps = self.opener.open(files, file_later=file_later)
         index.want([(article.path, rendered.entry) for _n, article, rendered in batch])
         olds = _published(index, [article.path for _n, article, _r in batch])
         self._want_replaced(index, [(path, old) for path, old in olds.items() if old is not None])
