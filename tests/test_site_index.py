@@ -295,6 +295,32 @@ def test_unfiled_entries_are_filed_once_they_are_many(
     assert site_folder(site) == site_folder(tmp_path / "once")
 
 
+def test_filing_holds_one_file_of_articles_or_urls_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's last write (here `finish`, which looks nothing up) files every unfiled entry
+    a file at a time, each written out before the next is read: at 10^5 articles the files
+    of articles and URLs held together were the whole index in memory."""
+    held: list[int] = []
+    real = indexdocuments_module.IndexDocuments.write_out
+
+    def counted(documents: indexdocuments_module.IndexDocuments, name: str) -> None:
+        held.append(sum(indexfiles.shard_of_file(file) is not None for file in documents.documents))
+        real(documents, name)
+
+    monkeypatch.setattr(indexdocuments_module.IndexDocuments, "write_out", counted)
+    site = tmp_path / "site"
+    target = site_target(DirectorySiteFiles(site))
+    target.publish_batch(BUILD[:20], final=False)
+    target.publish_batch(BUILD[20:], final=False)
+    assert held == [], "nothing filed yet"
+    target.finish()
+    # The file being written out, and the next, read to learn that it is another.
+    assert len(held) > 30 and max(held) <= 2, held
+    index = SiteIndex(DirectorySiteFiles(site).apply(lambda files: files))
+    assert all(index.entry(f"content/p{n}.md") is not None for n in range(30))
+
+
 def test_an_article_removed_while_its_entry_is_unfiled_leaves_the_site(tmp_path: Path) -> None:
     """A removal in the middle of a run finds the article's entry in the unfiled files: its
     page goes, and its write files the rest."""

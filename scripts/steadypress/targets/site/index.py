@@ -49,6 +49,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
+from steadypress import shardtree
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.indexdates import IndexDates
 from steadypress.targets.site.indexdocuments import IndexDocuments
@@ -501,19 +502,26 @@ class SiteIndex:
         self._earlier, self._changes = EntryChanges(), EntryChanges()
 
     def _file(self, changes: EntryChanges) -> None:
-        """Entries of articles and URLs into the files that hold them (`None`: removed)."""
-        for path, fields in changes.articles.items():
-            articles = self._store.edit(self._store.shard(ARTICLES, path), "articles")
-            if fields is None:
-                articles.pop(path, None)
-            else:
-                articles[path] = fields
-        for used, owners in changes.urls.items():
-            urls = self._store.edit(self._store.shard(URLS, used), "urls")
-            if owners:
-                urls[used] = owners
-            else:
-                urls.pop(used, None)
+        """Entries of articles and URLs into the files that hold them (None: removed), a file
+        at a time: taken in the order of their keys' hash, a file's keys come together, and
+        each file is written out once they are in (`IndexDocuments.write_out`)."""
+        kinds: list[tuple[str, str, Mapping[str, Any]]] = [
+            (ARTICLES, "articles", changes.articles), (URLS, "urls", changes.urls)
+        ]  # fmt: skip
+        for folder, key, values in kinds:
+            held = None
+            for changed in sorted(values, key=shardtree.digest):
+                name = self._store.shard(folder, changed)
+                if held is not None and name != held:
+                    self._store.write_out(held)
+                held = name
+                section = self._store.edit(name, key)
+                if values[changed]:
+                    section[changed] = values[changed]
+                else:
+                    section.pop(changed, None)
+            if held is not None:
+                self._store.write_out(held)
 
     def flush(self) -> None:
         """Write every file a change touched (a file left empty is removed)."""

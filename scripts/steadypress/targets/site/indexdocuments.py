@@ -233,7 +233,7 @@ class IndexDocuments:
                     self._files.remove(name)
                 continue
             shard = shard_of_file(name)
-            if shard is not None and self._split_if_full(*shard):
+            if shard is not None and self._split_if_full(*shard) is not None:
                 continue
             section = self.documents[name]
             if section:
@@ -241,6 +241,24 @@ class IndexDocuments:
             else:
                 self._files.remove(name)
         self.dirty.clear()
+
+    def write_out(self, name: str) -> None:
+        """A file of articles or URLs a change touched, written now and its section forgotten
+        (read back from the write if wanted again): filing a run's unfiled entries touches
+        nearly every such file of a large index, and all of them held at once were the whole
+        index in memory (150 MB at 10^5 articles)."""
+        shard = shard_of_file(name)
+        if shard is None:
+            raise ValueError(f"{name} is not a file of articles or URLs")
+        leaves = self._split_if_full(*shard)
+        if leaves is None:
+            if section := self.documents[name]:
+                self._files.put(name, dumps(self._document_of(name, section)))
+            else:
+                self._files.remove(name)
+        for written in (name, *(leaves or ())):
+            self.documents.pop(written, None)
+        self.dirty.discard(name)
 
     def _write_listings(self, laid_out: list[tuple[str, bytes | None, bool]]) -> None:
         """Write the listings' files as laid out (`ListingRows.lay_out`), but those of a tag
@@ -299,22 +317,24 @@ class IndexDocuments:
             document[ROWS] = {year: held for year, held in rows.items() if held}
         return document
 
-    def _split_if_full(self, folder: str, name: str) -> bool:
-        """Whether a file of articles or URLs has grown too full and is written as deeper
-        files and a split marker (`shardtree.py`)."""
+    def _split_if_full(self, folder: str, name: str) -> list[str] | None:
+        """Where a file of articles or URLs that has grown too full is written as deeper
+        files and a split marker (`shardtree.py`): the deeper files; None while it is not."""
         file = shardtree.file_of(folder, name)
         key = section_key(file)
         markers, leaves = self._layouts[folder].split(name, self.documents[file])
         if not markers:
-            return False
+            return None
         # The deeper files cannot exist yet (`name` held their keys): written unread.
         for marker in sorted(markers):
             path = shardtree.file_of(folder, marker)
             self._files.put(path, dumps(split_marker()), unread=marker != name)
             self._split.add(path)
             self.documents.pop(path, None)
+        written = []
         for leaf, held in sorted(leaves.items()):
             path = shardtree.file_of(folder, leaf)
             self.documents[path] = held
             self._files.put(path, dumps({"version": INDEX_VERSION, key: held}), unread=True)
-        return True
+            written.append(path)
+        return written
