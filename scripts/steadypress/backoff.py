@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 __all__ = ["backoff_seconds", "reset_seconds", "retry_after_seconds"]
 
@@ -41,6 +40,10 @@ def retry_after_seconds(value: str | None, *, now: datetime) -> float | None:
     text = value.strip()
     if text.isdigit():
         return float(text)
+    # Imported here: email's package is some 4 ms of every command's start, and only an
+    # HTTP-date in an answer needs it.
+    from email.utils import parsedate_to_datetime  # noqa: PLC0415
+
     try:
         moment = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):

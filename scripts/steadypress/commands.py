@@ -13,9 +13,7 @@ import contextlib
 import functools
 import json
 import os
-import secrets
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -74,7 +72,7 @@ def _holder(environ: Mapping[str, str]) -> str:
     run_id = environ.get("GITHUB_RUN_ID")
     if run_id:
         return f"actions:{run_id}/{environ.get('GITHUB_RUN_ATTEMPT', '1')}"
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{os.uname().nodename}:{os.getpid()}"  # the host name, as gethostname() gives it
 
 
 @dataclass(frozen=True)
@@ -366,7 +364,7 @@ def run(
         clock=clock or SystemClock(),
         environ=environ,
         redact=Redactor(),
-        commands_token=secrets.token_hex(16) if in_actions else None,
+        commands_token=os.urandom(16).hex() if in_actions else None,
     )
     # Whatever is printed from here on (our messages, a library's traceback, a server's
     # answer) passes the redactor, which learns each secret as it is read.
@@ -429,7 +427,7 @@ def _annotate(annotations: Sequence[str], shell: _Shell) -> None:
     print(f"::{shell.commands_token}::")
     for line in annotations:
         print(line)
-    _stop_commands(secrets.token_hex(16))
+    _stop_commands(os.urandom(16).hex())
 
 
 def _quiet_after_broken_pipe(stream: TextIO) -> int:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -55,7 +55,7 @@ def transact(
     for may ask to read ahead with the write (the claim's commit carries the site's read).
     """
     stats = stats if stats is not None else TransactionStats()
-    transaction_id = uuid.uuid4().hex
+    transaction_id = os.urandom(16).hex()  # uuid's module is some 3 ms of every start
     stats.transactions += 1
     known = store.last_known() if optimistic else None
 
