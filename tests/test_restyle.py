@@ -9,7 +9,10 @@ import json
 import re
 import shutil
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
+import jinja2
 import pytest
 
 from steadypress import executor, planning
@@ -464,3 +467,29 @@ def test_a_stylesheet_that_does_not_render_fails_the_run_and_names_its_file(repo
     assert fixed.code == 0 and "1 published" in fixed.out, fixed.out + fixed.err
     assert "blue" in (repo.root / "_site/style.css").read_text()
     assert (repo.root / "_site/new/index.html").exists()
+
+
+def test_a_template_is_compiled_once_a_process_and_again_when_its_source_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each run (a reload, each run of `live`) builds its theme anew: a template it rendered
+    before is not compiled again, one whose source changed is."""
+    compiled: list[str | None] = []
+    real = jinja2.Environment.compile
+
+    def counting(environment: jinja2.Environment, source: Any, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(args[1] if len(args) > 1 else kwargs.get("filename"))
+        return real(environment, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counting)
+    files = {"404.html": "<p>one {{ 1 + 1 }}</p>"}
+    where = tmp_path.name  # a folder no other test's theme is in
+
+    def theme() -> Theme:
+        return Theme(lambda name: files[name].encode() if name in files else None, where=where)
+
+    assert theme().render("404.html") == b"<p>one 2</p>"
+    assert theme().reloaded().render("404.html") == b"<p>one 2</p>"
+    files["404.html"] = "<p>two</p>"
+    assert theme().render("404.html") == b"<p>two</p>"
+    assert compiled.count(f"{where}/404.html") == 2, compiled

@@ -80,6 +80,8 @@ class Theme:
         from jinja2 import StrictUndefined, select_autoescape  # noqa: PLC0415
         from jinja2.sandbox import SandboxedEnvironment  # noqa: PLC0415
 
+        from steadypress.compiledtemplates import COMPILED  # noqa: PLC0415 (imports Jinja2)
+
         # Sandboxed: a template is the repository's, but the process rendering it holds the
         # targets' secrets, and a template reaching Python's internals
         # (`cycler.__init__.__globals__.os.environ`) would publish them on the site.
@@ -91,6 +93,7 @@ class Theme:
             keep_trailing_newline=True,
             trim_blocks=True,
             lstrip_blocks=True,
+            bytecode_cache=COMPILED,  # each template compiled once a process
         )
 
     @functools.cached_property
