@@ -321,6 +321,39 @@ def test_filing_holds_one_file_of_articles_or_urls_at_a_time(
     assert all(index.entry(f"content/p{n}.md") is not None for n in range(30))
 
 
+def test_a_file_of_articles_a_run_parsed_is_not_parsed_again_to_learn_a_key_is_not_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new article is looked up in its file of articles and of URLs: a file the run
+    parsed before, with the same bytes, says which keys it holds without being parsed again;
+    one whose bytes changed (filed into) is parsed anew, and an entry there is still found.
+    Sixteen files of each, for thirty articles to meet in them."""
+    for layout in ("ARTICLE_SHARDS", "URL_SHARDS"):
+        monkeypatch.setattr(indexfiles, layout, shardtree.Layout(base=1, split_above=64))
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:10])
+    parsed: list[str] = []
+    real = indexdocuments_module.IndexDocuments.parse
+
+    def counted(name: str, raw: bytes, key: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if indexfiles.shard_of_file(name) is not None:
+            parsed.append(name)
+        return real(name, raw, key, *args, **kwargs)
+
+    monkeypatch.setattr(indexdocuments_module.IndexDocuments, "parse", staticmethod(counted))
+    target = site_target(DirectorySiteFiles(site))
+    target.publish_batch(BUILD[10:20], final=False)
+    first = set(parsed)
+    assert first, "the batch looked its articles up"
+    parsed.clear()
+    target.publish_batch(BUILD[20:], final=False)
+    assert not first & set(parsed), "none parsed again: the files are as they were"
+    target.finish()
+    index = SiteIndex(DirectorySiteFiles(site).apply(lambda files: files))
+    assert all(index.entry(f"content/p{n}.md") is not None for n in range(30))
+    assert index.owners(page_path("p25")) == ["content/p25.md"]
+
+
 def test_an_article_removed_while_its_entry_is_unfiled_leaves_the_site(tmp_path: Path) -> None:
     """A removal in the middle of a run finds the article's entry in the unfiled files: its
     page goes, and its write files the rest."""

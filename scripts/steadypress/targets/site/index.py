@@ -52,7 +52,7 @@ from typing import Any, Generic, TypeVar, cast
 from steadypress import shardtree
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.indexdates import IndexDates
-from steadypress.targets.site.indexdocuments import IndexDocuments
+from steadypress.targets.site.indexdocuments import IndexDocuments, KeysRead
 from steadypress.targets.site.indexfiles import (
     AFTER_ALL,
     ARTICLES,
@@ -175,15 +175,17 @@ class SiteIndex:
         files: SiteWriter,
         *,
         markers_read: set[str] | None = None,
+        keys_read: KeysRead | None = None,
         unfiled: UnfiledCache | None = None,
         latin: bool = False,
     ) -> None:
         """`markers_read`: split markers read from the site before, by an index of an earlier
-        batch of the run (`IndexDocuments`); `unfiled`: the unfiled files the run has read
-        or written. `latin`: tags are on the pages that names them by (`tag_path`)."""
+        batch of the run, and `keys_read` the keys of the files of articles and URLs it parsed
+        (`IndexDocuments`); `unfiled`: the unfiled files the run has read or written.
+        `latin`: tags are on the pages that names them by (`tag_path`)."""
         self._files = files
         self._latin = latin
-        self._store = IndexDocuments(files, markers_read=markers_read)
+        self._store = IndexDocuments(files, markers_read=markers_read, keys_read=keys_read)
         self._unfiled = UnfiledCache() if unfiled is None else unfiled
         self._earlier: EntryChanges | None = None  # the unfiled files' entries, once read
         self._changes = EntryChanges()  # this write's, filed or left unfiled by `flush`
@@ -232,8 +234,9 @@ class SiteIndex:
             fields, name = self._changes.articles[path], ARTICLES
         elif path in (unfiled := self._unfiled_entries()).articles:
             fields, name = unfiled.articles[path], unfiled.read_from[path]
+        elif self._store.lacks(name := self._store.shard(ARTICLES, path), path):
+            return None
         else:
-            name = self._store.shard(ARTICLES, path)
             fields = self._store.section(name, "articles").get(path)
         return None if fields is None else decoded(name, Entry.from_json, fields)
 
@@ -242,8 +245,9 @@ class SiteIndex:
         for changes in (self._changes, self._unfiled_entries()):
             if site_path in changes.urls:
                 return list(changes.urls[site_path] or ())
-        urls = self._store.section(self._store.shard(URLS, site_path), "urls")
-        return list(urls.get(site_path, []))
+        if self._store.lacks(name := self._store.shard(URLS, site_path), site_path):
+            return []
+        return list(self._store.section(name, "urls").get(site_path, []))
 
     def _unfiled_entries(self) -> EntryChanges:
         """The entries of the unfiled files the summary names (`unfiled.py`)."""

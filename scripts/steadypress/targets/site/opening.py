@@ -14,6 +14,7 @@ from datetime import datetime
 
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import SiteIndex, month_file
+from steadypress.targets.site.indexdocuments import KeysRead
 from steadypress.targets.site.listings import (
     listing_pages,
     listings_existing,
@@ -65,8 +66,10 @@ class SiteOpener:
         # The site index's split markers this run has read: one is never merged back, so each
         # batch need not read again the markers on the way to its files.
         self._markers_read: set[str] = set()
-        # The unfiled files this run has read or written: each read once a run.
+        # The unfiled files this run has read or written: each read once a run; and the keys
+        # of the files of articles and URLs it parsed (`IndexDocuments.lacks`).
         self._unfiled = UnfiledCache()
+        self._keys_read = KeysRead()
 
     def writing_index(self, files: SiteWriter) -> SiteIndex:
         """The site's index for a write: this run's look recorded in it, or `Superseded`
@@ -81,6 +84,7 @@ class SiteOpener:
         return SiteIndex(
             files,
             markers_read=self._markers_read,
+            keys_read=self._keys_read,
             unfiled=self._unfiled,
             latin=self._settings.transliterate,
         )
