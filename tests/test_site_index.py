@@ -354,6 +354,26 @@ def test_a_file_of_articles_a_run_parsed_is_not_parsed_again_to_learn_a_key_is_n
     assert index.owners(page_path("p25")) == ["content/p25.md"]
 
 
+def test_an_entry_left_unfiled_is_found_again_within_the_write_that_left_it(
+    tmp_path: Path,
+) -> None:
+    """After a write's flush has put its entries in an unfiled file, a lookup later in that
+    write finds them there (a message about one would name that file)."""
+    site = tmp_path / "site"
+    site_target(DirectorySiteFiles(site)).publish_batch(BUILD[:3])
+
+    def change(files: SiteWriter) -> Entry | None:
+        index = SiteIndex(files)
+        index.file_later()
+        index.put("content/p5.md", entry(5, ("odd",)))
+        index.flush()
+        return index.entry("content/p5.md")
+
+    found = DirectorySiteFiles(site).apply(change)
+    assert found is not None and found.slug == "p5"
+    assert len(_unfiled(site)) == 1
+
+
 def test_an_article_removed_while_its_entry_is_unfiled_leaves_the_site(tmp_path: Path) -> None:
     """A removal in the middle of a run finds the article's entry in the unfiled files: its
     page goes, and its write files the rest."""

@@ -485,11 +485,11 @@ class SiteIndex:
             if self._changes:
                 name, data = self._changes.written()
                 self._files.put(unfiled_file(name), data, unread=True)
-                self._unfiled.keep(name, self._changes)
+                # A lookup later in this write finds them there, their file named.
+                unfiled.update(self._unfiled.keep(name, self._changes))
                 if name not in names:
                     self._summary.unfiled = (*names, name)
                     self._dirty.add(SUMMARY)
-                unfiled.update(self._changes)
                 self._changes = EntryChanges()
             return
         if names:  # their files read together (one request on GitHub), not one by one

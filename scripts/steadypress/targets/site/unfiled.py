@@ -105,11 +105,13 @@ class UnfiledCache:
             merged.update(self._held[name])
         return merged
 
-    def keep(self, name: str, changes: EntryChanges) -> None:
-        """An unfiled file about to be written: a later batch of the run need not read it."""
+    def keep(self, name: str, changes: EntryChanges) -> EntryChanges:
+        """An unfiled file about to be written: a later batch of the run need not read it.
+        Returns its changes as read from it (each article's file named)."""
         file = unfiled_file(name)
-        read_from = dict.fromkeys(changes.articles, file)
-        self._held[name] = EntryChanges(changes.articles, changes.urls, read_from)
+        kept = EntryChanges(changes.articles, changes.urls, dict.fromkeys(changes.articles, file))
+        self._held[name] = kept
+        return kept
 
     @staticmethod
     def _read(name: str, files: SiteWriter) -> EntryChanges:
