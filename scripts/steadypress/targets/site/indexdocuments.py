@@ -66,16 +66,12 @@ class KeysRead:
     def __init__(self) -> None:
         self._held: dict[str, tuple[bytes, frozenset[str]]] = {}
 
-    def get(self, name: str, raw: bytes) -> frozenset[str] | None:
+    def get(self, name: str, digest: bytes) -> frozenset[str] | None:
         held = self._held.get(name)
-        return held[1] if held is not None and held[0] == _digest(raw) else None
+        return held[1] if held is not None and held[0] == digest else None
 
-    def keep(self, name: str, raw: bytes, section: Mapping[str, Any]) -> None:
-        self._held[name] = (_digest(raw), frozenset(section))
-
-
-def _digest(raw: bytes) -> bytes:
-    return hashlib.blake2b(raw, digest_size=16).digest()
+    def keep(self, name: str, digest: bytes, section: Mapping[str, Any]) -> None:
+        self._held[name] = (digest, frozenset(section))
 
 
 class IndexDocuments:
@@ -159,11 +155,12 @@ class IndexDocuments:
         as the blog grows (at 10^5 the parsing was the one part of a build's CPU that grew
         faster than the articles)."""
         raw = self._unparsed.get(name)
-        if raw is not None and (held := self._keys_read.get(name, raw)) is not None:
+        digest = None if raw is None else hashlib.blake2b(raw, digest_size=16).digest()
+        if digest is not None and (held := self._keys_read.get(name, digest)) is not None:
             return key not in held
         section = self.section(name, section_key(name))
-        if raw is not None:
-            self._keys_read.keep(name, raw, section)
+        if digest is not None:
+            self._keys_read.keep(name, digest, section)
         return key not in section
 
     def edit(self, name: str, key: str) -> dict[str, Any]:
@@ -288,14 +285,7 @@ class IndexDocuments:
                 else:
                     self._files.remove(name)
                 continue
-            shard = shard_of_file(name)
-            if shard is not None and self._split_if_full(*shard) is not None:
-                continue
-            section = self.documents[name]
-            if section:
-                self._files.put(name, dumps(self._document_of(name, section)))
-            else:
-                self._files.remove(name)
+            self._write(name)
         self.dirty.clear()
 
     def write_out(self, name: str) -> None:
@@ -303,18 +293,23 @@ class IndexDocuments:
         (read back from the write if wanted again): filing a run's unfiled entries touches
         nearly every such file of a large index, and all of them held at once were the whole
         index in memory (150 MB at 10^5 articles)."""
-        shard = shard_of_file(name)
-        if shard is None:
+        if shard_of_file(name) is None:
             raise ValueError(f"{name} is not a file of articles or URLs")
-        leaves = self._split_if_full(*shard)
-        if leaves is None:
-            if section := self.documents[name]:
-                self._files.put(name, dumps(self._document_of(name, section)))
-            else:
-                self._files.remove(name)
-        for written in (name, *(leaves or ())):
+        for written in (name, *self._write(name)):
             self.documents.pop(written, None)
         self.dirty.discard(name)
+
+    def _write(self, name: str) -> list[str]:
+        """A file a change touched written from its section (removed when empty); or, for a
+        file of articles or URLs grown too full, as deeper files: those are returned."""
+        shard = shard_of_file(name)
+        if shard is not None and (leaves := self._split_if_full(*shard)) is not None:
+            return leaves
+        if section := self.documents[name]:
+            self._files.put(name, dumps(self._document_of(name, section)))
+        else:
+            self._files.remove(name)
+        return []
 
     def _write_listings(self, laid_out: list[tuple[str, bytes | None, bool]]) -> None:
         """Write the listings' files as laid out (`ListingRows.lay_out`), but those of a tag
