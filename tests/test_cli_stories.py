@@ -611,15 +611,23 @@ def test_a_command_that_renders_nothing_loads_no_renderer(repo: Repo) -> None:
     assert loaded_renderers(repo, "--help") == []
 
 
-def test_status_loads_neither_a_target_nor_the_content_nor_the_article_parser(repo: Repo) -> None:
-    """`status` on the embedded default reads the state and the dead letters: what publishes
-    (the targets, the content branch, front matter's parser) is never imported for it, as a
-    sweep imports them; nor the standard library's modules only an HTTP answer's date, a job
-    summary's escaping or a host's name would need (some 10 ms of its start)."""
+@pytest.mark.parametrize(
+    "config",
+    [None, "targets:\n  site:\n    kind: site\n    branch: gh-pages\n"],
+    ids=["embedded default", "the site on a branch, as init writes it"],
+)
+def test_status_loads_neither_a_target_nor_the_content_nor_the_article_parser(
+    repo: Repo, config: str | None
+) -> None:
+    """`status` reads the state and the dead letters: what publishes (the targets, the
+    content branch, front matter's parser, the feeds' XML) is never imported for it, as a
+    sweep imports them, not even to check the site's settings; nor the standard library's
+    modules only an HTTP answer's date, a job summary's escaping, a host's name or a time
+    zone's database would need (some 10 ms of its start)."""
     heavy = ["steadypress.articles", "steadypress.content", "steadypress.pipeline",
-             "steadypress.targets.base", "frontmatter"]  # fmt: skip
-    not_needed = ["email.utils", "html", "socket", "uuid"]
-    repo.commit(**{"content/a.md": article("A")})
+             "steadypress.targets.base", "frontmatter", "xml.etree"]  # fmt: skip
+    not_needed = ["email.utils", "html", "socket", "uuid", "zoneinfo"]
+    repo.commit(**{"content/a.md": article("A")}, **({"steadypress.yml": config} if config else {}))
     assert run_cli(repo, "run").code == 0
     script = (
         "import sys\nfrom steadypress.cli import main\ncode = main(sys.argv[1:2])\n"

@@ -75,21 +75,26 @@ def test_a_command_s_setup_resolves_each_revision_once(
 ) -> None:
     """The setup asks after the content branch from several places (its default, its revision,
     the committed configuration, the notice about the checkout): one git process each
-    revision, where it was four for the branch. Later reads of the branch's head (each
+    revision, where it was four for the branch, and the configuration read once (it was read
+    again to compare it with the working copy's). Later reads of the branch's head (each
     claim's) are not kept: a live executor sees new commits."""
-    repo.commit(**{"content/a.md": article("A")})
+    repo.commit(**{"content/a.md": article("A"), "steadypress.yml": "content_dir: content\n"})
     asked: list[str] = []
+    listed: list[str] = []
     real_run = Git.run
 
     def run(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
         if args[:1] == ("rev-parse",):
             asked.append(args[-1])
+        if args[:1] == ("ls-tree",):
+            listed.append(args[-1])
         return real_run(git, *args, stdin=stdin)
 
     monkeypatch.setattr(Git, "run", run)
     config, chosen = commands._configured(repo.root, argparse.Namespace(config=None, ref=None))
     assert chosen.revision == "refs/heads/main" and config.content_branch is None
     assert sorted(asked) == ["HEAD^{commit}", "refs/heads/main^{commit}"], asked
+    assert listed == ["steadypress.yml"]
     settled = SettledGit(repo.root)
     before = settled.resolve("HEAD")
     repo.commit(**{"content/b.md": article("B")})

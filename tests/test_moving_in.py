@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -17,6 +18,14 @@ import feedparser
 import pytest
 import yaml
 
+from steadypress.articles import Article
+from steadypress.targets.site.old_layout import (
+    HUGO_PLACEHOLDERS,
+    JEKYLL_PLACEHOLDERS,
+    OldLayout,
+    unknown_placeholders,
+)
+from steadypress.targets.site.old_urls import old_urls
 from tests.helpers import Repo, run_cli
 from tests.schema import VALIDATORS
 
@@ -457,3 +466,21 @@ def test_a_term_feed_goes_with_its_tag_and_each_one_with_the_setting(tmp_path: P
     assert (site / "tags/go/index.html").is_file()
     summary = json.loads((site / ".steadypress/summary.json").read_bytes())
     assert "term_feeds" not in summary
+
+
+@pytest.mark.parametrize("generator", ["jekyll", "hugo"])
+def test_every_placeholder_the_settings_accept_is_worked_out_for_an_article(generator: str) -> None:
+    """The settings check a pattern against each generator's placeholders
+    (`old_layout.py`), the URLs are worked out apart (`old_urls.py`): a pattern of every
+    placeholder the settings accept leaves none unexpanded."""
+    names = JEKYLL_PLACEHOLDERS if generator == "jekyll" else HUGO_PLACEHOLDERS
+    pattern = "/".join(f":{name}" for name in names) + "/"
+    layout = OldLayout(generator, permalinks=(("", pattern), ("posts", pattern)))
+    assert unknown_placeholders(layout) == []
+    post = Article(
+        path="content/posts/2024-01-05-hello.md", blob="0" * 40, title="Hello", body="",
+        date=datetime(2024, 1, 5, 10, 30, tzinfo=UTC),
+    )  # fmt: skip
+    (url,) = old_urls(post, "content", layout)
+    # Hugo's sanitizing drops the colon of one left unexpanded, not its name.
+    assert not set(url.replace(":", "/").split("/")) & set(names), url

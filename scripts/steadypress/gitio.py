@@ -232,16 +232,23 @@ class Objects:
 
 class SettledGit(Git):
     """A `Git` for a moment when no ref is expected to move (a command's setup, which asks
-    after the content branch and HEAD from several places): each revision is resolved once."""
+    after the content branch, HEAD and the configuration from several places): each revision
+    is resolved once, and each file read once."""
 
     def __init__(self, repo: Path) -> None:
         super().__init__(repo)
         self._resolved: dict[str, str | None] = {}
+        self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
 
     def resolve(self, revision: str) -> str | None:
         if revision not in self._resolved:
             self._resolved[revision] = super().resolve(revision)
         return self._resolved[revision]
+
+    def read_file(self, revision: str, path: str) -> tuple[str, str, bytes] | None:
+        if (revision, path) not in self._files:
+            self._files[revision, path] = super().read_file(revision, path)
+        return self._files[revision, path]
 
 
 def _tree_object(entries: Sequence[tuple[str, str, str, str]]) -> bytes:

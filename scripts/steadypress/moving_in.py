@@ -19,7 +19,8 @@ from steadypress.articles import ARTICLE_SUFFIXES, parse_article
 from steadypress.errors import ArticleError, ConfigError
 from steadypress.old_pagers import Pager, hugo_pager, jekyll_pager, numbered_pages
 from steadypress.targets.site.manifest import HUGO_FEED, redirect_file, tag_path
-from steadypress.targets.site.old_urls import TAXONOMY, hugo_sanitized, term_feed_paths
+from steadypress.targets.site.old_layout import TAXONOMY
+from steadypress.targets.site.old_urls import hugo_sanitized, term_feed_paths
 
 __all__ = [
     "HUGO_CONFIGS",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from pathlib import PurePosixPath
 from typing import Any
@@ -21,64 +20,19 @@ from zoneinfo import ZoneInfo
 from steadypress.articles import Article, article_stem
 from steadypress.importorder import filename_date
 from steadypress.targets.site.manifest import HUGO_FEED, is_site_path
+from steadypress.targets.site.old_layout import (
+    PLACEHOLDER,
+    OldLayout,
+    jekyll_pattern,
+    longest_known,
+)
 
-__all__ = [
-    "JEKYLL_STYLES",
-    "TAXONOMY",
-    "OldLayout",
-    "hugo_sanitized",
-    "jekyll_pattern",
-    "old_urls",
-    "term_feed_paths",
-    "unknown_placeholders",
-]
+__all__ = ["hugo_sanitized", "old_urls", "term_feed_paths"]
 
-# Jekyll's named permalink styles, as its documentation spells each out.
-JEKYLL_STYLES = {
-    "date": "/:categories/:year/:month/:day/:title:output_ext",
-    "pretty": "/:categories/:year/:month/:day/:title/",
-    "ordinal": "/:categories/:year/:y_day/:title:output_ext",
-    "weekdate": "/:categories/:year/W:week/:short_day/:title:output_ext",
-    "none": "/:categories/:title:output_ext",
-}
-_PLACEHOLDER = re.compile(r":([a-z_]+)")
 # Jekyll's slug modes (Jekyll::Utils.slugify): "default" keeps letters, marks and digits;
 # "pretty" keeps these punctuation marks too.
 _JEKYLL_DEFAULT = re.compile(r"[^\w]+|_+")
 _JEKYLL_PRETTY = re.compile(r"[^\w._~!$&'()+,;=@]+|_+")
-
-
-@dataclass(frozen=True)
-class OldLayout:
-    """Where the generator a blog moved from put its articles: `generator` ("jekyll" or
-    "hugo") and its patterns by section (Jekyll's one pattern under "")."""
-
-    generator: str
-    permalinks: tuple[tuple[str, str], ...] = ()
-    timezone: str = ""  # Jekyll's `timezone`: where a post's date is placed; UTC by default
-    ugly: bool = False  # Hugo's `uglyURLs`: `/posts/a.html`, not `/posts/a/`
-
-
-def jekyll_pattern(value: str) -> str:
-    """A Jekyll `permalink` setting as a pattern: a named style spelled out."""
-    return JEKYLL_STYLES.get(value, value)
-
-
-def unknown_placeholders(layout: OldLayout) -> list[str]:
-    """The placeholders of its patterns that its generator does not know."""
-    known = _JEKYLL if layout.generator == "jekyll" else _HUGO
-    return sorted(
-        {name for _section, pattern in layout.permalinks for name in _names(pattern)} - set(known)
-    )
-
-
-def _names(pattern: str) -> list[str]:
-    # Jekyll's `:output_ext` follows `:title` with no separator: the longest known name wins.
-    return [_longest_known(name) for name in _PLACEHOLDER.findall(pattern)]
-
-
-def _longest_known(name: str) -> str:
-    return next((known for known in _LONGEST_FIRST if name.startswith(known)), name)
 
 
 def old_urls(article: Article, content_dir: str, layout: OldLayout) -> tuple[str, ...]:
@@ -105,11 +59,11 @@ def old_urls(article: Article, content_dir: str, layout: OldLayout) -> tuple[str
 
 def _expand(pattern: str, values: Mapping[str, Callable[[], str]]) -> str:
     def value(found: re.Match[str]) -> str:
-        name = _longest_known(found.group(1))
+        name = longest_known(found.group(1))
         rest = found.group(1)[len(name) :]
         return values[name]().strip("/") + rest if name in values else found.group(0)
 
-    path = re.sub(r"/+", "/", _PLACEHOLDER.sub(value, pattern))
+    path = re.sub(r"/+", "/", PLACEHOLDER.sub(value, pattern))
     return path if path.startswith("/") else "/" + path
 
 
@@ -144,13 +98,6 @@ def _jekyll_values(article: Article, relative: str, timezone: str) -> dict[str, 
         "categories": lambda: "/".join(_jekyll_categories(article)),
         "output_ext": lambda: ".html",
     }
-
-
-_JEKYLL = (
-    "year", "short_year", "month", "i_month", "short_month", "long_month", "day", "i_day",
-    "y_day", "short_day", "long_day", "week", "w_year", "w_day", "hour", "minute", "second",
-    "title", "slug", "name", "categories", "output_ext",
-)  # fmt: skip
 
 
 def _jekyll_moment(article: Article, timezone: str) -> datetime:
@@ -221,15 +168,6 @@ def _hugo_values(article: Article, relative: str, section: str) -> dict[str, Cal
     }
 
 
-_HUGO = (
-    "year", "month", "monthname", "day", "weekday", "weekdayname", "yearday", "section",
-    "sections", "title", "slug", "filename", "contentbasename", "slugorfilename",
-    "slugorcontentbasename",
-)  # fmt: skip
-# Every placeholder name, the longest first: `:output_ext` is written right after `:title`.
-_LONGEST_FIRST = sorted({*_JEKYLL, *_HUGO}, key=len, reverse=True)
-
-
 def _hugo_moment(article: Article) -> datetime:
     """The page's date in the offset its front matter wrote, as Hugo formats it; without an
     offset, in UTC (Hugo's default `timeZone`)."""
@@ -260,10 +198,6 @@ def _hugo_default(article: Article, relative: str) -> str:
         name = slug.strip()
     parts = [*(part for part in folder.parts if part != "."), name]
     return hugo_sanitized("/" + "/".join(part for part in parts if part) + "/")
-
-
-# A Hugo taxonomy's folder (`tags`, `categories`), as `old_term_feeds` names one.
-TAXONOMY = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def term_feed_paths(taxonomies: Iterable[str], tag_name: str) -> list[str]:

@@ -9,11 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from steadypress.errors import ConfigError, PermanentError
 from steadypress.options import text_settings
-from steadypress.targets.site.old_urls import (
+from steadypress.targets.site.old_layout import (
     TAXONOMY,
     OldLayout,
     jekyll_pattern,
@@ -144,6 +143,10 @@ def _check_moved_from(name: str, settings: SiteSettings, source: str) -> None:
         if getattr(settings, key) and not settings.moved_from:
             raise ConfigError(source, f"targets.{name}.{key}: only with `moved_from`")
     if settings.old_timezone:
+        # Imported only here: the time zone database is read for the one setting that names
+        # a zone, not by every command that reads the settings.
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # noqa: PLC0415
+
         try:
             ZoneInfo(settings.old_timezone)
         except (ValueError, ZoneInfoNotFoundError):

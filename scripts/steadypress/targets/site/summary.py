@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import unreadable
 from steadypress.targets.site.manifest import Listed, is_site_path
-from steadypress.targets.site.old_urls import TAXONOMY
+from steadypress.targets.site.old_layout import TAXONOMY
 from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
