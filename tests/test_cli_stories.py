@@ -15,7 +15,7 @@ import pytest
 from steadypress import commands
 from steadypress.claiming import claim
 from steadypress.claims import CLAIM_BATCH, claim_size
-from steadypress.cli import main
+from steadypress.cli import GC_THRESHOLDS, main
 from steadypress.ledger import Ledger, Sighting
 from steadypress.render import Prerendered, prerender
 from steadypress.store import transact
@@ -563,19 +563,30 @@ def test_a_command_runs_with_the_startup_objects_frozen_and_unfreezes_them_after
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The collector leaves what a command starts with (modules, classes) alone while it runs,
-    and gets it back after: a caller running many commands in one process pins nothing."""
+    and collects the young far more rarely than by default (a large build's index is not
+    walked again and again); both are given back after: a caller running many commands in one
+    process pins nothing and keeps its own thresholds."""
     repo.commit(**{"content/a.md": article("A")})
     frozen_while_running: list[int] = []
+    thresholds_while_running: list[tuple[int, int, int]] = []
     real_run = commands.run
 
     def run(*args: object, **kwargs: object) -> int:
         frozen_while_running.append(gc.get_freeze_count())
+        thresholds_while_running.append(gc.get_threshold())
         return real_run(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(commands, "run", run)
     monkeypatch.chdir(repo.root)
-    assert main(["run", "--repo", str(repo.root)]) == 0
+    own = gc.get_threshold()
+    gc.set_threshold(123, 4, 5)
+    try:
+        assert main(["run", "--repo", str(repo.root)]) == 0
+        assert gc.get_threshold() == (123, 4, 5)
+    finally:
+        gc.set_threshold(*own)
     assert frozen_while_running[0] > 1000, "the modules a command imports are frozen"
+    assert thresholds_while_running == [GC_THRESHOLDS] and GC_THRESHOLDS[0] >= 10_000
     assert gc.get_freeze_count() == 0
     assert set(repo.ledger().published) == {"site:content/a.md"}
 
