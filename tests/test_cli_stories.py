@@ -632,12 +632,13 @@ def test_status_loads_neither_a_target_nor_the_content_nor_the_article_parser(
 ) -> None:
     """`status` reads the state and the dead letters: what publishes (the targets, the
     content branch, front matter's parser, the feeds' XML) is never imported for it, as a
-    sweep imports them, not even to check the site's settings; nor the standard library's
-    modules only an HTTP answer's date, a job summary's escaping, a host's name or a time
-    zone's database would need (some 10 ms of its start)."""
+    sweep imports them, not even to check the site's settings; nor the modules only an HTTP
+    answer's date, a job summary's escaping, a host's name, a time zone's database or a
+    configuration file would need (some 10 ms of its start each)."""
     heavy = ["steadypress.articles", "steadypress.content", "steadypress.pipeline",
              "steadypress.targets.base", "frontmatter", "xml.etree"]  # fmt: skip
     not_needed = ["email.utils", "html", "socket", "uuid", "zoneinfo"]
+    not_needed += [] if config else ["yaml"]  # PyYAML only for a configuration to read
     repo.commit(**{"content/a.md": article("A")}, **({"steadypress.yml": config} if config else {}))
     assert run_cli(repo, "run").code == 0
     script = (

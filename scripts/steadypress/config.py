@@ -13,8 +13,6 @@ from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from steadypress.durations import parse_duration
 from steadypress.errors import ConfigError, GitFailed
 from steadypress.gitio import SYMLINK_MODE, Git
@@ -202,6 +200,10 @@ def committed_config(git: Git, revision: str = "HEAD") -> Config:
 
 
 def _parse_text(data: bytes, *, source: str) -> Config:
+    # Imported when there is a file to parse: PyYAML compiles its scanner's patterns as it is
+    # imported, some 10 ms that `status` on the embedded default need not spend.
+    import yaml  # noqa: PLC0415
+
     try:
         raw = yaml.safe_load(data.decode("utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as error:
