@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from steadypress.targets.site.index import NEWEST_FILE, SUMMARY, YEARS, SiteInde
 from steadypress.targets.site.indexdates import IndexDates
 from steadypress.targets.site.indexfiles import ARTICLES, URLS, part_at, tag_years_file
 from steadypress.targets.site.indextags import IndexTags
-from steadypress.targets.site.manifest import MANIFEST, Entry, page_path
+from steadypress.targets.site.manifest import MANIFEST, Entry, Listed, page_path
 from steadypress.targets.site.rendering import Rendered
 from steadypress.targets.site.sitemaps import OLD_SITEMAP_PAGES
 from steadypress.targets.site.summary import UNFILED_VERSION
@@ -1588,3 +1588,26 @@ def test_a_row_a_tags_years_file_holds_that_does_not_parse_is_reported_in_that_f
     with pytest.raises(TransientError, match=r"\.steadypress/tags/go/years\.json.*title"):
         site_target(DirectorySiteFiles(tmp_path)).publish(post(1, tags=("go",)), None)
     assert site_folder(tmp_path) == before
+
+
+OFFSETS = [UTC, timezone(timedelta(hours=-5)), timezone(timedelta(hours=9))]
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1970, 1, 2), max_value=datetime(2100, 1, 1),
+        timezones=st.sampled_from(OFFSETS),
+    ),
+    slug=st.from_regex(r"[a-z0-9-]{1,20}(/[a-z0-9-]{1,10})?", fullmatch=True),
+)  # fmt: skip
+def test_a_rows_order_read_from_its_date_and_slug_is_the_whole_rows(
+    moment: datetime, slug: str
+) -> None:
+    """`listed_order` reads a row's date and slug alone, where it made the whole row: the
+    order is the same, whatever the offset its date was written in."""
+    listed = Listed(slug=slug, title="T", date=moment.astimezone(UTC), updated=moment,
+                    description=None, summary="", tags=("a",), cover=None)  # fmt: skip
+    row = {**indexfiles.listing_row(listed), "date": moment.isoformat()}
+    assert indexfiles.listed_order("m.json", row) == indexfiles.date_order(Listed.from_json(row))
+    with pytest.raises(TransientError, match=r"m\.json"):
+        indexfiles.listed_order("m.json", {"slug": slug})
