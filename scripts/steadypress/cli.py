@@ -17,8 +17,7 @@ __all__ = ["GC_THRESHOLDS", "main"]
 
 # The collector's thresholds while a command runs (gc.set_threshold: allocations between
 # collections of the young, then collections of each generation between those of the next);
-# Python's own are (700, 10, 10). At 10^5 articles a first build's collections took 5 s of
-# CPU, not 28.
+# Python's own are (700, 10, 10). Why: in `main`.
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
@@ -42,9 +41,9 @@ def main(
     # 40 ms of its 0.9 s of CPU in collections). And what a run builds up (a first build's
     # index of the site, 0.9 GB at 10^5 articles) was walked whole some 80 times by the
     # default thresholds, 28 s of the 204 s of CPU of the main process: collections of the
-    # young a thousand times rarer leave what dies young to reference counting, and a walk of
-    # everything to the few cycles there are (GC_THRESHOLDS). Both given back after, for a
-    # caller that runs several commands in one process.
+    # young every 50,000 allocations, not 700 (GC_THRESHOLDS), leave what dies young to
+    # reference counting and a walk of everything to the few cycles there are (5 s at 10^5).
+    # Both given back after, for a caller that runs several commands in one process.
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     gc.freeze()
