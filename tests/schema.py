@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from pathlib import Path
@@ -43,6 +44,13 @@ def validate_state_file(path: str, data: bytes) -> None:
     """Raise jsonschema.ValidationError unless `data` is a valid state file at `path` (a shard
     under state/published/ is checked against the published schema)."""
     name = "published" if shard_name(path) else path.removeprefix("state/").removesuffix(".json")
+    _validate(name, data)
+
+
+@functools.lru_cache(maxsize=4096)
+def _validate(name: str, data: bytes) -> None:
+    """Kept for the files that passed (an exception is not cached): most of a ledger's files
+    are the same from one write to the next, and the schema is slow to walk."""
     VALIDATORS[name].validate(json.loads(data))
 
 

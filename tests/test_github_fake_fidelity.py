@@ -196,6 +196,33 @@ def test_a_query_github_would_reject_is_rejected_with_a_graphql_error(github: Fa
     )
 
 
+def test_a_query_is_judged_on_its_own_literals_after_one_of_its_shape_passed(
+    github: FakeGitHub,
+) -> None:
+    """The fake validates a query's shape once for every set of paths; two fields under one
+    alias with different arguments still cannot be merged, as GraphQL's rules say."""
+
+    def errors(first: str, second: str) -> list[str]:
+        query = (
+            f'{{ repository(owner: "octo", name: "blog") {{ a: object(expression: "{first}") '
+            f'{{ oid }} a: object(expression: "{second}") {{ oid }} }} }}'
+        )
+        answer = requests.post(
+            github.graphql_url,
+            json={"query": query},
+            headers={"Authorization": f"bearer {github.token}"},
+            timeout=10,
+        ).json()
+        return [error["message"] for error in answer.get("errors", [])]
+
+    assert errors("main:x", "main:x") == []
+    assert errors("main:y", "main:y") == []
+    assert errors("main:x", "main:y") == [
+        "Fields 'a' conflict because they have differing arguments."
+        " Use different aliases on the fields to fetch both if this was intentional."
+    ]
+
+
 def test_listing_issues_paginates_with_links_like_github(github: FakeGitHub) -> None:
     """The Link header names the same relations GitHub's recorded pages do: next and last on
     the first page, all four in the middle, prev and first on the last."""
