@@ -634,10 +634,12 @@ def test_status_loads_neither_a_target_nor_the_content_nor_the_article_parser(
     content branch, front matter's parser, the feeds' XML) is never imported for it, as a
     sweep imports them, not even to check the site's settings; nor the modules only an HTTP
     answer's date, a job summary's escaping, a host's name, a time zone's database or a
-    configuration file would need (some 10 ms of its start each)."""
+    configuration file would need (some 10 ms of its start each); nor OpenSSL's library, the
+    temporary files' and random numbers' modules, a run's report and context (some 9 ms)."""
     heavy = ["steadypress.articles", "steadypress.content", "steadypress.pipeline",
              "steadypress.targets.base", "frontmatter", "xml.etree"]  # fmt: skip
-    not_needed = ["email.utils", "html", "socket", "uuid", "zoneinfo"]
+    not_needed = ["email.utils", "html", "socket", "uuid", "zoneinfo", "_hashlib", "tempfile",
+                  "random", "steadypress.report", "steadypress.runcontext"]  # fmt: skip
     not_needed += [] if config else ["yaml"]  # PyYAML only for a configuration to read
     repo.commit(**{"content/a.md": article("A")}, **({"steadypress.yml": config} if config else {}))
     assert run_cli(repo, "run").code == 0

@@ -142,6 +142,35 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
     assert dict(repo.ledger().published).keys() == {*others, "site:content/a.md"}
 
 
+def test_a_load_reads_the_state_in_two_git_processes_and_finds_every_record(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head, then the small files with the state's folder (whose `published/` entry names
+    the shards' folder) in one `cat-file`: what `status` costs of git besides the setup."""
+    repo.commit()
+    record = PublishedRecord(oid("b"), oid("c"), None, "2026-01-01T00:00:00Z", None)
+    records = {f"site:content/o{n}.md": record for n in range(20)}
+
+    def seed(ledger: Ledger) -> tuple[Ledger, None]:
+        return replace(ledger, published=ledger.published.renewed(records)), None
+
+    transact(LocalGitStore(repo.root, "steadypress-state"), seed, message="seed")
+    ran: list[str] = []
+    real_run = Git.run
+
+    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
+        ran.append(args[0])
+        return real_run(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "run", counted)
+    snapshot = LocalGitStore(repo.root, "steadypress-state").load()
+    assert ran == ["rev-parse", "cat-file"]
+    assert snapshot.handles["state/published"] == repo.git(
+        "rev-parse", "steadypress-state:state/published"
+    )
+    assert dict(snapshot.ledger.published) == records
+
+
 def changed_files(repo: Repo) -> list[str]:
     return repo.git("diff-tree", "-r", "--name-only", "--no-commit-id", "steadypress-state").split()
 

@@ -6,12 +6,14 @@ re-reads and re-applies is theirs, how racing writers spread out is decided here
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from steadypress.backoff import backoff_seconds
 from steadypress.errors import Conflict
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["retry_conflicts"]
 

@@ -46,14 +46,6 @@ from steadypress.errors import (
 )
 from steadypress.gitio import Git, SettledGit
 from steadypress.localstate import local_state
-from steadypress.report import (
-    Report,
-    annotate,
-    append_job_summary,
-    closing_line,
-    write_job_summary,
-)
-from steadypress.runcontext import RunContext
 from steadypress.status import describe, status_document
 from steadypress.store import TransactionStats
 
@@ -62,6 +54,7 @@ if TYPE_CHECKING:
     from steadypress.check import Problem
     from steadypress.content import ContentSource
     from steadypress.pipeline import Pipeline
+    from steadypress.runcontext import RunContext
     from steadypress.store import LedgerStore
 
 __all__ = ["run"]
@@ -93,6 +86,8 @@ class _Shell:
     stopped_by: list[int] = field(default_factory=list)
 
     def run_context(self, content: ContentRef | None = None) -> RunContext:
+        from steadypress.runcontext import RunContext  # noqa: PLC0415 - not for `status`
+
         return RunContext(
             holder=_holder(self.environ),
             clock=self.clock,
@@ -282,6 +277,7 @@ def _report_check(
     problems: Sequence[Problem], checked: int, shell: _Shell, *, whole_site: bool
 ) -> int:
     from steadypress.check import job_summary, problem_annotations  # noqa: PLC0415
+    from steadypress.report import append_job_summary  # noqa: PLC0415
 
     for problem in problems:
         print(f"{problem.path}:{problem.line}: {problem.message}")
@@ -332,8 +328,11 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
     if command == "status":
         return _status(args, shell)
     pipeline = _pipeline(args, shell)
+    # The publishing modules, and the report of what they did.
+    from steadypress.publish_commands import publish  # noqa: PLC0415
+    from steadypress.report import Report, annotate, closing_line, write_job_summary  # noqa: PLC0415
+
     report = Report()
-    from steadypress.publish_commands import publish  # noqa: PLC0415 - the publishing modules
 
     pipeline = publish(pipeline, args, report, stop=shell.stopping,
                        rebuild=functools.partial(_pipeline, args, shell))  # fmt: skip

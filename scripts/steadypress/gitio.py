@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import struct
 import subprocess
-import tempfile
 import zlib
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -55,6 +53,8 @@ def blob_oid(data: bytes) -> str:
 
 def _object_id(kind: str, data: bytes) -> str:
     """Git's SHA-1 of an object of `kind` holding `data`."""
+    import hashlib  # noqa: PLC0415 - OpenSSL's library, loaded once a command hashes
+
     hashed = hashlib.sha1(b"%s %d\0" % (kind.encode(), len(data)), usedforsecurity=False)
     hashed.update(data)
     return hashed.hexdigest()
@@ -81,6 +81,8 @@ class Git:
         """The output of a git command as it comes. Closing the iterator before the end stops
         git: a walk of the history that has found what it looked for reads no further."""
         # Its errors go to a file: a pipe nobody reads until the end could fill and stop git.
+        import tempfile  # noqa: PLC0415 - with shutil and random: loaded once a command needs it
+
         with tempfile.TemporaryFile() as errors:
             process = subprocess.Popen(
                 ["git", "-C", str(self.repo), *args],
@@ -143,6 +145,8 @@ class Git:
     def worktree_commit(self) -> str:
         """A commit of the working tree as it is, uncommitted and untracked files included,
         made with a throwaway index: the user's index, HEAD and branches are not touched."""
+        import tempfile  # noqa: PLC0415 - as in stream
+
         with tempfile.TemporaryDirectory() as scratch:
             index = Path(scratch) / "index"
             git = Git(self.repo)
@@ -178,7 +182,7 @@ class Git:
         for spec, found in zip(trees, self.read_objects(trees), strict=True):
             if found is None:
                 raise GitFailed(["cat-file", "--batch"], 128, f"fatal: no tree {spec}\n")
-            listed.append(_tree_entries(found[1]))
+            listed.append(tree_entries(found[1]))
         return listed
 
     def objects(self) -> Objects:
@@ -281,6 +285,8 @@ def _pack(objects: Sequence[tuple[str, bytes]]) -> bytes:
             size >>= 7
         parts += [bytes(header), zlib.compress(data)]
     body = b"".join(parts)
+    import hashlib  # noqa: PLC0415 - as in _object_id
+
     return body + hashlib.sha1(body, usedforsecurity=False).digest()
 
 
@@ -288,8 +294,9 @@ def _pack(objects: Sequence[tuple[str, bytes]]) -> bytes:
 _TREE_MODES = {b"40000": ("040000", "tree"), b"160000": ("160000", "commit")}
 
 
-def _tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
-    """A tree object's entries as `list_tree` gives them: name -> (mode, type, oid)."""
+def tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
+    """A tree object's entries (its bytes as `read_objects` gives them) as `list_tree` gives
+    them: name -> (mode, type, oid)."""
     entries = {}
     position = 0
     while position < len(data):

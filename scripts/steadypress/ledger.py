@@ -20,7 +20,6 @@ The rules that make the ledger "what is unfinished", never "who owns it":
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -205,6 +204,8 @@ class Look:
 
 def look_digest(document: Mapping[str, object]) -> str:
     """A part of a `Look`: the digest of what it is made of, as JSON."""
+    import hashlib  # noqa: PLC0415 - OpenSSL's library, loaded once a look is taken
+
     return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
 
 

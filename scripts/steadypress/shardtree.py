@@ -23,7 +23,6 @@ asking for a key's every name from the shallowest finds it in either layout.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,6 +58,8 @@ def digest(key: str) -> str:
     its bytes escaped, is hashed by its bytes). Kept for the keys seen last: a first build of
     1,000 articles asked for 24,000 digests (each read and write of a key finds its file
     again)."""
+    import hashlib  # noqa: PLC0415 - OpenSSL's library, loaded once a key is looked up
+
     data = key.encode("utf-8", "surrogateescape")
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 

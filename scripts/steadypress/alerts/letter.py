@@ -7,7 +7,6 @@ items), so that a broken theme makes one letter, not a thousand.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -51,6 +50,8 @@ class Letter:
         """What the letter's marker names, so that posting it twice finds the first."""
         if not self.is_summary:
             return {"path": self.paths[0]}
+        import hashlib  # noqa: PLC0415 - OpenSSL's library, loaded once a letter is sent
+
         digest = hashlib.sha256(cause_of(self.items[0]).encode()).hexdigest()[:16]
         return {"cause": digest}
 

@@ -28,7 +28,7 @@ from steadypress.codec import (
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
-from steadypress.gitio import ZERO_OID, Git, Objects
+from steadypress.gitio import ZERO_OID, Git, Objects, tree_entries
 from steadypress.ledger import Ledger
 from steadypress.published import Layout, PublishedRecords, Stored
 from steadypress.statedecode import decode_ledger, decode_shards
@@ -52,6 +52,15 @@ _HELD_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 # A git writing a ref holds its lock for milliseconds: one this old was left by a git stopped
 # midway (killed, out of disk), and no retry will see it go.
 _STALE_LOCK_SECONDS = 60.0
+_STATE_DIR = str(PurePosixPath(PUBLISHED_DIR).parent)
+
+
+def _subtree(folder: tuple[str, bytes] | None, name: str) -> str | None:
+    """The id of the folder `name` in `folder` (a tree read whole), None where it holds none."""
+    if folder is None:
+        return None
+    _mode, kind, oid = tree_entries(folder[1]).get(name, ("", "", ""))
+    return oid if kind == "tree" else None
 
 
 class LocalGitStore:
@@ -82,10 +91,14 @@ class LocalGitStore:
                 cached.ledger.published.preload(hint)
                 return cached
             names = [*SMALL_FILES, LEGACY_PUBLISHED_FILE]
-            objects = self._git.read_objects([f"{head}:{name}" for name in names])
-            shards_tree = self._git.resolve(f"{head}:{PUBLISHED_DIR}")
+            # The state's folder with them, for its `published/` entry: a few entries, where
+            # asking git for that folder's id alone is one process more.
+            *objects, folder = self._git.read_objects(
+                [*(f"{head}:{name}" for name in names), f"{head}:{_STATE_DIR}"]
+            )
         except GitFailed as failure:
             raise self._unreadable(failure) from None
+        shards_tree = _subtree(folder, PurePosixPath(PUBLISHED_DIR).name)
         found = {name: obj for name, obj in zip(names, objects, strict=True) if obj}
         published = PublishedRecords.stored(
             lambda wanted: self._read_shards(head, shards_tree, wanted)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from steadypress.cas import retry_conflicts
 from steadypress.errors import Conflict, StateError
 from steadypress.ledger import Ledger
 from steadypress.store.base import LedgerStore
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["Change", "TransactionStats", "transact"]
 
@@ -76,11 +78,15 @@ def transact(
         stats.commits += 1
         return result
 
+    if rng is None:
+        import random  # noqa: PLC0415 - loaded once a transaction is made (not for `status`)
+
+        rng = random.Random()
     return retry_conflicts(
         attempt,
         tries=max_conflicts + 1,
         sleep=sleep,
-        rng=rng or random.Random(),
+        rng=rng,
         wait_initial=wait_initial,
         wait_max=wait_max,
         gave_up=lambda last: StateError(
