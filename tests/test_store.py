@@ -175,13 +175,17 @@ def changed_files(repo: Repo) -> list[str]:
     return repo.git("diff-tree", "-r", "--name-only", "--no-commit-id", "steadypress-state").split()
 
 
-def test_a_branch_without_state_files_is_never_overwritten(repo: Repo) -> None:
+@pytest.mark.parametrize("files", [{}, {"state": "a file where the state's folder would be\n"}])
+def test_a_branch_without_state_files_is_never_overwritten(
+    repo: Repo, files: dict[str, str]
+) -> None:
     """Pointing state_branch at someone else's branch is refused, not clobbered."""
-    repo.commit(**{"content/a.md": article("A")})
+    repo.commit(**{"content/a.md": article("A")}, **files)
     store = LocalGitStore(repo.root, "main")
     with pytest.raises(StateError, match=r"state/pending\.json: missing"):
         transact(store, add("content/a.md"), message="x")
-    assert repo.git("ls-tree", "-r", "--name-only", "main").split() == ["content/a.md"]
+    assert repo.git("ls-tree", "-r", "--name-only", "main").split() == sorted(["content/a.md",
+                                                                               *files])  # fmt: skip
 
 
 def test_a_corrupt_state_file_on_the_branch_is_reported_by_name(repo: Repo) -> None:

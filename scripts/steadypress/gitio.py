@@ -112,10 +112,14 @@ class Git:
 
     def read_objects(self, specs: Sequence[str]) -> list[tuple[str, bytes] | None]:
         """(object id, contents) of each `<rev>:<path>` or object id; None where there is none."""
+        return [None if found is None else (found[0], found[2]) for found in self.read_kinds(specs)]
+
+    def read_kinds(self, specs: Sequence[str]) -> list[tuple[str, str, bytes] | None]:
+        """`read_objects` with each object's kind: (object id, blob or tree..., contents)."""
         if not specs:
             return []
         output = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode())
-        results: list[tuple[str, bytes] | None] = []
+        results: list[tuple[str, str, bytes] | None] = []
         position = 0
         for _ in specs:
             end = output.index(b"\n", position)
@@ -125,7 +129,8 @@ class Git:
                 results.append(None)
                 continue
             size = int(header[2])
-            results.append((header[0].decode(), output[position : position + size]))
+            oid, kind = header[0].decode(), header[1].decode()
+            results.append((oid, kind, output[position : position + size]))
             position += size + 1
         return results
 

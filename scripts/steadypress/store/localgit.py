@@ -55,11 +55,12 @@ _STALE_LOCK_SECONDS = 60.0
 _STATE_DIR = str(PurePosixPath(PUBLISHED_DIR).parent)
 
 
-def _subtree(folder: tuple[str, bytes] | None, name: str) -> str | None:
-    """The id of the folder `name` in `folder` (a tree read whole), None where it holds none."""
-    if folder is None:
+def _subtree(folder: tuple[str, str, bytes] | None, name: str) -> str | None:
+    """The id of the folder `name` in `folder` (read whole with its kind: a file by the
+    folder's name holds none), None where it holds none."""
+    if folder is None or folder[1] != "tree":
         return None
-    _mode, kind, oid = tree_entries(folder[1]).get(name, ("", "", ""))
+    _mode, kind, oid = tree_entries(folder[2]).get(name, ("", "", ""))
     return oid if kind == "tree" else None
 
 
@@ -93,13 +94,13 @@ class LocalGitStore:
             names = [*SMALL_FILES, LEGACY_PUBLISHED_FILE]
             # The state's folder with them, for its `published/` entry: a few entries, where
             # asking git for that folder's id alone is one process more.
-            *objects, folder = self._git.read_objects(
+            *read, folder = self._git.read_kinds(
                 [*(f"{head}:{name}" for name in names), f"{head}:{_STATE_DIR}"]
             )
         except GitFailed as failure:
             raise self._unreadable(failure) from None
         shards_tree = _subtree(folder, PurePosixPath(PUBLISHED_DIR).name)
-        found = {name: obj for name, obj in zip(names, objects, strict=True) if obj}
+        found = {name: (obj[0], obj[2]) for name, obj in zip(names, read, strict=True) if obj}
         published = PublishedRecords.stored(
             lambda wanted: self._read_shards(head, shards_tree, wanted)
         )
