@@ -47,10 +47,11 @@ def validate_state_file(path: str, data: bytes) -> None:
     _validate(name, data)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _validate(name: str, data: bytes) -> None:
     """Kept for the files that passed (an exception is not cached): most of a ledger's files
-    are the same from one write to the next, and the schema is slow to walk."""
+    are the same from one write to the next, and the schema is slow to walk. (The files are
+    kept as keys: a thousand of a test's state files are a few megabytes.)"""
     VALIDATORS[name].validate(json.loads(data))
 
 
