@@ -25,8 +25,8 @@ run: $(VENV)/.runtime
 TEST_TMPDIR ?= $(shell test -d /dev/shm && test -w /dev/shm && echo /dev/shm)
 
 # Three workers on two cores: the suite waits on git, subprocesses, loopback servers and paced
-# fakes as much as on the CPU, and a third worker fills those waits (pytest took 158 s with
-# three on this 2-core machine, 186 s with two).
+# fakes as much as on the CPU, and a third worker fills those waits (pytest took 235 s with
+# three on this 2-core machine, 307 s with two and 259 s with four, in the same hour).
 test: $(VENV)/.test lint schemas
 	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR) )$(BIN)/python -m pytest -n 3
 
