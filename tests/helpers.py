@@ -26,6 +26,7 @@ from steadypress.clock import Clock
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
+from steadypress.gitio import Git
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteFiles, SiteWriter, indexfiles
@@ -50,6 +51,20 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "Author",
     "GIT_COMMITTER_EMAIL": "author@example.org",
 }
+
+
+def recorded_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The arguments of each git process a `Git` of this test's process runs from now on, in
+    order (appended as they run)."""
+    ran: list[tuple[str, ...]] = []
+    real_run = Git.run
+
+    def run(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
+        ran.append(args)
+        return real_run(git, *args, stdin=stdin)
+
+    monkeypatch.setattr(Git, "run", run)
+    return ran
 
 
 def oid(text: str) -> str:

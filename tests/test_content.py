@@ -14,7 +14,7 @@ from steadypress.content import ContentSource
 from steadypress.contenttree import ContentTree
 from steadypress.errors import ArticleError
 from steadypress.gitio import ZERO_OID, Git
-from tests.helpers import Repo, article
+from tests.helpers import Repo, article, recorded_git
 
 
 def test_front_matter_fields_are_read() -> None:
@@ -184,24 +184,17 @@ def test_the_same_diff_asked_again_is_not_made_again(
     for both, and each caller gets a copy of its own to change."""
     before = repo.commit(**{"content/a.md": article("A")})
     after = repo.commit(**{"content/b.md": article("B")})
-    diffs: list[str] = []
-    real_run = Git.run
-
-    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        diffs.extend(args[:1] if args[0] == "diff-tree" else ())
-        return real_run(git, *args, stdin=stdin)
-
-    monkeypatch.setattr(Git, "run", counted)
+    ran = recorded_git(monkeypatch)
     source = ContentTree(Git(repo.root), "content")
     first = source.changed_articles(before, after)
     assert first is not None
     first.changed.clear()
     again = source.changed_articles(before, after)
     assert again is not None and again.changed == {"content/b.md": repo.blob("content/b.md")}
-    assert diffs == ["diff-tree"]
+    assert [args[0] for args in ran if args[0] == "diff-tree"] == ["diff-tree"]
     assert source.changed_articles(ZERO_OID, after) is None
     source.changed_articles(after, after)
-    assert diffs == ["diff-tree", "diff-tree"]
+    assert [args[0] for args in ran if args[0] == "diff-tree"] == ["diff-tree", "diff-tree"]
 
 
 @pytest.mark.parametrize("before", [None, "", ZERO_OID, "f" * 40])
@@ -448,21 +441,14 @@ def test_the_content_folder_is_listed_and_sorted_once_a_commit_whatever_reads_it
     again for each window of 500), a few articles still by name; and its windows' import
     order is made once (100,000 articles sorted again for each window)."""
     head = repo.commit(**{f"content/p{n:02d}.md": article(f"P{n}") for n in range(60)})
-    listed: list[tuple[str, ...]] = []
-    real_run = Git.run
-
-    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        if args[0] == "ls-tree":
-            listed.append(args[args.index("--") + 1 :])
-        return real_run(git, *args, stdin=stdin)
-
-    monkeypatch.setattr(Git, "run", counted)
+    ran = recorded_git(monkeypatch)
     source = ContentSource(Git(repo.root), "content")
     paths = sorted(source.list_articles(head))
     for start in range(0, 60, 30):  # two windows
         source.prefetch(head, paths[start : start + 30])
     source.prefetch(head, ["content/p00.md"])  # read already: nothing to list
     ContentSource(Git(repo.root), "content").prefetch(head, paths[:2])
+    listed = [args[args.index("--") + 1 :] for args in ran if args[0] == "ls-tree"]
     assert listed == [("content",), (":(literal)content/p00.md", ":(literal)content/p01.md")]
 
     # Each window asks for the commit's articles in the import's order: sorted once.

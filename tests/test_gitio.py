@@ -12,7 +12,7 @@ import pytest
 from steadypress import commands
 from steadypress.errors import GitFailed
 from steadypress.gitio import PACK_FROM, Git, SettledGit
-from tests.helpers import Repo, article
+from tests.helpers import Repo, article, recorded_git
 
 
 def test_a_streamed_command_gives_its_whole_output(repo: Repo) -> None:
@@ -79,22 +79,12 @@ def test_a_command_s_setup_resolves_each_revision_once(
     again to compare it with the working copy's). Later reads of the branch's head (each
     claim's) are not kept: a live executor sees new commits."""
     repo.commit(**{"content/a.md": article("A"), "steadypress.yml": "content_dir: content\n"})
-    asked: list[str] = []
-    listed: list[str] = []
-    real_run = Git.run
-
-    def run(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        if args[:1] == ("rev-parse",):
-            asked.append(args[-1])
-        if args[:1] == ("ls-tree",):
-            listed.append(args[-1])
-        return real_run(git, *args, stdin=stdin)
-
-    monkeypatch.setattr(Git, "run", run)
+    ran = recorded_git(monkeypatch)
     config, chosen = commands._configured(repo.root, argparse.Namespace(config=None, ref=None))
     assert chosen.revision == "refs/heads/main" and config.content_branch is None
+    asked = [args[-1] for args in ran if args[0] == "rev-parse"]
     assert sorted(asked) == ["HEAD^{commit}", "refs/heads/main^{commit}"], asked
-    assert listed == ["steadypress.yml"]
+    assert [args[-1] for args in ran if args[0] == "ls-tree"] == ["steadypress.yml"]
     settled = SettledGit(repo.root)
     before = settled.resolve("HEAD")
     repo.commit(**{"content/b.md": article("B")})

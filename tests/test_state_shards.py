@@ -11,14 +11,21 @@ from dataclasses import replace
 import pytest
 
 from steadypress import codec, shardtree
-from steadypress.gitio import Git
 from steadypress.ledger import PublishedRecord
 from steadypress.published import key_digest, shard_of
 from steadypress.store import LedgerStore, localgit, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.transaction import Change
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, Result, article, github_store, run_cli, small_shard_tree
+from tests.helpers import (
+    Repo,
+    Result,
+    article,
+    github_store,
+    recorded_git,
+    run_cli,
+    small_shard_tree,
+)
 from tests.schema import validate_state_file
 
 ZERO = "0" * 40
@@ -272,16 +279,9 @@ def test_a_write_across_many_folders_of_shards_takes_a_git_process_a_level(
         for path in repo.git("ls-tree", "-r", "--name-only", STATE, "--", "state/published").split()
     }
     moved = {key: record._replace(url=f"/moved{record.url}") for key, record in records.items()}
-    git_processes: list[str] = []
-    real_run = Git.run
-
-    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        git_processes.append(args[0])
-        return real_run(git, *args, stdin=stdin)
-
-    monkeypatch.setattr(Git, "run", counted)
+    ran = recorded_git(monkeypatch)
     transact(LocalGitStore(repo.root, STATE), renew(moved), message="every record at once")
-    monkeypatch.setattr(Git, "run", real_run)
+    git_processes = [args[0] for args in ran]
     assert len(folders) > 40, "the records are spread over many folders: the test shows a cost"
     # The load's reads (a level at a time), the blobs, a read and a write a level, the commit.
     assert len(git_processes) <= 20, " ".join(git_processes)

@@ -19,7 +19,7 @@ from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
 from steadypress.transitions import enqueue
 from tests.fakes.github import FakeGitHub
-from tests.helpers import Repo, article, github_store, oid
+from tests.helpers import Repo, article, github_store, oid, recorded_git
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -155,16 +155,9 @@ def test_a_load_reads_the_state_in_two_git_processes_and_finds_every_record(
         return replace(ledger, published=ledger.published.renewed(records)), None
 
     transact(LocalGitStore(repo.root, "steadypress-state"), seed, message="seed")
-    ran: list[str] = []
-    real_run = Git.run
-
-    def counted(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        ran.append(args[0])
-        return real_run(git, *args, stdin=stdin)
-
-    monkeypatch.setattr(Git, "run", counted)
+    ran = recorded_git(monkeypatch)
     snapshot = LocalGitStore(repo.root, "steadypress-state").load()
-    assert ran == ["rev-parse", "cat-file"]
+    assert [args[0] for args in ran] == ["rev-parse", "cat-file"]
     assert snapshot.handles["state/published"] == repo.git(
         "rev-parse", "steadypress-state:state/published"
     )
