@@ -4,6 +4,7 @@
 import ast
 import gzip
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,42 @@ def test_creating_trees_and_commits_answers_like_github(github: FakeGitHub) -> N
     newer = set(commit.json()) - set(real_commit["body"])
     required_now = required_fields("/repos/{owner}/{repo}/git/commits", "POST", 201)
     assert newer <= required_now, newer - required_now
+
+
+def test_what_the_fake_stores_git_itself_reads_back(github: FakeGitHub) -> None:
+    """The fake writes blobs itself (as loose objects) and reads through one `cat-file`
+    process: git's own check finds the repository whole, and names with spaces or outside
+    ASCII are read back as they were written, and as missing when they are."""
+    files = {"a b.txt": "spaced", "café.md": "accented", "d/e.txt": "nested"}
+    tree = call(
+        github,
+        "POST",
+        f"/repos/{github.full_name}/git/trees",
+        {"tree": [{"path": p, "mode": "100644", "type": "blob", "content": c}
+                  for p, c in files.items()]},
+    ).json()["sha"]  # fmt: skip
+    blob = call(
+        github, "POST", f"/repos/{github.full_name}/git/blobs", {"content": "alone"}
+    ).json()["sha"]
+    commit = call(
+        github,
+        "POST",
+        f"/repos/{github.full_name}/git/commits",
+        {"message": "m", "tree": tree, "parents": []},
+    ).json()["sha"]
+    stored = github.repository
+    subprocess.run(["git", "--git-dir", str(stored.path), "fsck", "--strict"], check=True)
+    shown = ["git", "--git-dir", str(stored.path), "cat-file", "blob", blob]
+    assert subprocess.run(shown, capture_output=True, check=True).stdout == b"alone"
+    assert sorted(stored.tree_entries(commit, "") or []) == [
+        ("a b.txt", "blob"), ("café.md", "blob"), ("d", "tree"),
+    ]  # fmt: skip
+    for path, content in files.items():
+        assert (stored.blob_at(commit, path) or ("", b""))[1] == content.encode()
+    assert stored.blob_at(commit, "no such file.txt") is None
+    assert stored.blob_at(commit, "d") is None  # a folder
+    assert stored.exists(commit, "commit") and not stored.exists(commit, "tree")
+    assert stored.commit_message(commit) == "m"
 
 
 def test_a_wrong_token_is_401_bad_credentials(github: FakeGitHub) -> None:

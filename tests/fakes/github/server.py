@@ -548,9 +548,9 @@ class FakeGitHub(LoopbackServer):
         return f"{self.api_url}/repos/{self.full_name}/{suffix}"
 
     def _blob(self, sha: str, accept: str) -> tuple[int, dict[str, str], bytes]:
-        if not self.repository.exists(sha, "blob"):
+        data = self.repository.blob(sha)
+        if data is None:
             raise _HTTPError(404, "Not Found", docs=f"{DOCS}/git/blobs#get-a-blob")
-        data = self.repository.git("cat-file", "blob", sha)
         if "application/vnd.github.raw" in accept:
             return 200, {"Content-Type": "application/vnd.github.raw"}, data
         return self._json(
