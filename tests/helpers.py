@@ -26,7 +26,6 @@ from steadypress.clock import Clock
 from steadypress.feeds import sitemap, sitemap_index, sitemap_locations
 from steadypress.github.client import GitHubClient
 from steadypress.github.store import GitHubStore
-from steadypress.gitio import Git
 from steadypress.ledger import Ledger
 from steadypress.store.localgit import LocalGitStore
 from steadypress.targets.site import SiteFiles, SiteWriter, indexfiles
@@ -54,16 +53,17 @@ GIT_ENV = {
 
 
 def recorded_git(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The arguments of each git process a `Git` of this test's process runs from now on, in
-    order (appended as they run)."""
+    """The arguments (after `git -C <repository>`) of each git process steadypress starts in
+    this test's process from now on, in order: a command's, a stream's, a batch kept open."""
     ran: list[tuple[str, ...]] = []
-    real_run = Git.run
 
-    def run(git: Git, *args: str, stdin: bytes | None = None) -> bytes:
-        ran.append(args)
-        return real_run(git, *args, stdin=stdin)
+    class Recording(subprocess.Popen[bytes]):
+        def __init__(self, args: Any, *rest: Any, **options: Any) -> None:
+            if isinstance(args, list) and args[:2] == ["git", "-C"]:
+                ran.append(tuple(args[3:]))
+            super().__init__(args, *rest, **options)
 
-    monkeypatch.setattr(Git, "run", run)
+    monkeypatch.setattr(subprocess, "Popen", Recording)
     return ran
 
 

@@ -70,25 +70,46 @@ def test_trees_written_and_read_in_one_process_each_are_what_git_lists(repo: Rep
         git.read_trees(["0" * 40])
 
 
-def test_a_command_s_setup_resolves_each_revision_once(
+def test_a_command_s_setup_reads_through_one_git_process(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The setup asks after the content branch from several places (its default, its revision,
-    the committed configuration, the notice about the checkout): one git process each
-    revision, where it was four for the branch, and the configuration read once (it was read
-    again to compare it with the working copy's). Later reads of the branch's head (each
-    claim's) are not kept: a live executor sees new commits."""
+    the committed configuration, the notice about the checkout): each revision is resolved and
+    the configuration read once, all through one `cat-file --batch` (a process each, six in
+    all, before). Later reads of the branch's head (each claim's) are not kept: a live
+    executor sees new commits."""
     repo.commit(**{"content/a.md": article("A"), "steadypress.yml": "content_dir: content\n"})
     ran = recorded_git(monkeypatch)
     config, chosen = commands._configured(repo.root, argparse.Namespace(config=None, ref=None))
-    assert chosen.revision == "refs/heads/main" and config.content_branch is None
-    asked = [args[-1] for args in ran if args[0] == "rev-parse"]
-    assert sorted(asked) == ["HEAD^{commit}", "refs/heads/main^{commit}"], asked
-    assert [args[-1] for args in ran if args[0] == "ls-tree"] == ["steadypress.yml"]
-    settled = SettledGit(repo.root)
-    before = settled.resolve("HEAD")
-    repo.commit(**{"content/b.md": article("B")})
-    assert settled.resolve("HEAD") == before != Git(repo.root).resolve("HEAD")
+    assert chosen.revision == "refs/heads/main" and config.content_dir == "content"
+    # The remote's default branch and git's configured one are asked first (there are none).
+    assert [args[:2] for args in ran] == [
+        ("symbolic-ref", "--quiet"), ("config", "--get"), ("cat-file", "--batch"),
+    ]  # fmt: skip
+    with SettledGit(repo.root) as settled:
+        before = settled.resolve("HEAD")
+        repo.commit(**{"content/b.md": article("B")})
+        assert settled.resolve("HEAD") == before != Git(repo.root).resolve("HEAD")
+
+
+def test_a_settled_read_finds_what_git_finds(repo: Repo) -> None:
+    """A file in a folder, a symlink (its mode says so), a folder or a name that is not there,
+    a name with spaces, and a revision that names nothing, read as `Git` reads them."""
+    repo.commit(**{"a/b c.md": "spaced\n", "top.yml": "top\n"})
+    (repo.root / "link.yml").symlink_to("top.yml")
+    repo.git("add", "link.yml")
+    repo.git("commit", "-q", "-m", "a symlink")
+    plain = Git(repo.root)
+    with SettledGit(repo.root) as settled:
+        for path in ("a/b c.md", "top.yml", "link.yml", "a", "a/none.md", "none/b c.md"):
+            assert settled.read_file("HEAD", path) == plain.read_file("HEAD", path), path
+        assert (settled.read_file("HEAD", "link.yml") or ("",))[0] == "120000"
+        assert settled.resolve("HEAD~1^{commit}") == plain.resolve("HEAD~1^{commit}")
+        assert settled.resolve("refs/heads/none^{commit}") is None
+        with pytest.raises(GitFailed):
+            settled.read_file("refs/heads/none", "top.yml")
+    with pytest.raises(GitFailed):
+        plain.read_file("refs/heads/none", "top.yml")
 
 
 @pytest.mark.parametrize("count", [1, PACK_FROM])

@@ -142,11 +142,12 @@ def test_files_a_change_did_not_touch_are_not_rewritten(repo: Repo) -> None:
     assert dict(repo.ledger().published).keys() == {*others, "site:content/a.md"}
 
 
-def test_a_load_reads_the_state_in_two_git_processes_and_finds_every_record(
+def test_a_load_reads_the_state_in_one_git_process_and_finds_every_record(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The head, then the small files with the state's folder (whose `published/` entry names
-    the shards' folder) in one `cat-file`: what `status` costs of git besides the setup."""
+    """The head, then the small files at it with the state's folder (whose `published/` entry
+    names the shards' folder), through one `cat-file`: what `status` costs of git besides the
+    setup (three processes until 33fd716, then two)."""
     repo.commit()
     record = PublishedRecord(oid("b"), oid("c"), None, "2026-01-01T00:00:00Z", None)
     records = {f"site:content/o{n}.md": record for n in range(20)}
@@ -157,7 +158,8 @@ def test_a_load_reads_the_state_in_two_git_processes_and_finds_every_record(
     transact(LocalGitStore(repo.root, "steadypress-state"), seed, message="seed")
     ran = recorded_git(monkeypatch)
     snapshot = LocalGitStore(repo.root, "steadypress-state").load()
-    assert [args[0] for args in ran] == ["rev-parse", "cat-file"]
+    assert ran == [("cat-file", "--batch")]
+    assert snapshot.version == repo.git("rev-parse", "steadypress-state")
     assert snapshot.handles["state/published"] == repo.git(
         "rev-parse", "steadypress-state:state/published"
     )

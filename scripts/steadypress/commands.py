@@ -130,18 +130,18 @@ def _repository(folder: Path) -> Path:
 def _configured(repo: Path, args: argparse.Namespace) -> tuple[Config, ContentRef]:
     """The configuration and the content branch it names, read from that branch: a
     `content_branch` committed on the default branch moves both to the branch it names."""
-    git = SettledGit(repo)  # the refs it reads are read once, here
-    asked = getattr(args, "ref", None)
-    if args.config:
-        config = load_config(args.config)
-        chosen = choose_ref(git, asked=asked, configured=config.content_branch)
-    else:
-        chosen = choose_ref(git, asked=asked, configured=None)
-        config = _committed_config(git, chosen.revision)
-        if asked is None and config.content_branch not in (None, chosen.name):
-            chosen = choose_ref(git, asked=None, configured=config.content_branch)
+    with SettledGit(repo) as git:  # the refs it reads are read once, here
+        asked = getattr(args, "ref", None)
+        if args.config:
+            config = load_config(args.config)
+            chosen = choose_ref(git, asked=asked, configured=config.content_branch)
+        else:
+            chosen = choose_ref(git, asked=asked, configured=None)
             config = _committed_config(git, chosen.revision)
-    notice = elsewhere_notice(git, chosen)
+            if asked is None and config.content_branch not in (None, chosen.name):
+                chosen = choose_ref(git, asked=None, configured=config.content_branch)
+                config = _committed_config(git, chosen.revision)
+        notice = elsewhere_notice(git, chosen)
     if notice:
         print(f"steadypress: {notice}", file=sys.stderr)
     return config, chosen

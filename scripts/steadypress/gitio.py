@@ -18,6 +18,7 @@ __all__ = [
     "SYMLINK_MODE",
     "ZERO_OID",
     "Git",
+    "ObjectReader",
     "Objects",
     "SettledGit",
     "blob_oid",
@@ -112,14 +113,10 @@ class Git:
 
     def read_objects(self, specs: Sequence[str]) -> list[tuple[str, bytes] | None]:
         """(object id, contents) of each `<rev>:<path>` or object id; None where there is none."""
-        return [None if found is None else (found[0], found[2]) for found in self.read_kinds(specs)]
-
-    def read_kinds(self, specs: Sequence[str]) -> list[tuple[str, str, bytes] | None]:
-        """`read_objects` with each object's kind: (object id, blob or tree..., contents)."""
         if not specs:
             return []
         output = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in specs).encode())
-        results: list[tuple[str, str, bytes] | None] = []
+        results: list[tuple[str, bytes] | None] = []
         position = 0
         for _ in specs:
             end = output.index(b"\n", position)
@@ -129,8 +126,7 @@ class Git:
                 results.append(None)
                 continue
             size = int(header[2])
-            oid, kind = header[0].decode(), header[1].decode()
-            results.append((oid, kind, output[position : position + size]))
+            results.append((header[0].decode(), output[position : position + size]))
             position += size + 1
         return results
 
@@ -190,6 +186,10 @@ class Git:
             listed.append(tree_entries(found[1]))
         return listed
 
+    def reader(self) -> ObjectReader:
+        """Reads of objects that depend on each other, in one git process (`ObjectReader`)."""
+        return ObjectReader(self)
+
     def objects(self) -> Objects:
         """A batch of blobs and trees to make, written together (`Objects.write`)."""
         return Objects(self)
@@ -239,25 +239,87 @@ class Objects:
         self._objects.clear()
 
 
+class ObjectReader:
+    """One `git cat-file --batch` kept open, each name asked once the last is answered: reads
+    that depend on each other (a branch's head, then files at it) in one git process. Use it
+    in a `with` block, which ends that process."""
+
+    def __init__(self, git: Git) -> None:
+        self._git = git
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> ObjectReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._process is not None:
+            self._process.communicate()
+            self._process = None
+
+    def read(self, name: str) -> tuple[str, str, bytes] | None:
+        """(object id, kind, contents) of what `name` names (a revision as `rev-parse` takes
+        it, `<rev>:<path>`, an object id), or None when it names nothing."""
+        if "\n" in name or not name:  # one name a line: a name holding a newline names nothing
+            return None
+        if self._process is None:
+            self._process = subprocess.Popen(
+                ["git", "-C", str(self._git.repo), "cat-file", "--batch"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=self._git._env,
+            )  # fmt: skip
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None  # noqa: S101
+        process.stdin.write(f"{name}\n".encode())
+        process.stdin.flush()
+        header = process.stdout.readline().split()
+        if not header:  # git ended: not a repository
+            raise GitFailed(("cat-file", "--batch"), process.wait(), f"no answer for {name}")
+        if header[-1] in (b"missing", b"ambiguous"):  # after the name, whatever spaces it holds
+            return None
+        contents = process.stdout.read(int(header[2]) + 1)[:-1]
+        return header[0].decode(), header[1].decode(), contents
+
+
 class SettledGit(Git):
     """A `Git` for a moment when no ref is expected to move (a command's setup, which asks
     after the content branch, HEAD and the configuration from several places): each revision
-    is resolved once, and each file read once."""
+    is resolved once, and each file read once, all through one `ObjectReader` (a process
+    each was most of the setup's time). Use it in a `with` block, which ends that reader."""
 
     def __init__(self, repo: Path) -> None:
         super().__init__(repo)
         self._resolved: dict[str, str | None] = {}
         self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
+        self._reader = ObjectReader(self)
+
+    def __enter__(self) -> SettledGit:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._reader.__exit__(*exc)
 
     def resolve(self, revision: str) -> str | None:
         if revision not in self._resolved:
-            self._resolved[revision] = super().resolve(revision)
+            found = self._reader.read(revision)
+            self._resolved[revision] = None if found is None else found[0]
         return self._resolved[revision]
 
     def read_file(self, revision: str, path: str) -> tuple[str, str, bytes] | None:
         if (revision, path) not in self._files:
-            self._files[revision, path] = super().read_file(revision, path)
+            self._files[revision, path] = self._read_file(revision, path)
         return self._files[revision, path]
+
+    def _read_file(self, revision: str, path: str) -> tuple[str, str, bytes] | None:
+        # The folder's tree tells the file's mode (a symlink's), which the blob does not.
+        if self.resolve(f"{revision}^{{tree}}") is None:
+            raise GitFailed(("cat-file", "--batch"), 128, f"fatal: no commit {revision}\n")
+        folder, _, name = path.rpartition("/")
+        tree = self._reader.read(f"{revision}:{folder}")
+        if tree is None or tree[1] != "tree":
+            return None
+        mode, kind, oid = tree_entries(tree[2]).get(name, ("", "", ""))
+        blob = self._reader.read(oid) if kind == "blob" else None
+        return None if blob is None else (mode, oid, blob[2])
 
 
 def _tree_object(entries: Sequence[tuple[str, str, str, str]]) -> bytes:

@@ -84,19 +84,19 @@ class LocalGitStore:
         return self._last.snapshot
 
     def load(self, hint: Collection[str] = ()) -> Snapshot:
+        names = [*SMALL_FILES, LEGACY_PUBLISHED_FILE]
         try:
-            head = self._git.resolve(f"{self._ref}^{{commit}}")
-            if head is None:
-                return Snapshot(version=None, ledger=Ledger())
-            if (cached := self._last.at(head)) is not None:
-                cached.ledger.published.preload(hint)
-                return cached
-            names = [*SMALL_FILES, LEGACY_PUBLISHED_FILE]
-            # The state's folder with them, for its `published/` entry: a few entries, where
-            # asking git for that folder's id alone is one process more.
-            *read, folder = self._git.read_kinds(
-                [*(f"{head}:{name}" for name in names), f"{head}:{_STATE_DIR}"]
-            )
+            # The head, then the state's small files at it and its folder (for the folder's
+            # `published/` entry), in one git process.
+            with self._git.reader() as reader:
+                found_head = reader.read(f"{self._ref}^{{commit}}")
+                if found_head is None:
+                    return Snapshot(version=None, ledger=Ledger())
+                head = found_head[0]
+                if (cached := self._last.at(head)) is not None:
+                    cached.ledger.published.preload(hint)
+                    return cached
+                *read, folder = [reader.read(f"{head}:{name}") for name in [*names, _STATE_DIR]]
         except GitFailed as failure:
             raise self._unreadable(failure) from None
         shards_tree = _subtree(folder, PurePosixPath(PUBLISHED_DIR).name)
