@@ -14,10 +14,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from steadypress.ledger import Ledger, Sighting
+from steadypress.ledger import Ledger
 from steadypress.store import TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 
 
 def _oid(text: str) -> str:

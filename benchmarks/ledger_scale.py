@@ -24,12 +24,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from steadypress.claiming import claim, complete
-from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
+from steadypress.claiming import Completion, claim, complete
+from steadypress.ledger import Ledger, PublishedRecord
 from steadypress.published import PublishedRecords
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 

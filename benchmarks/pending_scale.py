@@ -24,10 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from steadypress.codec import shard_file
-from steadypress.ledger import Ledger, Sighting
+from steadypress.ledger import Ledger
 from steadypress.published import shard_of
 from steadypress.store.localgit import LocalGitStore
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
 ARTICLE = b"---\ntitle: Imported\n---\n\nAn article from the old blog.\n"

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from steadypress import codec, statedecode
-from steadypress.claiming import claim, complete
+from steadypress.claiming import Completion, claim, complete
 from steadypress.errors import StateError
-from steadypress.ledger import Backlog, Completion, Ledger, PublishedRecord, Reconciled, Sighting
+from steadypress.ledger import Backlog, Ledger, PublishedRecord, Reconciled
 from steadypress.published import PublishedRecords, key_digest, shard_of
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 
 # Git object ids, as the state files hold them.
 B1, B2, C1, C2 = "b1" * 20, "b2" * 20, "c1" * 20, "c2" * 20

@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from steadypress import codec, shardtree
-from steadypress.claiming import claim, complete
+from steadypress.claiming import Completion, claim, complete
 from steadypress.errors import StateError
 from steadypress.github.branch import GitHubBranch
 from steadypress.github.store import GitHubStore
-from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
+from steadypress.ledger import Ledger, PublishedRecord
 from steadypress.published import PublishedRecords, key_digest, shard_of
 from steadypress.store import TransactionStats, transact
 from steadypress.store.transaction import Change
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 from tests.fakes.clock import ManualClock
 from tests.fakes.github import FakeGitHub, Fault
 from tests.helpers import github_client, github_store, oid

@@ -4,20 +4,25 @@ import random
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from steadypress.claiming import claim, complete, fail, release, renew, select
+from steadypress.claiming import Completion, Failure, claim, complete, fail, release, renew, select
 from steadypress.ledger import (
     ABSENT,
     LAPSED_BATCH,
     LAPSES_FATAL,
-    Completion,
-    Failure,
     Lease,
     Ledger,
     Reconciled,
     RetryPolicy,
-    Sighting,
 )
-from steadypress.transitions import enqueue, next_wake, record_alert, retire, retry, withdraw
+from steadypress.transitions import (
+    Sighting,
+    enqueue,
+    next_wake,
+    record_alert,
+    retire,
+    retry,
+    withdraw,
+)
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TTL = timedelta(minutes=10)

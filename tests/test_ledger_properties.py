@@ -9,21 +9,18 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from steadypress import codec, statedecode
-from steadypress.claiming import claim, complete, fail, select
+from steadypress.claiming import Completion, Failure, claim, complete, fail, select
 from steadypress.ledger import (
     ABSENT,
     LAPSES_FATAL,
-    Completion,
-    Failure,
     Ledger,
     Reconciled,
     RetryPolicy,
-    Sighting,
     item_key,
     split_key,
 )
 from steadypress.published import Tally
-from steadypress.transitions import enqueue, retry, withdraw
+from steadypress.transitions import Sighting, enqueue, retry, withdraw
 from tests.schema import validate_state_file
 
 PATHS = ["content/a.md", "content/b.md", "content/sub/c.md"]

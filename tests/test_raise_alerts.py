@@ -9,8 +9,9 @@ from typing import Any
 
 from steadypress.alerts.letter import Letter
 from steadypress.alerts.lifecycle import SUMMARY_AT, raise_alerts, settle_alerts, withdraw_alerts
+from steadypress.claiming import Resolution
 from steadypress.config import Config
-from steadypress.ledger import Attempt, DeadItem, Ledger, PendingItem, PublishedRecord, Resolution
+from steadypress.ledger import Attempt, DeadItem, Ledger, PendingItem, PublishedRecord
 from steadypress.pipeline import Pipeline
 from steadypress.store.base import Snapshot
 from steadypress.store.memory import MemoryStore

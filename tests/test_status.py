@@ -7,10 +7,10 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from steadypress.claiming import claim
-from steadypress.ledger import Ledger, Sighting
+from steadypress.ledger import Ledger
 from steadypress.store import transact
 from steadypress.store.localgit import LocalGitStore
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 from tests.schema import VALIDATORS

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from steadypress.claiming import claim, complete
+from steadypress.claiming import Completion, claim, complete
 from steadypress.codec import shard_file
 from steadypress.errors import Conflict, StateError
 from steadypress.gitio import PACK_FROM, Git, blob_oid
-from steadypress.ledger import Completion, Ledger, PublishedRecord, Sighting
+from steadypress.ledger import Ledger, PublishedRecord
 from steadypress.published import shard_of
 from steadypress.store import LedgerStore, Snapshot, TransactionStats, transact
 from steadypress.store.localgit import LocalGitStore
 from steadypress.store.memory import MemoryStore
-from steadypress.transitions import enqueue
+from steadypress.transitions import Sighting, enqueue
 from tests.fakes.github import FakeGitHub
 from tests.helpers import Repo, article, github_store, oid, recorded_git
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from steadypress.backoff import backoff_seconds
@@ -18,21 +18,61 @@ from steadypress.ledger import (
     HISTORY_LIMIT,
     LAPSES_FATAL,
     Attempt,
-    Completion,
     DeadItem,
     Depends,
-    Failure,
     Lease,
     Ledger,
     PendingItem,
     PublishedRecord,
-    Resolution,
     RetryPolicy,
     split_key,
 )
 from steadypress.timefmt import format_time
 
-__all__ = ["claim", "complete", "fail", "release", "renew", "select"]
+__all__ = [
+    "Completion",
+    "Failure",
+    "Resolution",
+    "claim",
+    "complete",
+    "fail",
+    "release",
+    "renew",
+    "select",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    key: str
+    blob: str
+    commit: str
+    token: str
+    url: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    key: str
+    blob: str
+    token: str
+    error: str
+    permanent: bool = False
+    retry_after: float | None = None
+    depends: Depends = ()
+    superseded: bool = False  # not a failure of the version: let go, due at once (`Superseded`)
+    gone: bool = False  # the item names no file of the content: dropped (`NotInContent`)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """A dead-letter alert that a completion made obsolete: the shell closes it. `record.blob` is
+    `ABSENT` when the completion unpublished the article."""
+
+    key: str
+    alert: int
+    record: PublishedRecord
 
 
 def _renewed(

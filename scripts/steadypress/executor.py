@@ -23,20 +23,13 @@ from datetime import timedelta
 
 from steadypress.alerts.lifecycle import raise_alerts
 from steadypress.articles import Article, require_configured_targets
-from steadypress.claiming import claim, select
+from steadypress.claiming import Completion, Failure, claim, select
 from steadypress.claims import MAX_CLAIM, claim_size
 from steadypress.errors import (
     ArticleError,
     PublishError,
 )
-from steadypress.ledger import (
-    Completion,
-    DeadItem,
-    Failure,
-    Ledger,
-    PendingItem,
-    PublishedRecord,
-)
+from steadypress.ledger import DeadItem, Ledger, PendingItem, PublishedRecord
 from steadypress.lookahead import READ_AHEAD_MOST, batch_targets, read_ahead, render_ahead
 from steadypress.outcomes import BatchOutcomes, Record, Recorded
 from steadypress.pipeline import Pipeline

@@ -1,5 +1,5 @@
-"""The pending ledger: the record of unfinished work, as pure data (its transitions are
-`claiming.py`'s and `transitions.py`'s).
+"""The pending ledger: the record of unfinished work, as pure data (its transitions, and the
+sightings and outcomes they take, are `claiming.py`'s and `transitions.py`'s).
 
 Nothing here reads a clock, a file or the network. The state-branch format is described in
 DESIGN.md and `state/schema/`; `codec.py` writes it and `statedecode.py` reads it.
@@ -37,19 +37,15 @@ __all__ = [
     "LOOK_PARTS",
     "Attempt",
     "Backlog",
-    "Completion",
     "DeadItem",
     "Depends",
-    "Failure",
     "Lease",
     "Ledger",
     "Look",
     "PendingItem",
     "PublishedRecord",
     "Reconciled",
-    "Resolution",
     "RetryPolicy",
-    "Sighting",
     "item_key",
     "look_digest",
     "split_key",
@@ -248,52 +244,3 @@ class RetryPolicy:
     max_attempts: int
     backoff_initial: float
     backoff_max: float
-
-
-@dataclass(frozen=True, slots=True)
-class Sighting:
-    """An article version seen in a commit of the content branch, to be published to `target`."""
-
-    target: str
-    path: str
-    blob: str
-    commit: str
-    not_before: datetime | None = None
-    republish: bool = False  # even the version the target holds: its look changed
-
-    @property
-    def key(self) -> str:
-        return item_key(self.target, self.path)
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    key: str
-    blob: str
-    commit: str
-    token: str
-    url: str | None = None
-    id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    key: str
-    blob: str
-    token: str
-    error: str
-    permanent: bool = False
-    retry_after: float | None = None
-    depends: Depends = ()
-    superseded: bool = False  # not a failure of the version: let go, due at once (`Superseded`)
-    gone: bool = False  # the item names no file of the content: dropped (`NotInContent`)
-
-
-@dataclass(frozen=True, slots=True)
-class Resolution:
-    """A dead-letter alert that a completion made obsolete: the shell closes it. `record.blob` is
-    `ABSENT` when the completion unpublished the article."""
-
-    key: str
-    alert: int
-    record: PublishedRecord

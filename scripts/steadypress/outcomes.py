@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from steadypress.alerts.lifecycle import raise_alerts, settle_alerts
-from steadypress.claiming import complete, fail, release, renew
+from steadypress.claiming import Completion, Failure, Resolution, complete, fail, release, renew
 from steadypress.config import CONFIG_FILE
 from steadypress.errors import (
     ArticleError,
@@ -19,16 +19,7 @@ from steadypress.errors import (
     Superseded,
     TransientError,
 )
-from steadypress.ledger import (
-    ABSENT,
-    Completion,
-    DeadItem,
-    Failure,
-    Ledger,
-    PendingItem,
-    Resolution,
-    split_key,
-)
+from steadypress.ledger import ABSENT, DeadItem, Ledger, PendingItem, split_key
 from steadypress.pipeline import Pipeline
 from steadypress.report import Report
 from steadypress.targets.base import Receipt

@@ -11,11 +11,11 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from steadypress.ledger import ABSENT, Ledger, Sighting, item_key
+from steadypress.ledger import ABSENT, Ledger, item_key
 from steadypress.liquid import is_jekyll_post
 from steadypress.lookahead import expect
 from steadypress.pipeline import Pipeline
-from steadypress.transitions import enqueue, revive, withdraw
+from steadypress.transitions import Sighting, enqueue, revive, withdraw
 
 __all__ = ["Plan", "plan", "revivals"]
 

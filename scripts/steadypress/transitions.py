@@ -7,7 +7,7 @@ claims and outcomes are `claiming.py`'s."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from steadypress.ledger import (
@@ -15,10 +15,35 @@ from steadypress.ledger import (
     DeadItem,
     Ledger,
     PendingItem,
-    Sighting,
+    item_key,
 )
 
-__all__ = ["enqueue", "next_wake", "record_alert", "retire", "retry", "revive", "withdraw"]
+__all__ = [
+    "Sighting",
+    "enqueue",
+    "next_wake",
+    "record_alert",
+    "retire",
+    "retry",
+    "revive",
+    "withdraw",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """An article version seen in a commit of the content branch, to be published to `target`."""
+
+    target: str
+    path: str
+    blob: str
+    commit: str
+    not_before: datetime | None = None
+    republish: bool = False  # even the version the target holds: its look changed
+
+    @property
+    def key(self) -> str:
+        return item_key(self.target, self.path)
 
 
 def enqueue(

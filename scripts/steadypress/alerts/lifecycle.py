@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from steadypress.alerts.letter import Letter, cause_of, resolution_text
-from steadypress.ledger import DeadItem, Ledger, PublishedRecord, Resolution
+from steadypress.claiming import Resolution
+from steadypress.ledger import DeadItem, Ledger, PublishedRecord
 from steadypress.transitions import record_alert
 
 if TYPE_CHECKING:
