@@ -37,6 +37,9 @@ _TARGET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 @dataclass(frozen=True)
 class Timings:
+    """How long a lease lasts, the grace before an unleased item is stale, and the retries'
+    backoff (`timings:` in steadypress.yml)."""
+
     lease: timedelta = timedelta(minutes=10)
     grace: timedelta = timedelta(minutes=5)
     backoff_initial: timedelta = timedelta(seconds=30)
@@ -49,6 +52,9 @@ def _default_targets() -> dict[str, TargetSpec]:
 
 @dataclass(frozen=True)
 class Config:
+    """steadypress.yml as read and checked (the embedded defaults where it is silent), with
+    `source` naming where it came from in messages."""
+
     source: str = "embedded defaults"
     content_dir: str = "content"
     content_branch: str | None = None  # None: the repository's default branch

@@ -78,6 +78,9 @@ def split_key(key: str) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Lease:
+    """Who is working on an item, until when: information with an expiry, never a veto. The
+    token tells the holder's own lease from a later one of the same name."""
+
     holder: str
     token: str
     expires_at: datetime
@@ -96,6 +99,9 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class PendingItem:
+    """An article version still to be published to one target (or, at `ABSENT`, taken off
+    it): when it may be tried, how its attempts went, and who holds it now, if anyone."""
+
     target: str
     path: str
     blob: str
@@ -139,6 +145,10 @@ class PendingItem:
 
 @dataclass(frozen=True, slots=True)
 class DeadItem:
+    """An article version that kept failing on one target, held until retried or replaced by
+    a newer version; `depends` names what its last attempt read besides the article (a change
+    to any of them is a reason to try it again)."""
+
     target: str
     path: str
     blob: str
@@ -228,6 +238,9 @@ class Reconciled:
 
 @dataclass(frozen=True, slots=True)
 class Ledger:
+    """The whole record of unfinished work: what is pending, what is published (each target's
+    version of each article), what is dead, and the content commit last reconciled."""
+
     pending: Mapping[str, PendingItem] = field(default_factory=dict)
     # Plain mappings are taken too (tests, the memory store); they are kept in shards.
     published: PublishedRecords = field(default_factory=PublishedRecords)
@@ -241,6 +254,8 @@ class Ledger:
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
+    """How often a failing version is tried, and how long it waits between tries (seconds)."""
+
     max_attempts: int
     backoff_initial: float
     backoff_max: float
