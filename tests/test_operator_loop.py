@@ -3,12 +3,16 @@ that says what is wrong in words a person can act on."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from steadypress.commandline import build_parser
 from tests.fakes.clock import ManualClock
 from tests.helpers import Repo, article, run_cli
 
@@ -75,6 +79,32 @@ def test_plain_steadypress_prints_the_help_with_the_exit_codes() -> None:
                                text=True, check=False)  # fmt: skip
     assert completed.returncode == 2
     assert "retry" in completed.stdout and "exit codes:" in completed.stdout
+
+
+def test_the_parser_built_for_one_command_reads_and_explains_it_as_the_whole_one() -> None:
+    """`steadypress status` builds the parser of `status` alone: for every command, the same
+    namespace from the same words, the same help and the same refusal of a wrong option as
+    the parser of every command gives; `--help` and a mistyped command get them all."""
+    whole = build_parser()
+    assert len(subcommands(whole)) == 10
+    for name, explained in subcommands(whole).items():
+        alone = build_parser([name])
+        assert list(subcommands(alone)) == [name]
+        assert subcommands(alone)[name].format_help() == explained.format_help(), name
+        words = [name, "--repo", "x"] if name != "init" else [name, "--action", "./"]
+        words += ["--all-dead"] if name == "retry" else []
+        assert alone.parse_args(words) == whole.parse_args(words), name
+        for parser in (alone, whole):
+            with pytest.raises(SystemExit) as refused, contextlib.redirect_stderr(io.StringIO()):
+                parser.parse_args([name, "--no-such-option"])
+            assert refused.value.code == 2
+    assert build_parser(["--help"]).format_help() == whole.format_help()
+    assert build_parser(["statsu"]).format_help() == whole.format_help()
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(commands.choices)
 
 
 def test_a_closed_stdout_ends_quietly(repo: Repo) -> None:

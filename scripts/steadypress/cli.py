@@ -8,6 +8,7 @@ interpreter and argparse and nothing more.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Mapping, Sequence
 
 from steadypress.clock import Clock
@@ -29,8 +30,9 @@ def main(
 ) -> int:
     """The console script. `clock` and `environ` come from outside (the real ones by default),
     so tests drive time and the environment instead of waiting on them."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
+    args = parser.parse_args(arguments)
     if args.command is None:  # plain `steadypress`: what it is and what it can do
         parser.print_help()
         return EXIT_USAGE

@@ -4,7 +4,8 @@ codes, so `steadypress COMMAND --help` explains itself."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from steadypress import __version__
@@ -30,8 +31,12 @@ EXIT_CODES = """exit codes:
 _SUMMARY = "Publish the markdown articles pushed to content/: at once, every time, nothing lost."
 
 
+# What add_subparsers returns: the commands, each added as a parser of its own.
+_Commands = argparse._SubParsersAction
+
+
 def _command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    commands: _Commands[argparse.ArgumentParser],
     name: str,
     *,
     summary: str,
@@ -54,36 +59,11 @@ def default_backend(environ: Mapping[str, str]) -> str:
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "local"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--config",
-        type=Path,
-        help="configuration file (default: steadypress.yml as committed on the content branch)",
-    )
-    common.add_argument(
-        "--backend",
-        choices=["local", "github"],
-        help="where state and targets live: local (the state branch of --repo, local output) or "
-        "github (the repository on GitHub); default: github inside GitHub Actions, else local",
-    )
-    repo = argparse.ArgumentParser(add_help=False)
-    repo.add_argument(
-        "--repo",
-        type=Path,
-        default=Path(),
-        help="any folder of the git repository; its root is used (default: .)",
-    )
-    both = [common, repo]
-    reading = argparse.ArgumentParser(add_help=False)
-    reading.add_argument(
-        "--ref",
-        metavar="REF",
-        help="publish the articles of this branch or commit instead of the content branch "
-        "(content_branch in steadypress.yml, else the repository's default branch)",
-    )
-    publishing = [common, repo, reading]
-
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments, a parser for the command they start
+    with alone: `status` does not build the nine others (each an argparse parser of its own,
+    some 4 ms of its start); anything else (`--help`, a mistyped command) gets them all."""
+    parents = _Parents()
     parser = argparse.ArgumentParser(
         prog="steadypress",
         description=_SUMMARY,
@@ -92,19 +72,81 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"steadypress {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    asked = argv[0] if argv else None
+    for name, add in _COMMANDS.items():
+        if asked not in _COMMANDS or asked == name:
+            add(commands, parents)
+    return parser
+
+
+class _Parents:
+    """The options several commands share, each set made once it is first asked for."""
+
+    @functools.cached_property
+    def common(self) -> argparse.ArgumentParser:
+        common = argparse.ArgumentParser(add_help=False)
+        common.add_argument(
+            "--config",
+            type=Path,
+            help="configuration file (default: steadypress.yml as committed on the content branch)",
+        )
+        common.add_argument(
+            "--backend",
+            choices=["local", "github"],
+            help="where state and targets live: local (the state branch of --repo, local "
+            "output) or github (the repository on GitHub); default: github inside GitHub "
+            "Actions, else local",
+        )
+        return common
+
+    @functools.cached_property
+    def repo(self) -> argparse.ArgumentParser:
+        repo = argparse.ArgumentParser(add_help=False)
+        repo.add_argument(
+            "--repo",
+            type=Path,
+            default=Path(),
+            help="any folder of the git repository; its root is used (default: .)",
+        )
+        return repo
+
+    @functools.cached_property
+    def reading(self) -> argparse.ArgumentParser:
+        reading = argparse.ArgumentParser(add_help=False)
+        reading.add_argument(
+            "--ref",
+            metavar="REF",
+            help="publish the articles of this branch or commit instead of the content branch "
+            "(content_branch in steadypress.yml, else the repository's default branch)",
+        )
+        return reading
+
+    @property
+    def both(self) -> list[argparse.ArgumentParser]:
+        return [self.common, self.repo]
+
+    @property
+    def publishing(self) -> list[argparse.ArgumentParser]:
+        return [self.common, self.repo, self.reading]
+
+
+def _run(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     _command(
         commands,
         "run",
-        parents=publishing,
+        parents=parents.publishing,
         summary="enqueue every unpublished article, then publish (the default job)",
         description="Reconcile the articles of the content branch with the ledger, then "
         "publish every article that is not published at its newest version.",
         example="steadypress run",
     )
+
+
+def _enqueue(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     enqueue = _command(
         commands,
         "enqueue",
-        parents=publishing,
+        parents=parents.publishing,
         summary="record articles as pending, publishing nothing",
         description="Record articles as pending work without publishing them.",
         example="steadypress enqueue content/hello.md",
@@ -118,10 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     enqueue.add_argument(
         "paths", nargs="*", metavar="PATH", help="articles at the content branch's head"
     )
+
+
+def _drain(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     drain = _command(
         commands,
         "drain",
-        parents=publishing,
+        parents=parents.publishing,
         summary="claim and publish what is claimable now",
         description="Claim and publish pending items that are due and unleased.",
         example='steadypress drain --push "$BEFORE" "$AFTER"',
@@ -132,10 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar=("BEFORE", "AFTER"),
         help="first enqueue the articles a push changed, in the same write as the first claim",
     )
+
+
+def _sweep(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     sweep = _command(
         commands,
         "sweep",
-        parents=publishing,
+        parents=parents.publishing,
         summary="reconcile, publish stale or due items, re-open missing alerts",
         description="The insurance run: reconcile content against the ledger, take stale "
         "and due work whoever last held it, re-open dead letters that could not be opened.",
@@ -147,10 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="then write again, from the site's index, every sitemap and listing page that "
         "disagrees with it (reads the whole site; `status --site` shows them)",
     )
+
+
+def _retry(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     retry = _command(
         commands,
         "retry",
-        parents=publishing,
+        parents=parents.publishing,
         summary="retry dead or waiting items now",
         description="Give dead or waiting items a fresh start and publish them, "
         "from what is committed now.",
@@ -160,10 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
     chosen.add_argument("paths", nargs="*", default=[], metavar="PATH")
     chosen.add_argument("--all-dead", action="store_true", help="every dead item")
     chosen.add_argument("--issue", type=int, metavar="N", help="the item named by dead letter N")
+
+
+def _status(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     status = _command(
         commands,
         "status",
-        parents=both,
+        parents=parents.both,
         summary="what is pending, published, dead",
         description="Show the ledger: what is pending and why, what is dead and "
         "how to retry it, how much is published.",
@@ -176,10 +230,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also check each site's sitemaps and listing pages against its index, writing "
         "nothing (reads the whole site); exit 1 when any disagrees",
     )
+
+
+def _keep_schedule(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     keep = _command(
         commands,
         "keep-schedule",
-        parents=both,
+        parents=parents.both,
         summary="re-enable the sweep if GitHub disabled it for inactivity",
         description="Re-enable the sweep workflow when GitHub disabled it for "
         "inactivity, never when a maintainer did (GitHub backend).",
@@ -188,10 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     keep.add_argument(
         "--workflow", default="sweep.yml", help="the workflow file (default: sweep.yml)"
     )
+
+
+def _check(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     check = _command(
         commands,
         "check",
-        parents=both,
+        parents=parents.both,
         summary="check articles and the theme as publishing would, writing nothing",
         description="Check articles exactly as publishing would (front matter, "
         "dates, URLs, images, targets, the render) and, without PATHs, build the whole "
@@ -210,10 +270,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--worktree", action="store_true", help="the working tree, uncommitted files included"
     )
+
+
+def _init(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     init = _command(
         commands,
         "init",
-        parents=[repo],
+        parents=[parents.repo],
         summary="write steadypress's workflows and steadypress.yml into a repository",
         description="Write the publish, sweep, retry and check workflows (using the "
         "steadypress action, pinned) and a commented steadypress.yml; nothing else "
@@ -253,10 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
         "permalinks read into steadypress.yml)",
     )
     init.add_argument("--force", action="store_true", help="overwrite files that exist")
+
+
+def _live(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
     live = _command(
         commands,
         "live",
-        parents=publishing,
+        parents=parents.publishing,
         summary="poll and publish until stopped (an optional accelerator)",
         description="Poll the content branch and publish as soon as work appears; "
         "nothing depends on it.",
@@ -264,4 +330,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     live.add_argument("--interval", type=float, default=30.0, metavar="SECONDS")
     live.add_argument("--ticks", type=int, metavar="N", help="stop after N polls")
-    return parser
+
+
+# Every command, in the order `--help` lists them.
+_COMMANDS: dict[str, Callable[[_Commands[argparse.ArgumentParser], _Parents], None]] = {
+    "run": _run,
+    "enqueue": _enqueue,
+    "drain": _drain,
+    "sweep": _sweep,
+    "retry": _retry,
+    "status": _status,
+    "keep-schedule": _keep_schedule,
+    "check": _check,
+    "init": _init,
+    "live": _live,
+}
