@@ -12,7 +12,8 @@ from steadypress.gitio import Git
 from steadypress.localstate import local_state
 from steadypress.pipeline import Pipeline
 from steadypress.runcontext import RunContext
-from steadypress.targets.registry import TargetContext, build_targets
+from steadypress.targets.context import TargetContext
+from steadypress.targets.registry import build_targets
 from steadypress.targets.site.files import DirectorySiteFiles
 from steadypress.watch import LocalWatch
 from steadypress.worklease import WorkLease

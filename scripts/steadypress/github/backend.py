@@ -27,7 +27,8 @@ from steadypress.github.watch import GitHubWatch
 from steadypress.gitio import Git
 from steadypress.pipeline import Pipeline
 from steadypress.runcontext import RunContext
-from steadypress.targets.registry import TargetContext, build_targets
+from steadypress.targets.context import TargetContext
+from steadypress.targets.registry import build_targets
 from steadypress.worklease import WorkLease
 
 __all__ = ["github_client_from", "github_pipeline"]

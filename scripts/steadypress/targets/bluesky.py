@@ -49,7 +49,7 @@ from steadypress.timefmt import format_time
 if TYPE_CHECKING:
     from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
-    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.context import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
 __all__ = ["BlueskySettings", "BlueskyTarget", "build", "parse_settings", "record_key"]

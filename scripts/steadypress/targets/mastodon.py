@@ -40,7 +40,7 @@ from steadypress.worklease import WorkLease
 if TYPE_CHECKING:
     from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
-    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.context import TargetContext
     from steadypress.targets.site.assets import PublicLinks
 
 __all__ = ["MastodonSettings", "MastodonTarget", "build", "parse_settings"]

@@ -1,8 +1,8 @@
 """The target kinds, defined once: how each reads its settings and how it is built.
 
 The configuration asks this registry to check a target's settings when it is loaded; a backend
-builds the targets through it, handing over a `TargetContext` that says where the site's files
-go (a directory, or a Pages branch) and where the site is served by default.
+builds the targets through it, handing over a `TargetContext` (`context.py`) that says where
+the site's files go (a directory, or a Pages branch) and where the site is served by default.
 """
 
 from __future__ import annotations
@@ -16,17 +16,13 @@ from typing import TYPE_CHECKING, Any
 from steadypress.errors import ConfigError
 
 if TYPE_CHECKING:
-    # Names of annotations alone: checking a configuration imports no target's code.
-    from steadypress.clock import Clock
-    from steadypress.content import ContentSource
-    from steadypress.credentials import Secrets
+    # Names of annotations alone: checking a configuration imports no target's code, nor
+    # what targets are built with.
     from steadypress.targets.base import Target
-    from steadypress.targets.site import SiteFiles
+    from steadypress.targets.context import TargetContext
     from steadypress.targets.site.assets import PublicLinks
-    from steadypress.targets.site.settings import SiteSettings
-    from steadypress.worklease import WorkLease
 
-__all__ = ["KINDS", "TargetContext", "TargetSpec", "build_targets", "check_target_options"]
+__all__ = ["KINDS", "TargetSpec", "build_targets", "check_target_options"]
 
 
 @dataclass(frozen=True)
@@ -38,24 +34,6 @@ class TargetSpec:
     options: Mapping[str, Any]
     # An article removed from content/ (or made a draft) is taken off this target too.
     unpublish: bool = True
-
-
-@dataclass(frozen=True)
-class TargetContext:
-    """What targets are built with, whichever backend runs them."""
-
-    source: str  # the configuration file, named in messages
-    content: ContentSource
-    clock: Clock
-    secrets: Secrets
-    site_files: Callable[[SiteSettings], SiteFiles]
-    default_site_url: str
-    # Where a repository file is served raw at a commit (on GitHub: raw.githubusercontent.com),
-    # for an image of an article the site does not publish.
-    raw_base: str | None = None
-    links: PublicLinks | None = None  # set by build_targets, from the site it builds
-    # The lease the executor works each article under (None: no executor, nothing to guard).
-    lease: WorkLease | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from steadypress.targets.site.settings import SiteSettings, site_settings
 
 if TYPE_CHECKING:
     from steadypress.targets.base import Target
-    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.context import TargetContext
 
 __all__ = ["build"]
 

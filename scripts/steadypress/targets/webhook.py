@@ -36,7 +36,7 @@ from steadypress.targets.base import Receipt, missing_secret
 if TYPE_CHECKING:
     from steadypress.articles import Article
     from steadypress.ledger import PublishedRecord
-    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.context import TargetContext
 
 __all__ = [
     "SIGNATURE_HEADER",

@@ -19,6 +19,7 @@ from steadypress.content import ContentSource
 from steadypress.errors import PermanentError, PublishError, TransientError
 from steadypress.ledger import Look, PublishedRecord, look_digest
 from steadypress.targets.base import OneByBatches, Receipt, Refreshed
+from steadypress.targets.context import TargetContext
 from steadypress.targets.generated.builds import Build, Builds
 from steadypress.targets.generated.deploy import (
     DEPLOYED,
@@ -30,7 +31,6 @@ from steadypress.targets.generated.deploy import (
 from steadypress.targets.generated.generator import Generator
 from steadypress.targets.generated.hugo import Hugo
 from steadypress.targets.generated.jekyll import Jekyll
-from steadypress.targets.registry import TargetContext
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.settings import SiteSettings, site_address
 

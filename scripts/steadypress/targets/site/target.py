@@ -67,7 +67,7 @@ from steadypress.theme import Theme
 
 if TYPE_CHECKING:
     from steadypress.articles import Article
-    from steadypress.targets.registry import TargetContext
+    from steadypress.targets.context import TargetContext
 
 __all__ = ["SiteTarget", "build", "build_site"]
 
