@@ -7,7 +7,7 @@ import re
 import struct
 import subprocess
 import zlib
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 
 from steadypress.errors import GitFailed
@@ -188,7 +188,7 @@ class Git:
 
     def reader(self) -> ObjectReader:
         """Reads of objects that depend on each other, in one git process (`ObjectReader`)."""
-        return ObjectReader(self)
+        return ObjectReader(self.repo, self._env)
 
     def objects(self) -> Objects:
         """A batch of blobs and trees to make, written together (`Objects.write`)."""
@@ -244,8 +244,9 @@ class ObjectReader:
     that depend on each other (a branch's head, then files at it) in one git process. Use it
     in a `with` block, which ends that process."""
 
-    def __init__(self, git: Git) -> None:
-        self._git = git
+    def __init__(self, repo: Path, env: Mapping[str, str]) -> None:
+        self._repo = repo
+        self._env = env
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ObjectReader:
@@ -263,9 +264,9 @@ class ObjectReader:
             return None
         if self._process is None:
             self._process = subprocess.Popen(
-                ["git", "-C", str(self._git.repo), "cat-file", "--batch"],
+                ["git", "-C", str(self._repo), "cat-file", "--batch"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env=self._git._env,
+                env=self._env,
             )  # fmt: skip
         process = self._process
         assert process.stdin is not None and process.stdout is not None  # noqa: S101
@@ -290,7 +291,7 @@ class SettledGit(Git):
         super().__init__(repo)
         self._resolved: dict[str, str | None] = {}
         self._files: dict[tuple[str, str], tuple[str, str, bytes] | None] = {}
-        self._reader = ObjectReader(self)
+        self._reader = ObjectReader(repo, self._env)
 
     def __enter__(self) -> SettledGit:
         return self

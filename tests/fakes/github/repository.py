@@ -92,6 +92,8 @@ class BareRepository:
             reader.stdin.write(f"{command} {name}\n".encode())
             reader.stdin.flush()
             fields = reader.stdout.readline().split()
+            if not fields:
+                raise RuntimeError(f"git cat-file ended in {self.path}")
             if fields[-1] in (b"missing", b"ambiguous"):
                 return None
             data = reader.stdout.read(int(fields[2]) + 1)[:-1] if command == "contents" else b""
