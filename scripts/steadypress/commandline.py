@@ -4,9 +4,9 @@ codes, so `steadypress COMMAND --help` explains itself."""
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from steadypress import __version__
 
@@ -63,7 +63,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. Given the arguments, a parser for the command they start
     with alone: `status` does not build the nine others (each an argparse parser of its own,
     some 4 ms of its start); anything else (`--help`, a mistyped command) gets them all."""
-    parents = _Parents()
+    parents = _parents()
     parser = argparse.ArgumentParser(
         prog="steadypress",
         description=_SUMMARY,
@@ -79,55 +79,42 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-class _Parents:
-    """The options several commands share, each set made once it is first asked for."""
+class _Parents(NamedTuple):
+    """The sets of options several commands share."""
 
-    @functools.cached_property
-    def common(self) -> argparse.ArgumentParser:
-        common = argparse.ArgumentParser(add_help=False)
-        common.add_argument(
-            "--config",
-            type=Path,
-            help="configuration file (default: steadypress.yml as committed on the content branch)",
-        )
-        common.add_argument(
-            "--backend",
-            choices=["local", "github"],
-            help="where state and targets live: local (the state branch of --repo, local "
-            "output) or github (the repository on GitHub); default: github inside GitHub "
-            "Actions, else local",
-        )
-        return common
+    repo: list[argparse.ArgumentParser]
+    both: list[argparse.ArgumentParser]
+    publishing: list[argparse.ArgumentParser]
 
-    @functools.cached_property
-    def repo(self) -> argparse.ArgumentParser:
-        repo = argparse.ArgumentParser(add_help=False)
-        repo.add_argument(
-            "--repo",
-            type=Path,
-            default=Path(),
-            help="any folder of the git repository; its root is used (default: .)",
-        )
-        return repo
 
-    @functools.cached_property
-    def reading(self) -> argparse.ArgumentParser:
-        reading = argparse.ArgumentParser(add_help=False)
-        reading.add_argument(
-            "--ref",
-            metavar="REF",
-            help="publish the articles of this branch or commit instead of the content branch "
-            "(content_branch in steadypress.yml, else the repository's default branch)",
-        )
-        return reading
-
-    @property
-    def both(self) -> list[argparse.ArgumentParser]:
-        return [self.common, self.repo]
-
-    @property
-    def publishing(self) -> list[argparse.ArgumentParser]:
-        return [self.common, self.repo, self.reading]
+def _parents() -> _Parents:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        type=Path,
+        help="configuration file (default: steadypress.yml as committed on the content branch)",
+    )
+    common.add_argument(
+        "--backend",
+        choices=["local", "github"],
+        help="where state and targets live: local (the state branch of --repo, local output) or "
+        "github (the repository on GitHub); default: github inside GitHub Actions, else local",
+    )
+    repo = argparse.ArgumentParser(add_help=False)
+    repo.add_argument(
+        "--repo",
+        type=Path,
+        default=Path(),
+        help="any folder of the git repository; its root is used (default: .)",
+    )
+    reading = argparse.ArgumentParser(add_help=False)
+    reading.add_argument(
+        "--ref",
+        metavar="REF",
+        help="publish the articles of this branch or commit instead of the content branch "
+        "(content_branch in steadypress.yml, else the repository's default branch)",
+    )
+    return _Parents(repo=[repo], both=[common, repo], publishing=[common, repo, reading])
 
 
 def _run(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> None:
@@ -276,7 +263,7 @@ def _init(commands: _Commands[argparse.ArgumentParser], parents: _Parents) -> No
     init = _command(
         commands,
         "init",
-        parents=[parents.repo],
+        parents=parents.repo,
         summary="write steadypress's workflows and steadypress.yml into a repository",
         description="Write the publish, sweep, retry and check workflows (using the "
         "steadypress action, pinned) and a commented steadypress.yml; nothing else "
