@@ -4,6 +4,9 @@ again after the wait, once."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -58,6 +61,30 @@ def test_every_request_to_github_goes_through_pygithub(
     github.workflows["sweep.yml"] = "disabled_inactivity"
     assert run_cli(repo, "keep-schedule", "--backend", "github").code == 0
     assert len(sent_from) >= 8 and set(sent_from) == {"pygithub"}, sent_from
+
+
+def test_keep_schedule_builds_its_client_without_the_backend(
+    github: FakeGitHub, repo: Repo
+) -> None:
+    """`keep-schedule`, a step of every publish run, re-enables the sweep GitHub disabled with
+    the client alone: it imports neither the backend nor what the backend wires (the content,
+    the article parser, the pipeline, the state's store), some 50 ms of each run's start."""
+    repo.commit(**{"content/a.md": article("A")})
+    github.workflows["sweep.yml"] = "disabled_inactivity"
+    wired = ["steadypress.github.backend", "steadypress.content", "steadypress.articles",
+             "steadypress.pipeline", "steadypress.github.store", "frontmatter"]  # fmt: skip
+    script = (
+        "import sys\nfrom steadypress.cli import main\ncode = main(sys.argv[1:4])\n"
+        "print('LOADED', code, *sorted(set(sys.modules) & set(sys.argv[4:])), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "keep-schedule", "--backend", "github", *wired],
+        cwd=repo.root, env={**os.environ, **github_environment(github)},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
+    assert line == "LOADED 0", done.stderr
+    assert github.workflows["sweep.yml"] == "active"
 
 
 def letter() -> Letter:

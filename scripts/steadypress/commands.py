@@ -316,7 +316,7 @@ def _execute(args: argparse.Namespace, shell: _Shell) -> int:
         init_blog(_repository(args.repo), args)
         return EXIT_OK
     if args.command == "keep-schedule":
-        from steadypress.github.backend import github_client_from  # noqa: PLC0415
+        from steadypress.github.auth import github_client_from  # noqa: PLC0415 - not the backend
         from steadypress.github.schedule import keep_schedule_alive  # noqa: PLC0415
 
         client, repository = github_client_from(

@@ -6,7 +6,8 @@ key), with `STEADYPRESS_APP_INSTALLATION_ID` optional (not GITHUB_*: GitHub rese
 prefix); without it the installation on the repository is looked up with the app's JWT (one
 request). PyGithub's `AppInstallationAuth` signs the JWT and trades it for an installation
 token; the first trade is made here, through the client, so that it is counted and classified
-like every request, and the token is taught to the redactor.
+like every request, and the token is taught to the redactor. `keep-schedule` builds its
+client here, without the backend's modules (the content, the store, the site).
 """
 
 from __future__ import annotations
@@ -17,16 +18,38 @@ from typing import Any
 import jwt
 from github import Auth
 
+from steadypress.clock import Clock
 from steadypress.credentials import Secrets
 from steadypress.errors import ConfigError
 from steadypress.github.client import GitHubClient
 
-__all__ = ["client_for"]
+__all__ = ["github_client_from"]
 
 _KEY = "STEADYPRESS_APP_PRIVATE_KEY"
 
 
-def client_for(
+def _required(environ: Mapping[str, str], name: str, why: str) -> str:
+    value = environ.get(name, "").strip()
+    if not value:
+        raise ConfigError(name, f"not set: {why}")
+    return value
+
+
+def github_client_from(
+    environ: Mapping[str, str], *, clock: Clock, secrets: Secrets
+) -> tuple[GitHubClient, str]:
+    """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
+    repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
+    api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
+    graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
+    client = _client_for(
+        environ, secrets, repository=repository, api_url=api_url, graphql_url=graphql_url,
+        clock=clock,
+    )  # fmt: skip
+    return client, repository
+
+
+def _client_for(
     environ: Mapping[str, str], secrets: Secrets, *, repository: str, **settings: Any
 ) -> GitHubClient:
     """The client the environment asks for: an App's installation when `STEADYPRESS_APP_ID` is set,

@@ -8,17 +8,13 @@ as the job's token or an App's installation (`github/auth.py`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
-from steadypress.clock import Clock
 from steadypress.config import Config
 from steadypress.content import ContentSource
 from steadypress.credentials import Secrets
-from steadypress.errors import ConfigError
-from steadypress.github.auth import client_for
+from steadypress.github.auth import github_client_from
 from steadypress.github.branch import GitHubBranch
-from steadypress.github.client import GitHubClient
 from steadypress.github.issues import GitHubIssues
 from steadypress.github.pages import BranchSiteFiles, pages_url
 from steadypress.github.readahead import ReadAhead
@@ -31,28 +27,7 @@ from steadypress.targets.context import TargetContext
 from steadypress.targets.registry import build_targets
 from steadypress.worklease import WorkLease
 
-__all__ = ["github_client_from", "github_pipeline"]
-
-
-def _required(environ: Mapping[str, str], name: str, why: str) -> str:
-    value = environ.get(name, "").strip()
-    if not value:
-        raise ConfigError(name, f"not set: {why}")
-    return value
-
-
-def github_client_from(
-    environ: Mapping[str, str], *, clock: Clock, secrets: Secrets
-) -> tuple[GitHubClient, str]:
-    """The API client and OWNER/NAME, from the environment GitHub Actions provides."""
-    repository = _required(environ, "GITHUB_REPOSITORY", "the GitHub backend needs OWNER/NAME")
-    api_url = environ.get("GITHUB_API_URL") or "https://api.github.com"
-    graphql_url = environ.get("GITHUB_GRAPHQL_URL") or f"{api_url}/graphql"
-    client = client_for(
-        environ, secrets, repository=repository, api_url=api_url, graphql_url=graphql_url,
-        clock=clock,
-    )  # fmt: skip
-    return client, repository
+__all__ = ["github_pipeline"]
 
 
 def github_pipeline(repo: Path, config: Config, run: RunContext) -> Pipeline:
