@@ -3,6 +3,9 @@ is published only when asked for, and said."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 from tests.helpers import Repo, article, run_cli
 
 
@@ -25,6 +28,23 @@ def test_a_run_on_a_feature_branch_publishes_the_content_branch_and_says_so(repo
     result = run_cli(repo, "run")
     assert "publishing" not in result.err and "unpublished" not in result.out + result.err
     assert published(repo) == {"site:content/on-main.md"}
+
+
+def test_a_clone_publishes_its_remote_s_default_branch_not_a_local_main(tmp_path: Path) -> None:
+    """A clone of a blog whose default branch is `trunk`, with a `main` of its own checked out
+    (an article more): what publishes is the remote's default branch, as the clone recorded
+    it (`origin/HEAD`), not the `main` that git's defaults would pick."""
+    origin = Repo(tmp_path / "origin")
+    origin.git("checkout", "-q", "-b", "trunk")
+    origin.commit(**{"content/on-trunk.md": article("On trunk")})
+    subprocess.run(["git", "clone", "-q", str(origin.root), str(tmp_path / "blog")], check=True)
+    blog = Repo(tmp_path / "blog")
+    blog.git("checkout", "-q", "-b", "main")
+    blog.commit(**{"content/on-main.md": article("On main")})
+    result = run_cli(blog, "run")
+    assert result.code == 0, result.err
+    assert published(blog) == {"site:content/on-trunk.md"}
+    assert "publishing the content branch trunk (" in result.err
 
 
 def test_another_ref_is_published_only_when_asked_and_the_output_says_so(repo: Repo) -> None:

@@ -76,16 +76,14 @@ def test_a_command_s_setup_reads_through_one_git_process(
     """The setup asks after the content branch from several places (its default, its revision,
     the committed configuration, the notice about the checkout): each revision is resolved and
     the configuration read once, all through one `cat-file --batch` (a process each, six in
-    all, before). Later reads of the branch's head (each claim's) are not kept: a live
-    executor sees new commits."""
+    all, before), and the remote's default branch asked only where there is one. Later reads
+    of the branch's head (each claim's) are not kept: a live executor sees new commits."""
     repo.commit(**{"content/a.md": article("A"), "steadypress.yml": "content_dir: content\n"})
     ran = recorded_git(monkeypatch)
     config, chosen = commands._configured(repo.root, argparse.Namespace(config=None, ref=None))
     assert chosen.revision == "refs/heads/main" and config.content_dir == "content"
-    # The remote's default branch and git's configured one are asked first (there are none).
-    assert [args[:2] for args in ran] == [
-        ("symbolic-ref", "--quiet"), ("config", "--get"), ("cat-file", "--batch"),
-    ]  # fmt: skip
+    # Whether a clone recorded the remote's default branch (no), then git's configured one.
+    assert [args[:2] for args in ran] == [("cat-file", "--batch"), ("config", "--get")]
     with SettledGit(repo.root) as settled:
         before = settled.resolve("HEAD")
         repo.commit(**{"content/b.md": article("B")})

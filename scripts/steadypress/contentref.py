@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import dataclass
 
 from steadypress.errors import GitFailed, UsageError
-from steadypress.gitio import Git
+from steadypress.gitio import Git, SettledGit
 
 __all__ = [
     "ContentRef",
@@ -48,11 +48,14 @@ def checked_out_branch(git: Git) -> str | None:
     return None
 
 
-def default_branch(git: Git) -> str:
+def default_branch(git: SettledGit) -> str:
     """The remote's default branch when there is a remote; else git's `init.defaultBranch`,
     `main` or `master`, whichever exists; else the branch checked out (a new repository's
     only one); else `main`."""
-    remote = remote_default_branch(git)
+    # Its name asked only where a clone recorded one: a blog without a remote starts no git
+    # process for it (the settled reader answers whether there is one).
+    there = git.resolve("refs/remotes/origin/HEAD") is not None
+    remote = remote_default_branch(git) if there else None
     if remote is not None:
         return remote
     configured = ""
@@ -72,7 +75,7 @@ def _branch_revision(git: Git, branch: str) -> str | None:
     return None
 
 
-def choose_ref(git: Git, *, asked: str | None, configured: str | None) -> ContentRef:
+def choose_ref(git: SettledGit, *, asked: str | None, configured: str | None) -> ContentRef:
     """The ref `--ref` asked for, else the configured content branch, else the default one."""
     if asked is not None:
         if asked.startswith("-") or git.resolve(f"{asked}^{{commit}}") is None:
