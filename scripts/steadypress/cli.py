@@ -45,12 +45,16 @@ def main(
     # default thresholds, 28 s of the 204 s of CPU of the main process: collections of the
     # young every 50,000 allocations, not 700 (GC_THRESHOLDS), leave what dies young to
     # reference counting and a walk of everything to the few cycles there are (5 s at 10^5).
-    # Both given back after, for a caller that runs several commands in one process.
+    # Both given back after, for a caller that runs several commands in one process; a caller
+    # that froze its own objects first keeps them frozen (`gc.unfreeze` would thaw them too).
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
-    gc.freeze()
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     try:
         return run(args, clock=clock, environ=environ)
     finally:
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
         gc.set_threshold(*thresholds)
