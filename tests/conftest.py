@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import shutil
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from steadypress.cli import GC_THRESHOLDS
 from tests.fakes.bluesky import FakeBluesky
 from tests.fakes.devto import FakeForem
 from tests.fakes.github import FakeGitHub
@@ -48,6 +50,18 @@ def _refuse_reading_content(event: str, args: tuple[object, ...]) -> None:
 
 
 sys.addaudithook(_refuse_reading_content)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The workers collect garbage as steadypress's commands do (`cli.GC_THRESHOLDS`): a worker
+    holds GitHub's schema, every test module and the fakes, and Python's own thresholds had
+    the collector walk them again and again (a sixth of the CPU of the in-process tests)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection loaded lives as long as the worker: frozen, no collection walks it."""
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)
