@@ -3,6 +3,7 @@ when the reader has what it wanted; trees read and written many to a process."""
 
 import argparse
 import contextlib
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,9 @@ def test_a_command_s_setup_reads_through_one_git_process(
 
 def test_a_settled_read_finds_what_git_finds(repo: Repo) -> None:
     """A file in a folder, a symlink (its mode says so), a folder or a name that is not there,
-    a name with spaces, and a revision that names nothing, read as `Git` reads them."""
+    a name with spaces, and a revision that names nothing, read as `Git` reads them; a name
+    beside them that is not UTF-8 is no obstacle."""
+    (repo.root / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"Latin-1\n")
     repo.commit(**{"a/b c.md": "spaced\n", "top.yml": "top\n"})
     (repo.root / "link.yml").symlink_to("top.yml")
     repo.git("add", "link.yml")

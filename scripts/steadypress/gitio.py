@@ -364,7 +364,7 @@ _TREE_MODES = {b"40000": ("040000", "tree"), b"160000": ("160000", "commit")}
 
 def tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
     """A tree object's entries (its bytes as `read_objects` gives them) as `list_tree` gives
-    them: name -> (mode, type, oid)."""
+    them: name -> (mode, type, oid), a name that is not UTF-8 with its bytes escaped."""
     entries = {}
     position = 0
     while position < len(data):
@@ -372,6 +372,7 @@ def tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
         nul = data.index(b"\0", space)
         mode = data[position:space]
         spelt, kind = _TREE_MODES.get(mode, (mode.decode(), "blob"))
-        entries[data[space + 1 : nul].decode()] = (spelt, kind, data[nul + 1 : nul + 21].hex())
+        name = data[space + 1 : nul].decode("utf-8", errors="surrogateescape")
+        entries[name] = (spelt, kind, data[nul + 1 : nul + 21].hex())
         position = nul + 21
     return entries
