@@ -22,6 +22,7 @@ __all__ = [
     "Objects",
     "SettledGit",
     "blob_oid",
+    "entry_in",
 ]
 
 ZERO_OID = "0" * 40
@@ -183,7 +184,7 @@ class Git:
         for spec, found in zip(trees, self.read_objects(trees), strict=True):
             if found is None:
                 raise GitFailed(["cat-file", "--batch"], 128, f"fatal: no tree {spec}\n")
-            listed.append(tree_entries(found[1]))
+            listed.append(_tree_entries(found[1]))
         return listed
 
     def reader(self) -> ObjectReader:
@@ -315,11 +316,11 @@ class SettledGit(Git):
         if self.resolve(f"{revision}^{{tree}}") is None:
             raise GitFailed(("cat-file", "--batch"), 128, f"fatal: no commit {revision}\n")
         folder, _, name = path.rpartition("/")
-        tree = self._reader.read(f"{revision}:{folder}")
-        if tree is None or tree[1] != "tree":
+        entry = entry_in(self._reader.read(f"{revision}:{folder}"), name)
+        if entry is None or entry[1] != "blob":
             return None
-        mode, kind, oid = tree_entries(tree[2]).get(name, ("", "", ""))
-        blob = self._reader.read(oid) if kind == "blob" else None
+        mode, _kind, oid = entry
+        blob = self._reader.read(oid)
         return None if blob is None else (mode, oid, blob[2])
 
 
@@ -362,7 +363,15 @@ def _pack(objects: Sequence[tuple[str, bytes]]) -> bytes:
 _TREE_MODES = {b"40000": ("040000", "tree"), b"160000": ("160000", "commit")}
 
 
-def tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
+def entry_in(tree: tuple[str, str, bytes] | None, name: str) -> tuple[str, str, str] | None:
+    """The entry `name` (mode, type, oid) of a tree as `ObjectReader.read` gives it; None where
+    that is no tree (nothing, or a file by the folder's name) or holds no such entry."""
+    if tree is None or tree[1] != "tree":
+        return None
+    return _tree_entries(tree[2]).get(name)
+
+
+def _tree_entries(data: bytes) -> dict[str, tuple[str, str, str]]:
     """A tree object's entries (its bytes as `read_objects` gives them) as `list_tree` gives
     them: name -> (mode, type, oid), a name that is not UTF-8 with its bytes escaped."""
     entries = {}

@@ -28,7 +28,7 @@ from steadypress.codec import (
     shard_file,
 )
 from steadypress.errors import Conflict, GitFailed, StateError
-from steadypress.gitio import ZERO_OID, Git, Objects, tree_entries
+from steadypress.gitio import ZERO_OID, Git, Objects, entry_in
 from steadypress.ledger import Ledger
 from steadypress.published import Layout, PublishedRecords, Stored
 from steadypress.statedecode import decode_ledger, decode_shards
@@ -58,10 +58,8 @@ _STATE_DIR = str(PurePosixPath(PUBLISHED_DIR).parent)
 def _subtree(folder: tuple[str, str, bytes] | None, name: str) -> str | None:
     """The id of the folder `name` in `folder` (read whole with its kind: a file by the
     folder's name holds none), None where it holds none."""
-    if folder is None or folder[1] != "tree":
-        return None
-    _mode, kind, oid = tree_entries(folder[2]).get(name, ("", "", ""))
-    return oid if kind == "tree" else None
+    entry = entry_in(folder, name)
+    return entry[2] if entry is not None and entry[1] == "tree" else None
 
 
 class LocalGitStore:
