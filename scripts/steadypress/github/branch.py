@@ -1,9 +1,10 @@
 """One branch of a repository through GitHub's API: the state branch and the Pages branch both.
 
 - `read` is one GraphQL query: the head, and for each path asked either its text or only its
-  blob id (enough to tell whether new bytes differ: git's blob id is computable locally). A text
-  over GraphQL's 512,000-byte limit comes back truncated and is fetched from the REST blob
-  endpoint, kept by blob id.
+  blob id (enough to tell whether new bytes differ: git's blob id is computable locally). The
+  id of a file read whole is worked out from its text, not asked: 40 hex digits a file that
+  compress poorly. A text GitHub does not give whole (over GraphQL's 512,000-byte limit, or
+  binary) costs a query for its id, then the REST blob endpoint; kept by blob id.
 - `commit` is one `createCommitOnBranch`: an exact compare-and-swap on the head, carrying only
   the files that change. A lost answer, or STALE_DATA after one, is settled by reading the head
   again: a head carrying this commit's transaction line is our own commit.
@@ -43,7 +44,7 @@ _TRANSACTION = re.compile(r"^transaction: \S+$", re.MULTILINE)
 
 # What is asked of each file, spelt once a document: a push's read names some 40 files, and
 # spelt in each it took 1.7 KB of the 4.2 KB its LoadBranch sent.
-_TEXT = "fragment T on TreeEntry { object { ... on Blob { oid text isTruncated } } }"
+_TEXT = "fragment T on TreeEntry { object { ... on Blob { text isTruncated } } }"
 _OID = "fragment O on TreeEntry { object { oid } }"
 # Files asked of one commit in a query: enough for the state's read and, riding with it, the
 # site's first read of a push of ten articles or their removal (some 250 files at 10^4, the
@@ -108,14 +109,14 @@ def commit_mutation(riders: Mapping[str, Asked]) -> str:
     )
 
 
-def files_query(paths: Collection[str]) -> str:
-    """The ReadFiles query: the text of each path at one commit (`$oid`), whatever the branch
-    points at now."""
+def files_query(texts: Collection[str], oids: Collection[str] = ()) -> str:
+    """The ReadFiles query: the text of each of `texts`, and the blob id of each of `oids`, at
+    one commit (`$oid`), whatever the branch points at now."""
     return (
         "query ReadFiles($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
         "  repository(owner: $owner, name: $name) {\n"
-        f"    object(oid: $oid) {{{_files(paths, ())}\n    }}\n"
-        f"  }}\n}}\n{_fragments([(paths, ())])}"
+        f"    object(oid: $oid) {{{_files(texts, oids)}\n    }}\n"
+        f"  }}\n}}\n{_fragments([(texts, oids)])}"
     )
 
 
@@ -262,14 +263,12 @@ class GitHubBranch:
         if ref is None:
             return BranchRead(head=None)
         target = ref["target"]
-        found = BranchRead(head=str(target["oid"]))
-        for n, path in enumerate([*texts, *oids]):
-            blob = (target.get(f"f{n}") or {}).get("object")
-            if not blob:
-                continue
-            found.oids[path] = str(blob["oid"])
-            if n < len(texts):
-                found.texts[path] = self._text_of(blob)
+        head = str(target["oid"])
+        found = BranchRead(head=head, texts=self._texts(head, target, texts))
+        found.oids = {path: blob_oid(data) for path, data in found.texts.items()}
+        for n, path in enumerate(oids, start=len(texts)):
+            if blob := (target.get(f"f{n}") or {}).get("object"):
+                found.oids[path] = str(blob["oid"])
         return found
 
     def read_at(self, commit: str, paths: Collection[str]) -> dict[str, bytes]:
@@ -279,11 +278,35 @@ class GitHubBranch:
         for start in range(0, len(wanted), _FILES_PER_QUERY):
             chunk = wanted[start : start + _FILES_PER_QUERY]
             data = self._client.graphql(files_query(chunk), self._at(commit), mutation=False)
-            target = self._object(data)
-            for n, path in enumerate(chunk):
-                blob = (target.get(f"f{n}") or {}).get("object")
-                if blob:
-                    found[path] = self._text_of(blob)
+            found.update(self._texts(commit, self._object(data), chunk))
+        return found
+
+    def _texts(
+        self, commit: str, target: Mapping[str, Any], paths: Collection[str]
+    ) -> dict[str, bytes]:
+        """The bytes of each of `paths` (fields `f0`... of `target`, read at `commit`) that is
+        a file. A text GitHub gave whole is UTF-8 and its bytes are those of its blob; the
+        others (binary, or cut at GraphQL's limit) are fetched by blob id, one query naming
+        them all."""
+        found: dict[str, bytes] = {}
+        elsewhere: list[str] = []
+        for n, path in enumerate(paths):
+            blob = (target.get(f"f{n}") or {}).get("object")
+            if not blob:  # absent, or a folder
+                continue
+            text = blob.get("text")
+            if text is None or blob.get("isTruncated"):
+                elsewhere.append(path)
+            else:
+                found[path] = str(text).encode("utf-8")
+        if elsewhere:
+            data = self._client.graphql(
+                files_query((), elsewhere), self._at(commit), mutation=False
+            )
+            ids = self._object(data)
+            for n, path in enumerate(elsewhere):
+                if blob := (ids.get(f"f{n}") or {}).get("object"):
+                    found[path] = self._fetch_blob(str(blob["oid"]))
         return found
 
     def files_at(self, commit: str, folder: str, depth: int = 1) -> list[str]:
@@ -313,12 +336,6 @@ class GitHubBranch:
         if not isinstance(target, dict):
             raise GitHubError(404, f"{self.branch}: a commit read is no longer there")
         return target
-
-    def _text_of(self, blob: Mapping[str, Any]) -> bytes:
-        text = blob.get("text")
-        if blob.get("isTruncated") or text is None:
-            return self._fetch_blob(str(blob["oid"]))
-        return str(text).encode("utf-8")
 
     def commit(
         self,
