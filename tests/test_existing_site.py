@@ -88,3 +88,35 @@ def test_an_alias_turns_an_old_url_into_a_redirect_to_the_new_one(
         assert "/2019/05/first/" in page
     assert "tags/news/index.html" in site
     assert site["CNAME"] == b"blog.example.org\n"
+
+
+def test_a_push_reads_the_404_page_only_where_it_is_not_steadypress_s(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """The old blog's own 404 page stays through every push, each of which reads it with its
+    other reads (four requests, as anywhere). Once the site's 404 page is steadypress's, a
+    push asks for its blob id alone and reads none of it."""
+    pages = github.repository
+
+    def push(name: str) -> None:
+        before = repo.git("rev-parse", "HEAD").strip()
+        after = repo.commit(**{f"content/{name}.md": article(name.title())})
+        read = github.texts_read["404.html"]
+        with github.counting() as calls:
+            result = run_cli(repo, "drain", "--push", before, after, "--backend", "github")
+        assert result.code == 0 and "1 published" in result.out, result.out + result.err
+        assert calls == {"graphql LoadBranch": 1, "graphql CreateCommit": 3}, calls
+        pushes.append(github.texts_read["404.html"] - read)
+
+    pushes: list[int] = []
+    repo.commit(**{"content/first.md": article("First")})
+    assert gh(repo, "run") == 0
+    push("second")
+    assert files(github)["404.html"] == OLD_SITE["404.html"] and pushes == [1]
+    head = pages.text("rev-parse", "gh-pages").strip()
+    dropped = pages.write_tree({}, base_tree=f"{head}^{{tree}}", removed=["404.html"])
+    assert pages.move_branch("gh-pages", pages.write_commit(dropped, [head], "drop"), head)
+    push("third")
+    assert b"steadypress" in files(github)["404.html"], "the missing page is steadypress's now"
+    push("fourth")
+    assert pushes == [1, 0, 0]

@@ -13,7 +13,7 @@ from steadypress.targets.site.index import SiteIndex
 from steadypress.targets.site.manifest import GENERATOR, Entry, page_path
 from steadypress.targets.site.sitemaps import address_of
 
-__all__ = ["why_refused", "written_by_someone_else"]
+__all__ = ["put_own", "why_refused", "written_by_someone_else"]
 
 
 def why_refused(
@@ -76,3 +76,17 @@ def written_by_someone_else(files: SiteWriter, path: str) -> bool:
     """A file already at `path` that steadypress did not write (no generator mark in it); read
     only when there is one, which on a site steadypress made alone there never is."""
     return files.exists(path) and GENERATOR not in (files.read(path) or b"")
+
+
+def put_own(files: SiteWriter, path: str, data: bytes) -> bool:
+    """Put `data` at `path` unless a file steadypress did not write is there; whether `path`
+    is steadypress's. The file there is read only when it differs from `data` (a branch knows
+    that from its blob id), and then asked for with the write's next read: on a site whose
+    file this is, written by an earlier run, nothing is read."""
+    if files.differs(path, data):
+        if files.exists(path):
+            files.want(texts=[path])
+            if written_by_someone_else(files, path):
+                return False
+        files.put(path, data, unread=True)
+    return True

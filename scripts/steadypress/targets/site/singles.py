@@ -30,7 +30,7 @@ from steadypress.targets.site.manifest import (
     STYLESHEET,
     TAGS_INDEX,
 )
-from steadypress.targets.site.refusals import written_by_someone_else
+from steadypress.targets.site.refusals import put_own
 from steadypress.targets.site.rendering import PageMaker
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.termfeeds import every_feed
@@ -137,10 +137,11 @@ class SiteSingles:
         )  # fmt: skip
 
     def static_files(self) -> tuple[list[str], list[str]]:
-        """What `put_static` reads whole (the 404 page: an old site's own is left alone, and
-        it is small) and replaces (texts, oids), for a write to ask with its first read."""
+        """What `put_static` reads whole (nothing: the 404 page, which an old site's own is
+        left alone, is read only when it is not the one steadypress would write) and replaces
+        (texts, oids), for a write to ask with its first read."""
         cname = [CNAME] if self._settings.cname else []
-        return [NOT_FOUND], [STYLESHEET, NO_JEKYLL, *cname, *self._redirect_pages()]
+        return [], [STYLESHEET, NOT_FOUND, NO_JEKYLL, *cname, *self._redirect_pages()]
 
     def put_static(self, files: SiteWriter, index: SiteIndex | None) -> None:
         """The files the site has one of but its listing pages; and those a setting asked for
@@ -151,16 +152,14 @@ class SiteSingles:
             self._stylesheet = self._maker.theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
         # An old site's own 404 page stays: steadypress replaces no file it did not write.
-        if not written_by_someone_else(files, NOT_FOUND):
-            files.put(NOT_FOUND, self._maker.theme.render("404.html", site=self._maker.site()))
+        put_own(files, NOT_FOUND, self._maker.theme.render("404.html", site=self._maker.site()))
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())
         extras = set(feed_paths(self._settings))  # the feed's copies
         for path, page in self._redirect_pages().items():
             # An old site's own file at an address it moved stays, as its 404 page does.
-            if not written_by_someone_else(files, path):
-                files.put(path, page)
+            if put_own(files, path, page):
                 extras.add(path)
         if index is not None:
             # And the feeds of a taxonomy `old_term_feeds` names no longer: its terms', each
