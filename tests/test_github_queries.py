@@ -60,6 +60,25 @@ def test_the_folder_query_is_valid(depth: int) -> None:
 
 
 def test_the_query_of_files_at_a_commit_is_valid() -> None:
-    """ReadFiles, the texts of files at one commit, is valid for any paths."""
+    """ReadFiles, the texts of files at one commit, and the ids of others, is valid for any
+    paths."""
     paths = ["state/published/0a.json", 'odd "path"/index.html']
     assert validate(github_schema(), parse(files_query(paths))) == []
+    assert validate(github_schema(), parse(files_query(paths[:1], paths[1:]))) == []
+    assert validate(github_schema(), parse(files_query((), paths))) == []
+
+
+def test_what_every_write_and_read_sends_has_no_space_graphql_does_not_need() -> None:
+    """A push's three state requests carry these documents: a line break is two bytes of the
+    JSON body, and an indent as many as it is wide. Only the space between two names stays."""
+    riders = {"gh-pages": Asked(texts=("a b.json",), oids=("c.html",))}
+    documents = [
+        read_query(["state/pending.json"], ["x"], riders), commit_mutation(riders),
+        queries.CREATE_COMMIT, queries.READ_HEAD,
+    ]  # fmt: skip
+    for document in documents:
+        outside_strings = document.replace('"a b.json"', "")
+        assert "\n" not in outside_strings and "  " not in outside_strings, document
+        assert not {": ", ", ", " {", "{ ", " }", "} "} & {
+            outside_strings[n : n + 2] for n in range(len(outside_strings) - 1)
+        }, document
