@@ -47,9 +47,10 @@ def pending_sizes(repo: Repo) -> list[int]:
 
 
 def marker(repo: Repo) -> dict[str, object]:
+    """The reconcile's marker: `reconciled.json`'s, with the commit `pending.json` holds."""
     data = json.loads(repo.state_file(codec.RECONCILED_FILE))
-    reconciled: dict[str, object] = data["reconciled"]
-    return reconciled
+    commit = json.loads(repo.state_file(codec.PENDING_FILE))["reconciled"]
+    return {**data["reconciled"], "commit": commit}
 
 
 def published_paths(repo: Repo) -> set[str]:

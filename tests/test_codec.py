@@ -44,7 +44,7 @@ def test_files_are_sorted_indented_and_versioned() -> None:
         '{\n  "counts": {\n    "published": 0,\n    "unpublished": 0\n  },\n'
         '  "pending": {\n    "site:content/a.md": {\n      "attempts": 0,'
     )
-    assert text.endswith('  "version": 3\n}\n')
+    assert text.endswith('  "version": 4\n}\n')
 
 
 def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
@@ -58,7 +58,7 @@ def test_a_kept_pending_encoder_writes_what_a_fresh_one_writes() -> None:
     )
     ledger, _ = enqueue(ledger, [Sighting("site", "content/p2.md", B2, C2)], now=NOW)
     assert encoder(ledger) == codec.encode_pending(ledger)
-    empty = {"counts": {"published": 0, "unpublished": 0}, "pending": {}, "version": 3}
+    empty = {"counts": {"published": 0, "unpublished": 0}, "pending": {}, "version": 4}
     assert json.loads(encoder(Ledger())) == empty
     assert encoder(ledger) == codec.encode_pending(ledger)
 
@@ -88,8 +88,8 @@ def test_lapses_are_written_only_where_there_are_some_and_read_back() -> None:
         (codec.PENDING_FILE, lambda d: b"{not json", "not valid JSON"),
         (
             codec.PENDING_FILE,
-            lambda d: d.replace(b'"version": 3', b'"version": 4'),
-            "format version 4",
+            lambda d: d.replace(b'"version": 4', b'"version": 5'),
+            "format version 5",
         ),
         (
             codec.PENDING_FILE,
@@ -98,8 +98,8 @@ def test_lapses_are_written_only_where_there_are_some_and_read_back() -> None:
         ),
         (
             codec.PENDING_FILE,
-            lambda d: d.replace(b'"version": 3', b'"version": 2'),
-            "'counts' must be .* in a file of version 3",
+            lambda d: d.replace(b'"version": 4', b'"version": 2'),
+            "'counts' must be .* in a file of version 3 or 4",
         ),
         (
             codec.PENDING_FILE,
@@ -142,7 +142,7 @@ def test_a_damaged_file_is_refused_with_its_name_and_the_problem(
 ) -> None:
     """Corruption is a StateError naming the file, never a partial ledger that could be saved."""
     ledger, _ = enqueue(published_sample(), [Sighting("site", "content/a.md", B2, C2)], now=NOW)
-    files = files_of(replace(ledger, reconciled=Reconciled("c1", ("site",), "f" * 40)))
+    files = files_of(replace(ledger, reconciled=Reconciled(C1, ("site",), "f" * 40)))
     files[name] = mangle(files[name])
     with pytest.raises(StateError, match=message) as caught:
         dict(statedecode.decode_state(files).published)
@@ -182,6 +182,71 @@ def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips()
     assert len([p for p in files if codec.shard_name(p)]) == len({shard_of(k) for k in records})
     decoded = statedecode.decode_state(files)
     assert dict(decoded.published) == records and decoded.reconciled == ledger.reconciled
+
+
+def test_a_push_that_moves_the_marker_on_rewrites_the_pending_file_alone() -> None:
+    """The marker's commit is in `pending.json`, which a push's writes carry anyway; the rest
+    of the marker (`reconciled.json`) is written only when it changes: the targets, the
+    configuration, a backlog, a look."""
+    encoder = codec.StateEncoder()
+    marker = Reconciled(C1, ("site",), "f" * 40)
+    before = replace(sample(), reconciled=marker)
+    moved = replace(before, reconciled=replace(marker, commit=C2))
+    assert set(encoder.small_files(moved, before)) == {codec.PENDING_FILE}
+    written = encoder.small_files(moved, before)[codec.PENDING_FILE]
+    assert written is not None and json.loads(written)["reconciled"] == C2
+    reconfigured = replace(moved, reconciled=replace(marker, commit=C2, config="e" * 40))
+    assert set(encoder.small_files(reconfigured, moved)) == {codec.RECONCILED_FILE}
+    assert set(encoder.small_files(replace(moved, reconciled=None), moved)) == {
+        codec.PENDING_FILE, codec.RECONCILED_FILE,
+    }  # fmt: skip
+    assert statedecode.decode_state(files_of(reconfigured)).reconciled == reconfigured.reconciled
+
+
+def test_a_marker_of_version_2_holds_its_commit_until_the_pending_file_holds_a_newer_one() -> None:
+    """A state an earlier steadypress wrote: `reconciled.json` of version 2 with its commit,
+    beside a `pending.json` without one. Once a write moved the commit into `pending.json`,
+    that one is read, the old file's left as it was (not written again: nothing else of it
+    changed)."""
+    marker = Reconciled(C1, ("site",), "f" * 40)
+    files = files_of(replace(sample(), reconciled=marker))
+    old = json.loads(files[codec.RECONCILED_FILE])
+    old_marker = {"version": 2, "reconciled": {**old["reconciled"], "commit": C1}}
+    pending = json.loads(files[codec.PENDING_FILE])
+    files[codec.RECONCILED_FILE] = json.dumps(old_marker).encode()
+    older = {name: value for name, value in pending.items() if name != "reconciled"}
+    files[codec.PENDING_FILE] = json.dumps({**older, "version": 3}).encode()
+    assert statedecode.decode_state(files).reconciled == marker
+    files[codec.PENDING_FILE] = json.dumps({**pending, "reconciled": C2}).encode()
+    assert statedecode.decode_state(files).reconciled == replace(marker, commit=C2)
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "message"),
+    [
+        ({codec.RECONCILED_FILE: None}, codec.PENDING_FILE, "reconciled.json is missing"),
+        ({"reconciled": "not a commit"}, codec.PENDING_FILE, "'reconciled' must be a git commit"),
+        ({"version": 3}, codec.PENDING_FILE, "'reconciled' must be .* version 4"),
+        ({"reconciled": None}, codec.PENDING_FILE, "'reconciled' must be a git commit"),
+        ({"drop": True}, codec.RECONCILED_FILE, "holds no commit, and state/pending.json names"),
+    ],
+)
+def test_a_marker_split_wrongly_between_its_two_files_is_refused(
+    change: dict[str, object], where: str, message: str
+) -> None:
+    """Each file names its own problem; nothing is guessed (and nothing then written)."""
+    files = files_of(replace(sample(), reconciled=Reconciled(C1, ("site",), "f" * 40)))
+    pending = json.loads(files[codec.PENDING_FILE])
+    if codec.RECONCILED_FILE in change:
+        del files[codec.RECONCILED_FILE]
+    elif change.get("drop"):
+        del pending["reconciled"]
+    else:
+        pending.update(change)
+    files[codec.PENDING_FILE] = json.dumps(pending).encode()
+    with pytest.raises(StateError, match=message) as caught:
+        statedecode.decode_state(files)
+    assert caught.value.where == where
 
 
 def test_version_1_s_single_published_file_is_still_read() -> None:

@@ -106,8 +106,8 @@ def test_the_reconcile_compares_only_what_changed_since_it_last_did(
     history, or a changed configuration, is compared in full."""
     repo.commit(**{f"content/p{n}.md": article(f"P{n}") for n in range(20)})
     assert gh(repo, "sweep").code == 0
-    marker = json.loads(github.repository.git("show", f"{STATE}:{codec.RECONCILED_FILE}"))
-    assert marker["reconciled"]["commit"] == repo.head()
+    pending = json.loads(github.repository.git("show", f"{STATE}:{codec.PENDING_FILE}"))
+    assert pending["reconciled"] == repo.head()
 
     with github.counting() as calls:
         assert gh(repo, "sweep").code == 0
@@ -351,12 +351,16 @@ def test_status_counts_from_the_pending_file_and_an_earlier_state_is_counted_by_
     repo.commit("one goes")
     assert run_cli(repo, "run").code == 0
     pending = json.loads(repo.state_file(codec.PENDING_FILE))
-    assert pending["version"] == 3 and pending["counts"] == {"published": 4, "unpublished": 1}
+    assert pending["version"] == 4 and pending["counts"] == {"published": 4, "unpublished": 1}
 
-    # As 0.2.0 wrote it: version 2, no counts.
+    # As 0.2.0 wrote it: `pending.json` of version 2, no counts; the marker's commit in
+    # `reconciled.json`, of version 2 too.
+    marker = json.loads(repo.state_file(codec.RECONCILED_FILE))["reconciled"]
+    old_marker = {"reconciled": {**marker, "commit": pending["reconciled"]}, "version": 2}
     old = json.dumps({"pending": pending["pending"], "version": 2}, indent=2).encode() + b"\n"
     head = repo.git("rev-parse", STATE)
     blob = repo.git("hash-object", "-w", "--stdin", stdin=old)
+    marker_blob = repo.git("hash-object", "-w", "--stdin", stdin=json.dumps(old_marker).encode())
 
     def replaced(tree: str, name: str, entry: str) -> str:
         listing = [line for line in repo.git("ls-tree", tree).splitlines()
@@ -364,6 +368,7 @@ def test_status_counts_from_the_pending_file_and_an_earlier_state_is_counted_by_
         return repo.git("mktree", stdin="\n".join([*listing, f"{entry}\t{name}"]) + "\n")
 
     state = replaced(f"{head}:state", "pending.json", f"100644 blob {blob}")
+    state = replaced(state, "reconciled.json", f"100644 blob {marker_blob}")
     root = replaced(f"{head}^{{tree}}", "state", f"040000 tree {state}")
     repo.git("update-ref", f"refs/heads/{STATE}", repo.git("commit-tree", root, "-p", head,
                                                            "-m", "as 0.2.0 wrote it"))  # fmt: skip

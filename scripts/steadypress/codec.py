@@ -3,10 +3,13 @@ them strictly).
 
 `state/pending.json`, `state/dead.json` and the shards `state/published/XYZ.json` (see
 `published.py`), each `{"version": 2, "<section>": {KEY: record}}`, keys sorted, 2-space
-indent; and `state/reconciled.json`, where the last reconcile left off. Version 1 kept every
-published record in one `state/published.json`; the first write moves it into shards.
-`pending.json` is of version 3: beside the items, the published records' `counts` (`Tally`)
-(a branch written by an earlier version has none until its first write counts them).
+indent; and `state/reconciled.json`, what the last reconcile compared under. Version 1 kept
+every published record in one `state/published.json`; the first write moves it into shards.
+`pending.json` is of version 4: beside the items, the published records' `counts` (`Tally`)
+(a branch written by an earlier version has none until its first write counts them) and the
+content commit the last reconcile compared (`reconciled`), which moves with nearly every push:
+`reconciled.json` (version 3) holds the rest of the marker, which seldom changes, and is
+written only when it does.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from steadypress.ledger import (
     Ledger,
     PendingItem,
     PublishedRecord,
+    Reconciled,
 )
 from steadypress.published import Layout, Shard
 from steadypress.timefmt import format_time
@@ -34,6 +38,7 @@ __all__ = [
     "PENDING_VERSION",
     "PUBLISHED_DIR",
     "RECONCILED_FILE",
+    "RECONCILED_VERSION",
     "SMALL_FILES",
     "PendingEncoder",
     "StateEncoder",
@@ -48,8 +53,11 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 2
-# `pending.json`'s: version 2's, with the published records' `counts` beside the items.
-PENDING_VERSION = 3
+# `pending.json`'s: version 2's, with the published records' `counts` beside the items (3),
+# and the commit the last reconcile compared (4).
+PENDING_VERSION = 4
+# `reconciled.json`'s: the marker without its commit, which `pending.json` holds.
+RECONCILED_VERSION = 3
 PENDING_FILE = "state/pending.json"
 DEAD_FILE = "state/dead.json"
 RECONCILED_FILE = "state/reconciled.json"
@@ -165,15 +173,13 @@ class PendingEncoder:
         # reads every record once to count them (on GitHub a request for every 300 shards).
         counts = ledger.published.counted()._asdict()
         document: dict[str, Any] = {"version": PENDING_VERSION, "counts": counts}
+        if ledger.reconciled is not None:
+            document["reconciled"] = ledger.reconciled.commit
         return (jsonfmt.dumps_rendered(document, "pending", rows) + "\n").encode()
 
 
 def encode_pending(ledger: Ledger) -> bytes:
     return PendingEncoder()(ledger)
-
-
-# Which part of the ledger each small state file holds.
-_PARTS = {PENDING_FILE: "pending", DEAD_FILE: "dead", RECONCILED_FILE: "reconciled"}
 
 
 class StateEncoder:
@@ -187,12 +193,9 @@ class StateEncoder:
         """The small files `ledger` changed since `based_on` (all of them without one); None
         for a file to delete."""
         changed: dict[str, bytes | None] = {}
-        for name, part in _PARTS.items():
-            if based_on is not None and getattr(ledger, part) is getattr(based_on, part):
-                # The pending file holds the published records' counts too.
-                recounted = ledger.published.tally != based_on.published.tally
-                if name != PENDING_FILE or not recounted:
-                    continue
+        for name in SMALL_FILES:
+            if based_on is not None and not _changed(name, ledger, based_on):
+                continue
             if name == PENDING_FILE:
                 changed[name] = self._pending(ledger)
             elif name == DEAD_FILE:
@@ -220,12 +223,33 @@ def encode_shard(records: Shard) -> bytes:
     return (text + "\n").encode()
 
 
+def _changed(name: str, ledger: Ledger, based_on: Ledger) -> bool:
+    """Whether the small file `name` holds something `ledger` changed since `based_on`."""
+    marker, before = ledger.reconciled, based_on.reconciled
+    if name == PENDING_FILE:  # the items, the published records' counts, the marker's commit
+        return (
+            ledger.pending is not based_on.pending
+            or ledger.published.tally != based_on.published.tally
+            or (marker and marker.commit) != (before and before.commit)
+        )
+    if name == RECONCILED_FILE:
+        return marker is not before and (
+            marker is None or before is None or _compared_under(marker) != _compared_under(before)
+        )
+    return ledger.dead is not based_on.dead
+
+
+def _compared_under(marker: Reconciled) -> tuple[object, ...]:
+    """What `reconciled.json` holds of the marker: all of it but its commit."""
+    return marker.targets, marker.config, marker.backlog, marker.looks
+
+
 def encode_reconciled(ledger: Ledger) -> bytes | None:
+    """The marker but its commit (`pending.json`'s); None without a marker."""
     marker = ledger.reconciled
     if marker is None:
         return None
     fields: dict[str, Any] = {
-        "commit": marker.commit,
         "targets": list(marker.targets),
         "config": marker.config,
     }
@@ -241,7 +265,8 @@ def encode_reconciled(ledger: Ledger) -> bytes | None:
         fields["looks"] = {
             name: dict(zip(LOOK_PARTS, look.digests(), strict=True)) for name, look in marker.looks
         }
-    return _document("reconciled", fields)
+    document = {"version": RECONCILED_VERSION, "reconciled": fields}
+    return (jsonfmt.dumps(document) + "\n").encode()
 
 
 def encode_state(ledger: Ledger) -> dict[str, bytes]:

@@ -20,6 +20,7 @@ from steadypress.codec import (
     PENDING_FILE,
     PENDING_VERSION,
     RECONCILED_FILE,
+    RECONCILED_VERSION,
     SPLIT_MARKER,
     shard_file,
     shard_name,
@@ -249,10 +250,10 @@ def _document_of(
     data: bytes | None,
     versions: Collection[int],
     *,
-    also: str | None = None,
-) -> tuple[int, Any, Any]:
-    """(version, the section's content, the field `also` or None) of a state file, or the
-    StateError naming its problem. `also` names a field the file may hold beside them."""
+    also: Collection[str] = (),
+) -> tuple[int, Any, dict[str, Any]]:
+    """(version, the section's content, the fields of `also` it holds) of a state file, or
+    the StateError naming its problem. `also` names fields the file may hold beside them."""
     if data is None:
         raise StateError(name, "missing from the state branch")
     try:
@@ -268,10 +269,14 @@ def _document_of(
             f"format version {version!r} is not {' or '.join(map(str, sorted(versions)))}; "
             "this steadypress cannot read it and will not overwrite it",
         )
-    if not {"version", section} <= set(document) <= {"version", section, also}:
-        held = f"'version' and {section!r}" + (f" (and {also!r})" if also else "")
+    if not {"version", section} <= set(document) <= {"version", section, *also}:
+        held = f"'version' and {section!r}" + "".join(f" (and {field!r})" for field in also)
         raise StateError(name, f"must hold exactly {held}")
-    return version, document[section], document.get(also) if also else None
+    return (
+        version,
+        document[section],
+        {field: document[field] for field in also if field in document},
+    )
 
 
 def _section(
@@ -281,10 +286,10 @@ def _section(
     reader: Callable[[str, Any], T],
     versions: Collection[int] = (1, FORMAT_VERSION),
     *,
-    also: str | None = None,
-) -> tuple[int, dict[str, T], Any]:
-    """(version, the records, the field `also` or None) of a state file, each record read by
-    `reader`."""
+    also: Collection[str] = (),
+) -> tuple[int, dict[str, T], dict[str, Any]]:
+    """(version, the records, the fields of `also` it holds) of a state file, each record
+    read by `reader`."""
     version, records, extra = _document_of(name, section, data, versions, also=also)
     if not isinstance(records, dict):
         raise StateError(name, f"{section!r} must be an object")
@@ -381,18 +386,37 @@ def _looks(raw: Any) -> tuple[tuple[str, Look], ...]:
     return tuple(looks)
 
 
-def _reconciled(data: bytes | None) -> Reconciled | None:
+def _reconciled(data: bytes | None, commit: str | None) -> Reconciled | None:
+    """The marker: `reconciled.json`, with the `commit` `pending.json` holds (version 4; None:
+    an earlier one, whose `reconciled.json` of version 2 holds its own)."""
     if data is None:
+        if commit is not None:
+            raise StateError(
+                PENDING_FILE, f"names the commit last reconciled, but {RECONCILED_FILE} is missing"
+            )
         return None
-    _version, raw, _ = _document_of(RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION,))
+    version, raw, _ = _document_of(
+        RECONCILED_FILE, "reconciled", data, (FORMAT_VERSION, RECONCILED_VERSION)
+    )
     try:
-        fields = _fields(raw, {"commit", "targets", "config"}, frozenset({"backlog", "looks"}))
+        # Version 2 held its commit; a later `pending.json`'s is newer (this file was not
+        # written again since).
+        required = {"targets", "config", *(("commit",) if version == FORMAT_VERSION else ())}
+        fields = _fields(raw, required, frozenset({"backlog", "looks"}))
+        if commit is None:
+            if version != FORMAT_VERSION:
+                raise _Invalid(
+                    f"holds no commit, and {PENDING_FILE} names none (one written before "
+                    f"version {PENDING_VERSION}, restored?); delete {RECONCILED_FILE}, and the "
+                    "next run compares every article"
+                )
+            commit = _str(fields, "commit")
         targets = fields["targets"]
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise _Invalid("'targets' must be a list of names")
         backlog = _optional(_backlog, fields, "backlog")
         return Reconciled(
-            _str(fields, "commit"),
+            commit,
             tuple(targets),
             _str(fields, "config"),
             backlog,
@@ -402,13 +426,30 @@ def _reconciled(data: bytes | None) -> Reconciled | None:
         raise StateError(RECONCILED_FILE, str(problem)) from None
 
 
+# The versions of `pending.json` that hold the published records' counts: 3, and 4, which
+# holds the commit last reconciled too.
+_COUNTED = (3, PENDING_VERSION)
+
+
+def _commit_reconciled(value: Any, version: int) -> str | None:
+    """The commit last reconciled `pending.json` holds (`...`: none), from version 4 on."""
+    if value is ...:
+        return None
+    if version != PENDING_VERSION or not isinstance(value, str) or not OBJECT_ID.match(value):
+        raise StateError(
+            PENDING_FILE,
+            f"'reconciled' must be a git commit id, in a file of version {PENDING_VERSION}",
+        )
+    return value
+
+
 def _tally(counts: Any, version: int) -> Tally | None:
     """The published records' counts `pending.json` holds (None: it holds none)."""
     if counts is None:
         return None
     fields = set(Tally._fields)
     if (
-        version != PENDING_VERSION
+        version not in _COUNTED
         or not isinstance(counts, dict)
         or set(counts) != fields
         or not all(type(counts[name]) is int and counts[name] >= 0 for name in fields)
@@ -416,7 +457,7 @@ def _tally(counts: Any, version: int) -> Tally | None:
         raise StateError(
             PENDING_FILE,
             f"'counts' must be {{{', '.join(map(repr, Tally._fields))}: a whole number, 0 or more}}"
-            f" in a file of version {PENDING_VERSION}",
+            f" in a file of version {' or '.join(map(str, _COUNTED))}",
         )
     return Tally(**counts)
 
@@ -427,11 +468,12 @@ def decode_ledger(
     """The ledger from its small files, with `published` (the stored shards, read lazily), or
     from version 1's `state/published.json` when `files` holds it. Raises StateError naming the
     file at the first problem."""
-    version, pending, counts = _section(
+    version, pending, extra = _section(
         PENDING_FILE, "pending", files.get(PENDING_FILE), _pending_item,
-        (1, FORMAT_VERSION, PENDING_VERSION), also="counts",
+        (1, FORMAT_VERSION, *_COUNTED), also=("counts", "reconciled"),
     )  # fmt: skip
-    tally = _tally(counts, version)
+    tally = _tally(extra.get("counts"), version)
+    commit = _commit_reconciled(extra.get("reconciled", ...), version)
     legacy = files.get(LEGACY_PUBLISHED_FILE)
     # A version 1 branch keeps every published record in one file: read it (or refuse it
     # missing) rather than the shards a version 2 branch would have.
@@ -445,7 +487,7 @@ def decode_ledger(
         pending=pending,
         published=published.recorded(tally) if tally is not None else published,
         dead=dead,
-        reconciled=_reconciled(files.get(RECONCILED_FILE)),
+        reconciled=_reconciled(files.get(RECONCILED_FILE), commit),
     )
 
 
