@@ -1050,6 +1050,31 @@ def test_tags_named_like_the_index_folders_are_kept_as_tags(tmp_path: Path) -> N
         VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
 
 
+def test_an_entry_keeps_64_bits_of_its_page_s_digest_and_reads_a_whole_one_as_those(
+    tmp_path: Path,
+) -> None:
+    """An entry and its month's row know the article's page by the first 64 bits of its
+    SHA-256 (the whole digest was a third of an entry's bytes, in the file every push reads
+    and rewrites); an entry written with the whole digest is read as its first 64 bits, so
+    publishing the same articles again changes nothing."""
+    site = site_target(DirectorySiteFiles(tmp_path))
+    site.publish_batch([(post(n), None) for n in range(3)])
+    entries = local_site_articles(tmp_path)
+    month = json.loads((tmp_path / ".steadypress/months/2000-01.json").read_bytes())["articles"]
+    for path, entry in entries.items():
+        assert (
+            re.fullmatch("[0-9a-f]{16}", entry["sha256"]) and month[path]["page"] == entry["sha256"]
+        )
+    for file in (tmp_path / ".steadypress/articles").rglob("*.json"):
+        document = json.loads(file.read_bytes())
+        for entry in document["articles"].values():
+            entry["sha256"] += hashlib.sha256(entry["sha256"].encode()).hexdigest()[:48]
+        file.write_text(json.dumps(document))
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(3)])
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
 ONLY_IN_AN_ENTRY = {"blob", "sha256", "assets", "aliases"}
 
 

@@ -8,7 +8,6 @@ from collections.abc import Callable, Collection, Mapping
 
 from steadypress.articles import Article
 from steadypress.errors import ArticleError, PublishError
-from steadypress.targets.site.manifest import page_fingerprint
 from steadypress.targets.site.rendering import PageMaker, Rendered
 
 __all__ = ["RenderedAgain"]
@@ -33,7 +32,7 @@ class RenderedAgain:
         for path, article in self.articles(commit, digests).items():
             with contextlib.suppress(PublishError):
                 rendered = self._maker.render(article)
-                if page_fingerprint(rendered.entry.sha256) == digests[path]:
+                if rendered.entry.sha256 == digests[path]:
                     found[path] = rendered
         return found
 

@@ -80,7 +80,6 @@ from steadypress.targets.site.indextags import IndexTags
 from steadypress.targets.site.manifest import (
     Entry,
     Listed,
-    page_fingerprint,
     page_path,
     tag_path,
 )
@@ -360,7 +359,7 @@ class SiteIndex:
 
     def page_digest(self, path: str, entry: Listed) -> str | None:
         """What the row of `path` (at `entry`) in its month's file keeps of the digest of its
-        page (`page_fingerprint`), where that file has been read; None where it has not, or
+        page (`page_digest`), where that file has been read; None where it has not, or
         was written before rows kept it. It reads nothing: reading the row would cost a read
         as the page's does."""
         row = self._store.documents.get(self._month_file_of(entry), {}).get(path)
@@ -375,7 +374,7 @@ class SiteIndex:
         rows = self._store.documents.get(file, {})
         row = rows.get(path)
         if file in self._dirty and isinstance(row, dict) and PAGE not in row:
-            rows[path] = {**row, PAGE: page_fingerprint(sha256)}
+            rows[path] = {**row, PAGE: sha256}
 
     def _month_file_of(self, entry: Listed) -> str:
         """The file of its month's listing that holds the row of `entry`, where the month's
@@ -421,7 +420,7 @@ class SiteIndex:
             self._dirty.add(SUMMARY)
             return
         month, *tag_years = listings_of(entry, self.tags.page)
-        self.rows.edit(month, listed)[path] = {**row, PAGE: page_fingerprint(entry.sha256)}
+        self.rows.edit(month, listed)[path] = {**row, PAGE: entry.sha256}
         for listing in tag_years:
             self.rows.edit(listing, listed)[path] = row
         self._tally(entry, 1)

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_URL_SEGMENT",
     "NOT_FOUND",
     "NO_JEKYLL",
+    "PAGE_DIGEST_DIGITS",
     "RESERVED_NAMES",
     "STYLESHEET",
     "TAGS_INDEX",
@@ -45,7 +46,6 @@ __all__ = [
     "check_tags",
     "is_reserved",
     "is_site_path",
-    "page_fingerprint",
     "page_path",
     "page_slug_source",
     "path_slug_source",
@@ -93,6 +93,8 @@ def is_reserved(name: str) -> bool:
 
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
+# What the index keeps of a page's SHA-256 (`rendering.page_digest`): 64 bits, in hex.
+PAGE_DIGEST_DIGITS = 16
 
 
 @dataclass(frozen=True)
@@ -195,18 +197,12 @@ class Entry(Listed):
             **_listed_fields(fields),
             blob=fields["blob"],
             assets=assets,
-            sha256=fields["sha256"],
+            # An entry written before pages were known by 64 bits of their digest holds it whole.
+            sha256=str(fields["sha256"])[:PAGE_DIGEST_DIGITS],
             aliases=aliases,
             moved=moved,
             is_page=fields.get("is_page") is True,
         )
-
-
-def page_fingerprint(sha256: str) -> str:
-    """What a month's row keeps of the digest of its article's page (`Entry.sha256`): 64 bits
-    of it, enough that no accident repeats it, a sixth of the row's bytes less than the
-    whole."""
-    return sha256[:16]
 
 
 # What an entry has that its row in a listing does not.

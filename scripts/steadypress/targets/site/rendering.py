@@ -24,6 +24,7 @@ from steadypress.targets.site.indexdates import Nav
 from steadypress.targets.site.listings import human_date
 from steadypress.targets.site.manifest import (
     GENERATOR,
+    PAGE_DIGEST_DIGITS,
     Entry,
     article_slug,
     check_tags,
@@ -276,12 +277,15 @@ class PageMaker:
 
 
 def page_digest(page: bytes) -> str:
-    """What the index records of a page: the SHA-256 of its bytes but for the links to its
-    neighbours, which a neighbour's publish rewrites without touching its index entry."""
+    """What the index records of a page (its entry, its month's row): the first 64 bits of
+    the SHA-256 of its bytes but for the links to its neighbours, which a neighbour's publish
+    rewrites without touching its index entry. Enough that no accident repeats it; the whole
+    digest was a third of an entry's bytes, in the file of entries every push reads and
+    rewrites."""
     start, end = page.find(_NAV_START), page.find(_NAV_END)
     if 0 <= start < end:
         page = page[: start + len(_NAV_START)] + page[end:]
-    return hashlib.sha256(page).hexdigest()
+    return hashlib.sha256(page).hexdigest()[:PAGE_DIGEST_DIGITS]
 
 
 def summary_of(html: str, limit: int = 240) -> str:
