@@ -1050,28 +1050,32 @@ def test_tags_named_like_the_index_folders_are_kept_as_tags(tmp_path: Path) -> N
         VALIDATORS["site-index"].validate(json.loads(path.read_bytes()))
 
 
-def test_an_entry_keeps_64_bits_of_its_page_s_digest_and_reads_a_whole_one_as_those(
+BLOB = "0123456789abcdef" * 2 + "01234567"  # a version's git blob id
+
+
+def test_an_entry_keeps_64_bits_of_its_page_s_digest_and_version_and_reads_whole_ones_so(
     tmp_path: Path,
 ) -> None:
     """An entry and its month's row know the article's page by the first 64 bits of its
-    SHA-256 (the whole digest was a third of an entry's bytes, in the file every push reads
-    and rewrites); an entry written with the whole digest is read as its first 64 bits, so
-    publishing the same articles again changes nothing."""
-    site = site_target(DirectorySiteFiles(tmp_path))
-    site.publish_batch([(post(n), None) for n in range(3)])
+    SHA-256, and the entry the article's version by the first 64 bits of its blob id (whole,
+    they were half an entry's bytes, in the file every push reads and rewrites); an entry
+    written with the whole ones is read as their first 64 bits, so publishing the same
+    articles again changes nothing."""
+    articles = [(replace(post(n), blob=BLOB), None) for n in range(3)]
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch(articles)
     entries = local_site_articles(tmp_path)
     month = json.loads((tmp_path / ".steadypress/months/2000-01.json").read_bytes())["articles"]
     for path, entry in entries.items():
-        assert (
-            re.fullmatch("[0-9a-f]{16}", entry["sha256"]) and month[path]["page"] == entry["sha256"]
-        )
+        assert re.fullmatch("[0-9a-f]{16}", entry["sha256"]) and entry["blob"] == BLOB[:16]
+        assert month[path]["page"] == entry["sha256"]
     for file in (tmp_path / ".steadypress/articles").rglob("*.json"):
         document = json.loads(file.read_bytes())
         for entry in document["articles"].values():
             entry["sha256"] += hashlib.sha256(entry["sha256"].encode()).hexdigest()[:48]
+            entry["blob"] = BLOB
         file.write_text(json.dumps(document))
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    site_target(DirectorySiteFiles(tmp_path)).publish_batch([(post(n), None) for n in range(3)])
+    site_target(DirectorySiteFiles(tmp_path)).publish_batch(articles)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 

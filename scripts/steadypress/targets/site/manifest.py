@@ -44,6 +44,7 @@ __all__ = [
     "Listed",
     "article_slug",
     "check_tags",
+    "indexed_version",
     "is_reserved",
     "is_site_path",
     "page_path",
@@ -195,7 +196,7 @@ class Entry(Listed):
             raise ValueError(f"assets outside assets/: {assets!r}")
         return cls(
             **_listed_fields(fields),
-            blob=fields["blob"],
+            blob=indexed_version(str(fields["blob"])),
             assets=assets,
             # An entry written before pages were known by 64 bits of their digest holds it whole.
             sha256=str(fields["sha256"])[:PAGE_DIGEST_DIGITS],
@@ -203,6 +204,13 @@ class Entry(Listed):
             moved=moved,
             is_page=fields.get("is_page") is True,
         )
+
+
+def indexed_version(blob: str) -> str:
+    """What an entry keeps of the version of its article (its git blob id): 64 bits, enough
+    that no accident repeats it. The whole id was a fifth of an entry's bytes, in the file of
+    entries every push reads and rewrites; an entry written before holds it (read as these)."""
+    return blob[:PAGE_DIGEST_DIGITS]
 
 
 # What an entry has that its row in a listing does not.

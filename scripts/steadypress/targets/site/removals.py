@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from steadypress.errors import GitFailed, PermanentError, PublishError
 from steadypress.ledger import ABSENT, PublishedRecord
 from steadypress.targets.site.files import SiteWriter
-from steadypress.targets.site.manifest import Entry, article_slug, page_path, path_url_slug
+from steadypress.targets.site.manifest import (
+    Entry,
+    article_slug,
+    indexed_version,
+    page_path,
+    path_url_slug,
+)
 from steadypress.targets.site.opening import Carried
 from steadypress.targets.site.writing import SiteWrites, announced, index_article_files
 
@@ -94,7 +100,7 @@ class SiteRemovals:
         if article.date is None:
             return None
         return Entry(
-            blob=previous.blob, slug=slug, title=article.title, date=article.date,
+            blob=indexed_version(previous.blob), slug=slug, title=article.title, date=article.date,
             updated=article.updated or article.date, description=None, summary="",
             tags=article.tags, cover=None, assets=(), sha256="",
         )  # fmt: skip

@@ -28,6 +28,7 @@ from steadypress.targets.site.manifest import (
     Entry,
     article_slug,
     check_tags,
+    indexed_version,
     is_reserved,
     is_site_path,
     page_path,
@@ -155,7 +156,7 @@ class PageMaker:
             },
         )
         entry = Entry(
-            blob=article.blob,
+            blob=indexed_version(article.blob),
             slug=slug,
             title=article.title,
             date=date,

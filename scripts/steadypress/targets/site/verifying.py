@@ -10,7 +10,7 @@ from steadypress.errors import TransientError
 from steadypress.targets.base import Receipt
 from steadypress.targets.site.files import SiteFiles, SiteWriter
 from steadypress.targets.site.indexfiles import NEWEST_FILE, SUMMARY
-from steadypress.targets.site.manifest import Entry, page_path
+from steadypress.targets.site.manifest import Entry, indexed_version, page_path
 from steadypress.targets.site.rendering import page_digest
 from steadypress.targets.site.writing import index_article_files
 
@@ -67,7 +67,7 @@ class SiteVerifier:
         found, entries = self._files.apply(read, texts=texts)
         for number, article in unconfirmed:
             entry = entries[article.path]
-            if entry is None or entry.blob != article.blob:
+            if entry is None or entry.blob != indexed_version(article.blob):
                 problems[number] = TransientError("the site index does not list this version")
                 continue
             page = found.get(page_path(entry.slug))
