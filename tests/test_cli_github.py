@@ -417,6 +417,7 @@ def test_a_site_published_again_whole_reads_its_listings_together(
 
 
 _FRONT = '{% extends "base.html" %}{% block main %}FRONT{{ entries | length }}{% endblock %}\n'
+_GONE = '{% extends "base.html" %}{% block main %}GONE{% endblock %}\n'
 
 
 @pytest.mark.parametrize(
@@ -424,15 +425,16 @@ _FRONT = '{% extends "base.html" %}{% block main %}FRONT{{ entries | length }}{%
     [
         ("style.css", ("p {}", "p { color: teal }")),
         ("index.html", (_FRONT.replace("FRONT", "Newest: "), _FRONT.replace("FRONT", "teal "))),
+        ("404.html", (_GONE.replace("GONE", "Gone"), _GONE.replace("GONE", "teal gone"))),
     ],
 )  # fmt: skip
 def test_a_pushed_stylesheet_or_front_page_is_one_pages_commit_of_that_file_alone(
     repo: Repo, github: FakeGitHub, template: str, texts: tuple[str, str]
 ) -> None:
-    """A stylesheet or front page template edit (`texts`: before, after) on GitHub costs its
-    push run a read and a commit of the Pages branch, which changes that file and nothing
-    else, beside the state's load and marker: 4 requests at any size of the blog, where every
-    article was published again before."""
+    """A stylesheet, front page or 404 page template edit (`texts`: before, after) on GitHub
+    costs its push run a read and a commit of the Pages branch, which changes that file and
+    nothing else, beside the state's load and marker: 4 requests at any size of the blog,
+    where every article was published again before."""
     first, edit = texts
     written = template  # each is served at its template's name
     config = "targets:\n  site: {kind: site, theme: theme}\n"

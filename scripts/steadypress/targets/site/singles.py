@@ -136,12 +136,12 @@ class SiteSingles:
             term_feeds=self._settings.old_term_feeds,
         )  # fmt: skip
 
-    def static_files(self) -> tuple[list[str], list[str]]:
-        """What `put_static` reads whole (nothing: the 404 page, which an old site's own is
-        left alone, is read only when it is not the one steadypress would write) and replaces
-        (texts, oids), for a write to ask with its first read."""
+    def static_files(self) -> list[str]:
+        """What `put_static` replaces, for a write to ask their blob ids with its first read.
+        It reads none whole: the 404 page (an old site's own is left alone) and the redirect
+        pages are read only where they are not what steadypress would write (`put_own`)."""
         cname = [CNAME] if self._settings.cname else []
-        return [], [STYLESHEET, NOT_FOUND, NO_JEKYLL, *cname, *self._redirect_pages()]
+        return [STYLESHEET, NOT_FOUND, NO_JEKYLL, *cname, *self._redirect_pages()]
 
     def put_static(self, files: SiteWriter, index: SiteIndex | None) -> None:
         """The files the site has one of but its listing pages; and those a setting asked for
@@ -189,21 +189,23 @@ class SiteSingles:
         if self._maker.theme.pages_reach(templates):
             return Refreshed.SHOWN
         writes: list[_ListingsWrite] = []
-        static_texts, static_oids = self.static_files()
-        singles_oids = [*static_oids, *SINGLE_LISTINGS]  # what putting the single files replaces
+        singles_oids = [*self.static_files(), *SINGLE_LISTINGS]  # what putting them replaces
+        # The 404 page read whole: its template may be what changed, and then `put_own` reads
+        # it to see whose it is, which later would be a request of its own.
+        singles_texts = [NOT_FOUND]
         try:
             self._files.apply(
                 functools.partial(
                     self._put_singles, listings=writes if "listings" in parts else None
                 ),
-                texts=[*static_texts, SUMMARY, NEWEST_FILE, STYLED, YEARS],
+                texts=[*singles_texts, SUMMARY, NEWEST_FILE, STYLED, YEARS],
                 oids=singles_oids,
             )
             for write in writes:
                 self._files.apply(
                     functools.partial(self._rewrite_listings, write),
                     texts=[SUMMARY, NEWEST_FILE, STYLED, YEARS, *write.reads,
-                           *(static_texts if write.singles else ())],
+                           *(singles_texts if write.singles else ())],
                     oids=[*write.pages, *(singles_oids if write.singles else ())],
                 )  # fmt: skip
         except Superseded:

@@ -331,14 +331,14 @@ def _listings_touched(index: SiteIndex, entries: Sequence[Entry]) -> set[str]:
 
 
 def first_read(
-    batch: Sequence[tuple[Article, Rendered]], static: tuple[list[str], list[str]], *, latin: bool
+    batch: Sequence[tuple[Article, Rendered]], static: Sequence[str], *, latin: bool
 ) -> tuple[list[str], list[str]]:
     """What publishing these renderings reads in the site's first read (texts, oids), with
     the `static` files each write puts (`SiteSingles.static_files`)."""
     batched = [(article.path, rendered.entry) for article, rendered in batch]
     texts, oids = announced(batched, latin=latin)
     assets = {path for _article, rendered in batch for path in rendered.assets}
-    return [*texts, *static[0]], [*oids, *static[1], *sorted(assets)]
+    return texts, [*oids, *static, *sorted(assets)]
 
 
 def announced(batch: Sequence[tuple[str, Entry]], *, latin: bool) -> tuple[list[str], list[str]]:
