@@ -183,8 +183,8 @@ def test_a_file_read_whole_comes_without_its_id_which_is_worked_out(
 ) -> None:
     """A text GitHub gives whole is known by its id without the answer carrying it (40 hex
     digits a file, which compress poorly); a binary file and one past GraphQL's text limit
-    cost one query for their ids, then the REST blob each. All come back byte for byte, with
-    git's own ids."""
+    cost one query for their ids, then the REST blob each, kept for the next read. All come
+    back byte for byte, with git's own ids."""
     files = {
         "a.json": '{"caf\u00e9": 1}\n'.encode(), "b.bin": b"\x00\x01\xff",
         "c.txt": b"x" * 600_000,
@@ -208,6 +208,9 @@ def test_a_file_read_whole_comes_without_its_id_which_is_worked_out(
         "graphql LoadBranch": 1, "graphql ReadFiles": 1, "GET /repos/{repo}/git/blobs/{sha}": 2
     }  # fmt: skip
     assert ids["a.json"] not in json.dumps(answers), "the text's id was not sent"
+    with github.counting() as calls:
+        assert branch.read(texts=list(files)).texts == files
+    assert calls == {"graphql LoadBranch": 1}, "ids and blobs kept: read again, asked once"
 
 
 def record(n: int) -> PublishedRecord:

@@ -181,6 +181,9 @@ class GitHubBranch:
         self._client = client
         self._variables = {"owner": owner, "name": name, "ref": f"refs/heads/{branch}"}
         self._blobs: dict[str, bytes] = {}
+        # The ids of files GitHub gave no whole text of, by (commit, path): what was read ahead
+        # is parsed again at each look, and asking them again would be a request each time.
+        self._ids_at: dict[tuple[str, str], str | None] = {}
         self._read_ahead = read_ahead
         self._unanswered = 0  # writes in a row whose answer was lost and which did not happen
 
@@ -299,14 +302,16 @@ class GitHubBranch:
                 elsewhere.append(path)
             else:
                 found[path] = str(text).encode("utf-8")
-        if elsewhere:
-            data = self._client.graphql(
-                files_query((), elsewhere), self._at(commit), mutation=False
-            )
+        unknown = [path for path in elsewhere if (commit, path) not in self._ids_at]
+        if unknown:
+            data = self._client.graphql(files_query((), unknown), self._at(commit), mutation=False)
             ids = self._object(data)
-            for n, path in enumerate(elsewhere):
-                if blob := (ids.get(f"f{n}") or {}).get("object"):
-                    found[path] = self._fetch_blob(str(blob["oid"]))
+            for n, path in enumerate(unknown):
+                blob = (ids.get(f"f{n}") or {}).get("object")
+                self._ids_at[commit, path] = str(blob["oid"]) if blob else None
+        for path in elsewhere:
+            if (oid := self._ids_at[commit, path]) is not None:
+                found[path] = self._fetch_blob(oid)
         return found
 
     def files_at(self, commit: str, folder: str, depth: int = 1) -> list[str]:
