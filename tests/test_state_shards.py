@@ -377,10 +377,17 @@ def test_status_counts_from_the_pending_file_and_an_earlier_state_is_counted_by_
 
     repo.commit(**{"content/new.md": article("New")})
     assert run_cli(repo, "run").code == 0
-    assert json.loads(repo.state_file(codec.PENDING_FILE))["counts"] == {
-        "published": 5,
-        "unpublished": 1,
-    }
+    pending = json.loads(repo.state_file(codec.PENDING_FILE))
+    assert pending["counts"] == {"published": 5, "unpublished": 1}
+    # The marker's commit moved on into `pending.json`; the rest of the marker, unchanged, is
+    # left as 0.2.0 wrote it, its own commit now the older.
+    assert pending["version"] == 4 and pending["reconciled"] == repo.head()
+    assert json.loads(repo.state_file(codec.RECONCILED_FILE)) == old_marker
+    marker = repo.ledger().reconciled
+    assert marker is not None and marker.commit == repo.head()
+    state = repo.git("rev-parse", STATE)
+    assert "0 published" in run_cli(repo, "sweep").out
+    assert repo.git("rev-parse", STATE) == state, "the sweep after it had nothing to compare"
 
     def unread(*_args: object) -> None:
         raise AssertionError("status read a published record")
