@@ -687,6 +687,27 @@ def test_a_summary_without_the_feeds_digests_reads_the_feed_once(
 
 
 @pytest.mark.usefixtures("whole_feed")
+def test_the_feeds_digests_are_64_bits_and_128_written_before_still_spare_reading_it(
+    repo: Repo, github: FakeGitHub
+) -> None:
+    """`newest.json` keeps 64 bits of the digest of each text the feed shows (20 of them, in
+    the file nearly every push reads and rewrites); one written with 128 bits each, as
+    before, is read as their first 64: the next push reads nothing of the feed."""
+    before = _twenty_two(repo, github)
+    newest = json.loads(github.repository.git("show", "gh-pages:.steadypress/newest.json"))
+    bodies = [row["body"] for _path, row in newest["newest"]]
+    assert len(bodies) == 20 and all(re.fullmatch("[0-9a-f]{16}", body) for body in bodies)
+    for _path, row in newest["newest"]:
+        row["body"] += "0123456789abcdef"  # what 128 bits held beyond the first 64
+    written = {".steadypress/newest.json": json.dumps(newest).encode()}
+    assert github.repository.edit("gh-pages", written, "older")
+    texts = _feed_texts(github)
+    pushed = {"content/new.md": article("New", "New.", date="2025-02-01")}
+    assert _pushed(repo, github, before, **pushed) == 0
+    assert list(_feed_texts(github).items())[1:] == list(texts.items())[:19]
+
+
+@pytest.mark.usefixtures("whole_feed")
 def test_an_edit_that_cannot_be_published_leaves_the_feed_its_published_text(
     repo: Repo, github: FakeGitHub
 ) -> None:

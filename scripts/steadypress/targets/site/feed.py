@@ -24,6 +24,7 @@ from steadypress.targets.site.manifest import (
 from steadypress.targets.site.rendering import PageMaker, summary_of
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import address_of
+from steadypress.targets.site.summary import BODY_DIGEST_DIGITS
 
 __all__ = ["SiteFeed", "feed_paths"]
 
@@ -156,6 +157,6 @@ class SiteFeed:
 
 def _body_digest(text: str) -> str:
     """What the index keeps of the text the feed shows of one of the newest articles, to know
-    it again: 128 bits of its SHA-256, which no accident repeats (the summary, which every
-    publish reads and writes, holds 20)."""
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    it again: 64 bits of its SHA-256 (`BODY_DIGEST_DIGITS`), which no accident repeats
+    (`newest.json`, which nearly every push reads and writes, holds 20)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:BODY_DIGEST_DIGITS]

@@ -21,6 +21,7 @@ from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
+    "BODY_DIGEST_DIGITS",
     "INDEX_VERSION",
     "LISTINGS_LAYOUT",
     "NEWEST_FILE_SINCE",
@@ -56,6 +57,9 @@ NEWEST_FILE_SINCE = 6
 # its page has no pages of its years (a summary that says nothing is of layout 1, which wrote
 # them: the next write removes them, `SiteOpener.open`).
 LISTINGS_LAYOUT = 2
+# What `newest.json` keeps of the text the feed shows of each of the newest (`feed.py`): 64
+# bits of its SHA-256, in hex.
+BODY_DIGEST_DIGITS = 16
 T = TypeVar("T")
 
 
@@ -236,7 +240,8 @@ class Summary:
             legacy_names=legacy_names,
             newest=[(str(path), Listed.from_json(fields)) for path, fields in newest["newest"]],
             bodies={
-                str(path): fields["body"]
+                # 128 bits as an earlier steadypress kept them: known by their first 64.
+                str(path): fields["body"][:BODY_DIGEST_DIGITS]
                 for path, fields in newest["newest"]
                 if isinstance(fields.get("body"), str)
             },
