@@ -10,7 +10,7 @@ import pytest
 from steadypress import codec, statedecode
 from steadypress.claiming import Completion, claim, complete
 from steadypress.errors import StateError
-from steadypress.ledger import Backlog, Ledger, PublishedRecord, Reconciled
+from steadypress.ledger import Backlog, Ledger, Look, PublishedRecord, Reconciled
 from steadypress.published import PublishedRecords, key_digest, shard_of
 from steadypress.transitions import Sighting, enqueue
 
@@ -186,8 +186,9 @@ def test_every_target_of_an_article_shares_its_shard_and_the_state_round_trips()
 
 def test_a_push_that_moves_the_marker_on_rewrites_the_pending_file_alone() -> None:
     """The marker's commit is in `pending.json`, which a push's writes carry anyway; the rest
-    of the marker (`reconciled.json`) is written only when it changes: the targets, the
-    configuration, a backlog, a look."""
+    of the marker (`reconciled.json`) is written only when it changes (the targets, the
+    configuration, a backlog, a look), and then with `pending.json`, so that the commit is
+    written beside it whatever version the pending file read was."""
     encoder = codec.StateEncoder()
     marker = Reconciled(C1, ("site",), "f" * 40)
     before = replace(sample(), reconciled=marker)
@@ -196,7 +197,9 @@ def test_a_push_that_moves_the_marker_on_rewrites_the_pending_file_alone() -> No
     written = encoder.small_files(moved, before)[codec.PENDING_FILE]
     assert written is not None and json.loads(written)["reconciled"] == C2
     reconfigured = replace(moved, reconciled=replace(marker, commit=C2, config="e" * 40))
-    assert set(encoder.small_files(reconfigured, moved)) == {codec.RECONCILED_FILE}
+    assert set(encoder.small_files(reconfigured, moved)) == {
+        codec.PENDING_FILE, codec.RECONCILED_FILE,
+    }, "with the commit: the pending file read may hold none"  # fmt: skip
     assert set(encoder.small_files(replace(moved, reconciled=None), moved)) == {
         codec.PENDING_FILE, codec.RECONCILED_FILE,
     }  # fmt: skip
@@ -219,6 +222,29 @@ def test_a_marker_of_version_2_holds_its_commit_until_the_pending_file_holds_a_n
     assert statedecode.decode_state(files).reconciled == marker
     files[codec.PENDING_FILE] = json.dumps({**pending, "reconciled": C2}).encode()
     assert statedecode.decode_state(files).reconciled == replace(marker, commit=C2)
+
+
+def test_a_marker_of_version_2_whose_look_alone_changes_is_written_with_its_commit() -> None:
+    """A state as an earlier steadypress wrote it (`pending.json` without the marker's
+    commit, `reconciled.json` of version 2 with it): a change of the marker's look alone
+    writes both files, and the state reads back whole."""
+    marker = Reconciled(C1, ("site",), "f" * 40)
+    ledger = replace(sample(), reconciled=marker)
+    files = files_of(ledger)
+    old = json.loads(files[codec.RECONCILED_FILE])
+    files[codec.RECONCILED_FILE] = json.dumps(
+        {"version": 2, "reconciled": {**old["reconciled"], "commit": C1}}
+    ).encode()
+    pending = json.loads(files[codec.PENDING_FILE])
+    del pending["reconciled"]
+    files[codec.PENDING_FILE] = json.dumps({**pending, "version": 3}).encode()
+    read = statedecode.decode_state(files)
+    assert read.reconciled == marker
+    looked = replace(read, reconciled=replace(marker, looks=(("site", Look("p", "l", "s")),)))
+    for name, data in codec.StateEncoder().small_files(looked, read).items():
+        assert data is not None
+        files[name] = data
+    assert statedecode.decode_state(files).reconciled == looked.reconciled
 
 
 @pytest.mark.parametrize(

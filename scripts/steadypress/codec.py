@@ -226,16 +226,20 @@ def encode_shard(records: Shard) -> bytes:
 def _changed(name: str, ledger: Ledger, based_on: Ledger) -> bool:
     """Whether the small file `name` holds something `ledger` changed since `based_on`."""
     marker, before = ledger.reconciled, based_on.reconciled
+    remarked = marker is not before and (
+        marker is None or before is None or _compared_under(marker) != _compared_under(before)
+    )
     if name == PENDING_FILE:  # the items, the published records' counts, the marker's commit
         return (
             ledger.pending is not based_on.pending
             or ledger.published.tally != based_on.published.tally
             or (marker and marker.commit) != (before and before.commit)
+            # `reconciled.json` is written without its commit: the pending file read may be
+            # of a version before it held the commit (a state an earlier steadypress wrote).
+            or remarked
         )
     if name == RECONCILED_FILE:
-        return marker is not before and (
-            marker is None or before is None or _compared_under(marker) != _compared_under(before)
-        )
+        return remarked
     return ledger.dead is not based_on.dead
 
 
