@@ -493,3 +493,34 @@ def test_a_template_is_compiled_once_a_process_and_again_when_its_source_changes
     files["404.html"] = "<p>two</p>"
     assert theme().render("404.html") == b"<p>two</p>"
     assert compiled.count(f"{where}/404.html") == 2, compiled
+
+
+_OWN_404 = "<!doctype html><html lang=en><head><title>Lost</title></head><body>BODY</body></html>\n"
+_OWN_ARTICLE = (
+    "<!doctype html><html lang=en><head><title>{{ article.title }}</title></head><body>"
+    "{{ article.body }}{% include 'neighbours.html' %}</body></html>\n"
+)
+
+
+def test_pages_of_a_theme_s_own_templates_without_the_generator_mark_are_still_its_own(
+    repo: Repo,
+) -> None:
+    """A theme's 404 page and article page that extend nothing steadypress ships carry no
+    `<meta name="generator">`: steadypress marks what it writes from them, so that an edit of
+    the 404 template replaces the page (it once passed for an old site's own, and stayed as
+    first written), and a new article relinks its neighbour's page."""
+    config = "targets:\n  site: {kind: site, theme: theme}\n"
+    repo.commit(**{
+        "steadypress.yml": config, "theme/404.html": _OWN_404.replace("BODY", "Gone"),
+        "theme/article.html": _OWN_ARTICLE,
+        "content/a.md": article("A", date="2025-01-01"),
+    })  # fmt: skip
+    assert "1 published" in run_cli(repo, "run").out
+    site = repo.root / "_site"
+    assert "Gone" in (site / "404.html").read_text()
+    repo.commit(**{"theme/404.html": _OWN_404.replace("BODY", "Nothing here")})
+    run_cli(repo, "run")
+    assert "Nothing here" in (site / "404.html").read_text()
+    repo.commit(**{"content/b.md": article("B", date="2025-01-02")})
+    assert "1 published" in run_cli(repo, "run").out
+    assert 'href="/b/"' in (site / "a/index.html").read_text(), "a's page links to b now"

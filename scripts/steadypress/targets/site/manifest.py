@@ -29,6 +29,7 @@ __all__ = [
     "FEED",
     "GENERATED_FOLDERS",
     "GENERATOR",
+    "GENERATOR_NOTE",
     "HUGO_FEED",
     "INDEX",
     "MANIFEST",
@@ -47,6 +48,8 @@ __all__ = [
     "indexed_version",
     "is_reserved",
     "is_site_path",
+    "made_by_steadypress",
+    "marked",
     "page_path",
     "page_slug_source",
     "path_slug_source",
@@ -75,6 +78,10 @@ CNAME = "CNAME"
 # In every page steadypress writes: how a file already on the site is told from one it did not
 # write (an old blog's page, which it never overwrites or deletes).
 GENERATOR = b'<meta name="generator" content="steadypress">'
+# What marks instead a page made from a theme's own template that has no such meta (one that
+# extends nothing steadypress ships): else it would pass for another's, and never be replaced
+# or relinked. A comment, which HTML allows after the document.
+GENERATOR_NOTE = b"<!-- generator: steadypress -->\n"
 # Folders whose pages the site writes itself: an article there would replace (and, when
 # removed, delete) a generated page.
 GENERATED_FOLDERS = frozenset({"tags", "assets", "sitemaps", "archive", ".steadypress"})
@@ -319,6 +326,17 @@ def url_slug(source: str, *, latin: bool = False) -> str:
             f"at most {MAX_URL_SEGMENT} (a folder name on disk)"
         )
     return "/".join(parts)
+
+
+def marked(page: bytes) -> bytes:
+    """`page` as steadypress writes it: with its generator mark, `GENERATOR_NOTE` added where
+    the template that made it has no `GENERATOR`."""
+    return page if GENERATOR in page else page + GENERATOR_NOTE
+
+
+def made_by_steadypress(page: bytes) -> bool:
+    """Whether `page` carries steadypress's mark (`marked`)."""
+    return GENERATOR in page or GENERATOR_NOTE in page
 
 
 def page_path(slug: str) -> str:

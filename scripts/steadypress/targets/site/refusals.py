@@ -10,7 +10,7 @@ from steadypress.errors import PermanentError
 from steadypress.slugs import same_tag
 from steadypress.targets.site.files import SiteWriter
 from steadypress.targets.site.index import SiteIndex
-from steadypress.targets.site.manifest import GENERATOR, Entry, page_path
+from steadypress.targets.site.manifest import Entry, made_by_steadypress, page_path
 from steadypress.targets.site.sitemaps import address_of
 
 __all__ = ["put_own", "why_refused", "written_by_someone_else"]
@@ -75,7 +75,7 @@ def _foreign_file(files: SiteWriter, entry: Entry, old: Entry | None) -> Permane
 def written_by_someone_else(files: SiteWriter, path: str) -> bool:
     """A file already at `path` that steadypress did not write (no generator mark in it); read
     only when there is one, which on a site steadypress made alone there never is."""
-    return files.exists(path) and GENERATOR not in (files.read(path) or b"")
+    return files.exists(path) and not made_by_steadypress(files.read(path) or b"")
 
 
 def put_own(files: SiteWriter, path: str, data: bytes) -> bool:

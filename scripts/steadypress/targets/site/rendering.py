@@ -31,6 +31,7 @@ from steadypress.targets.site.manifest import (
     indexed_version,
     is_reserved,
     is_site_path,
+    marked,
     page_path,
     redirect_file,
     redirect_path,
@@ -155,6 +156,7 @@ class PageMaker:
                 "body": Markup(body),  # noqa: S704
             },
         )
+        page = marked(page)  # a theme's own template may carry no generator meta
         entry = Entry(
             blob=indexed_version(article.blob),
             slug=slug,

@@ -29,6 +29,7 @@ from steadypress.targets.site.manifest import (
     NOT_FOUND,
     STYLESHEET,
     TAGS_INDEX,
+    marked,
 )
 from steadypress.targets.site.refusals import put_own
 from steadypress.targets.site.rendering import PageMaker
@@ -152,7 +153,8 @@ class SiteSingles:
             self._stylesheet = self._maker.theme.stylesheet()
         files.put(STYLESHEET, self._stylesheet)
         # An old site's own 404 page stays: steadypress replaces no file it did not write.
-        put_own(files, NOT_FOUND, self._maker.theme.render("404.html", site=self._maker.site()))
+        not_found = marked(self._maker.theme.render("404.html", site=self._maker.site()))
+        put_own(files, NOT_FOUND, not_found)
         files.put(NO_JEKYLL, b"")
         if self._settings.cname:
             files.put(CNAME, f"{self._settings.cname}\n".encode())

@@ -34,10 +34,10 @@ from steadypress.targets.site.listings import (
 from steadypress.targets.site.listingwrites import ListingWrites, appearing_or_going
 from steadypress.targets.site.manifest import (
     FEED,
-    GENERATOR,
     MANIFEST,
     Entry,
     Listed,
+    made_by_steadypress,
     page_path,
     tag_path,
 )
@@ -280,7 +280,7 @@ class SiteWrites:
             site_path, nav = page_path(entry.slug), index.dates.nav(path, entry)
             if (again := rendered.get(path)) is not None:
                 files.put(site_path, self._maker.linked(again.page, nav), unread=True)
-            elif (page := files.read(site_path)) is not None and GENERATOR in page:
+            elif (page := files.read(site_path)) is not None and made_by_steadypress(page):
                 files.put(site_path, self._maker.linked(page, nav))
                 index.keep_page_digest(path, entry, page_digest(page))
 
