@@ -69,12 +69,14 @@ def test_the_query_of_files_at_a_commit_is_valid() -> None:
 
 
 def test_what_every_write_and_read_sends_has_no_space_graphql_does_not_need() -> None:
-    """A push's three state requests carry these documents: a line break is two bytes of the
-    JSON body, and an indent as many as it is wide. Only the space between two names stays."""
+    """A push's three state requests carry these documents, and a transaction that reads
+    more shards the last: a line break is two bytes of the JSON body, and an indent as many
+    as it is wide. Only the space between two names stays."""
     riders = {"gh-pages": Asked(texts=("a b.json",), oids=("c.html",))}
     documents = [
         read_query(["state/pending.json"], ["x"], riders), commit_mutation(riders),
-        queries.CREATE_COMMIT, queries.READ_HEAD,
+        files_query(["state/published/0a.json"], ["c.html"]), queries.CREATE_COMMIT,
+        queries.READ_HEAD,
     ]  # fmt: skip
     for document in documents:
         outside_strings = document.replace('"a b.json"', "")

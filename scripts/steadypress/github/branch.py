@@ -113,10 +113,9 @@ def files_query(texts: Collection[str], oids: Collection[str] = ()) -> str:
     """The ReadFiles query: the text of each of `texts`, and the blob id of each of `oids`, at
     one commit (`$oid`), whatever the branch points at now."""
     return (
-        "query ReadFiles($owner: String!, $name: String!, $oid: GitObjectID!) {\n"
-        "  repository(owner: $owner, name: $name) {\n"
-        f"    object(oid: $oid) {{{_files(texts, oids)}\n    }}\n"
-        f"  }}\n}}\n{_fragments([(texts, oids)])}"
+        "query ReadFiles($owner:String!,$name:String!,$oid:GitObjectID!){"
+        f"repository(owner:$owner,name:$name){{object(oid:$oid){{{_files(texts, oids)}}}}}}}"
+        f"{_fragments([(texts, oids)])}"
     )
 
 
