@@ -14,6 +14,7 @@ written only when it does.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +26,6 @@ from steadypress.ledger import (
     Ledger,
     PendingItem,
     PublishedRecord,
-    Reconciled,
 )
 from steadypress.published import Layout, Shard
 from steadypress.timefmt import format_time
@@ -226,8 +226,9 @@ def encode_shard(records: Shard) -> bytes:
 def _changed(name: str, ledger: Ledger, based_on: Ledger) -> bool:
     """Whether the small file `name` holds something `ledger` changed since `based_on`."""
     marker, before = ledger.reconciled, based_on.reconciled
+    # All of the marker but its commit, which `pending.json` holds.
     remarked = marker is not before and (
-        marker is None or before is None or _compared_under(marker) != _compared_under(before)
+        marker is None or before is None or replace(marker, commit=before.commit) != before
     )
     if name == PENDING_FILE:  # the items, the published records' counts, the marker's commit
         return (
@@ -241,11 +242,6 @@ def _changed(name: str, ledger: Ledger, based_on: Ledger) -> bool:
     if name == RECONCILED_FILE:
         return remarked
     return ledger.dead is not based_on.dead
-
-
-def _compared_under(marker: Reconciled) -> tuple[object, ...]:
-    """What `reconciled.json` holds of the marker: all of it but its commit."""
-    return marker.targets, marker.config, marker.backlog, marker.looks
 
 
 def encode_reconciled(ledger: Ledger) -> bytes | None:
