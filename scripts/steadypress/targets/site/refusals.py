@@ -86,7 +86,7 @@ def put_own(files: SiteWriter, path: str, data: bytes) -> bool:
     if files.differs(path, data):
         if files.exists(path):
             files.want(texts=[path])
-            if written_by_someone_else(files, path):
+            if not made_by_steadypress(files.read(path) or b""):
                 return False
         files.put(path, data, unread=True)
     return True
