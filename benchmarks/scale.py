@@ -64,7 +64,7 @@ from steadypress.published import PublishedRecords  # noqa: E402
 from steadypress.store.base import LedgerStore  # noqa: E402
 from steadypress.store.localgit import LocalGitStore  # noqa: E402
 from steadypress.targets.site import DirectorySiteFiles  # noqa: E402
-from steadypress.targets.site.manifest import MANIFEST, PAGE_DIGEST_DIGITS, Entry  # noqa: E402
+from steadypress.targets.site.manifest import INDEXED_DIGITS, MANIFEST, Entry  # noqa: E402
 from steadypress.targets.site.settings import SiteAddress, SiteSettings  # noqa: E402
 from steadypress.targets.site.target import SiteTarget  # noqa: E402
 from steadypress.theme import Theme  # noqa: E402
@@ -190,7 +190,7 @@ def site(folder: Path, head: str, blobs: dict[str, str], shape: Shape) -> None:
             description=None, summary=body(n, shape)[:240], tags=tags(n, shape), cover=None,
             # A page's digest, as random as a real one's: zeros would gzip away in the
             # index files a push reads.
-            assets=(), sha256=hashlib.sha256(path.encode()).hexdigest()[:PAGE_DIGEST_DIGITS],
+            assets=(), sha256=hashlib.sha256(path.encode()).hexdigest()[:INDEXED_DIGITS],
         )  # fmt: skip
     folder.mkdir()
     (folder / MANIFEST).write_bytes(old_site_manifest(entries))

@@ -17,6 +17,7 @@ from steadypress.targets.site.index import SiteIndex
 from steadypress.targets.site.manifest import (
     FEED,
     HUGO_FEED,
+    INDEXED_DIGITS,
     Listed,
     page_path,
     path_url_slug,
@@ -24,7 +25,6 @@ from steadypress.targets.site.manifest import (
 from steadypress.targets.site.rendering import PageMaker, summary_of
 from steadypress.targets.site.settings import SiteAddress, SiteSettings
 from steadypress.targets.site.sitemaps import address_of
-from steadypress.targets.site.summary import BODY_DIGEST_DIGITS
 
 __all__ = ["SiteFeed", "feed_paths"]
 
@@ -157,6 +157,6 @@ class SiteFeed:
 
 def _body_digest(text: str) -> str:
     """What the index keeps of the text the feed shows of one of the newest articles, to know
-    it again: 64 bits of its SHA-256 (`BODY_DIGEST_DIGITS`), which no accident repeats
+    it again: 64 bits of its SHA-256 (`INDEXED_DIGITS`), which no accident repeats
     (`newest.json`, which nearly every push reads and writes, holds 20)."""
-    return hashlib.sha256(text.encode()).hexdigest()[:BODY_DIGEST_DIGITS]
+    return hashlib.sha256(text.encode()).hexdigest()[:INDEXED_DIGITS]

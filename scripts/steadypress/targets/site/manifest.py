@@ -32,12 +32,12 @@ __all__ = [
     "GENERATOR_NOTE",
     "HUGO_FEED",
     "INDEX",
+    "INDEXED_DIGITS",
     "MANIFEST",
     "MANIFEST_VERSION",
     "MAX_URL_SEGMENT",
     "NOT_FOUND",
     "NO_JEKYLL",
-    "PAGE_DIGEST_DIGITS",
     "RESERVED_NAMES",
     "STYLESHEET",
     "TAGS_INDEX",
@@ -101,8 +101,9 @@ def is_reserved(name: str) -> bool:
 
 # File systems allow 255 bytes a name; the margin leaves room for temporary names.
 MAX_URL_SEGMENT = 200
-# What the index keeps of a page's SHA-256 (`rendering.page_digest`): 64 bits, in hex.
-PAGE_DIGEST_DIGITS = 16
+# What the index keeps of a digest or a git id (a page's SHA-256, `rendering.page_digest`; an
+# article's blob id, `indexed_version`; the text the feed shows, `feed.py`): 64 bits, in hex.
+INDEXED_DIGITS = 16
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ class Entry(Listed):
             blob=indexed_version(str(fields["blob"])),
             assets=assets,
             # An entry written before pages were known by 64 bits of their digest holds it whole.
-            sha256=str(fields["sha256"])[:PAGE_DIGEST_DIGITS],
+            sha256=str(fields["sha256"])[:INDEXED_DIGITS],
             aliases=aliases,
             moved=moved,
             is_page=fields.get("is_page") is True,
@@ -217,7 +218,7 @@ def indexed_version(blob: str) -> str:
     """What an entry keeps of the version of its article (its git blob id): 64 bits, enough
     that no accident repeats it. The whole id was a fifth of an entry's bytes, in the file of
     entries every push reads and rewrites; an entry written before holds it (read as these)."""
-    return blob[:PAGE_DIGEST_DIGITS]
+    return blob[:INDEXED_DIGITS]
 
 
 # What an entry has that its row in a listing does not.

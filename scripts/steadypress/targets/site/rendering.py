@@ -24,7 +24,7 @@ from steadypress.targets.site.indexdates import Nav
 from steadypress.targets.site.listings import human_date
 from steadypress.targets.site.manifest import (
     GENERATOR,
-    PAGE_DIGEST_DIGITS,
+    INDEXED_DIGITS,
     Entry,
     article_slug,
     check_tags,
@@ -288,7 +288,7 @@ def page_digest(page: bytes) -> str:
     start, end = page.find(_NAV_START), page.find(_NAV_END)
     if 0 <= start < end:
         page = page[: start + len(_NAV_START)] + page[end:]
-    return hashlib.sha256(page).hexdigest()[:PAGE_DIGEST_DIGITS]
+    return hashlib.sha256(page).hexdigest()[:INDEXED_DIGITS]
 
 
 def summary_of(html: str, limit: int = 240) -> str:

@@ -15,13 +15,12 @@ from typing import Any, TypeVar
 
 from steadypress.gitio import OBJECT_ID
 from steadypress.targets.site.files import unreadable
-from steadypress.targets.site.manifest import Listed, is_site_path
+from steadypress.targets.site.manifest import INDEXED_DIGITS, Listed, is_site_path
 from steadypress.targets.site.old_layout import TAXONOMY
 from steadypress.targets.site.sitemaps import SITEMAPS_LAYOUT, is_sitemap
 from steadypress.timefmt import format_time, parse_time
 
 __all__ = [
-    "BODY_DIGEST_DIGITS",
     "INDEX_VERSION",
     "LISTINGS_LAYOUT",
     "NEWEST_FILE_SINCE",
@@ -57,9 +56,6 @@ NEWEST_FILE_SINCE = 6
 # its page has no pages of its years (a summary that says nothing is of layout 1, which wrote
 # them: the next write removes them, `SiteOpener.open`).
 LISTINGS_LAYOUT = 2
-# What `newest.json` keeps of the text the feed shows of each of the newest (`feed.py`): 64
-# bits of its SHA-256, in hex.
-BODY_DIGEST_DIGITS = 16
 T = TypeVar("T")
 
 
@@ -241,7 +237,7 @@ class Summary:
             newest=[(str(path), Listed.from_json(fields)) for path, fields in newest["newest"]],
             bodies={
                 # 128 bits as an earlier steadypress kept them: known by their first 64.
-                str(path): fields["body"][:BODY_DIGEST_DIGITS]
+                str(path): fields["body"][:INDEXED_DIGITS]
                 for path, fields in newest["newest"]
                 if isinstance(fields.get("body"), str)
             },
